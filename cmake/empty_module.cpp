@@ -1,0 +1,1 @@
+// Compiled into a module library whose folder has no sources yet.

@@ -1,0 +1,79 @@
+// distgnn: one executable, dispatching to a subcommand or a role.
+//
+//   distgnn generate|partition|train-local|launch|copy ...
+//   distgnn model export ...      distgnn config check FILE
+//   distgnn bench rpc|train ...
+//   distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cmd/cli.h"
+
+namespace {
+
+const char kUsage[] =
+    "distgnn: distributed GNN training on partitioned graphs\n"
+    "\n"
+    "usage:\n"
+    "  distgnn generate    --nodes N --edges E --feat-dim F --classes C --seed S --out DIR\n"
+    "  distgnn partition   --dataset DIR --num-parts K --method metis|random --name NAME --out DIR\n"
+    "  distgnn model export --arch sage|gcn|gat --in-dim D --hidden H --classes C --layers L -o model.pt\n"
+    "  distgnn train-local --dataset DIR --model model.pt --fanouts 10,25 --batch-size 1000 ...\n"
+    "  distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]\n"
+    "  distgnn launch JOB.yaml        distgnn config check JOB.yaml      distgnn copy JOB.yaml\n"
+    "  distgnn bench rpc|train ...\n"
+    "\n"
+    "Run `distgnn <command> --help` for a command's flags.\n";
+
+using Entry = int (*)(int, char**);
+
+// Runs `entry` with argv[0] replaced by "distgnn <words>" and `skip` leading args dropped.
+int Dispatch(Entry entry, const std::string& name, int argc, char** argv, int skip) {
+  std::string prog = "distgnn " + name;
+  std::vector<char*> args{prog.data()};
+  for (int i = 1 + skip; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  return entry(static_cast<int>(args.size()) - 1, args.data());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string cmd = argv[1];
+  std::string sub = argc > 2 ? argv[2] : "";
+
+  // Roles: `--role X` (or --role=X) may appear anywhere; the role parses all flags.
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string role;
+    if (a == "--role" && i + 1 < argc) role = argv[i + 1];
+    else if (a.rfind("--role=", 0) == 0) role = a.substr(7);
+    else continue;
+    if (role == "server") return Dispatch(dg::RunServerRole, "--role server", argc, argv, 0);
+    if (role == "sampler") return Dispatch(dg::RunSamplerRole, "--role sampler", argc, argv, 0);
+    if (role == "trainer") return Dispatch(dg::RunTrainerRole, "--role trainer", argc, argv, 0);
+    std::fprintf(stderr, "distgnn: error: unknown role '%s' (expected server, sampler or trainer)\n",
+                 role.c_str());
+    return 2;
+  }
+
+  if (cmd == "generate") return Dispatch(dg::RunGenerate, cmd, argc, argv, 1);
+  if (cmd == "partition") return Dispatch(dg::RunPartition, cmd, argc, argv, 1);
+  if (cmd == "train-local") return Dispatch(dg::RunTrainLocal, cmd, argc, argv, 1);
+  if (cmd == "launch") return Dispatch(dg::RunLaunch, cmd, argc, argv, 1);
+  if (cmd == "copy") return Dispatch(dg::RunCopy, cmd, argc, argv, 1);
+  if (cmd == "model" && sub == "export") return Dispatch(dg::RunModel, "model export", argc, argv, 2);
+  if (cmd == "config" && sub == "check") return Dispatch(dg::RunConfig, "config check", argc, argv, 2);
+  if (cmd == "bench" && sub == "rpc") return Dispatch(dg::RunBenchRpc, "bench rpc", argc, argv, 2);
+  if (cmd == "bench" && sub == "train") return Dispatch(dg::RunBenchTrain, "bench train", argc, argv, 2);
+
+  std::fprintf(stderr, "distgnn: error: unknown command '%s%s%s'\n\n%s", cmd.c_str(),
+               sub.empty() ? "" : " ", sub.c_str(), kUsage);
+  return 2;
+}

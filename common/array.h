@@ -1,0 +1,56 @@
+// Array: a dense, C-ordered, typed n-d buffer without torch.
+//
+// This is the one in-memory tensor type of the torch-free code (partition
+// store, codec, sampler). Its bytes are either owned (heap) or borrowed from an
+// mmap; `holder` keeps whichever alive, so copies of an Array are cheap and share
+// memory. Rows are the first dimension: row_bytes() = product(shape[1:]) * itemsize.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dg {
+
+enum class DType : uint8_t {
+  kFloat32 = 0,
+  kFloat64 = 1,
+  kInt64 = 2,
+  kInt32 = 3,
+  kInt8 = 4,
+  kUInt8 = 5,
+  kBool = 6,
+};
+
+size_t DTypeSize(DType t);
+// Our names: "float32", "float64", "int64", "int32", "int8", "uint8", "bool".
+const char* DTypeName(DType t);
+Result<DType> DTypeFromName(const std::string& name);
+
+struct Array {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;       // empty shape = scalar (one element)
+  void* data = nullptr;             // first byte; read-only when mmap'd read-only
+  std::shared_ptr<void> holder;     // keeps the bytes alive (heap buffer or mapping)
+
+  // A zero-filled heap array.
+  static Array Zeros(DType dtype, std::vector<int64_t> shape);
+
+  int64_t numel() const;
+  size_t nbytes() const { return static_cast<size_t>(numel()) * DTypeSize(dtype); }
+  int64_t rows() const { return shape.empty() ? 1 : shape[0]; }
+  int64_t row_elems() const;  // product of shape[1:]
+  size_t row_bytes() const { return static_cast<size_t>(row_elems()) * DTypeSize(dtype); }
+  std::string ShapeString() const;  // "[2708, 1433]"
+
+  template <typename T>
+  T* as() { return static_cast<T*>(data); }
+  template <typename T>
+  const T* as() const { return static_cast<const T*>(data); }
+};
+
+}  // namespace dg

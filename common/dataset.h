@@ -1,0 +1,56 @@
+// A dataset directory: what `distgnn generate` writes and `partition --dataset`
+// and `train-local --dataset` read (DESIGN.md, "Command line").
+//
+//   edges.tsv | edges.tsv.gz | src.npy + dst.npy    the edge list
+//   features.npy[.gz]  float32 [N, F]
+//   labels.npy[.gz]    int64 [N]
+//   split.npy[.gz]     int8 [N]: 0 train, 1 val, 2 test, -1 none
+//   any other X.npy[.gz] with N rows                 more node arrays
+//
+// Edge lists: one "src dst" per line, separated by whitespace, tab or comma;
+// '#' starts a comment; blank lines ignored. A malformed line is an error naming
+// file:line. Node ids must be in [0, num_nodes) when num_nodes is known.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/array.h"
+#include "common/status.h"
+
+namespace dg {
+
+struct EdgeList {
+  std::vector<int64_t> src, dst;
+  int64_t max_id = -1;  // largest node id seen
+};
+
+struct EdgeListOptions {
+  bool undirected = false;        // add the reverse of every edge
+  bool drop_self_loops = false;
+  bool drop_duplicates = false;   // implied by undirected (symmetrise + dedupe, as DGL/PyG)
+  int64_t num_nodes = -1;         // -1 = infer as max id + 1
+};
+
+// Read a text edge list (plain or gzip) or a src.npy/dst.npy pair.
+Result<EdgeList> ReadEdgeListText(const std::string& path, int64_t num_nodes);
+Result<EdgeList> ReadEdgeListNpy(const std::string& src_path, const std::string& dst_path,
+                                 int64_t num_nodes);
+// Apply undirected / self-loop / duplicate options in place. Sorting order of the
+// result is unspecified (the partitioner builds CSR itself).
+void NormalizeEdges(EdgeList* edges, const EdgeListOptions& opts);
+
+struct Dataset {
+  std::string dir;
+  int64_t num_nodes = 0;
+  EdgeList edges;
+  std::map<std::string, Array> node_data;  // "features", "labels", "split", extras
+};
+
+// Load a dataset directory. num_nodes comes from the node arrays (all must agree;
+// a mismatch names the file); the edge list is checked against it.
+Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts);
+
+}  // namespace dg

@@ -1,0 +1,13 @@
+// Logging setup: spdlog everywhere, one line per event, prefixed by role and rank.
+#pragma once
+
+#include <string>
+
+namespace dg {
+
+// Sets the default spdlog logger to stderr with pattern
+// "[time] [role rank] level: message". level: trace|debug|info|warn|error.
+// DISTGNN_LOG_LEVEL in the environment overrides `level`.
+void SetupLogging(const std::string& role, int rank, const std::string& level = "info");
+
+}  // namespace dg

@@ -1,0 +1,57 @@
+// The neighbor-sampling kernel shared by the server (SAMPLE_NEIGHBORS) and the
+// in-process sampler, so that local and distributed runs draw identical samples.
+//
+// Determinism contract: the sample of node `gid` depends only on
+// (request_seed, gid, its CSR row, fanout, replace, weights) -- never on which
+// server, thread, batch order or other seeds -- because each row seeds its own
+// generator with MixSeed(request_seed, gid).
+//
+// Uniform without replacement uses Floyd's algorithm (O(fanout) time and memory,
+// no shuffle of the neighbor list). fanout < 0 or fanout >= degree (without
+// replacement) returns the whole row in CSR order. Weighted sampling is
+// probability-proportional-to-weight: with replacement by inverse-CDF draws,
+// without replacement by Efraimidis-Spirakis keys (A-Res).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace dg {
+
+// splitmix64: a tiny, fast, well-mixed generator; fine for sampling, not crypto.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias < 2^-64 * n).
+  uint64_t Uniform(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
+  }
+  // Uniform in [0, 1).
+  double UniformDouble() { return (Next() >> 11) * (1.0 / 9007199254740992.0); }
+
+ private:
+  uint64_t state_;
+};
+
+inline uint64_t MixSeed(uint64_t a, uint64_t b) {
+  Rng r(a ^ (b * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull));
+  r.Next();
+  return r.Next();
+}
+
+// Positions (offsets in [0, degree)) of the sampled neighbors of one row,
+// appended to *out. Returns how many were appended.
+int64_t SampleRowUniform(int64_t degree, int64_t fanout, bool replace, uint64_t row_seed,
+                         std::vector<int64_t>* out);
+// Same, probability proportional to weights[0..degree). Zero-weight neighbors are
+// never chosen; a row whose weights are all zero yields nothing.
+int64_t SampleRowWeighted(const float* weights, int64_t degree, int64_t fanout, bool replace,
+                          uint64_t row_seed, std::vector<int64_t>* out);
+
+}  // namespace dg

@@ -1,0 +1,79 @@
+// The job YAML: one file describing a cluster and a training job (DESIGN.md, "Configuration").
+//
+// LoadJobConfig parses and validates every key: an unknown key, a wrong type, a
+// missing file, a machine count that differs from the partition's num_parts are
+// errors naming the file and the key. Paths in the result are resolved relative
+// to the YAML file's folder. Ports are derived, never guessed (see *Port below).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dg {
+
+struct MachineConfig {
+  std::string host;       // address its servers bind to and peers dial
+  std::string ssh;        // optional "user@host" (or host); empty = local process
+  int ssh_port = 22;
+  std::string ssh_key;    // optional identity file
+  std::string workspace;  // optional working directory on that machine
+};
+
+struct TrainConfig {
+  std::string model;                 // path to a TorchScript file
+  std::vector<int> fanouts{10, 25};  // per layer, outermost last (as DGL)
+  int batch_size = 1000;
+  int epochs = 10;
+  double lr = 0.003;
+  double weight_decay = 0.0;
+  std::string optimizer = "adam";    // adam | sgd
+  int eval_every = 1;
+  bool eval_full_neighbors = true;   // full-neighbor blocks for evaluation
+  uint64_t seed = 0;
+  int intra_op_threads = 0;          // 0 = cores / trainers on the machine
+  int credits = 4;                   // batches a sampler may send ahead
+  bool save_predictions = false;
+  bool save_embeddings = false;
+};
+
+struct JobConfig {
+  std::string path;           // the YAML file
+  std::string base_dir;       // its folder
+  std::string job;            // name; outputs go to output_dir/job/
+  std::string partition;      // resolved path of the partition json
+  std::string token;          // cluster token; env DISTGNN_TOKEN overrides ""
+  std::vector<MachineConfig> machines;
+  int server_port = 30050;
+  int trainer_port = 30200;
+  int rendezvous_port = 29500;
+  int servers_per_machine = 1;
+  int trainers_per_machine = 1;
+  int samplers_per_trainer = 1;
+  TrainConfig train;
+  std::string output_dir = "runs";  // resolved
+  int64_t max_frame_bytes = int64_t(1) << 30;
+  double heartbeat_seconds = 1.0;
+  double peer_timeout_seconds = 10.0;
+
+  int num_machines() const { return static_cast<int>(machines.size()); }
+  int num_trainers() const { return num_machines() * trainers_per_machine; }
+  // Server i of machine m: ports.server + m * servers + i.
+  int ServerPort(int machine, int index) const {
+    return server_port + machine * servers_per_machine + index;
+  }
+  // Trainer t of machine m (samplers dial it): ports.trainer + m * trainers + t.
+  int TrainerPort(int machine, int index) const {
+    return trainer_port + machine * trainers_per_machine + index;
+  }
+  int TrainerRank(int machine, int index) const { return machine * trainers_per_machine + index; }
+  std::string RunDir() const { return output_dir + "/" + job; }
+};
+
+// Parse and validate; `overrides` are "key.path=value" strings from --set flags.
+Result<JobConfig> LoadJobConfig(const std::string& yaml_path,
+                                const std::vector<std::string>& overrides = {});
+
+}  // namespace dg

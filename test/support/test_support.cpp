@@ -1,0 +1,178 @@
+#include "test/support/test_support.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace dg::test {
+
+std::string DistgnnBin() { return DG_TEST_DISTGNN_BIN; }
+std::string SourceDir() { return DG_TEST_SOURCE_DIR; }
+std::string CoraDir() { return SourceDir() + "/data/cora"; }
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base ? base : "/tmp") + "/distgnn-test-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+static int BoundPort(int fd) {
+  sockaddr_in addr{};
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  return ntohs(addr.sin_port);
+}
+
+static bool PortFree(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return ok;
+}
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    throw std::runtime_error("bind to an ephemeral port failed");
+  }
+  int port = BoundPort(fd);
+  close(fd);
+  return port;
+}
+
+int FreePortRange(int count) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int base = FreePort();
+    if (base + count >= 65535) continue;
+    bool all = true;
+    for (int i = 1; i < count && all; ++i) all = PortFree(base + i);
+    if (all) return base;
+  }
+  throw std::runtime_error("no range of free ports found");
+}
+
+Subprocess::~Subprocess() {
+  if (pid_ > 0 && exit_code_ < 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+Subprocess::Subprocess(Subprocess&& other) noexcept
+    : pid_(other.pid_), exit_code_(other.exit_code_), log_path_(std::move(other.log_path_)) {
+  other.pid_ = -1;
+}
+
+void Subprocess::Start(const std::vector<std::string>& argv, const std::string& log_path) {
+  log_path_ = log_path;
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  pid_ = pid;
+  exit_code_ = -1;
+}
+
+bool Subprocess::running() {
+  if (pid_ <= 0 || exit_code_ >= 0) return false;
+  return Wait(0) < 0;
+}
+
+int Subprocess::Wait(double timeout_s) {
+  if (exit_code_ >= 0) return exit_code_;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return exit_code_;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void Subprocess::Signal(int sig) {
+  if (pid_ > 0 && exit_code_ < 0) kill(pid_, sig);
+}
+
+std::string Subprocess::Output() const {
+  std::ifstream in(log_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RunResult RunDistgnn(const std::vector<std::string>& args, double timeout_s) {
+  static int counter = 0;
+  std::string log = std::filesystem::temp_directory_path().string() + "/distgnn-run-" +
+                    std::to_string(getpid()) + "-" + std::to_string(counter++) + ".log";
+  std::vector<std::string> argv{DistgnnBin()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Subprocess p;
+  p.Start(argv, log);
+  int code = p.Wait(timeout_s);
+  if (code < 0) {
+    p.Signal(SIGKILL);
+    p.Wait(5);
+    code = -1;
+  }
+  RunResult r{code, p.Output()};
+  std::filesystem::remove(log);
+  return r;
+}
+
+bool ProcessAlive(pid_t pid) {
+  if (kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string content;
+  std::getline(stat, content);
+  auto close_paren = content.rfind(')');
+  if (close_paren == std::string::npos || close_paren + 2 >= content.size()) return false;
+  return content[close_paren + 2] != 'Z';
+}
+
+}  // namespace dg::test
