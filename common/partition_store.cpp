@@ -1,0 +1,315 @@
+#include "common/partition_store.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "common/neighbor_sampling.h"
+
+namespace dg {
+namespace {
+
+std::string Range(int64_t b, int64_t e) {
+  return "[" + std::to_string(b) + ", " + std::to_string(e) + ")";
+}
+
+template <typename T>
+void AddRow(uint8_t* dst, const uint8_t* src, int64_t elems) {
+  T* d = reinterpret_cast<T*>(dst);
+  const T* s = reinterpret_cast<const T*>(src);
+  for (int64_t i = 0; i < elems; ++i) d[i] += s[i];
+}
+
+}  // namespace
+
+const char* TensorKindName(TensorKind k) {
+  switch (k) {
+    case TensorKind::kNode: return "node";
+    case TensorKind::kEdge: return "edge";
+    case TensorKind::kMutableNode: return "mutable";
+  }
+  return "?";
+}
+
+PartitionStore::PartitionStore(const PartitionConfig& config, LocalPartition part, bool holds_mutable)
+    : graph_name_(config.graph_name),
+      num_nodes_(config.num_nodes),
+      num_edges_(config.num_edges),
+      part_(std::move(part)),
+      node_info_(config.node_data),
+      edge_info_(config.edge_data),
+      holds_mutable_(holds_mutable) {}
+
+Status PartitionStore::UnknownTensor(const char* what, const std::string& name) const {
+  return Status::NotFound(std::string(what) + ": unknown tensor '" + name + "'" +
+                          (holds_mutable_ ? std::string()
+                                          : " (mutable tensors live on server index 0 of partition " +
+                                                std::to_string(part_.part_id) + ")"));
+}
+
+std::shared_ptr<PartitionStore::MutableTensor> PartitionStore::FindMutable(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> l(mutable_mu_);
+  auto it = mutable_.find(name);
+  return it == mutable_.end() ? nullptr : it->second;
+}
+
+Result<TensorMeta> PartitionStore::Meta(TensorKind kind, const std::string& name) const {
+  if (kind == TensorKind::kEdge) {
+    auto it = edge_info_.find(name);
+    if (it == edge_info_.end()) return Status::NotFound("unknown edge tensor '" + name + "'");
+    return TensorMeta{name, kind, it->second.dtype, it->second.shape};
+  }
+  auto it = node_info_.find(name);
+  if (it != node_info_.end()) return TensorMeta{name, TensorKind::kNode, it->second.dtype, it->second.shape};
+  if (auto t = FindMutable(name)) {
+    return TensorMeta{name, TensorKind::kMutableNode, t->data.dtype, t->global_shape};
+  }
+  return UnknownTensor("lookup", name);
+}
+
+std::vector<TensorMeta> PartitionStore::ListTensors() const {
+  std::vector<TensorMeta> out;
+  for (const auto& [name, info] : node_info_) out.push_back({name, TensorKind::kNode, info.dtype, info.shape});
+  for (const auto& [name, info] : edge_info_) out.push_back({name, TensorKind::kEdge, info.dtype, info.shape});
+  std::shared_lock<std::shared_mutex> l(mutable_mu_);
+  for (const auto& [name, t] : mutable_) {
+    out.push_back({name, TensorKind::kMutableNode, t->data.dtype, t->global_shape});
+  }
+  return out;
+}
+
+Status PartitionStore::CheckNodeIds(const char* what, const std::string& name, const int64_t* ids,
+                                    size_t n) const {
+  const int64_t b = part_.node_begin, e = part_.node_end;
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] < b || ids[i] >= e) {
+      return Status::InvalidArgument(std::string(what) + (name.empty() ? "" : " '" + name + "'") +
+                                     ": node id " + std::to_string(ids[i]) + " (at position " +
+                                     std::to_string(i) + ") is not owned by partition " +
+                                     std::to_string(part_.part_id) + ", which owns " + Range(b, e));
+    }
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::CheckEdgeIds(const char* what, const std::string& name, const int64_t* ids,
+                                    size_t n) const {
+  const int64_t b = part_.edge_begin, e = part_.edge_begin + part_.num_edges();
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] < b || ids[i] >= e) {
+      return Status::InvalidArgument(std::string(what) + " '" + name + "': edge id " +
+                                     std::to_string(ids[i]) + " (at position " + std::to_string(i) +
+                                     ") is not owned by partition " + std::to_string(part_.part_id) +
+                                     ", which owns edges " + Range(b, e));
+    }
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, const int64_t* ids,
+                                  size_t n, uint8_t* out, const int64_t* out_pos) const {
+  const Array* src = nullptr;
+  int64_t base = 0;
+  std::shared_ptr<MutableTensor> mt;
+  std::shared_lock<std::shared_mutex> lock;
+  if (kind == TensorKind::kEdge) {
+    auto it = part_.edge_data.find(name);
+    if (it == part_.edge_data.end()) return Status::NotFound("PULL: unknown edge tensor '" + name + "'");
+    DG_RETURN_IF_ERROR(CheckEdgeIds("PULL", name, ids, n));
+    src = &it->second;
+    base = part_.edge_begin;
+  } else {
+    auto it = part_.node_data.find(name);
+    if (it != part_.node_data.end()) {
+      src = &it->second;
+    } else {
+      mt = FindMutable(name);
+      if (!mt) return UnknownTensor("PULL", name);
+      lock = std::shared_lock<std::shared_mutex>(mt->mu);
+      src = &mt->data;
+    }
+    DG_RETURN_IF_ERROR(CheckNodeIds("PULL", name, ids, n));
+    base = part_.node_begin;
+  }
+  const size_t rb = src->row_bytes();
+  const uint8_t* s = static_cast<const uint8_t*>(src->data);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* dst = out + (out_pos ? out_pos[i] : static_cast<int64_t>(i)) * rb;
+    std::memcpy(dst, s + (ids[i] - base) * rb, rb);
+  }
+  return Status::OK();
+}
+
+Result<Array> PartitionStore::Pull(TensorKind kind, const std::string& name, const int64_t* ids,
+                                   size_t n) const {
+  DG_ASSIGN_OR_RETURN(TensorMeta meta, Meta(kind, name));
+  std::vector<int64_t> shape = meta.shape;
+  if (shape.empty()) shape.push_back(0);
+  shape[0] = static_cast<int64_t>(n);
+  Array out = Array::Zeros(meta.dtype, shape);
+  DG_RETURN_IF_ERROR(GatherRows(kind, name, ids, n, static_cast<uint8_t*>(out.data), nullptr));
+  return out;
+}
+
+Status PartitionStore::Push(const std::string& name, const int64_t* ids, size_t n, const Array& rows,
+                            PushMode mode) {
+  if (node_info_.count(name) || edge_info_.count(name)) {
+    return Status::InvalidArgument("PUSH '" + name + "': tensor is read-only partition data");
+  }
+  auto mt = FindMutable(name);
+  if (!mt) return UnknownTensor("PUSH", name);
+  if (mode != PushMode::kOverwrite && mode != PushMode::kAdd) {
+    return Status::InvalidArgument("PUSH '" + name + "': unknown mode " + std::to_string(int(mode)));
+  }
+  std::vector<int64_t> want = mt->global_shape;
+  want[0] = static_cast<int64_t>(n);
+  if (rows.dtype != mt->data.dtype || rows.shape != want) {
+    Array w;
+    w.shape = want;
+    return Status::InvalidArgument("PUSH '" + name + "': rows are " + DTypeName(rows.dtype) + " " +
+                                   rows.ShapeString() + " but the tensor needs " +
+                                   DTypeName(mt->data.dtype) + " " + w.ShapeString() + " for " +
+                                   std::to_string(n) + " ids");
+  }
+  if (mode == PushMode::kAdd && (rows.dtype == DType::kBool)) {
+    return Status::InvalidArgument("PUSH '" + name + "': add is not defined for bool tensors");
+  }
+  DG_RETURN_IF_ERROR(CheckNodeIds("PUSH", name, ids, n));
+  std::unique_lock<std::shared_mutex> lock(mt->mu);
+  const size_t rb = mt->data.row_bytes();
+  const int64_t elems = mt->data.row_elems();
+  uint8_t* d = static_cast<uint8_t*>(mt->data.data);
+  const uint8_t* s = static_cast<const uint8_t*>(rows.data);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* dst = d + (ids[i] - part_.node_begin) * rb;
+    const uint8_t* src = s + i * rb;
+    if (mode == PushMode::kOverwrite) {
+      std::memcpy(dst, src, rb);
+      continue;
+    }
+    switch (rows.dtype) {
+      case DType::kFloat32: AddRow<float>(dst, src, elems); break;
+      case DType::kFloat64: AddRow<double>(dst, src, elems); break;
+      case DType::kInt64: AddRow<int64_t>(dst, src, elems); break;
+      case DType::kInt32: AddRow<int32_t>(dst, src, elems); break;
+      case DType::kInt8: AddRow<int8_t>(dst, src, elems); break;
+      case DType::kUInt8: AddRow<uint8_t>(dst, src, elems); break;
+      case DType::kBool: break;
+    }
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
+  *created = false;
+  const std::string& name = spec.name;
+  if (!holds_mutable_) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': mutable tensors live on server index 0 of partition " +
+                                   std::to_string(part_.part_id));
+  }
+  if (name.empty()) return Status::InvalidArgument("INIT_TENSOR: empty tensor name");
+  if (node_info_.count(name) || edge_info_.count(name)) {
+    return Status::AlreadyExists("INIT_TENSOR '" + name + "': a partition data tensor has this name");
+  }
+  if (spec.shape.empty() || spec.shape[0] != num_nodes_) {
+    Array s;
+    s.shape = spec.shape;
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': shape " + s.ShapeString() +
+                                   " must have num_nodes = " + std::to_string(num_nodes_) + " rows");
+  }
+  for (int64_t d : spec.shape) {
+    if (d < 0) return Status::InvalidArgument("INIT_TENSOR '" + name + "': negative dimension");
+  }
+  if (spec.init != Initializer::kZeros && spec.dtype != DType::kFloat32 && spec.dtype != DType::kFloat64) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': uniform/normal need float32 or float64, got " +
+                                   DTypeName(spec.dtype));
+  }
+  if (spec.init > Initializer::kNormal) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': unknown initializer " +
+                                   std::to_string(int(spec.init)));
+  }
+  std::unique_lock<std::shared_mutex> l(mutable_mu_);
+  auto it = mutable_.find(name);
+  if (it != mutable_.end()) {
+    if (it->second->global_shape == spec.shape && it->second->data.dtype == spec.dtype) return Status::OK();
+    return Status::AlreadyExists("INIT_TENSOR '" + name + "': exists with a different dtype or shape");
+  }
+  auto t = std::make_shared<MutableTensor>();
+  t->global_shape = spec.shape;
+  std::vector<int64_t> local = spec.shape;
+  local[0] = part_.num_owned();
+  t->data = Array::Zeros(spec.dtype, local);
+  if (spec.init != Initializer::kZeros) {
+    const int64_t elems = t->data.row_elems();
+    for (int64_t r = 0; r < local[0]; ++r) {
+      Rng rng(MixSeed(spec.seed, static_cast<uint64_t>(part_.node_begin + r)));
+      for (int64_t j = 0; j < elems; ++j) {
+        double v;
+        if (spec.init == Initializer::kUniform) {
+          v = spec.a + (spec.b - spec.a) * rng.UniformDouble();
+        } else {  // Box-Muller
+          double u1 = rng.UniformDouble(), u2 = rng.UniformDouble();
+          v = spec.a + spec.b * std::sqrt(-2.0 * std::log(u1 > 0 ? u1 : 1e-300)) *
+                           std::cos(6.283185307179586 * u2);
+        }
+        if (spec.dtype == DType::kFloat32) t->data.as<float>()[r * elems + j] = static_cast<float>(v);
+        else t->data.as<double>()[r * elems + j] = v;
+      }
+    }
+  }
+  mutable_.emplace(name, std::move(t));
+  *created = true;
+  return Status::OK();
+}
+
+Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bool replace,
+                              uint64_t seed, const std::string& weight_name, SampleResult* out) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  const float* weights = nullptr;
+  if (!weight_name.empty()) {
+    auto it = part_.edge_data.find(weight_name);
+    if (it == part_.edge_data.end()) {
+      return Status::NotFound("SAMPLE_NEIGHBORS: unknown edge weight tensor '" + weight_name + "'");
+    }
+    const Array& w = it->second;
+    if (w.dtype != DType::kFloat32 || w.row_elems() != 1) {
+      return Status::InvalidArgument("SAMPLE_NEIGHBORS: edge weight tensor '" + weight_name +
+                                     "' must be float32 [E] or [E, 1], got " + DTypeName(w.dtype) +
+                                     " " + w.ShapeString());
+    }
+    weights = w.as<float>();
+  }
+  const int64_t* indptr = part_.indptr.as<int64_t>();
+  const int64_t* indices = part_.indices.as<int64_t>();
+  std::vector<int64_t> pos;
+  out->counts.reserve(out->counts.size() + n);
+  if (fanout > 0) {
+    out->src.reserve(out->src.size() + n * fanout);
+    out->eids.reserve(out->eids.size() + n * fanout);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t l = seeds[i] - part_.node_begin;
+    const int64_t begin = indptr[l], degree = indptr[l + 1] - begin;
+    pos.clear();
+    const uint64_t row_seed = MixSeed(seed, static_cast<uint64_t>(seeds[i]));
+    int64_t k = weights ? SampleRowWeighted(weights + begin, degree, fanout, replace, row_seed, &pos)
+                        : SampleRowUniform(degree, fanout, replace, row_seed, &pos);
+    out->counts.push_back(k);
+    for (int64_t p : pos) {
+      out->src.push_back(indices[begin + p]);
+      out->eids.push_back(part_.edge_begin + begin + p);
+    }
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::InDegrees(const int64_t* ids, size_t n, int64_t* out, const int64_t* out_pos) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("IN_DEGREES", "", ids, n));
+  const int64_t* indptr = part_.indptr.as<int64_t>();
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t l = ids[i] - part_.node_begin;
+    out[out_pos ? out_pos[i] : static_cast<int64_t>(i)] = indptr[l + 1] - indptr[l];
+  }
+  return Status::OK();
+}
+
+}  // namespace dg
