@@ -20,6 +20,11 @@ struct MachineConfig {
   int ssh_port = 22;
   std::string ssh_key;    // optional identity file
   std::string workspace;  // optional working directory on that machine
+  // Extensions (optional keys): the distgnn binary to run there (default: this
+  // binary for local machines, `distgnn` on PATH for ssh machines), and extra
+  // `ssh -o` options (e.g. "StrictHostKeyChecking=accept-new").
+  std::string binary;
+  std::vector<std::string> ssh_options;
 };
 
 struct TrainConfig {
@@ -57,6 +62,8 @@ struct JobConfig {
   int64_t max_frame_bytes = int64_t(1) << 30;
   double heartbeat_seconds = 1.0;
   double peer_timeout_seconds = 10.0;
+  // The --set overrides that were applied (the launcher passes them on to every role).
+  std::vector<std::string> overrides;
 
   int num_machines() const { return static_cast<int>(machines.size()); }
   int num_trainers() const { return num_machines() * trainers_per_machine; }
@@ -70,6 +77,11 @@ struct JobConfig {
   }
   int TrainerRank(int machine, int index) const { return machine * trainers_per_machine + index; }
   std::string RunDir() const { return output_dir + "/" + job; }
+  // Samplers: `samplers_per_trainer` per trainer; sampler index I of machine m
+  // serves trainer I / samplers_per_trainer of that machine.
+  int num_samplers_per_machine() const { return trainers_per_machine * samplers_per_trainer; }
+  // gloo rendezvous: trainer 0 (machine 0's host) at ports.rendezvous.
+  const std::string& RendezvousHost() const { return machines.at(0).host; }
 };
 
 // Parse and validate; `overrides` are "key.path=value" strings from --set flags.

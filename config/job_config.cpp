@@ -1,0 +1,535 @@
+// LoadJobConfig: the job YAML schema in code. Every key is read through a
+// Checker that knows the file, the key path and the node's line, so every error
+// reads "FILE:LINE: key 'train.fanouts[1]': expected ..., got ...".
+#include "config/job_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "config/partition_summary.h"
+
+namespace dg {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+// How a node looks, for "got ..." in messages.
+std::string Describe(const YAML::Node& n) {
+  if (!n || n.IsNull()) return "nothing";
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a map";
+  return "'" + n.Scalar() + "'";
+}
+
+bool IsLoopbackName(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+class Checker {
+ public:
+  Checker(std::string file, std::map<std::string, std::string> overridden)
+      : file_(std::move(file)), overridden_(std::move(overridden)) {}
+
+  const std::string& file() const { return file_; }
+
+  // "FILE:LINE: key 'path': what", or "FILE (--set k=v): key 'path': what" when
+  // the key came from an override.
+  Status Err(const YAML::Node& at, const std::string& path, const std::string& what) const {
+    std::string where = file_;
+    bool from_set = false;
+    for (const auto& [key, text] : overridden_) {
+      if (path == key || path.rfind(key + ".", 0) == 0 || path.rfind(key + "[", 0) == 0) {
+        where += " (--set " + text + ")";
+        from_set = true;
+        break;
+      }
+    }
+    if (!from_set && at && at.Mark().line >= 0) where += ":" + std::to_string(at.Mark().line + 1);
+    return Status::InvalidArgument(where + ": key '" + path + "': " + what);
+  }
+
+  // Every key of `map` must be in `allowed`; an unknown one gets the closest valid key.
+  Status CheckKeys(const YAML::Node& map, const std::string& prefix,
+                   const std::vector<std::string>& allowed) const {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (!it->first.IsScalar()) return Err(it->first, prefix, "keys must be plain names");
+      const std::string key = it->first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string best;
+      size_t best_d = 1000;
+      for (const auto& a : allowed) {
+        size_t d = EditDistance(key, a);
+        if (d < best_d) best_d = d, best = a;
+      }
+      std::string full = prefix.empty() ? key : prefix + "." + key;
+      std::string hint = best_d <= std::max<size_t>(2, key.size() / 3)
+                             ? "did you mean '" + (prefix.empty() ? best : prefix + "." + best) + "'? "
+                             : "";
+      return Err(it->first, full, "unknown key; " + hint + "valid keys here: " + Join(allowed, ", "));
+    }
+    return Status::OK();
+  }
+
+  Status Map(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsMap()) return Err(n, path, "expected a map of keys, got " + Describe(n));
+    return Status::OK();
+  }
+
+  Status Int(const YAML::Node& n, const std::string& path, int64_t lo, int64_t hi, int64_t* out,
+             const std::string& extra = "") const {
+    std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]" + extra;
+    if (!n.IsScalar()) return Err(n, path, "expected " + range + ", got " + Describe(n));
+    const std::string& s = n.Scalar();
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+      return Err(n, path, "expected " + range + ", got " + Describe(n));
+    if (v < lo || v > hi) return Err(n, path, "expected " + range + ", got " + s);
+    *out = v;
+    return Status::OK();
+  }
+
+  Status Int(const YAML::Node& n, const std::string& path, int64_t lo, int64_t hi, int* out) const {
+    int64_t v = 0;
+    DG_RETURN_IF_ERROR(Int(n, path, lo, hi, &v));
+    *out = static_cast<int>(v);
+    return Status::OK();
+  }
+
+  Status Double(const YAML::Node& n, const std::string& path, double lo, bool lo_open, double hi,
+                double* out) const {
+    std::string range = std::string("a number ") + (lo_open ? "> " : ">= ") + Num(lo) +
+                        (std::isinf(hi) ? "" : " and <= " + Num(hi));
+    if (!n.IsScalar()) return Err(n, path, "expected " + range + ", got " + Describe(n));
+    const std::string& s = n.Scalar();
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
+      return Err(n, path, "expected " + range + ", got " + Describe(n));
+    if (v < lo || (lo_open && v == lo) || v > hi) return Err(n, path, "expected " + range + ", got " + s);
+    *out = v;
+    return Status::OK();
+  }
+
+  Status Bool(const YAML::Node& n, const std::string& path, bool* out) const {
+    std::string s = n.IsScalar() ? n.Scalar() : "";
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (s == "true" || s == "yes" || s == "on") *out = true;
+    else if (s == "false" || s == "no" || s == "off") *out = false;
+    else return Err(n, path, "expected true or false, got " + Describe(n));
+    return Status::OK();
+  }
+
+  // A scalar (null reads as ""); `required` also rejects "".
+  Status String(const YAML::Node& n, const std::string& path, bool required, std::string* out) const {
+    if (n.IsNull()) {
+      if (required) return Err(n, path, "expected a non-empty string, got nothing");
+      out->clear();
+      return Status::OK();
+    }
+    if (!n.IsScalar()) return Err(n, path, "expected a string, got " + Describe(n));
+    if (required && n.Scalar().empty()) return Err(n, path, "expected a non-empty string");
+    *out = n.Scalar();
+    return Status::OK();
+  }
+
+ private:
+  static std::string Num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g", v);
+    return buf;
+  }
+  std::string file_;
+  std::map<std::string, std::string> overridden_;
+};
+
+std::string ResolvePath(const std::string& base_dir, const std::string& p) {
+  if (p.empty()) return p;
+  fs::path path(p);
+  if (p == "~" || p.rfind("~/", 0) == 0) {
+    const char* home = std::getenv("HOME");
+    path = fs::path(home ? home : "/") / p.substr(p.size() > 1 ? 2 : 1);
+  }
+  if (path.is_relative()) path = fs::path(base_dir) / path;
+  return path.lexically_normal().string();
+}
+
+// One "--set a.b[1].c=value" applied to the parsed tree. Records the key path.
+Status ApplyOverride(YAML::Node root, const std::string& text, std::map<std::string, std::string>* seen) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("--set " + text + ": " + why +
+                                   " (expected KEY=VALUE, e.g. train.epochs=3 or train.fanouts=[5,10])");
+  };
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return bad("no '='");
+  const std::string key = text.substr(0, eq), value_text = text.substr(eq + 1);
+
+  // Tokens: names and [index] steps.
+  struct Step {
+    std::string name;
+    int index = -1;
+  };
+  std::vector<Step> steps;
+  size_t i = 0;
+  while (i < key.size()) {
+    if (key[i] == '.') {
+      if (i == 0 || i + 1 == key.size() || key[i + 1] == '.' || key[i + 1] == '[')
+        return bad("malformed key '" + key + "'");
+      ++i;
+      continue;
+    }
+    if (key[i] == '[') {
+      size_t close = key.find(']', i);
+      if (close == std::string::npos || steps.empty()) return bad("malformed index in '" + key + "'");
+      int idx = -1;
+      std::string digits = key.substr(i + 1, close - i - 1);
+      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), idx);
+      if (ec != std::errc() || p != digits.data() + digits.size() || idx < 0 || digits.empty())
+        return bad("index '" + digits + "' in '" + key + "' is not a non-negative integer");
+      steps.push_back(Step{"", idx});
+      i = close + 1;
+      continue;
+    }
+    size_t end = key.find_first_of(".[", i);
+    if (end == std::string::npos) end = key.size();
+    steps.push_back(Step{key.substr(i, end - i), -1});
+    i = end;
+  }
+  if (steps.empty() || steps[0].index >= 0) return bad("malformed key '" + key + "'");
+
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::Exception&) {
+    value = YAML::Node(value_text);
+  }
+  if (value_text.empty()) value = YAML::Node(std::string());
+
+  YAML::Node cur = root;
+  std::string walked;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step& st = steps[s];
+    bool last = s + 1 == steps.size();
+    if (st.index >= 0) {
+      if (!cur.IsSequence()) return bad("'" + walked + "' is not a list");
+      if (st.index >= static_cast<int>(cur.size()))
+        return bad("'" + walked + "' has " + std::to_string(cur.size()) + " entries, no [" +
+                   std::to_string(st.index) + "]");
+      walked += "[" + std::to_string(st.index) + "]";
+      if (last) {
+        cur[st.index] = value;
+      } else {
+        YAML::Node next = cur[st.index];
+        cur.reset(next);
+      }
+      continue;
+    }
+    if (cur.IsDefined() && !cur.IsNull() && !cur.IsMap())
+      return bad("'" + walked + "' is not a map");
+    walked += (walked.empty() ? "" : ".") + st.name;
+    if (last) {
+      cur[st.name] = value;
+    } else {
+      if (!cur[st.name] || cur[st.name].IsNull()) cur[st.name] = YAML::Node(YAML::NodeType::Map);
+      YAML::Node next = cur[st.name];
+      cur.reset(next);
+    }
+  }
+  (*seen)[walked] = text;
+  return Status::OK();
+}
+
+const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
+                                           "ports",     "processes", "train",  "output_dir",
+                                           "network"};
+const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port",   "ssh_key",
+                                               "workspace", "binary", "ssh_options"};
+const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous"};
+const std::vector<std::string> kProcessKeys = {"servers", "trainers", "samplers_per_trainer"};
+const std::vector<std::string> kTrainKeys = {
+    "model",      "fanouts",          "batch_size", "epochs",          "lr",
+    "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
+    "intra_op_threads", "credits",    "save_predictions", "save_embeddings"};
+const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
+                                               "peer_timeout_seconds"};
+
+Status ExpectFile(const Checker& c, const YAML::Node& n, const std::string& key, const std::string& resolved,
+                  const std::string& what) {
+  std::error_code ec;
+  if (!fs::is_regular_file(resolved, ec))
+    return c.Err(n, key, what + " '" + resolved + "' does not exist (paths are relative to the config file)");
+  return Status::OK();
+}
+
+Status LoadMachines(const Checker& c, const YAML::Node& seq, const std::string& base_dir, JobConfig* cfg) {
+  if (!seq.IsSequence() || seq.size() == 0)
+    return c.Err(seq, "machines", "expected a non-empty list of {host: ...}, got " + Describe(seq));
+  for (size_t m = 0; m < seq.size(); ++m) {
+    const YAML::Node n = seq[m];
+    const std::string p = "machines[" + std::to_string(m) + "]";
+    DG_RETURN_IF_ERROR(c.Map(n, p));
+    DG_RETURN_IF_ERROR(c.CheckKeys(n, p, kMachineKeys));
+    MachineConfig mc;
+    if (!n["host"]) return c.Err(n, p + ".host", "missing (the address its servers bind to and peers dial)");
+    DG_RETURN_IF_ERROR(c.String(n["host"], p + ".host", true, &mc.host));
+    if (mc.host.find_first_of(" \t'\"") != std::string::npos)
+      return c.Err(n["host"], p + ".host", "expected a host name or address, got '" + mc.host + "'");
+    if (n["ssh"]) DG_RETURN_IF_ERROR(c.String(n["ssh"], p + ".ssh", false, &mc.ssh));
+    if (n["ssh_port"]) DG_RETURN_IF_ERROR(c.Int(n["ssh_port"], p + ".ssh_port", 1, 65535, &mc.ssh_port));
+    if (n["ssh_key"]) {
+      DG_RETURN_IF_ERROR(c.String(n["ssh_key"], p + ".ssh_key", false, &mc.ssh_key));
+      mc.ssh_key = ResolvePath(base_dir, mc.ssh_key);
+      if (!mc.ssh_key.empty())
+        DG_RETURN_IF_ERROR(ExpectFile(c, n["ssh_key"], p + ".ssh_key", mc.ssh_key, "ssh identity file"));
+    }
+    if (n["workspace"]) DG_RETURN_IF_ERROR(c.String(n["workspace"], p + ".workspace", false, &mc.workspace));
+    if (n["binary"]) DG_RETURN_IF_ERROR(c.String(n["binary"], p + ".binary", false, &mc.binary));
+    if (n["ssh_options"]) {
+      const YAML::Node o = n["ssh_options"];
+      if (!o.IsSequence())
+        return c.Err(o, p + ".ssh_options", "expected a list of ssh -o options, got " + Describe(o));
+      for (size_t k = 0; k < o.size(); ++k) {
+        std::string opt;
+        DG_RETURN_IF_ERROR(c.String(o[k], p + ".ssh_options[" + std::to_string(k) + "]", true, &opt));
+        mc.ssh_options.push_back(opt);
+      }
+    }
+    if (mc.ssh.empty() && (!mc.workspace.empty() || !mc.ssh_key.empty()))
+      return c.Err(n, p, "workspace/ssh_key given without an ssh target; add ssh: user@host");
+    cfg->machines.push_back(mc);
+  }
+  return Status::OK();
+}
+
+Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_dir, TrainConfig* t) {
+  DG_RETURN_IF_ERROR(c.Map(n, "train"));
+  DG_RETURN_IF_ERROR(c.CheckKeys(n, "train", kTrainKeys));
+  if (!n["model"]) return c.Err(n, "train.model", "missing (path of a TorchScript model file)");
+  DG_RETURN_IF_ERROR(c.String(n["model"], "train.model", true, &t->model));
+  t->model = ResolvePath(base_dir, t->model);
+  DG_RETURN_IF_ERROR(ExpectFile(c, n["model"], "train.model", t->model, "model file"));
+  if (const YAML::Node f = n["fanouts"]) {
+    if (!f.IsSequence() || f.size() == 0)
+      return c.Err(f, "train.fanouts", "expected a non-empty list of fanouts, e.g. [10, 25], got " + Describe(f));
+    t->fanouts.clear();
+    for (size_t k = 0; k < f.size(); ++k) {
+      int64_t v = 0;
+      std::string p = "train.fanouts[" + std::to_string(k) + "]";
+      DG_RETURN_IF_ERROR(c.Int(f[k], p, -1, 1000000, &v, " (-1 = all neighbors)"));
+      if (v == 0) return c.Err(f[k], p, "expected a fanout >= 1 or -1 (all neighbors), got 0");
+      t->fanouts.push_back(static_cast<int>(v));
+    }
+  }
+  if (n["batch_size"]) DG_RETURN_IF_ERROR(c.Int(n["batch_size"], "train.batch_size", 1, 100000000, &t->batch_size));
+  if (n["epochs"]) DG_RETURN_IF_ERROR(c.Int(n["epochs"], "train.epochs", 1, 1000000, &t->epochs));
+  if (n["lr"]) DG_RETURN_IF_ERROR(c.Double(n["lr"], "train.lr", 0, true, 1e3, &t->lr));
+  if (n["weight_decay"])
+    DG_RETURN_IF_ERROR(c.Double(n["weight_decay"], "train.weight_decay", 0, false, 1e3, &t->weight_decay));
+  if (n["optimizer"]) {
+    DG_RETURN_IF_ERROR(c.String(n["optimizer"], "train.optimizer", true, &t->optimizer));
+    if (t->optimizer != "adam" && t->optimizer != "sgd")
+      return c.Err(n["optimizer"], "train.optimizer", "expected adam or sgd, got '" + t->optimizer + "'");
+  }
+  if (n["eval_every"]) DG_RETURN_IF_ERROR(c.Int(n["eval_every"], "train.eval_every", 0, 1000000, &t->eval_every));
+  if (n["eval_full_neighbors"])
+    DG_RETURN_IF_ERROR(c.Bool(n["eval_full_neighbors"], "train.eval_full_neighbors", &t->eval_full_neighbors));
+  if (n["seed"]) {
+    int64_t v = 0;
+    DG_RETURN_IF_ERROR(c.Int(n["seed"], "train.seed", 0, INT64_MAX, &v));
+    t->seed = static_cast<uint64_t>(v);
+  }
+  if (n["intra_op_threads"])
+    DG_RETURN_IF_ERROR(c.Int(n["intra_op_threads"], "train.intra_op_threads", 0, 1024, &t->intra_op_threads));
+  if (n["credits"]) DG_RETURN_IF_ERROR(c.Int(n["credits"], "train.credits", 1, 1024, &t->credits));
+  if (n["save_predictions"])
+    DG_RETURN_IF_ERROR(c.Bool(n["save_predictions"], "train.save_predictions", &t->save_predictions));
+  if (n["save_embeddings"])
+    DG_RETURN_IF_ERROR(c.Bool(n["save_embeddings"], "train.save_embeddings", &t->save_embeddings));
+  return Status::OK();
+}
+
+// Derived ports stay in range and never collide on one host.
+Status CheckPorts(const Checker& c, const YAML::Node& ports_node, const JobConfig& cfg) {
+  const int M = cfg.num_machines();
+  struct Range {
+    const char* key;
+    int base, count;
+  };
+  for (const Range& r : {Range{"server", cfg.server_port, M * cfg.servers_per_machine},
+                         Range{"trainer", cfg.trainer_port, M * cfg.trainers_per_machine}}) {
+    if (r.base + r.count - 1 > 65535)
+      return c.Err(ports_node, std::string("ports.") + r.key,
+                   "derived ports run from " + std::to_string(r.base) + " to " +
+                       std::to_string(r.base + r.count - 1) + " (base + machines * per-machine - 1), beyond 65535");
+  }
+  std::map<std::pair<std::string, int>, std::string> used;
+  auto claim = [&](const std::string& host, int port, const std::string& who) -> Status {
+    std::string group = IsLoopbackName(host) ? "loopback" : host;
+    auto [it, inserted] = used.emplace(std::make_pair(group, port), who);
+    if (!inserted)
+      return c.Err(ports_node, "ports",
+                   "port " + std::to_string(port) + " on host " + host + " is used by both " + it->second +
+                       " and " + who + "; server i of machine m uses ports.server + m*servers + i, trainer t "
+                       "uses ports.trainer + m*trainers + t: choose bases whose ranges do not overlap");
+    return Status::OK();
+  };
+  for (int m = 0; m < M; ++m) {
+    const std::string& host = cfg.machines[m].host;
+    for (int i = 0; i < cfg.servers_per_machine; ++i)
+      DG_RETURN_IF_ERROR(claim(host, cfg.ServerPort(m, i),
+                               "server " + std::to_string(i) + " of machine " + std::to_string(m)));
+    for (int t = 0; t < cfg.trainers_per_machine; ++t)
+      DG_RETURN_IF_ERROR(claim(host, cfg.TrainerPort(m, t),
+                               "trainer " + std::to_string(t) + " of machine " + std::to_string(m)));
+  }
+  DG_RETURN_IF_ERROR(claim(cfg.RendezvousHost(), cfg.rendezvous_port, "the trainers' rendezvous (ports.rendezvous)"));
+  return Status::OK();
+}
+
+Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (!fs::is_regular_file(yaml_path, ec)) return Status::NotFound(yaml_path + ": config file not found");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(yaml_path);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(yaml_path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                   std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+  }
+  std::map<std::string, std::string> overridden;
+  if (!root.IsMap() && !(root.IsNull() && !overrides.empty()))
+    return Status::InvalidArgument(yaml_path + ": expected a map of keys (job, partition, machines, ...) at the top");
+  for (const auto& o : overrides) DG_RETURN_IF_ERROR(ApplyOverride(root, o, &overridden).WithContext(yaml_path));
+
+  const YAML::Node& r = root;  // const lookups never insert keys
+  Checker c(yaml_path, overridden);
+  JobConfig cfg;
+  cfg.path = fs::absolute(yaml_path).lexically_normal().string();
+  cfg.base_dir = fs::path(cfg.path).parent_path().string();
+  cfg.overrides = overrides;
+  DG_RETURN_IF_ERROR(c.CheckKeys(r, "", kTopKeys));
+
+  // job
+  if (!r["job"]) return c.Err(r, "job", "missing (the job's name; outputs go to output_dir/job/)");
+  DG_RETURN_IF_ERROR(c.String(r["job"], "job", true, &cfg.job));
+  for (char ch : cfg.job) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
+      return c.Err(r["job"], "job", "expected letters, digits, '-', '_' or '.' (it names a folder), got '" + cfg.job + "'");
+  }
+  if (cfg.job[0] == '.') return c.Err(r["job"], "job", "must not start with '.'");
+
+  // partition
+  if (!r["partition"]) return c.Err(r, "partition", "missing (path of the partition json written by distgnn partition)");
+  DG_RETURN_IF_ERROR(c.String(r["partition"], "partition", true, &cfg.partition));
+  cfg.partition = ResolvePath(cfg.base_dir, cfg.partition);
+  DG_RETURN_IF_ERROR(ExpectFile(c, r["partition"], "partition", cfg.partition, "partition config"));
+  auto summary = ReadPartitionSummary(cfg.partition);
+  if (!summary.ok()) return c.Err(r["partition"], "partition", summary.status().message());
+
+  // token
+  if (r["token"]) DG_RETURN_IF_ERROR(c.String(r["token"], "token", false, &cfg.token));
+  if (cfg.token.empty()) {
+    const char* env = std::getenv("DISTGNN_TOKEN");
+    if (env) cfg.token = env;
+  }
+
+  // machines
+  if (!r["machines"]) return c.Err(r, "machines", "missing (one {host: ...} per partition)");
+  DG_RETURN_IF_ERROR(LoadMachines(c, r["machines"], cfg.base_dir, &cfg));
+  if (cfg.num_machines() != summary->num_parts)
+    return c.Err(r["machines"], "machines",
+                 std::to_string(cfg.num_machines()) + " machines listed, but " + cfg.partition + " has num_parts " +
+                     std::to_string(summary->num_parts) + " (one machine per partition, in partition order)");
+
+  // ports
+  const YAML::Node ports = r["ports"];
+  if (ports) {
+    DG_RETURN_IF_ERROR(c.Map(ports, "ports"));
+    DG_RETURN_IF_ERROR(c.CheckKeys(ports, "ports", kPortKeys));
+    if (ports["server"]) DG_RETURN_IF_ERROR(c.Int(ports["server"], "ports.server", 1, 65535, &cfg.server_port));
+    if (ports["trainer"]) DG_RETURN_IF_ERROR(c.Int(ports["trainer"], "ports.trainer", 1, 65535, &cfg.trainer_port));
+    if (ports["rendezvous"])
+      DG_RETURN_IF_ERROR(c.Int(ports["rendezvous"], "ports.rendezvous", 1, 65535, &cfg.rendezvous_port));
+  }
+
+  // processes
+  if (const YAML::Node p = r["processes"]) {
+    DG_RETURN_IF_ERROR(c.Map(p, "processes"));
+    DG_RETURN_IF_ERROR(c.CheckKeys(p, "processes", kProcessKeys));
+    if (p["servers"]) DG_RETURN_IF_ERROR(c.Int(p["servers"], "processes.servers", 1, 64, &cfg.servers_per_machine));
+    if (p["trainers"]) DG_RETURN_IF_ERROR(c.Int(p["trainers"], "processes.trainers", 1, 64, &cfg.trainers_per_machine));
+    if (p["samplers_per_trainer"])
+      DG_RETURN_IF_ERROR(c.Int(p["samplers_per_trainer"], "processes.samplers_per_trainer", 0, 64,
+                               &cfg.samplers_per_trainer));
+  }
+
+  // train
+  if (!r["train"]) return c.Err(r, "train", "missing (at least train.model)");
+  DG_RETURN_IF_ERROR(LoadTrain(c, r["train"], cfg.base_dir, &cfg.train));
+
+  // output_dir
+  if (r["output_dir"]) DG_RETURN_IF_ERROR(c.String(r["output_dir"], "output_dir", true, &cfg.output_dir));
+  cfg.output_dir = ResolvePath(cfg.base_dir, cfg.output_dir);
+
+  // network
+  if (const YAML::Node n = r["network"]) {
+    DG_RETURN_IF_ERROR(c.Map(n, "network"));
+    DG_RETURN_IF_ERROR(c.CheckKeys(n, "network", kNetworkKeys));
+    if (n["max_frame_bytes"])
+      DG_RETURN_IF_ERROR(c.Int(n["max_frame_bytes"], "network.max_frame_bytes", 4096, INT64_MAX, &cfg.max_frame_bytes));
+    if (n["heartbeat_seconds"])
+      DG_RETURN_IF_ERROR(c.Double(n["heartbeat_seconds"], "network.heartbeat_seconds", 0, true, 3600, &cfg.heartbeat_seconds));
+    if (n["peer_timeout_seconds"])
+      DG_RETURN_IF_ERROR(c.Double(n["peer_timeout_seconds"], "network.peer_timeout_seconds", 0, true, 86400,
+                                  &cfg.peer_timeout_seconds));
+    if (cfg.peer_timeout_seconds <= cfg.heartbeat_seconds)
+      return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
+  }
+
+  DG_RETURN_IF_ERROR(CheckPorts(c, ports ? ports : r, cfg));
+  return cfg;
+}
+
+}  // namespace
+
+Result<JobConfig> LoadJobConfig(const std::string& yaml_path, const std::vector<std::string>& overrides) {
+  // yaml-cpp throws (bad conversions, odd trees); nothing crosses this edge.
+  try {
+    return LoadImpl(yaml_path, overrides);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(yaml_path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(yaml_path + ": " + e.what());
+  }
+}
+
+}  // namespace dg

@@ -1,0 +1,26 @@
+// What the config loader, the launcher and `distgnn copy` need from a partition
+// json (DESIGN.md "Data on disk"): num_parts, the graph name, each part's folder
+// and the orig_* arrays. Read with yaml-cpp (JSON is YAML), independent of the
+// full PartitionConfig loader so config checks stay cheap and torch-free.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dg {
+
+struct PartitionSummary {
+  std::string path;      // the json file (as given)
+  std::string base_dir;  // its folder
+  std::string graph_name;
+  int num_parts = 0;
+  std::vector<std::string> part_dirs;  // relative to base_dir; "part<p>" when absent
+  std::string orig_nids, orig_eids;    // relative to base_dir; may be empty
+};
+
+// Errors name the file and the key (e.g. "parts/cora.json: key 'num_parts': ...").
+Result<PartitionSummary> ReadPartitionSummary(const std::string& json_path);
+
+}  // namespace dg
