@@ -41,6 +41,12 @@ Result<EdgeList> ReadEdgeListNpy(const std::string& src_path, const std::string&
 // Apply undirected / self-loop / duplicate options in place. Sorting order of the
 // result is unspecified (the partitioner builds CSR itself).
 void NormalizeEdges(EdgeList* edges, const EdgeListOptions& opts);
+// Same, and if origin is not null sets (*origin)[k] = index in the input list of
+// the edge that result edge k came from (a reverse edge added by `undirected`
+// points at the edge it reverses; of duplicates the first is kept). Used to carry
+// edge arrays through normalization. Dedupe sorts packed (src, dst) keys, so the
+// result is sorted by (src, dst) whenever duplicates are dropped.
+void NormalizeEdges(EdgeList* edges, const EdgeListOptions& opts, std::vector<int64_t>* origin);
 
 struct Dataset {
   std::string dir;
@@ -50,7 +56,9 @@ struct Dataset {
 };
 
 // Load a dataset directory. num_nodes comes from the node arrays (all must agree;
-// a mismatch names the file); the edge list is checked against it.
+// a mismatch names the file); else opts.num_nodes; else max id + 1. The edge list
+// is checked against it. Node arrays are mmap'd when plain, read when gzip'd; if
+// both X.npy and X.npy.gz exist the plain one is used.
 Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts);
 
 }  // namespace dg
