@@ -1,11 +1,36 @@
-// Placeholder until this command is implemented.
+// `distgnn model export`: writes a ready GNN (sage | gcn | gat) as a TorchScript
+// file compiled from TorchScript source in C++ (roles/trainer/model_export.h).
 #include <cstdio>
 
 #include "cmd/cli.h"
+#include "roles/trainer/model_export.h"
 
 namespace dg {
+
 int RunModel(int argc, char** argv) {
-  std::fprintf(stderr, "%s: error: not implemented yet\n", argv[0]);
-  return 3;
+  ModelSpec spec;
+  std::string out;
+  cli::po::options_description desc("distgnn model export");
+  desc.add_options()("help,h", "show this help")
+      ("arch", cli::po::value(&spec.arch)->required(), "sage | gcn | gat")
+      ("in-dim", cli::po::value(&spec.in_dim)->required(), "input feature width")
+      ("hidden", cli::po::value(&spec.hidden)->default_value(256), "hidden width (gat: all heads together)")
+      ("classes", cli::po::value(&spec.classes)->required(), "number of classes (output width)")
+      ("layers", cli::po::value(&spec.layers)->default_value(2), "number of layers (= number of fanouts)")
+      ("dropout", cli::po::value(&spec.dropout)->default_value(0.5), "dropout on every layer's input")
+      ("attn-dropout", cli::po::value(&spec.attn_dropout)->default_value(0.5), "gat: attention dropout")
+      ("heads", cli::po::value(&spec.heads)->default_value(8), "gat: attention heads of hidden layers")
+      ("seed", cli::po::value(&spec.seed)->default_value(0), "parameter initialisation seed")
+      ("out,o", cli::po::value(&out)->required(), "output TorchScript file");
+  cli::po::variables_map vm;
+  Status st = cli::Parse(desc, argc, argv, &vm);
+  if (st.ok()) st = ExportModel(spec, out);
+  if (st.ok())
+    std::printf("wrote %s model (%d layers, %lld -> %lld -> %lld) to %s\n", spec.arch.c_str(),
+                spec.layers, static_cast<long long>(spec.in_dim),
+                static_cast<long long>(spec.hidden), static_cast<long long>(spec.classes),
+                out.c_str());
+  return cli::ExitCode(argv[0], st);
 }
+
 }  // namespace dg

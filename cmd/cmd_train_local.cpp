@@ -1,11 +1,115 @@
-// Placeholder until this command is implemented.
-#include <cstdio>
+// `distgnn train-local`: the trainer on one process with the whole graph in
+// memory and in-process sampling (the baseline of distributed runs).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <thread>
 
 #include "cmd/cli.h"
+#include "common/dataset.h"
+#include "common/in_memory_graph.h"
+#include "common/logging.h"
+#include "common/minibatch.h"
+#include "roles/trainer/batch_provider.h"
+#include "roles/trainer/trainer.h"
 
 namespace dg {
-int RunTrainLocal(int argc, char** argv) {
-  std::fprintf(stderr, "%s: error: not implemented yet\n", argv[0]);
-  return 3;
+namespace {
+
+// Number of classes: --classes if given, else 1 + the largest label of a
+// labelled (split 0/1/2) node; every such label must be in [0, classes).
+Result<int64_t> CheckLabels(const InMemoryGraph& g, int64_t classes) {
+  auto labels = g.NodeData("labels");
+  if (!labels.ok())
+    return Status::InvalidArgument("dataset has no labels.npy (" + labels.status().message() + ")");
+  if (labels->dtype != DType::kInt64 || labels->shape.size() != 1)
+    return Status::InvalidArgument("labels.npy must be int64 [N], got " +
+                                   std::string(DTypeName(labels->dtype)) + labels->ShapeString());
+  DG_ASSIGN_OR_RETURN(Array split, g.NodeData("split"));
+  const int64_t* l = labels->as<int64_t>();
+  int64_t max_label = -1;
+  for (int v = 0; v < 3; ++v) {
+    DG_ASSIGN_OR_RETURN(std::vector<int64_t> ids, NodesWithSplit(split, v));
+    for (int64_t i : ids) {
+      if (l[i] < 0 || (classes > 0 && l[i] >= classes))
+        return Status::InvalidArgument("labels.npy: node " + std::to_string(i) + " has label " +
+                                       std::to_string(l[i]) + ", out of range [0, " +
+                                       (classes > 0 ? std::to_string(classes) : "inf") + ")");
+      max_label = std::max(max_label, l[i]);
+    }
+  }
+  return classes > 0 ? classes : max_label + 1;
 }
+
+Status Run(int argc, char** argv) {
+  std::string dataset_dir, fanouts_text, eval_fanouts_text;
+  bool undirected = false;
+  int sampler_threads = 1;
+  TrainerOptions o;
+  cli::po::options_description desc("distgnn train-local");
+  desc.add_options()("help,h", "show this help")
+      ("dataset", cli::po::value(&dataset_dir)->required(), "dataset directory")
+      ("undirected", cli::po::bool_switch(&undirected), "add the reverse of every edge")
+      ("model", cli::po::value(&o.model_path)->required(), "TorchScript model file")
+      ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first")
+      ("batch-size", cli::po::value(&o.batch_size)->default_value(1000), "seeds per mini-batch")
+      ("epochs", cli::po::value(&o.epochs)->default_value(10), "epochs")
+      ("lr", cli::po::value(&o.lr)->default_value(0.003), "learning rate")
+      ("optimizer", cli::po::value(&o.optimizer)->default_value("adam"), "adam | sgd")
+      ("weight-decay", cli::po::value(&o.weight_decay)->default_value(0.0), "L2 weight decay")
+      ("momentum", cli::po::value(&o.momentum)->default_value(0.0), "sgd momentum")
+      ("seed", cli::po::value(&o.seed)->default_value(0), "seed (shuffling, sampling, dropout)")
+      ("eval-every", cli::po::value(&o.eval_every)->default_value(1), "evaluate every k epochs")
+      ("eval-fanouts", cli::po::value(&eval_fanouts_text)->default_value("full"), "full | per-layer fanouts")
+      ("classes", cli::po::value(&o.num_classes)->default_value(0), "number of classes (default: max label + 1)")
+      ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = all cores)")
+      ("sampler-threads", cli::po::value(&sampler_threads)->default_value(1), "sampling worker threads")
+      ("resume", cli::po::bool_switch(&o.resume), "continue from RUN_DIR/checkpoint.pt")
+      ("save-predictions", cli::po::bool_switch(&o.save_predictions), "write predictions.npy (all nodes)")
+      ("save-embeddings", cli::po::bool_switch(&o.save_embeddings), "write embeddings.npy (all nodes)")
+      ("log-every", cli::po::value(&o.log_every)->default_value(20), "steps between progress lines")
+      ("out", cli::po::value(&o.out_dir)->required(), "run directory");
+  cli::po::variables_map vm;
+  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  SetupLogging("train-local", 0);
+  DG_ASSIGN_OR_RETURN(o.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
+  if (eval_fanouts_text != "full") {
+    DG_ASSIGN_OR_RETURN(o.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
+  }
+  if (o.batch_size <= 0)
+    return Status::InvalidArgument("--batch-size must be > 0, got " + std::to_string(o.batch_size));
+  for (int f : o.fanouts)
+    if (f == 0 || f < -1) return Status::InvalidArgument("--fanouts: each fanout must be > 0 or -1 (all)");
+
+  EdgeListOptions eo;
+  eo.undirected = undirected;
+  DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(dataset_dir, eo));
+  DG_ASSIGN_OR_RETURN(auto graph, InMemoryGraph::FromDataset(ds));
+  ds = Dataset();  // the graph holds what it needs
+  DG_ASSIGN_OR_RETURN(o.num_classes, CheckLabels(*graph, o.num_classes));
+  DG_ASSIGN_OR_RETURN(Array split, graph->NodeData("split"));
+  TrainerSeeds seeds;
+  DG_ASSIGN_OR_RETURN(seeds.train, NodesWithSplit(split, 0));
+  DG_ASSIGN_OR_RETURN(seeds.val, NodesWithSplit(split, 1));
+  DG_ASSIGN_OR_RETURN(seeds.test, NodesWithSplit(split, 2));
+  if (seeds.train.empty())
+    return Status::InvalidArgument(dataset_dir + "/split.npy: no training nodes (no entry equals 0)");
+  if (o.save_predictions || o.save_embeddings) {
+    seeds.predict.resize(graph->num_nodes());
+    for (int64_t i = 0; i < graph->num_nodes(); ++i) seeds.predict[i] = i;
+  }
+  spdlog::info("{}: {} nodes, {} edges, {} classes; {} train / {} val / {} test nodes",
+               dataset_dir, graph->num_nodes(), graph->num_edges(), o.num_classes,
+               seeds.train.size(), seeds.val.size(), seeds.test.size());
+  DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
+  LocalBatchProvider provider(graph.get(), sampler_threads, 4);
+  DG_RETURN_IF_ERROR(trainer->Fit(&provider, seeds));
+  spdlog::info("done; outputs in {}", o.out_dir);
+  return Status::OK();
+}
+
+}  // namespace
+
+int RunTrainLocal(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+
 }  // namespace dg

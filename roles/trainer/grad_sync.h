@@ -1,0 +1,56 @@
+// GradientSync: data parallelism across trainers over gloo (c10d), as PyTorch's
+// DistributedDataParallel does it.
+//
+// All trainers rendezvous at a c10d::TCPStore served by rank 0 at
+// (master_host, master_port); each binds its gloo transport to its own `host`
+// (never a guessed NIC). Gradients are all-reduced in flat buckets of about
+// `bucket_bytes` (not one call per tensor) and averaged. Every collective has
+// the `timeout`: a dead or frozen peer becomes a PeerLost/Timeout Status, never
+// a hang. Includes torch: use only inside roles/trainer.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dg {
+
+struct GradientSyncOptions {
+  std::string master_host = "127.0.0.1";  // where rank 0 serves the TCPStore
+  int master_port = 29500;
+  std::string host = "127.0.0.1";         // this trainer's own address (gloo binds it)
+  int rank = 0;
+  int world_size = 1;
+  double timeout_seconds = 60;            // rendezvous and every collective
+  int64_t bucket_bytes = 25 << 20;
+};
+
+class GradientSync {
+ public:
+  static Result<std::unique_ptr<GradientSync>> Connect(const GradientSyncOptions& options);
+  ~GradientSync();
+
+  int rank() const { return options_.rank; }
+  int world_size() const { return options_.world_size; }
+  // Overwrites `tensors` on every rank with rank 0's values.
+  Status Broadcast(const std::vector<torch::Tensor>& tensors);
+  // Sums `tensors` in place across ranks (bucketed), then divides by world size
+  // if `average`.
+  Status AllReduce(const std::vector<torch::Tensor>& tensors, bool average);
+  // Averages the gradients of `params` (an undefined grad counts as zeros).
+  Status AllReduceGradients(const std::vector<torch::Tensor>& params);
+
+ private:
+  struct Group;  // the c10d store and process group (kept out of this header)
+  explicit GradientSync(GradientSyncOptions options);
+  Status Run(const std::string& what, const std::vector<torch::Tensor>& flat, bool broadcast);
+
+  GradientSyncOptions options_;
+  std::unique_ptr<Group> g_;
+};
+
+}  // namespace dg

@@ -1,0 +1,199 @@
+#include "roles/trainer/model_export.h"
+
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include <sstream>
+#include <vector>
+
+namespace dg {
+namespace {
+
+// Layer widths: dims[0] = in, dims[l+1] = output width of layer l.
+std::vector<int64_t> LayerDims(const ModelSpec& s) {
+  std::vector<int64_t> dims{s.in_dim};
+  for (int l = 0; l + 1 < s.layers; ++l) dims.push_back(s.hidden);
+  dims.push_back(s.classes);
+  return dims;
+}
+
+// Shared helpers: destination index of every edge, and mean aggregation.
+const char kHelpers[] = R"TS(
+def _edge_dst(self, indptr: Tensor) -> Tensor:
+    return torch.repeat_interleave(indptr[1:] - indptr[:-1])
+
+def _mean(self, h: Tensor, indptr: Tensor, indices: Tensor, num_dst: int) -> Tensor:
+    deg = indptr[1:] - indptr[:-1]
+    out = torch.zeros([num_dst, h.size(1)], dtype=h.dtype)
+    out.index_add_(0, self._edge_dst(indptr), h.index_select(0, indices))
+    return out / deg.clamp(min=1).unsqueeze(1).to(h.dtype)
+
+def forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor:
+    assert len(blocks) == self.num_layers, "model has " + str(self.num_layers) + " layers but got " + str(len(blocks)) + " blocks"
+    h = x
+    for i in range(self.num_layers):
+        h = self.forward_layer(i, h, blocks[i])
+    return h
+)TS";
+
+std::string SageLayer(int l, int64_t in, int64_t out, bool last) {
+  std::ostringstream s;
+  s << "def _layer" << l << "(self, x: Tensor, indptr: Tensor, indices: Tensor, num_dst: int) -> Tensor:\n"
+    << "    x = torch.dropout(x, self.dropout, self.training)\n";
+  // A linear map commutes with the mean: project first when it shrinks rows.
+  if (out < in) {
+    s << "    n = self._mean(torch.matmul(x, self.w_neigh_" << l << ".t()), indptr, indices, num_dst)\n";
+  } else {
+    s << "    n = torch.matmul(self._mean(x, indptr, indices, num_dst), self.w_neigh_" << l << ".t())\n";
+  }
+  s << "    h = torch.matmul(x[:num_dst], self.w_self_" << l << ".t()) + n + self.b_" << l << "\n";
+  if (!last) s << "    h = torch.relu(h)\n";
+  s << "    return h\n";
+  return s.str();
+}
+
+std::string GcnLayer(int l, int64_t in, int64_t out, bool last) {
+  std::ostringstream s;
+  s << "def _layer" << l << "(self, x: Tensor, indptr: Tensor, indices: Tensor, num_dst: int) -> Tensor:\n"
+    << "    x = torch.dropout(x, self.dropout, self.training)\n"
+    << "    num_src = x.size(0)\n"
+    << "    deg_in = (indptr[1:] - indptr[:-1]).to(x.dtype) + 1.0\n"
+    << "    deg_out = torch.zeros([num_src], dtype=x.dtype)\n"
+    << "    deg_out.index_add_(0, indices, torch.ones([indices.size(0)], dtype=x.dtype))\n"
+    << "    self_loop = torch.cat([torch.ones([num_dst], dtype=x.dtype), torch.zeros([num_src - num_dst], dtype=x.dtype)])\n"
+    << "    h = x * (deg_out + self_loop).rsqrt().unsqueeze(1)\n";
+  if (out < in) s << "    h = torch.matmul(h, self.w_" << l << ".t())\n";
+  s << "    agg = torch.zeros([num_dst, h.size(1)], dtype=h.dtype)\n"
+    << "    agg.index_add_(0, self._edge_dst(indptr), h.index_select(0, indices))\n"
+    << "    agg = (agg + h[:num_dst]) * deg_in.rsqrt().unsqueeze(1)\n";
+  if (!(out < in)) s << "    agg = torch.matmul(agg, self.w_" << l << ".t())\n";
+  s << "    h = agg + self.b_" << l << "\n";
+  if (!last) s << "    h = torch.relu(h)\n";
+  s << "    return h\n";
+  return s.str();
+}
+
+std::string GatLayer(int l, int heads, int64_t per_head, bool last) {
+  std::ostringstream s;
+  s << "def _layer" << l << "(self, x: Tensor, indptr: Tensor, indices: Tensor, num_dst: int) -> Tensor:\n"
+    << "    H = " << heads << "\n    F = " << per_head << "\n"
+    << "    x = torch.dropout(x, self.dropout, self.training)\n"
+    << "    num_src = x.size(0)\n"
+    << "    f = torch.matmul(x, self.w_" << l << ".t()).view(num_src, H, F)\n"
+    << "    el = (f * self.attn_l_" << l << ").sum(-1)\n"
+    << "    er = (f[:num_dst] * self.attn_r_" << l << ").sum(-1)\n"
+    << "    loop = torch.arange(num_dst, dtype=indices.dtype)\n"
+    << "    src = torch.cat([indices, loop])\n"
+    << "    dst = torch.cat([self._edge_dst(indptr), loop])\n"
+    << "    e = torch.leaky_relu(el.index_select(0, src) + er.index_select(0, dst), 0.2)\n"
+    << "    idx = dst.unsqueeze(1).expand(-1, H)\n"
+    << "    emax = torch.full([num_dst, H], -1e30, dtype=x.dtype).scatter_reduce(0, idx, e, \"amax\", include_self=True)\n"
+    << "    a = torch.exp(e - emax.index_select(0, dst))\n"
+    << "    denom = torch.zeros([num_dst, H], dtype=x.dtype)\n"
+    << "    denom.index_add_(0, dst, a)\n"
+    << "    a = a / denom.index_select(0, dst)\n"
+    << "    a = torch.dropout(a, self.attn_dropout, self.training)\n"
+    << "    out = torch.zeros([num_dst, H, F], dtype=x.dtype)\n"
+    << "    out.index_add_(0, dst, f.index_select(0, src) * a.unsqueeze(-1))\n"
+    << "    out = out + self.b_" << l << ".view(1, H, F)\n";
+  if (last) s << "    return out.mean(1)\n";
+  else s << "    return torch.elu(out).reshape(num_dst, H * F)\n";
+  return s.str();
+}
+
+int GatHeads(const ModelSpec& s, int l) { return l + 1 == s.layers ? 1 : s.heads; }
+
+}  // namespace
+
+Status ValidateModelSpec(const ModelSpec& s) {
+  if (s.arch != "sage" && s.arch != "gcn" && s.arch != "gat")
+    return Status::InvalidArgument("--arch: unknown architecture '" + s.arch +
+                                   "' (expected sage, gcn or gat)");
+  if (s.in_dim <= 0) return Status::InvalidArgument("--in-dim: must be > 0");
+  if (s.hidden <= 0) return Status::InvalidArgument("--hidden: must be > 0");
+  if (s.classes <= 0) return Status::InvalidArgument("--classes: must be > 0");
+  if (s.layers <= 0 || s.layers > 8) return Status::InvalidArgument("--layers: must be in [1, 8]");
+  if (s.dropout < 0 || s.dropout >= 1) return Status::InvalidArgument("--dropout: must be in [0, 1)");
+  if (s.attn_dropout < 0 || s.attn_dropout >= 1)
+    return Status::InvalidArgument("--attn-dropout: must be in [0, 1)");
+  if (s.arch == "gat") {
+    if (s.heads <= 0) return Status::InvalidArgument("--heads: must be > 0");
+    if (s.hidden % s.heads != 0)
+      return Status::InvalidArgument("--hidden " + std::to_string(s.hidden) +
+                                     " is not divisible by --heads " + std::to_string(s.heads));
+  }
+  return Status::OK();
+}
+
+Result<std::string> ModelSource(const ModelSpec& spec) {
+  DG_RETURN_IF_ERROR(ValidateModelSpec(spec));
+  const std::vector<int64_t> dims = LayerDims(spec);
+  std::ostringstream s;
+  s << kHelpers << "\n";
+  for (int l = 0; l < spec.layers; ++l) {
+    bool last = l + 1 == spec.layers;
+    if (spec.arch == "sage") s << SageLayer(l, dims[l], dims[l + 1], last);
+    if (spec.arch == "gcn") s << GcnLayer(l, dims[l], dims[l + 1], last);
+    if (spec.arch == "gat") {
+      int h = GatHeads(spec, l);
+      s << GatLayer(l, h, dims[l + 1] / h, last);
+    }
+    s << "\n";
+  }
+  s << "def forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor:\n"
+    << "    indptr, indices, num_dst = block\n";
+  for (int l = 0; l < spec.layers; ++l)
+    s << "    if layer == " << l << ":\n        return self._layer" << l
+      << "(x, indptr, indices, num_dst)\n";
+  s << "    assert False, \"layer \" + str(layer) + \" out of range\"\n    return x\n";
+  return s.str();
+}
+
+Status ExportModel(const ModelSpec& spec, const std::string& path) {
+  DG_ASSIGN_OR_RETURN(std::string source, ModelSource(spec));
+  const std::vector<int64_t> dims = LayerDims(spec);
+  try {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(static_cast<uint64_t>(spec.seed));
+    const double gain = std::sqrt(2.0);  // relu gain, as DGL initialises its layers
+    torch::jit::Module m(spec.arch == "sage" ? "DistgnnSAGE"
+                         : spec.arch == "gcn" ? "DistgnnGCN" : "DistgnnGAT");
+    auto init = [&](std::vector<int64_t> shape) {
+      torch::Tensor t = torch::empty(shape);
+      torch::nn::init::xavier_uniform_(t, gain);
+      return t;
+    };
+    for (int l = 0; l < spec.layers; ++l) {
+      const std::string L = std::to_string(l);
+      int64_t in = dims[l], out = dims[l + 1];
+      if (spec.arch == "sage") {
+        m.register_parameter("w_self_" + L, init({out, in}), false);
+        m.register_parameter("w_neigh_" + L, init({out, in}), false);
+      } else if (spec.arch == "gcn") {
+        m.register_parameter("w_" + L, init({out, in}), false);
+      } else {
+        int64_t h = GatHeads(spec, l);
+        m.register_parameter("w_" + L, init({out, in}), false);
+        m.register_parameter("attn_l_" + L, init({1, h, out / h}), false);
+        m.register_parameter("attn_r_" + L, init({1, h, out / h}), false);
+      }
+      m.register_parameter("b_" + L, torch::zeros({out}), false);
+    }
+    if (!m.hasattr("training")) m.register_attribute("training", c10::BoolType::get(), true);
+    m.register_attribute("num_layers", c10::IntType::get(), static_cast<int64_t>(spec.layers));
+    m.register_attribute("dropout", c10::FloatType::get(), spec.dropout);
+    m.register_attribute("attn_dropout", c10::FloatType::get(), spec.attn_dropout);
+    m.register_attribute("arch", c10::StringType::get(), spec.arch);
+    m.register_attribute("in_dim", c10::IntType::get(), spec.in_dim);
+    m.register_attribute("num_classes", c10::IntType::get(), spec.classes);
+    m.define(source);
+    m.save(path);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    return Status::Internal("model export (" + spec.arch + ") to " + path + ": " +
+                            what.substr(0, what.find('\n', 400)));
+  }
+  return Status::OK();
+}
+
+}  // namespace dg

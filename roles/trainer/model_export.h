@@ -1,0 +1,42 @@
+// Ready-made GNN models (GraphSAGE-mean, GCN, GAT) written as TorchScript
+// source and compiled in C++: `distgnn model export` needs no Python.
+//
+// Every exported module follows the model contract (DESIGN.md):
+//   forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor
+// and also offers
+//   forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor
+//   attributes num_layers: int, arch: str, in_dim: int, num_classes: int
+// Dropout is applied to the input of every layer while training.
+//   sage: h_dst W_self + mean_{j in N(i)} h_j W_neigh + b (DGL SAGEConv 'mean')
+//   gcn:  D_in^-1/2 (A + I) D_out^-1/2 H W + b (self loops added per block)
+//   gat:  multi-head attention with self loops; hidden layers concatenate
+//         `heads` heads of hidden/heads features (elu), the last layer has 1 head.
+// Parameters are initialised deterministically from `seed`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace dg {
+
+struct ModelSpec {
+  std::string arch = "sage";  // sage | gcn | gat
+  int64_t in_dim = 0;
+  int64_t hidden = 256;
+  int64_t classes = 0;
+  int layers = 2;
+  double dropout = 0.5;
+  double attn_dropout = 0.5;  // gat only
+  int heads = 8;              // gat only
+  uint64_t seed = 0;
+};
+
+Status ValidateModelSpec(const ModelSpec& spec);
+// The TorchScript source of the module's methods (for inspection and tests).
+Result<std::string> ModelSource(const ModelSpec& spec);
+// Compiles the model and saves it as a TorchScript archive at `path`.
+Status ExportModel(const ModelSpec& spec, const std::string& path);
+
+}  // namespace dg

@@ -1,0 +1,94 @@
+#include "roles/trainer/model_runner.h"
+
+#include <fstream>
+
+namespace dg {
+namespace {
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+}  // namespace
+
+Result<torch::jit::Module> LoadModel(const std::string& path) {
+  if (!std::ifstream(path).good())
+    return Status::NotFound("model file " + path + ": not found or not readable");
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(path);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("model file " + path +
+                                   ": not a TorchScript archive (save it with torch.jit.save "
+                                   "or `distgnn model export`): " + FirstLine(e.what()));
+  }
+  DG_RETURN_IF_ERROR(CheckModelContract(module, path));
+  return module;
+}
+
+Status CheckModelContract(const torch::jit::Module& module, const std::string& path) {
+  const char kWant[] =
+      "forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor";
+  auto method = module.find_method("forward");
+  if (!method)
+    return Status::InvalidArgument("model file " + path + ": has no forward method (expected " +
+                                   kWant + ")");
+  const c10::FunctionSchema& schema = method->function().getSchema();
+  std::ostringstream found;
+  found << schema;
+  auto fail = [&](const std::string& what) {
+    return Status::InvalidArgument("model file " + path + ": forward does not fit the model contract: " +
+                                   what + " (found " + found.str() + ", expected " + kWant + ")");
+  };
+  const auto& args = schema.arguments();
+  if (args.size() != 3)
+    return fail("it takes " + std::to_string(args.size() > 0 ? args.size() - 1 : 0) +
+                " arguments, expected 2 (x, blocks)");
+  if (!args[1].type()->isSubtypeOf(*c10::TensorType::get()))
+    return fail("argument 1 '" + args[1].name() + "' has type " + args[1].type()->str() +
+                ", expected Tensor");
+  auto want_blocks = c10::ListType::create(c10::TupleType::create(
+      {c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
+  if (*args[2].type() != *want_blocks)
+    return fail("argument 2 '" + args[2].name() + "' has type " + args[2].type()->str() +
+                ", expected List[Tuple[Tensor, Tensor, int]]");
+  if (schema.returns().size() != 1 ||
+      !schema.returns()[0].type()->isSubtypeOf(*c10::TensorType::get()))
+    return fail("it must return one Tensor");
+  return Status::OK();
+}
+
+bool HasForwardLayer(const torch::jit::Module& module) {
+  return module.find_method("forward_layer").has_value();
+}
+
+torch::Tensor ArrayTensor(const Array& a) {
+  c10::ScalarType t;
+  switch (a.dtype) {
+    case DType::kFloat32: t = torch::kFloat32; break;
+    case DType::kFloat64: t = torch::kFloat64; break;
+    case DType::kInt64: t = torch::kInt64; break;
+    case DType::kInt32: t = torch::kInt32; break;
+    case DType::kInt8: t = torch::kInt8; break;
+    case DType::kUInt8: t = torch::kUInt8; break;
+    default: t = torch::kBool; break;
+  }
+  std::shared_ptr<void> holder = a.holder;
+  return torch::from_blob(a.data, a.shape, [holder](void*) {}, torch::TensorOptions().dtype(t));
+}
+
+torch::Tensor VectorTensor(const std::vector<int64_t>& v) {
+  return torch::from_blob(const_cast<int64_t*>(v.data()), {static_cast<int64_t>(v.size())},
+                          torch::kInt64);
+}
+
+torch::IValue BlockValue(const Block& b) {
+  return c10::ivalue::Tuple::create(
+      {torch::IValue(VectorTensor(b.indptr)), torch::IValue(VectorTensor(b.indices)),
+       torch::IValue(b.num_dst)});
+}
+
+torch::IValue BlocksValue(const MiniBatch& batch) {
+  c10::impl::GenericList list(c10::TupleType::create(
+      {c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
+  for (const auto& b : batch.blocks) list.push_back(BlockValue(b));
+  return list;
+}
+
+}  // namespace dg

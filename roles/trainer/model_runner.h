@@ -1,0 +1,30 @@
+// Loading a TorchScript model, checking it against the model contract, and
+// turning a MiniBatch into its arguments. Includes torch: roles/trainer only.
+//
+// Contract (DESIGN.md): forward(self, x: Tensor, blocks: List[Tuple[Tensor,
+// Tensor, int]]) -> Tensor. A module that does not fit gets a message naming the
+// file, the schema found and what is wrong.
+#pragma once
+
+#include <torch/script.h>
+
+#include <string>
+
+#include "common/minibatch.h"
+#include "common/status.h"
+
+namespace dg {
+
+Result<torch::jit::Module> LoadModel(const std::string& path);
+Status CheckModelContract(const torch::jit::Module& module, const std::string& path);
+bool HasForwardLayer(const torch::jit::Module& module);
+
+// A tensor sharing the Array's memory (keeps its holder alive).
+torch::Tensor ArrayTensor(const Array& array);
+// A tensor over a vector's memory (no copy; the vector must outlive it).
+torch::Tensor VectorTensor(const std::vector<int64_t>& v);
+torch::IValue BlockValue(const Block& block);
+// List[Tuple[Tensor, Tensor, int]] of the batch's blocks.
+torch::IValue BlocksValue(const MiniBatch& batch);
+
+}  // namespace dg

@@ -1,0 +1,556 @@
+#include "roles/trainer/trainer.h"
+
+#include <ATen/Parallel.h>
+#include <spdlog/spdlog.h>
+#include <torch/script.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "common/neighbor_sampling.h"
+#include "common/npy.h"
+#include "roles/trainer/grad_sync.h"
+#include "roles/trainer/model_runner.h"
+
+namespace dg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::string Num(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+Status AppendLine(const std::string& path, const std::string& line) {
+  std::ofstream f(path, std::ios::app);
+  f << line << "\n";
+  f.flush();
+  if (!f) return Status::IOError("write " + path + " failed");
+  return Status::OK();
+}
+
+}  // namespace
+
+struct Trainer::Impl {
+  TrainerOptions opt;
+  torch::jit::Module module;
+  std::vector<std::string> names;
+  std::vector<torch::Tensor> params;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  std::unique_ptr<GradientSync> sync;
+  std::vector<EpochStats> history;
+  // Best validation so far.
+  int64_t best_epoch = 0;
+  double best_val = -1, best_test = -1;
+  std::vector<torch::Tensor> best_params;
+  bool tty = false;
+
+  int64_t EvalBatchSize() const {
+    return opt.eval_batch_size > 0 ? opt.eval_batch_size : std::max<int64_t>(opt.batch_size, 1024);
+  }
+  bool writer() const { return opt.dp.rank == 0 && !opt.out_dir.empty(); }
+  std::string OutPath(const std::string& name) const { return opt.out_dir + "/" + name; }
+
+  Status Step(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
+              int64_t* count);
+  Result<torch::Tensor> Forward(const MiniBatch& mb);
+  Status SaveCheckpoint(int64_t epoch);
+  Result<int64_t> LoadCheckpoint();
+  Status WriteModel(const std::string& path, bool best);
+  Status Predict(BatchProvider* provider, const std::vector<int64_t>& nodes);
+  void Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed, double wait,
+                bool done);
+};
+
+Trainer::Trainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Trainer::~Trainer() = default;
+const std::vector<EpochStats>& Trainer::history() const { return impl_->history; }
+
+Result<std::unique_ptr<Trainer>> Trainer::Create(const TrainerOptions& o) {
+  if (o.batch_size <= 0)
+    return Status::InvalidArgument("--batch-size must be > 0, got " + std::to_string(o.batch_size));
+  if (o.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
+  if (o.epochs < 0) return Status::InvalidArgument("--epochs must be >= 0");
+  if (o.eval_every <= 0) return Status::InvalidArgument("--eval-every must be > 0");
+  if (o.optimizer != "adam" && o.optimizer != "sgd")
+    return Status::InvalidArgument("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
+  if (!o.eval_fanouts.empty() && o.eval_fanouts.size() != o.fanouts.size())
+    return Status::InvalidArgument("--eval-fanouts has " + std::to_string(o.eval_fanouts.size()) +
+                                   " layers but --fanouts has " + std::to_string(o.fanouts.size()));
+  auto impl = std::make_unique<Impl>();
+  impl->opt = o;
+  impl->tty = !o.quiet && isatty(STDERR_FILENO);
+  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  at::set_num_threads(std::max(1, threads));
+  torch::manual_seed(o.seed);
+  DG_ASSIGN_OR_RETURN(impl->module, LoadModel(o.model_path));
+  if (impl->module.hasattr("num_layers")) {
+    int64_t layers = impl->module.attr("num_layers").toInt();
+    if (layers != static_cast<int64_t>(o.fanouts.size()))
+      return Status::InvalidArgument("model file " + o.model_path + " has " +
+                                     std::to_string(layers) + " layers but --fanouts gives " +
+                                     std::to_string(o.fanouts.size()));
+  }
+  if (o.save_embeddings && !HasForwardLayer(impl->module))
+    return Status::InvalidArgument("--save-embeddings needs a model with forward_layer(layer, x, block); " +
+                                   o.model_path + " has none");
+  for (const auto& p : impl->module.named_parameters(/*recurse=*/true)) {
+    impl->names.push_back(p.name);
+    impl->params.push_back(p.value);
+    p.value.set_requires_grad(true);
+  }
+  if (impl->params.empty())
+    return Status::InvalidArgument("model file " + o.model_path + ": has no parameters to train");
+  if (o.optimizer == "adam") {
+    impl->optimizer = std::make_unique<torch::optim::Adam>(
+        impl->params, torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
+  } else {
+    impl->optimizer = std::make_unique<torch::optim::SGD>(
+        impl->params,
+        torch::optim::SGDOptions(o.lr).weight_decay(o.weight_decay).momentum(o.momentum));
+  }
+  if (o.dp.world_size > 1) {
+    GradientSyncOptions so;
+    so.master_host = o.dp.master_host;
+    so.master_port = o.dp.master_port;
+    so.host = o.dp.host;
+    so.rank = o.dp.rank;
+    so.world_size = o.dp.world_size;
+    so.timeout_seconds = o.dp.timeout_seconds;
+    DG_ASSIGN_OR_RETURN(impl->sync, GradientSync::Connect(so));
+    DG_RETURN_IF_ERROR(impl->sync->Broadcast(impl->params));
+  }
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec) return Status::IOError("create run directory " + o.out_dir + ": " + ec.message());
+  }
+  return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
+}
+
+Result<torch::Tensor> Trainer::Impl::Forward(const MiniBatch& mb) {
+  if (mb.blocks.size() != opt.fanouts.size())
+    return Status::InvalidArgument("batch has " + std::to_string(mb.blocks.size()) +
+                                   " blocks, expected " + std::to_string(opt.fanouts.size()));
+  if (mb.features.dtype != DType::kFloat32 || mb.features.shape.size() != 2)
+    return Status::InvalidArgument("features must be a float32 [N, F] array, got " +
+                                   std::string(DTypeName(mb.features.dtype)) +
+                                   mb.features.ShapeString());
+  torch::Tensor out;
+  try {
+    out = module.forward({ArrayTensor(mb.features), BlocksValue(mb)}).toTensor();
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("model " + opt.model_path + ": forward failed on a batch with " +
+                                   std::to_string(mb.features.shape[1]) + "-dim features: " +
+                                   FirstLine(e.what()));
+  }
+  const int64_t rows = static_cast<int64_t>(mb.seeds.size());
+  if (out.dim() != 2 || out.size(0) != rows)
+    return Status::InvalidArgument("model " + opt.model_path + ": forward returned shape " +
+                                   c10::str(out.sizes()) + ", expected one row per seed [" +
+                                   std::to_string(rows) + ", " + std::to_string(opt.num_classes) +
+                                   "]");
+  if (opt.num_classes > 0 && out.size(1) != opt.num_classes)
+    return Status::InvalidArgument("model " + opt.model_path + ": output width " +
+                                   std::to_string(out.size(1)) + " != number of classes " +
+                                   std::to_string(opt.num_classes));
+  return out;
+}
+
+Status Trainer::Impl::Step(const std::vector<const MiniBatch*>& batches, double* loss,
+                           int64_t* correct, int64_t* count) {
+  module.train(true);
+  optimizer->zero_grad();
+  double total_loss = 0;
+  int64_t ok = 0, n = 0;
+  for (const MiniBatch* mb : batches) {
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(*mb));
+    if (mb->labels.dtype != DType::kInt64 || mb->labels.rows() != logits.size(0))
+      return Status::InvalidArgument("labels must be int64 with one row per seed");
+    torch::Tensor labels = ArrayTensor(mb->labels).reshape({-1});
+    if (labels.numel() > 0) {
+      int64_t lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
+      if (lo < 0 || hi >= logits.size(1))
+        return Status::InvalidArgument("label " + std::to_string(lo < 0 ? lo : hi) +
+                                       " of a training node is out of range [0, " +
+                                       std::to_string(logits.size(1)) + ")");
+    }
+    torch::Tensor l = torch::nn::functional::cross_entropy(logits, labels);
+    try {
+      (l / static_cast<double>(batches.size())).backward();
+    } catch (const std::exception& e) {
+      return Status::Internal("backward failed: " + FirstLine(e.what()));
+    }
+    total_loss += l.item<double>();
+    ok += logits.argmax(1).eq(labels).sum().item<int64_t>();
+    n += labels.numel();
+  }
+  if (sync) DG_RETURN_IF_ERROR(sync->AllReduceGradients(params));
+  optimizer->step();
+  *loss = total_loss / std::max<size_t>(1, batches.size());
+  *correct = ok;
+  *count = n;
+  return Status::OK();
+}
+
+Status Trainer::TrainStep(const std::vector<const MiniBatch*>& batches, double* loss,
+                          int64_t* correct, int64_t* count) {
+  return impl_->Step(batches, loss, correct, count);
+}
+
+void Trainer::Impl::Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed,
+                             double wait, bool done) {
+  if (opt.quiet || opt.dp.rank != 0) return;
+  double sps = elapsed > 0 ? step / elapsed : 0;
+  double wf = elapsed > 0 ? wait / elapsed : 0;
+  if (tty) {
+    std::fprintf(stderr, "\repoch %lld  step %lld  loss %.4f  acc %.4f  %.1f steps/s  wait %.0f%%   ",
+                 static_cast<long long>(epoch), static_cast<long long>(step), loss, acc, sps,
+                 100 * wf);
+    if (done) std::fprintf(stderr, "\n");
+  } else if (done || (opt.log_every > 0 && step % opt.log_every == 0)) {
+    spdlog::info("epoch {} step {} loss {:.4f} acc {:.4f} {:.1f} steps/s wait {:.0f}%", epoch, step,
+                 loss, acc, sps, 100 * wf);
+  }
+}
+
+Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vector<int64_t>& seeds,
+                                       int64_t epoch) {
+  Impl& s = *impl_;
+  EpochRequest req;
+  req.epoch = epoch;
+  req.seeds = seeds;
+  req.batch_size = s.opt.batch_size;
+  req.shuffle = true;
+  req.fanouts = s.opt.fanouts;
+  req.job_seed = s.opt.seed;
+  DG_RETURN_IF_ERROR(provider->BeginEpoch(req));
+  EpochStats st;
+  st.epoch = epoch;
+  auto t0 = Clock::now();
+  double loss_sum = 0;
+  int64_t correct = 0, count = 0;
+  MiniBatch mb;
+  while (true) {
+    auto tw = Clock::now();
+    DG_ASSIGN_OR_RETURN(bool more, provider->Next(&mb));
+    st.wait_seconds += Since(tw);
+    if (!more) break;
+    auto tc = Clock::now();
+    double loss;
+    int64_t c, n;
+    DG_RETURN_IF_ERROR(s.Step({&mb}, &loss, &c, &n));
+    st.compute_seconds += Since(tc);
+    st.sample_seconds += mb.sample_seconds;
+    st.gather_seconds += mb.gather_seconds;
+    ++st.steps;
+    loss_sum += loss;
+    correct += c;
+    count += n;
+    s.Progress(epoch, st.steps, loss_sum / st.steps, count ? double(correct) / count : 0,
+               Since(t0), st.wait_seconds, false);
+  }
+  st.seconds = Since(t0);
+  // Epoch loss and accuracy over all trainers.
+  if (s.sync) {
+    torch::Tensor agg = torch::tensor({loss_sum, double(st.steps), double(correct), double(count)},
+                                      torch::kFloat64);
+    DG_RETURN_IF_ERROR(s.sync->AllReduce({agg}, false));
+    loss_sum = agg[0].item<double>();
+    st.loss = agg[1].item<double>() > 0 ? loss_sum / agg[1].item<double>() : 0;
+    correct = static_cast<int64_t>(agg[2].item<double>());
+    count = static_cast<int64_t>(agg[3].item<double>());
+  } else {
+    st.loss = st.steps ? loss_sum / st.steps : 0;
+  }
+  st.train_acc = count ? double(correct) / count : 0;
+  s.Progress(epoch, st.steps, st.loss, st.train_acc, st.seconds, st.wait_seconds, true);
+  return st;
+}
+
+Result<double> Trainer::Evaluate(BatchProvider* provider, const std::vector<int64_t>& seeds) {
+  Impl& s = *impl_;
+  EpochRequest req;
+  req.seeds = seeds;
+  req.batch_size = s.EvalBatchSize();
+  req.shuffle = false;
+  req.fanouts = s.opt.eval_fanouts.empty() ? std::vector<int>(s.opt.fanouts.size(), -1)
+                                           : s.opt.eval_fanouts;
+  req.job_seed = MixSeed(s.opt.seed, 0xe7a1);
+  DG_RETURN_IF_ERROR(provider->BeginEpoch(req));
+  torch::NoGradGuard no_grad;
+  s.module.train(false);
+  int64_t correct = 0, count = 0;
+  MiniBatch mb;
+  while (true) {
+    DG_ASSIGN_OR_RETURN(bool more, provider->Next(&mb));
+    if (!more) break;
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, s.Forward(mb));
+    torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
+    correct += logits.argmax(1).eq(labels).sum().item<int64_t>();
+    count += labels.numel();
+  }
+  if (s.sync) {
+    torch::Tensor agg = torch::tensor({double(correct), double(count)}, torch::kFloat64);
+    DG_RETURN_IF_ERROR(s.sync->AllReduce({agg}, false));
+    correct = static_cast<int64_t>(agg[0].item<double>());
+    count = static_cast<int64_t>(agg[1].item<double>());
+  }
+  return count ? double(correct) / count : 0.0;
+}
+
+std::vector<float> Trainer::ParameterVector() const {
+  std::vector<float> out;
+  for (const auto& p : impl_->params) {
+    torch::Tensor c = p.detach().to(torch::kFloat32).contiguous().reshape({-1});
+    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  }
+  return out;
+}
+
+Status Trainer::Impl::WriteModel(const std::string& path, bool best) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> saved;
+  if (best && !best_params.empty()) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      saved.push_back(params[i].detach().clone());
+      params[i].detach().copy_(best_params[i]);
+    }
+  }
+  Status st;
+  try {
+    module.train(false);
+    module.save(path + ".tmp");
+    std::filesystem::rename(path + ".tmp", path);
+  } catch (const std::exception& e) {
+    st = Status::IOError("write model " + path + ": " + FirstLine(e.what()));
+  }
+  for (size_t i = 0; i < saved.size(); ++i) params[i].detach().copy_(saved[i]);
+  return st;
+}
+
+Status Trainer::SaveModel(const std::string& path) { return impl_->WriteModel(path, false); }
+
+Status Trainer::Impl::SaveCheckpoint(int64_t epoch) {
+  const std::string path = OutPath("checkpoint.pt");
+  try {
+    torch::serialize::OutputArchive ar;
+    for (size_t i = 0; i < params.size(); ++i) ar.write("param." + names[i], params[i].detach());
+    for (size_t i = 0; i < best_params.size(); ++i) ar.write("best." + names[i], best_params[i]);
+    ar.write("epoch", torch::tensor(epoch));
+    ar.write("best_epoch", torch::tensor(best_epoch));
+    ar.write("best_val", torch::tensor(best_val, torch::kFloat64));
+    ar.write("best_test", torch::tensor(best_test, torch::kFloat64));
+    ar.write("rng", at::detail::getDefaultCPUGenerator().get_state());
+    torch::serialize::OutputArchive opt_ar;
+    optimizer->save(opt_ar);
+    ar.write("optimizer", opt_ar);
+    ar.save_to(path + ".tmp");
+    std::filesystem::rename(path + ".tmp", path);
+  } catch (const std::exception& e) {
+    return Status::IOError("write checkpoint " + path + ": " + FirstLine(e.what()));
+  }
+  return Status::OK();
+}
+
+// Returns the epoch stored in the checkpoint (0 = none found).
+Result<int64_t> Trainer::Impl::LoadCheckpoint() {
+  const std::string path = OutPath("checkpoint.pt");
+  if (!std::filesystem::exists(path)) return int64_t{0};
+  int64_t epoch = 0;
+  try {
+    torch::NoGradGuard no_grad;
+    torch::serialize::InputArchive ar;
+    ar.load_from(path);
+    torch::Tensor t;
+    for (size_t i = 0; i < params.size(); ++i) {
+      ar.read("param." + names[i], t);
+      if (!t.sizes().equals(params[i].sizes()))
+        return Status::InvalidArgument("checkpoint " + path + ": parameter " + names[i] +
+                                       " has shape " + c10::str(t.sizes()) + ", the model has " +
+                                       c10::str(params[i].sizes()));
+      params[i].detach().copy_(t);
+    }
+    best_params.clear();
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!ar.try_read("best." + names[i], t)) break;
+      best_params.push_back(t.clone());
+    }
+    ar.read("epoch", t);
+    epoch = t.item<int64_t>();
+    ar.read("best_epoch", t);
+    best_epoch = t.item<int64_t>();
+    ar.read("best_val", t);
+    best_val = t.item<double>();
+    ar.read("best_test", t);
+    best_test = t.item<double>();
+    ar.read("rng", t);
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    gen.set_state(t);
+    torch::serialize::InputArchive opt_ar;
+    ar.read("optimizer", opt_ar);
+    optimizer->load(opt_ar);
+  } catch (const std::exception& e) {
+    return Status::Corruption("checkpoint " + path + ": cannot be loaded for model " +
+                              opt.model_path + ": " + FirstLine(e.what()));
+  }
+  return epoch;
+}
+
+Status Trainer::Impl::Predict(BatchProvider* provider, const std::vector<int64_t>& nodes) {
+  EpochRequest req;
+  req.seeds = nodes;
+  req.batch_size = EvalBatchSize();
+  req.shuffle = false;
+  req.labels = false;
+  req.fanouts = opt.eval_fanouts.empty() ? std::vector<int>(opt.fanouts.size(), -1) : opt.eval_fanouts;
+  req.job_seed = MixSeed(opt.seed, 0x9ed1);
+  DG_RETURN_IF_ERROR(provider->BeginEpoch(req));
+  torch::NoGradGuard no_grad;
+  module.train(false);
+  std::vector<torch::Tensor> preds, embs;
+  MiniBatch mb;
+  while (true) {
+    DG_ASSIGN_OR_RETURN(bool more, provider->Next(&mb));
+    if (!more) break;
+    if (opt.save_embeddings) {
+      try {
+        torch::Tensor h = ArrayTensor(mb.features);
+        const int L = static_cast<int>(mb.blocks.size());
+        for (int l = 0; l < L; ++l) {
+          if (l == L - 1) embs.push_back(h.narrow(0, 0, mb.blocks[l].num_dst).clone());
+          h = module.get_method("forward_layer")({int64_t{l}, h, BlockValue(mb.blocks[l])}).toTensor();
+        }
+        preds.push_back(h.argmax(1));
+      } catch (const std::exception& e) {
+        return Status::InvalidArgument("model " + opt.model_path + ": forward_layer failed: " +
+                                       FirstLine(e.what()));
+      }
+    } else {
+      DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
+      preds.push_back(logits.argmax(1));
+    }
+  }
+  if (opt.save_predictions) {
+    torch::Tensor p = torch::cat(preds).to(torch::kInt64).contiguous();
+    Array a = Array::Zeros(DType::kInt64, {p.size(0)});
+    std::memcpy(a.data, p.data_ptr(), a.nbytes());
+    DG_RETURN_IF_ERROR(NpyWrite(OutPath("predictions.npy"), a));
+  }
+  if (opt.save_embeddings) {
+    torch::Tensor e = torch::cat(embs).to(torch::kFloat32).contiguous();
+    Array a = Array::Zeros(DType::kFloat32, {e.size(0), e.size(1)});
+    std::memcpy(a.data, e.data_ptr(), a.nbytes());
+    DG_RETURN_IF_ERROR(NpyWrite(OutPath("embeddings.npy"), a));
+  }
+  return Status::OK();
+}
+
+Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
+  Impl& s = *impl_;
+  const std::string metrics = s.OutPath("metrics.jsonl");
+  int64_t start = 1;
+  if (s.opt.resume) {
+    DG_ASSIGN_OR_RETURN(int64_t done, s.LoadCheckpoint());
+    if (done == 0) {
+      spdlog::warn("--resume: no checkpoint in {}, starting at epoch 1", s.opt.out_dir);
+    } else {
+      spdlog::info("resuming after epoch {} from {}", done, s.OutPath("checkpoint.pt"));
+      if (s.sync) DG_RETURN_IF_ERROR(s.sync->Broadcast(s.params));
+    }
+    start = done + 1;
+  }
+  if (s.writer()) {
+    // Keep the metrics of the epochs the checkpoint covers; drop the rest.
+    std::vector<std::string> keep;
+    std::ifstream in(metrics);
+    for (std::string line; std::getline(in, line);) {
+      auto pos = line.find("\"epoch\":");
+      if (pos == std::string::npos) continue;
+      if (std::stoll(line.substr(pos + 8)) < start) keep.push_back(line);
+    }
+    std::ofstream out(metrics, std::ios::trunc);
+    for (const auto& l : keep) out << l << "\n";
+    if (!out) return Status::IOError("write " + metrics + " failed");
+  }
+  if (seeds.train.empty())
+    return Status::InvalidArgument("no training nodes for trainer " + std::to_string(s.opt.dp.rank) +
+                                   " (split has no nodes with value 0, or fewer train nodes than trainers)");
+  for (int64_t epoch = start; epoch <= s.opt.epochs; ++epoch) {
+    DG_ASSIGN_OR_RETURN(EpochStats st, TrainEpoch(provider, seeds.train, epoch));
+    if (epoch % s.opt.eval_every == 0 || epoch == s.opt.epochs) {
+      DG_ASSIGN_OR_RETURN(st.val_acc, Evaluate(provider, seeds.val));
+      DG_ASSIGN_OR_RETURN(st.test_acc, Evaluate(provider, seeds.test));
+      if (st.val_acc > s.best_val) {
+        s.best_val = st.val_acc;
+        s.best_test = st.test_acc;
+        s.best_epoch = epoch;
+        s.best_params.clear();
+        for (const auto& p : s.params) s.best_params.push_back(p.detach().clone());
+      }
+      if (!s.opt.quiet && s.opt.dp.rank == 0)
+        spdlog::info("epoch {}: loss {:.4f} train_acc {:.4f} val_acc {:.4f} test_acc {:.4f} ({:.2f} s, wait {:.0f}%)",
+                     epoch, st.loss, st.train_acc, st.val_acc, st.test_acc, st.seconds,
+                     100 * st.wait_seconds / std::max(1e-9, st.seconds));
+    }
+    s.history.push_back(st);
+    if (s.writer()) {
+      std::ostringstream line;
+      line << "{\"epoch\": " << epoch << ", \"loss\": " << Num(st.loss)
+           << ", \"train_acc\": " << Num(st.train_acc)
+           << ", \"val_acc\": " << (st.val_acc < 0 ? "null" : Num(st.val_acc))
+           << ", \"test_acc\": " << (st.test_acc < 0 ? "null" : Num(st.test_acc))
+           << ", \"epoch_seconds\": " << Num(st.seconds)
+           << ", \"wait_fraction\": " << Num(st.wait_seconds / std::max(1e-9, st.seconds))
+           << ", \"steps\": " << st.steps << "}";
+      DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
+      DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch));
+    }
+  }
+  if (s.writer()) {
+    DG_RETURN_IF_ERROR(s.WriteModel(s.OutPath("model.pt"), true));
+    std::ostringstream line;
+    line << "{\"final\": true, \"best_epoch\": " << s.best_epoch
+         << ", \"best_val_acc\": " << Num(s.best_val) << ", \"test_acc\": " << Num(s.best_test)
+         << "}";
+    DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
+    if ((s.opt.save_predictions || s.opt.save_embeddings) && !seeds.predict.empty()) {
+      // Predict with the best-validation parameters.
+      std::vector<torch::Tensor> current;
+      {
+        torch::NoGradGuard ng;
+        for (size_t i = 0; i < s.params.size() && !s.best_params.empty(); ++i) {
+          current.push_back(s.params[i].detach().clone());
+          s.params[i].detach().copy_(s.best_params[i]);
+        }
+      }
+      DG_RETURN_IF_ERROR(s.Predict(provider, seeds.predict));
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<float>> ModelParameterVector(const std::string& path) {
+  DG_ASSIGN_OR_RETURN(torch::jit::Module m, LoadModel(path));
+  std::vector<float> out;
+  for (const auto& p : m.named_parameters(true)) {
+    torch::Tensor c = p.value.detach().to(torch::kFloat32).contiguous().reshape({-1});
+    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  }
+  return out;
+}
+
+}  // namespace dg

@@ -1,0 +1,108 @@
+// Trainer: the training loop of one trainer process, fed by a BatchProvider.
+//
+// Loads the user's TorchScript model (checked against the model contract),
+// trains it with cross-entropy and Adam/SGD, optionally data-parallel with the
+// other trainers (gradients all-reduced through gloo, rank 0's initial
+// parameters broadcast), evaluates on validation/test seeds every eval_every
+// epochs, keeps the best-validation parameters, and writes into out_dir:
+//   metrics.jsonl   per epoch {"epoch","loss","train_acc","val_acc","test_acc",
+//                   "epoch_seconds","wait_fraction"}; last {"final":true,...}
+//   model.pt        TorchScript, best-validation weights
+//   checkpoint.pt   params, optimizer state, epoch, best so far, torch RNG
+//   predictions.npy / embeddings.npy  (on request; rows in original node order)
+// Only rank 0 writes files. `resume` continues at the epoch after the
+// checkpoint with the identical state. This header is torch-free (pimpl).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/array.h"
+#include "common/minibatch.h"
+#include "common/status.h"
+#include "roles/trainer/batch_provider.h"
+
+namespace dg {
+
+struct DataParallelOptions {
+  int world_size = 1;                    // 1 = no process group
+  int rank = 0;
+  std::string master_host = "127.0.0.1"; // rank 0's address (TCPStore)
+  int master_port = 0;
+  std::string host = "127.0.0.1";        // this trainer's address
+  double timeout_seconds = 60;
+};
+
+struct TrainerOptions {
+  std::string model_path;
+  std::string out_dir;         // "" = write nothing
+  int epochs = 10;
+  double lr = 0.003;
+  std::string optimizer = "adam";  // adam | sgd
+  double weight_decay = 0;
+  double momentum = 0;             // sgd only
+  int64_t batch_size = 1000;
+  std::vector<int> fanouts{10, 25};
+  std::vector<int> eval_fanouts;   // empty = full neighbors
+  int64_t eval_batch_size = 0;     // 0 = max(batch_size, 1024)
+  int eval_every = 1;
+  uint64_t seed = 0;
+  int threads = 0;                 // torch intra-op threads; 0 = all cores
+  bool resume = false;
+  bool save_predictions = false;
+  bool save_embeddings = false;
+  int64_t num_classes = 0;         // the model's output width must match
+  int log_every = 20;              // steps between log lines (non-tty)
+  bool quiet = false;              // no progress output
+  DataParallelOptions dp;
+};
+
+// This trainer's seeds (its share) and what predictions cover.
+struct TrainerSeeds {
+  std::vector<int64_t> train, val, test;
+  std::vector<int64_t> predict;    // nodes to predict/embed (rank 0), in output row order
+};
+
+struct EpochStats {
+  int64_t epoch = 0;
+  double loss = 0, train_acc = 0;
+  double val_acc = -1, test_acc = -1;  // -1 = not evaluated this epoch
+  double seconds = 0, wait_seconds = 0, compute_seconds = 0;
+  double sample_seconds = 0, gather_seconds = 0;  // summed over batches (worker time)
+  int64_t steps = 0;
+};
+
+class Trainer {
+ public:
+  static Result<std::unique_ptr<Trainer>> Create(const TrainerOptions& options);
+  ~Trainer();
+
+  // The whole run: resume, epochs, evaluation, outputs.
+  Status Fit(BatchProvider* provider, const TrainerSeeds& seeds);
+  // One optimizer step over `batches` (the loss is the mean of their mean
+  // losses; gradients are averaged across trainers when data-parallel).
+  Status TrainStep(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
+                   int64_t* count);
+  // Runs one epoch of training (no evaluation, no outputs).
+  Result<EpochStats> TrainEpoch(BatchProvider* provider, const std::vector<int64_t>& seeds,
+                                int64_t epoch);
+  // Accuracy on `seeds` (all-reduced across trainers).
+  Result<double> Evaluate(BatchProvider* provider, const std::vector<int64_t>& seeds);
+
+  // All parameters flattened, in named_parameters order.
+  std::vector<float> ParameterVector() const;
+  Status SaveModel(const std::string& path);
+  const std::vector<EpochStats>& history() const;
+
+ private:
+  struct Impl;
+  explicit Trainer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Parameters of a TorchScript file, flattened (for tests and tools).
+Result<std::vector<float>> ModelParameterVector(const std::string& path);
+
+}  // namespace dg
