@@ -1,11 +1,97 @@
-// Placeholder until this command is implemented.
-#include <cstdio>
+// `distgnn --role server`: serve one partition until SHUTDOWN or SIGTERM/SIGINT.
+//
+//   distgnn --role server --config JOB.yaml --machine M [--index I]
+//   distgnn --role server --partition-config NAME.json --part P --host H --port N [--token T]
+//
+// With --config, the partition, bind address (machines[M].host), port
+// (ports.server + M * servers + I), token and limits come from the job YAML;
+// the standalone flags (for tests and systemd units) override single values.
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <thread>
 
 #include "cmd/cli.h"
+#include "common/logging.h"
+#include "config/job_config.h"
+#include "roles/server/graph_server.h"
 
 namespace dg {
+
 int RunServerRole(int argc, char** argv) {
-  std::fprintf(stderr, "%s: error: not implemented yet\n", argv[0]);
-  return 3;
+  namespace po = cli::po;
+  po::options_description desc("distgnn --role server: serve one graph partition");
+  std::string role, config_path, partition_config, host, token, log_level;
+  int machine = -1, index = 0, part = -1, port = -1, threads = 0;
+  int64_t max_frame = -1;
+  double heartbeat = -1, peer_timeout = -1;
+  desc.add_options()
+      ("help,h", "show this help")
+      ("role", po::value(&role), "server")
+      ("config", po::value(&config_path), "job YAML")
+      ("machine", po::value(&machine), "machine index M in the job YAML (= partition id)")
+      ("index", po::value(&index)->default_value(0), "which of the machine's servers (0-based)")
+      ("partition-config", po::value(&partition_config), "partition json (standalone mode)")
+      ("part", po::value(&part), "partition id (standalone mode)")
+      ("host", po::value(&host), "address to bind (standalone mode)")
+      ("port", po::value(&port), "port to bind (standalone mode; 0 = any)")
+      ("token", po::value(&token), "cluster token (default: env DISTGNN_TOKEN)")
+      ("threads", po::value(&threads)->default_value(0), "server threads (0 = cores)")
+      ("max-frame-bytes", po::value(&max_frame), "largest accepted frame payload (default 1 GiB)")
+      ("heartbeat", po::value(&heartbeat), "seconds between heartbeats on idle connections")
+      ("peer-timeout", po::value(&peer_timeout), "seconds of silence before a client is dropped")
+      ("log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
+  po::variables_map vm;
+  Status st = cli::Parse(desc, argc, argv, &vm);
+  if (!st.ok()) return cli::ExitCode(argv[0], st);
+
+  ServerOptions opt;
+  if (const char* env = std::getenv("DISTGNN_TOKEN")) opt.token = env;
+  if (!config_path.empty()) {
+    if (machine < 0) return cli::ExitCode(argv[0], Status::InvalidArgument("--config needs --machine M"));
+    auto job = LoadJobConfig(config_path);
+    if (!job.ok()) return cli::ExitCode(argv[0], job.status());
+    if (machine >= job->num_machines()) {
+      return cli::ExitCode(argv[0], Status::InvalidArgument(
+                                        "--machine " + std::to_string(machine) + ": " + config_path + " has " +
+                                        std::to_string(job->num_machines()) + " machines"));
+    }
+    if (index < 0 || index >= job->servers_per_machine) {
+      return cli::ExitCode(argv[0], Status::InvalidArgument(
+                                        "--index " + std::to_string(index) + ": processes.servers is " +
+                                        std::to_string(job->servers_per_machine)));
+    }
+    opt.partition_config = job->partition;
+    opt.part = machine;
+    opt.host = job->machines[machine].host;
+    opt.port = job->ServerPort(machine, index);
+    if (!job->token.empty()) opt.token = job->token;
+    opt.max_frame_bytes = job->max_frame_bytes;
+    opt.heartbeat_seconds = job->heartbeat_seconds;
+    opt.peer_timeout_seconds = job->peer_timeout_seconds;
+  } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
+    return cli::ExitCode(argv[0], Status::InvalidArgument(
+                                      "give --config JOB.yaml --machine M, or --partition-config FILE.json "
+                                      "--part P --host H --port N"));
+  }
+  if (!partition_config.empty()) opt.partition_config = partition_config;
+  if (part >= 0) opt.part = part;
+  if (!host.empty()) opt.host = host;
+  if (port >= 0) opt.port = port;
+  if (vm.count("token")) opt.token = token;
+  opt.index = index;
+  opt.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (max_frame > 0) opt.max_frame_bytes = max_frame;
+  if (heartbeat > 0) opt.heartbeat_seconds = heartbeat;
+  if (peer_timeout > 0) opt.peer_timeout_seconds = peer_timeout;
+
+  SetupLogging("server", opt.part, log_level);
+  auto server = GraphServer::Create(opt);
+  if (!server.ok()) {
+    spdlog::error("{}", server.status().ToString());
+    return cli::ExitCode(argv[0], server.status());
+  }
+  return cli::ExitCode(argv[0], (*server)->Run());
 }
+
 }  // namespace dg

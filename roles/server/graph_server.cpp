@@ -1,0 +1,364 @@
+#include "roles/server/graph_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstring>
+
+namespace dg {
+
+struct GraphServer::Session {
+  std::shared_ptr<Connection> conn;
+  std::string remote;
+  std::atomic<bool> ready{false};
+  std::atomic<int> inflight{0};
+  std::atomic<bool> paused{false};
+};
+
+Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& options) {
+  std::unique_ptr<GraphServer> s(new GraphServer());
+  s->options_ = options;
+  if (s->options_.threads <= 0) s->options_.threads = std::max(1u, std::thread::hardware_concurrency());
+  DG_ASSIGN_OR_RETURN(s->config_, LoadPartitionConfig(options.partition_config));
+  if (options.part < 0 || options.part >= s->config_.num_parts) {
+    return Status::InvalidArgument("partition " + std::to_string(options.part) + " does not exist: " +
+                                   options.partition_config + " has " +
+                                   std::to_string(s->config_.num_parts) + " partitions");
+  }
+  DG_ASSIGN_OR_RETURN(LocalPartition part, OpenLocalPartition(s->config_, options.part));
+  s->store_ = std::make_unique<PartitionStore>(s->config_, std::move(part), options.index == 0);
+
+  boost::system::error_code ec;
+  auto addr = asio::ip::make_address(options.host, ec);
+  if (ec) {
+    return Status::InvalidArgument("server address '" + options.host +
+                                   "' is not an IP address (the config must name the address to bind)");
+  }
+  tcp::endpoint ep(addr, static_cast<uint16_t>(options.port));
+  std::string where = options.host + ":" + std::to_string(options.port);
+  s->acceptor_ = std::make_unique<tcp::acceptor>(s->io_);
+  s->acceptor_->open(ep.protocol(), ec);
+  if (!ec) s->acceptor_->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) s->acceptor_->bind(ep, ec);
+  if (ec) return Status::IOError("bind " + where + ": " + std::strerror(ec.value()));
+  s->acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IOError("listen on " + where + ": " + std::strerror(ec.value()));
+  s->port_ = s->acceptor_->local_endpoint().port();
+  return s;
+}
+
+GraphServer::~GraphServer() = default;
+
+Status GraphServer::Run(bool handle_signals) {
+  started_ = std::chrono::steady_clock::now();
+  if (handle_signals) {
+    signals_ = std::make_unique<asio::signal_set>(io_, SIGINT, SIGTERM);
+    signals_->async_wait([this](const boost::system::error_code& ec, int sig) {
+      if (!ec) RequestShutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    });
+  }
+  Accept();
+  spdlog::info("serving partition {} of '{}' ({} nodes [{}, {}), {} edges) as server index {} on {}:{} with {} threads",
+               options_.part, config_.graph_name, store_->partition().num_owned(), store_->node_begin(),
+               store_->node_end(), store_->partition().num_edges(), options_.index, options_.host, port_,
+               options_.threads);
+  std::vector<std::thread> pool;
+  for (int i = 1; i < options_.threads; ++i) pool.emplace_back([this] { io_.run(); });
+  io_.run();
+  for (auto& t : pool) t.join();
+  spdlog::info("server stopped");
+  return Status::OK();
+}
+
+void GraphServer::Accept() {
+  acceptor_->async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+    if (ec) {
+      if (ec != asio::error::operation_aborted && !stopping_) {
+        spdlog::warn("accept on {}:{} failed: {}", options_.host, port_, ec.message());
+        Accept();
+      }
+      return;
+    }
+    if (stopping_) return;
+    ConnectionOptions co;
+    co.max_frame_bytes = options_.max_frame_bytes;
+    co.heartbeat_seconds = options_.heartbeat_seconds;
+    co.peer_timeout_seconds = options_.peer_timeout_seconds;
+    auto session = std::make_shared<Session>();
+    boost::system::error_code e2;
+    auto rep = socket.remote_endpoint(e2);
+    session->remote = e2 ? "?" : rep.address().to_string() + ":" + std::to_string(rep.port());
+    session->conn = std::make_shared<Connection>(std::move(socket), co, "client " + session->remote);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      sessions_[session.get()] = session;
+      ++total_connections_;
+    }
+    std::weak_ptr<Session> weak = session;
+    session->conn->Start(
+        [this, weak](Frame f) {
+          if (auto s = weak.lock()) OnFrame(s, std::move(f));
+        },
+        [this, weak](const Status& why) {
+          auto s = weak.lock();
+          if (!s) return;
+          if (!why.ok()) spdlog::info("connection from {} closed: {}", s->conn->peer(), why.message());
+          std::lock_guard<std::mutex> l(mu_);
+          sessions_.erase(s.get());
+        });
+    Accept();
+  });
+}
+
+void GraphServer::Reject(const std::shared_ptr<Session>& s, uint64_t id, uint16_t type, const Status& st,
+                         bool close_after) {
+  spdlog::warn("{} from {}: {}", MsgTypeName(type), s->conn->peer(), st.message());
+  s->conn->SendError(id, st, close_after);
+}
+
+void GraphServer::OnHello(const std::shared_ptr<Session>& s, const Frame& f) {
+  if (f.type() != MsgType::kHello) {
+    Reject(s, f.header.request_id, f.header.type,
+           Status::Protocol("the first frame must be HELLO, got " + MsgTypeName(f.header.type)), true);
+    return;
+  }
+  auto hello = DecodeHello(f);
+  Status st = hello.ok() ? CheckHello(*hello, config_.graph_name, options_.token) : hello.status();
+  if (!st.ok()) {
+    Reject(s, 0, f.header.type, st, true);
+    return;
+  }
+  s->conn->set_peer(hello->role + " " + std::to_string(hello->rank) + " at " + s->remote);
+  s->ready = true;
+  Welcome w;
+  w.role = kRoleServer;
+  w.rank = options_.part;
+  w.index = options_.index;
+  w.graph_name = config_.graph_name;
+  s->conn->Send(MsgType::kWelcome, 0, 0, EncodeWelcome(w));
+  spdlog::debug("handshake with {}", s->conn->peer());
+}
+
+// Runs on the connection's strand: cheap checks only; real work goes to the pool.
+void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
+  if (!s->ready) {
+    OnHello(s, f);
+    return;
+  }
+  const uint16_t type = f.header.type;
+  const uint64_t id = f.header.request_id;
+  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(MsgType::kShutdown)) {
+    Status st = !IsKnownMsgType(type)
+                    ? Status::Protocol("unknown message type " + std::to_string(type))
+                    : Status::Protocol("unexpected " + MsgTypeName(type) +
+                                       (f.header.is_response() ? " response" : "") + " sent to a graph server");
+    stats_.Record(type, true, f.size, 0, 0);
+    Reject(s, id, type, st);
+    return;
+  }
+  if (stopping_) {
+    Reject(s, id, type, Status::PeerLost("server is shutting down"));
+    return;
+  }
+  if (type == uint16_t(MsgType::kBarrier)) {
+    OnBarrier(s, f);
+    return;
+  }
+  if (type == uint16_t(MsgType::kShutdown)) {
+    s->conn->Send(MsgType::kShutdown, kFlagResponse, id, BufferList());
+    RequestShutdown("SHUTDOWN from " + s->conn->peer());
+    return;
+  }
+  ++inflight_;
+  if (++s->inflight >= options_.max_inflight_per_connection) {
+    s->paused = true;
+    s->conn->PauseReading();
+  }
+  asio::post(io_, [this, s, f = std::move(f)]() mutable { Execute(s, std::move(f)); });
+}
+
+void GraphServer::Execute(const std::shared_ptr<Session>& s, Frame f) {
+  auto t0 = std::chrono::steady_clock::now();
+  const uint16_t type = f.header.type;
+  Result<BufferList> r = Handle(f);
+  uint64_t out_bytes = 0;
+  if (r.ok()) {
+    out_bytes = r->size();
+    s->conn->Send(static_cast<MsgType>(type), kFlagResponse, f.header.request_id, std::move(*r));
+  } else {
+    Reject(s, f.header.request_id, type, r.status());
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats_.Record(type, !r.ok(), f.size + kFrameHeaderSize, out_bytes + kFrameHeaderSize, secs);
+  if (--s->inflight < options_.max_inflight_per_connection && s->paused.exchange(false)) {
+    s->conn->ResumeReading();
+  }
+  --inflight_;
+}
+
+Result<BufferList> GraphServer::Handle(const Frame& f) {
+  Encoder e;
+  switch (f.type()) {
+    case MsgType::kPull: {
+      DG_ASSIGN_OR_RETURN(PullRequest req, DecodePull(f));
+      DG_ASSIGN_OR_RETURN(Array rows, store_->Pull(req.kind, req.name, req.ids.as<int64_t>(), req.ids.numel()));
+      e.ArrayRef(rows);
+      break;
+    }
+    case MsgType::kPush: {
+      DG_ASSIGN_OR_RETURN(PushRequest req, DecodePush(f));
+      DG_RETURN_IF_ERROR(store_->Push(req.name, req.ids.as<int64_t>(), req.ids.numel(), req.rows, req.mode));
+      break;
+    }
+    case MsgType::kInitTensor: {
+      DG_ASSIGN_OR_RETURN(InitTensorSpec spec, DecodeInitTensor(f));
+      bool created = false;
+      DG_RETURN_IF_ERROR(store_->InitTensor(spec, &created));
+      if (created) {
+        spdlog::info("created mutable tensor '{}' {} with {} rows here", spec.name, DTypeName(spec.dtype),
+                     store_->partition().num_owned());
+      }
+      e.Bool(created);
+      break;
+    }
+    case MsgType::kSampleNeighbors: {
+      DG_ASSIGN_OR_RETURN(SampleRequest req, DecodeSample(f));
+      SampleResult out;
+      DG_RETURN_IF_ERROR(store_->Sample(req.seeds.as<int64_t>(), req.seeds.numel(), req.fanout, req.replace,
+                                        req.seed, req.weight_name, &out));
+      e.Ids(std::move(out.counts));
+      e.Ids(std::move(out.src));
+      e.Ids(std::move(out.eids));
+      break;
+    }
+    case MsgType::kInDegrees: {
+      Decoder d = f.decoder("IN_DEGREES");
+      Array ids = d.Ids();
+      DG_RETURN_IF_ERROR(d.Finish());
+      std::vector<int64_t> deg(ids.numel());
+      DG_RETURN_IF_ERROR(store_->InDegrees(ids.as<int64_t>(), ids.numel(), deg.data(), nullptr));
+      e.Ids(std::move(deg));
+      break;
+    }
+    case MsgType::kMetadata: {
+      DG_RETURN_IF_ERROR(f.decoder("METADATA").Finish());
+      MetadataReply m;
+      m.graph_name = config_.graph_name;
+      m.part_id = options_.part;
+      m.server_index = options_.index;
+      m.num_nodes = config_.num_nodes;
+      m.num_edges = config_.num_edges;
+      m.node_map = config_.node_map;
+      m.edge_map = config_.edge_map;
+      m.tensors = store_->ListTensors();
+      EncodeMetadataReply(&e, m);
+      break;
+    }
+    case MsgType::kStats: {
+      DG_RETURN_IF_ERROR(f.decoder("STATS").Finish());
+      EncodeStatsReply(&e, MakeStats());
+      break;
+    }
+    default:
+      return Status::Internal("no handler for " + MsgTypeName(f.header.type));
+  }
+  return e.Finish();
+}
+
+StatsReply GraphServer::MakeStats() const {
+  StatsReply r;
+  r.part_id = options_.part;
+  r.server_index = options_.index;
+  r.uptime_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  r.connections = total_connections_;
+  r.types = stats_.Snapshot();
+  return r;
+}
+
+void GraphServer::OnBarrier(const std::shared_ptr<Session>& s, const Frame& f) {
+  auto req = DecodeBarrier(f);
+  if (!req.ok()) {
+    stats_.Record(f.header.type, true, f.size, 0, 0);
+    Reject(s, f.header.request_id, f.header.type, req.status());
+    return;
+  }
+  std::vector<BarrierWaiter> release;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    BarrierState& b = barriers_[req->name];
+    if (b.waiters.empty()) b.participants = req->participants;
+    if (b.participants != req->participants) {
+      Status st = Status::InvalidArgument("BARRIER '" + req->name + "': " + std::to_string(req->participants) +
+                                          " participants, but others use " + std::to_string(b.participants));
+      Reject(s, f.header.request_id, f.header.type, st);
+      return;
+    }
+    b.waiters.push_back({s->conn, f.header.request_id});
+    if (b.waiters.size() >= b.participants) {
+      release.swap(b.waiters);
+      barriers_.erase(req->name);
+    }
+  }
+  stats_.Record(f.header.type, false, f.size, 0, 0);
+  for (auto& w : release) w.conn->Send(MsgType::kBarrier, kFlagResponse, w.request_id, BufferList());
+}
+
+void GraphServer::RequestShutdown(const std::string& why) {
+  if (stopping_.exchange(true)) return;
+  spdlog::info("shutting down ({}): no new connections, finishing {} in-flight requests", why, inflight_.load());
+  asio::post(io_, [this] {
+    boost::system::error_code ec;
+    acceptor_->close(ec);
+    if (signals_) signals_->cancel(ec);
+    drain_timer_ = std::make_unique<asio::steady_timer>(io_);
+    Drain(std::chrono::steady_clock::now(), false);
+  });
+}
+
+// Polls until in-flight requests are done, then flushes and closes every
+// connection, then stops the io_context.
+void GraphServer::Drain(std::chrono::steady_clock::time_point started, bool closing) {
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!closing) {
+    if (inflight_ > 0 && waited < options_.drain_seconds) {
+      drain_timer_->expires_after(std::chrono::milliseconds(5));
+      drain_timer_->async_wait([this, started](const boost::system::error_code&) { Drain(started, false); });
+      return;
+    }
+    std::vector<std::shared_ptr<Session>> sessions;
+    std::map<std::string, BarrierState> barriers;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      for (auto& [k, s] : sessions_) sessions.push_back(s);
+      barriers.swap(barriers_);
+    }
+    for (auto& [name, b] : barriers)
+      for (auto& w : b.waiters)
+        w.conn->SendError(w.request_id, Status::PeerLost("server shut down before barrier '" + name + "' completed"));
+    // An empty heartbeat with close_after: the connection closes once
+    // everything queued before it (replies, errors) has been written.
+    for (auto& s : sessions) s->conn->Send(MsgType::kHeartbeat, 0, 0, BufferList(), /*close_after=*/true);
+    started = std::chrono::steady_clock::now();
+    closing = true;
+  }
+  bool empty;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    empty = sessions_.empty();
+  }
+  waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!empty && waited < 3.0) {
+    drain_timer_->expires_after(std::chrono::milliseconds(5));
+    drain_timer_->async_wait([this, started](const boost::system::error_code&) { Drain(started, true); });
+    return;
+  }
+  std::vector<std::shared_ptr<Session>> left;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto& [k, s] : sessions_) left.push_back(s);
+  }
+  for (auto& s : left) s->conn->Close(Status::OK());
+  io_.stop();
+}
+
+}  // namespace dg

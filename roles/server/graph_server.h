@@ -1,0 +1,104 @@
+// GraphServer: serves one partition over the wire protocol (the server role).
+//
+// Create() loads the partition config, mmaps the partition (pages shared with
+// every other process mapping it) and binds exactly options.host:options.port
+// (a bind failure names the address, the port and the OS error). Run() serves
+// with a pool of `threads` Asio threads until SHUTDOWN, RequestShutdown() or
+// SIGTERM/SIGINT; then it stops accepting, lets in-flight requests finish
+// (up to drain_seconds), flushes and closes every connection and returns OK.
+//
+// Each connection must start with HELLO (version, role, rank, graph, token);
+// requests are then decoded on the connection's strand and executed on the
+// pool, so one connection's pipelined requests run in parallel and are
+// answered out of order. A bad request gets an ERROR frame with an exact
+// message and one log line; the connection and every other client carry on.
+// Framing errors close the offending connection only.
+//
+// Mutable tensors (INIT_TENSOR) are held only by index 0 of a partition; other
+// indices refuse them with a message saying so (clients route them to 0).
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/connection.h"
+#include "common/messages.h"
+#include "common/partition_store.h"
+#include "roles/server/request_stats.h"
+
+namespace dg {
+
+struct ServerOptions {
+  std::string partition_config;  // NAME.json
+  int part = 0;
+  int index = 0;                 // which of the partition's servers this is
+  std::string host = "127.0.0.1";
+  int port = 0;                  // 0 = any free port (see port())
+  std::string token;
+  int threads = 0;               // 0 = number of cores
+  int64_t max_frame_bytes = kDefaultMaxFrameBytes;
+  double heartbeat_seconds = 1.0;
+  double peer_timeout_seconds = 10.0;
+  int max_inflight_per_connection = 32;
+  double drain_seconds = 30.0;
+};
+
+class GraphServer {
+ public:
+  static Result<std::unique_ptr<GraphServer>> Create(const ServerOptions& options);
+  ~GraphServer();
+
+  int port() const { return port_; }
+  const PartitionStore& store() const { return *store_; }
+  Status Run(bool handle_signals = true);
+  void RequestShutdown(const std::string& why);  // thread-safe
+
+ private:
+  struct Session;
+  GraphServer() = default;
+  void Accept();
+  void OnFrame(const std::shared_ptr<Session>& s, Frame f);
+  void OnHello(const std::shared_ptr<Session>& s, const Frame& f);
+  void Execute(const std::shared_ptr<Session>& s, Frame f);
+  Result<BufferList> Handle(const Frame& f);
+  void OnBarrier(const std::shared_ptr<Session>& s, const Frame& f);
+  void Reject(const std::shared_ptr<Session>& s, uint64_t id, uint16_t type, const Status& st,
+              bool close_after = false);
+  void Drain(std::chrono::steady_clock::time_point started, bool closing);
+  StatsReply MakeStats() const;
+
+  ServerOptions options_;
+  PartitionConfig config_;
+  std::unique_ptr<PartitionStore> store_;
+  int port_ = 0;
+  std::chrono::steady_clock::time_point started_;
+
+  asio::io_context io_;
+  std::unique_ptr<tcp::acceptor> acceptor_;
+  std::unique_ptr<asio::signal_set> signals_;
+  std::unique_ptr<asio::steady_timer> drain_timer_;
+
+  std::mutex mu_;  // sessions_, barriers_
+  std::map<Session*, std::shared_ptr<Session>> sessions_;
+  struct BarrierWaiter {
+    std::shared_ptr<Connection> conn;
+    uint64_t request_id;
+  };
+  struct BarrierState {
+    uint32_t participants = 0;
+    std::vector<BarrierWaiter> waiters;
+  };
+  std::map<std::string, BarrierState> barriers_;
+  uint64_t total_connections_ = 0;
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> inflight_{0};
+  RequestStats stats_;
+};
+
+}  // namespace dg
