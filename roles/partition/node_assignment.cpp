@@ -1,0 +1,134 @@
+#include "roles/partition/node_assignment.h"
+
+#include <metis.h>
+
+#include <chrono>
+#include <limits>
+#include <numeric>
+
+#include "common/neighbor_sampling.h"
+
+namespace dg {
+
+namespace {
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+std::vector<int32_t> RandomAssignment(int64_t num_nodes, int num_parts, uint64_t seed) {
+  std::vector<int32_t> part(static_cast<size_t>(num_nodes), 0);
+  if (num_parts <= 1) return part;
+  std::vector<int64_t> perm(static_cast<size_t>(num_nodes));
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  Rng rng(MixSeed(seed, 0x5EED));
+  for (int64_t i = num_nodes - 1; i > 0; --i)
+    std::swap(perm[i], perm[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
+  for (int64_t i = 0; i < num_nodes; ++i)
+    part[perm[i]] = static_cast<int32_t>((static_cast<__int128>(i) * num_parts) / num_nodes);
+  return part;
+}
+
+Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeList& edges, const MetisOptions& opts) {
+  MetisResult res;
+  res.part.assign(static_cast<size_t>(num_nodes), 0);
+  if (opts.num_parts <= 1 || num_nodes == 0) return res;
+  if (num_nodes > std::numeric_limits<idx_t>::max())
+    return Status::Unsupported("METIS (32-bit idx_t) cannot partition " + std::to_string(num_nodes) +
+                               " nodes");
+  auto t0 = std::chrono::steady_clock::now();
+  const size_t n = static_cast<size_t>(num_nodes);
+  const size_t m = edges.src.size();
+
+  // Symmetric adjacency: every non-loop edge (u, v) contributes u->v and v->u.
+  std::vector<int64_t> start(n + 1, 0);
+  for (size_t e = 0; e < m; ++e) {
+    int64_t u = edges.src[e], v = edges.dst[e];
+    if (u == v) continue;
+    ++start[u + 1];
+    ++start[v + 1];
+  }
+  for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  if (start[n] > std::numeric_limits<idx_t>::max())
+    return Status::Unsupported("METIS (32-bit idx_t) cannot take " + std::to_string(start[n]) +
+                               " adjacency entries");
+  std::vector<idx_t> adjncy(static_cast<size_t>(start[n]));
+  {
+    std::vector<int64_t> cursor(start.begin(), start.end() - 1);
+    for (size_t e = 0; e < m; ++e) {
+      int64_t u = edges.src[e], v = edges.dst[e];
+      if (u == v) continue;
+      adjncy[cursor[u]++] = static_cast<idx_t>(v);
+      adjncy[cursor[v]++] = static_cast<idx_t>(u);
+    }
+  }
+  // Drop duplicate entries per row in place: mark[v] == u means v already in row u.
+  std::vector<idx_t> xadj(n + 1, 0);
+  {
+    std::vector<idx_t> mark(n, -1);
+    int64_t out = 0;
+    for (size_t u = 0; u < n; ++u) {
+      for (int64_t k = start[u]; k < start[u + 1]; ++k) {
+        idx_t v = adjncy[k];
+        if (mark[v] == static_cast<idx_t>(u)) continue;
+        mark[v] = static_cast<idx_t>(u);
+        adjncy[out++] = v;
+      }
+      xadj[u + 1] = static_cast<idx_t>(out);
+    }
+    adjncy.resize(out);
+    adjncy.shrink_to_fit();
+  }
+  std::vector<int64_t>().swap(start);
+  res.adjacency_entries = static_cast<int64_t>(adjncy.size());
+
+  // Balance constraints.
+  bool use_train = false;
+  if (opts.is_train) {
+    int64_t total = 0;
+    for (uint8_t t : *opts.is_train) total += t != 0;
+    use_train = total > 0;  // METIS rejects an all-zero constraint
+  }
+  idx_t ncon = 1 + (use_train ? 1 : 0) + (opts.balance_edges ? 1 : 0);
+  std::vector<idx_t> vwgt;
+  if (ncon > 1) {
+    vwgt.assign(n * ncon, 0);
+    for (size_t v = 0; v < n; ++v) {
+      vwgt[v * ncon] = 1;
+      if (use_train) vwgt[v * ncon + 1] = (*opts.is_train)[v] ? 1 : 0;
+    }
+    if (opts.balance_edges) {
+      idx_t c = ncon - 1;
+      for (size_t e = 0; e < m; ++e) ++vwgt[edges.dst[e] * ncon + c];
+    }
+  }
+  res.build_seconds = Seconds(t0);
+
+  if (adjncy.empty()) {  // no edges: any balanced assignment is optimal
+    res.part = RandomAssignment(num_nodes, opts.num_parts, opts.seed);
+    return res;
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = static_cast<idx_t>(opts.seed & 0x7fffffff);
+  options[METIS_OPTION_NUMBERING] = 0;
+  idx_t nvtxs = static_cast<idx_t>(n);
+  idx_t nparts = opts.num_parts;
+  idx_t objval = 0;
+  std::vector<idx_t> part(n, 0);
+  int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(),
+                               vwgt.empty() ? nullptr : vwgt.data(), nullptr, nullptr, &nparts,
+                               nullptr, nullptr, options, &objval, part.data());
+  res.metis_seconds = Seconds(t1);
+  if (rc != METIS_OK) {
+    const char* why = rc == METIS_ERROR_MEMORY ? "out of memory" : rc == METIS_ERROR_INPUT ? "bad input" : "error";
+    return Status::Internal("METIS_PartGraphKway failed (" + std::string(why) + ", code " +
+                            std::to_string(rc) + ")");
+  }
+  for (size_t v = 0; v < n; ++v) res.part[v] = static_cast<int32_t>(part[v]);
+  res.objval = objval;
+  return res;
+}
+
+}  // namespace dg

@@ -1,0 +1,39 @@
+// Assigning nodes to partitions: METIS k-way or balanced random.
+//
+// Both return part[v] in [0, k) for every node v. MetisAssignment builds the
+// symmetric, loop-free, duplicate-free adjacency METIS requires from a directed
+// edge list (flat idx_t arrays, deduped per row with a marker array, freed
+// before returning) and calls METIS_PartGraphKway. Vertex weights select the
+// balance constraints: always node count, plus is_train (balance_train) and
+// in-degree (balance_edges) as extra METIS constraints. k == 1 never calls METIS.
+// RandomAssignment shuffles the nodes (seeded) and deals them into k parts of
+// sizes differing by at most one.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/dataset.h"
+#include "common/status.h"
+
+namespace dg {
+
+struct MetisOptions {
+  int num_parts = 1;
+  uint64_t seed = 0;
+  const std::vector<uint8_t>* is_train = nullptr;  // non-null: balance train nodes
+  bool balance_edges = false;                      // balance in-degree sums
+};
+
+struct MetisResult {
+  std::vector<int32_t> part;
+  int64_t objval = 0;             // METIS's edge cut of the symmetric graph
+  int64_t adjacency_entries = 0;  // directed entries given to METIS
+  double build_seconds = 0, metis_seconds = 0;
+};
+
+Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeList& edges, const MetisOptions& opts);
+
+std::vector<int32_t> RandomAssignment(int64_t num_nodes, int num_parts, uint64_t seed);
+
+}  // namespace dg

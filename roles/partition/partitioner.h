@@ -1,0 +1,64 @@
+// The partitioner: a (normalized) graph in memory -> partitions on disk, in
+// exactly the layout of DESIGN.md ("Data on disk").
+//
+// Steps: assign nodes to parts (METIS or random), renumber so part p owns the
+// contiguous global range [node_map[p], node_map[p+1]) (within a part, nodes keep
+// the order of their original ids), build the in-edge CSR over the new ids with a
+// counting sort (every edge stored once, in its destination's part; within a row
+// edges keep their order in the input edge list), then write every file into a
+// temporary sibling directory and rename it into place only when complete.
+//
+// Edge ids are implicit: part p's k-th edge is global edge edge_map[p] + k;
+// orig_eids.npy maps it back to its index in the input edge list given here.
+// Progress (stage timings, peak RSS, edge cut, per-part owned/in-edges/train/
+// halo) goes to `log` if non-null.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/array.h"
+#include "common/dataset.h"
+#include "common/partition.h"
+#include "common/status.h"
+
+namespace dg {
+
+struct GraphInput {
+  int64_t num_nodes = 0;
+  EdgeList edges;  // ids in [0, num_nodes); released by PartitionGraph once the CSR is built
+  std::map<std::string, Array> node_data;  // num_nodes rows each
+  std::map<std::string, Array> edge_data;  // one row per edge of the ORIGINAL input list
+  // If not empty: edges.src[k] came from input edge edge_origin[k] (see
+  // NormalizeEdges), i.e. its edge_data row. Empty: row k is edge k.
+  std::vector<int64_t> edge_origin;
+};
+
+struct PartitionOptions {
+  std::string graph_name;
+  std::string out_dir;        // OUT: receives NAME.json, orig_*.npy, part*/
+  std::string method = "metis";  // metis | random
+  int num_parts = 1;
+  bool balance_train = false;  // METIS constraint on train nodes (split == 0 or train_mask)
+  bool balance_edges = false;  // METIS constraint on in-degree
+  bool force = false;          // replace an existing OUT
+  uint64_t seed = 0;
+  std::FILE* log = nullptr;    // progress lines; nullptr = quiet
+};
+
+// Checks options against the input before any work (method, K, names, output).
+Status ValidatePartitionRequest(const GraphInput& input, const PartitionOptions& opts);
+
+// Partitions and writes; returns the config as written to OUT/NAME.json.
+Result<PartitionConfig> PartitionGraph(GraphInput* input, const PartitionOptions& opts);
+
+// Train flags per node from node_data: split == 0, else train_mask != 0; empty if neither.
+std::vector<uint8_t> TrainFlags(const std::map<std::string, Array>& node_data);
+
+// Peak resident set size of this process so far, in bytes (getrusage).
+int64_t PeakRssBytes();
+
+}  // namespace dg
