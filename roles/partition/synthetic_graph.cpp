@@ -1,0 +1,203 @@
+#include "roles/partition/synthetic_graph.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "common/array.h"
+#include "common/neighbor_sampling.h"
+#include "common/npy.h"
+
+namespace dg {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kEdgeBlock = 1 << 18;  // edges per independently seeded block
+constexpr int64_t kNodeBlock = 1 << 14;  // feature rows per block
+
+// Runs fn(block) for block in [0, blocks) on up to `threads` threads.
+template <typename Fn>
+void ParallelBlocks(int64_t blocks, int threads, Fn fn) {
+  threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<int64_t>(blocks, 1))));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int64_t b = t; b < blocks; b += threads) fn(b);
+    });
+  for (auto& th : pool) th.join();
+}
+
+// One standard normal per call (Box-Muller, caching the second value).
+class Gaussian {
+ public:
+  explicit Gaussian(uint64_t seed) : rng_(seed) {}
+  float Next() {
+    if (have_) {
+      have_ = false;
+      return spare_;
+    }
+    double u1 = (static_cast<double>(rng_.Next() >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+    double u2 = rng_.UniformDouble();
+    double r = std::sqrt(-2.0 * std::log(u1));
+    spare_ = static_cast<float>(r * std::sin(2 * M_PI * u2));
+    have_ = true;
+    return static_cast<float>(r * std::cos(2 * M_PI * u2));
+  }
+
+ private:
+  Rng rng_;
+  bool have_ = false;
+  float spare_ = 0;
+};
+
+Array Vec(std::vector<int64_t>& v) {
+  Array a;
+  a.dtype = DType::kInt64;
+  a.shape = {static_cast<int64_t>(v.size())};
+  a.data = v.data();
+  return a;
+}
+
+}  // namespace
+
+Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_dir, bool force) {
+  const int64_t N = o.num_nodes, E = o.num_edges;
+  const int C = o.num_classes, F = o.feat_dim;
+  if (N < 2) return Status::InvalidArgument("--nodes must be >= 2");
+  if (E < 0) return Status::InvalidArgument("--edges must be >= 0");
+  if (C < 1 || C > N) return Status::InvalidArgument("--classes must be in [1, nodes]");
+  if (F < 1) return Status::InvalidArgument("--feat-dim must be >= 1");
+  if (o.homophily < 0 || o.homophily > 1) return Status::InvalidArgument("--homophily must be in [0, 1]");
+  if (o.train_frac < 0 || o.val_frac < 0 || o.train_frac + o.val_frac > 1)
+    return Status::InvalidArgument("split fractions must be >= 0 and sum to <= 1");
+  std::error_code ec;
+  if (fs::exists(out_dir, ec) && !force)
+    return Status::AlreadyExists("output " + out_dir + " exists (use --force to replace it)");
+
+  fs::path out = fs::path(out_dir);
+  if (out.filename().empty()) out = out.parent_path();
+  fs::path tmp = out.parent_path() / ("." + out.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return Status::IOError("create directory " + tmp.string() + ": " + ec.message());
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code e;
+      if (!p.empty()) fs::remove_all(p, e);
+    }
+  } cleanup{tmp};
+
+  int scale = 1;
+  while ((int64_t{1} << scale) < N) ++scale;
+  // Relabeling permutation: R-MAT id r becomes node perm[r].
+  std::vector<int64_t> perm(static_cast<size_t>(N));
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  {
+    Rng rng(MixSeed(o.seed, 1));
+    for (int64_t i = N - 1; i > 0; --i) std::swap(perm[i], perm[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
+  }
+
+  // Edges.
+  {
+    std::vector<int64_t> src(static_cast<size_t>(E)), dst(static_cast<size_t>(E));
+    const uint32_t ta = static_cast<uint32_t>(0.57 * 65536), tb = static_cast<uint32_t>(0.76 * 65536),
+                   tc = static_cast<uint32_t>(0.95 * 65536);
+    const uint64_t h = static_cast<uint64_t>(o.homophily * 18446744073709551615.0);
+    int64_t blocks = (E + kEdgeBlock - 1) / kEdgeBlock;
+    ParallelBlocks(blocks, o.threads, [&](int64_t b) {
+      Rng rng(MixSeed(o.seed, 1000 + b));
+      int64_t end = std::min(E, (b + 1) * kEdgeBlock);
+      for (int64_t e = b * kEdgeBlock; e < end;) {
+        int64_t s = 0, d = 0;
+        uint64_t bits = 0;
+        for (int l = 0; l < scale; ++l) {
+          if ((l & 3) == 0) bits = rng.Next();
+          uint32_t r = static_cast<uint32_t>(bits & 0xffff);
+          bits >>= 16;
+          int qs = r >= tb, qd = (r >= ta && r < tb) || r >= tc;
+          s = (s << 1) | qs;
+          d = (d << 1) | qd;
+        }
+        if (s >= N || d >= N) continue;
+        if (C > 1 && rng.Next() < h) {  // homophily: move d to s's class, nearby id
+          d = d - d % C + s % C;
+          if (d >= N) d -= C;
+        }
+        if (d < 0 || s == d) continue;
+        src[e] = perm[s];
+        dst[e] = perm[d];
+        ++e;
+      }
+    });
+    DG_RETURN_IF_ERROR(NpyWrite((tmp / "src.npy").string(), Vec(src)));
+    DG_RETURN_IF_ERROR(NpyWrite((tmp / "dst.npy").string(), Vec(dst)));
+  }
+
+  // Labels and split (per node, in final id order).
+  std::vector<int64_t> labels(static_cast<size_t>(N));
+  for (int64_t r = 0; r < N; ++r) labels[perm[r]] = r % C;
+  std::vector<int64_t>().swap(perm);
+  {
+    Array split = Array::Zeros(DType::kInt8, {N});
+    for (int64_t v = 0; v < N; ++v) {
+      double u = Rng(MixSeed(o.seed ^ 0x5117ull, v)).UniformDouble();
+      split.as<int8_t>()[v] = u < o.train_frac ? 0 : u < o.train_frac + o.val_frac ? 1 : 2;
+    }
+    DG_RETURN_IF_ERROR(NpyWrite((tmp / "split.npy").string(), split));
+  }
+  DG_RETURN_IF_ERROR(NpyWrite((tmp / "labels.npy").string(), Vec(labels)));
+
+  // Features: centroid[label] + N(0, 1), streamed block by block.
+  {
+    std::vector<float> centroids(static_cast<size_t>(C) * F);
+    Gaussian g(MixSeed(o.seed, 2));
+    // Two random centroids are ~ sqrt(2F) * scale apart; make that `separation`.
+    const double scale_c = o.separation / std::sqrt(2.0 * F);
+    for (float& c : centroids) c = static_cast<float>(g.Next() * scale_c);
+    NpyWriter w;
+    DG_RETURN_IF_ERROR(w.Open((tmp / "features.npy").string(), DType::kFloat32, {N, F}));
+    const int threads = std::max(1, o.threads);
+    std::vector<std::vector<float>> bufs(threads, std::vector<float>(static_cast<size_t>(kNodeBlock) * F));
+    int64_t blocks = (N + kNodeBlock - 1) / kNodeBlock;
+    for (int64_t b0 = 0; b0 < blocks; b0 += threads) {
+      int64_t nb = std::min<int64_t>(threads, blocks - b0);
+      ParallelBlocks(nb, threads, [&](int64_t i) {
+        int64_t b = b0 + i;
+        float* buf = bufs[i].data();
+        for (int64_t v = b * kNodeBlock; v < std::min(N, (b + 1) * kNodeBlock); ++v) {
+          Gaussian gv(MixSeed(o.seed ^ 0xFEA7, v));
+          const float* c = &centroids[labels[v] * F];
+          float* row = buf + (v - b * kNodeBlock) * F;
+          for (int f = 0; f < F; ++f) row[f] = c[f] + gv.Next();
+        }
+      });
+      for (int64_t i = 0; i < nb; ++i) {
+        int64_t b = b0 + i;
+        int64_t rows = std::min(N, (b + 1) * kNodeBlock) - b * kNodeBlock;
+        DG_RETURN_IF_ERROR(w.Append(bufs[i].data(), static_cast<size_t>(rows) * F * sizeof(float)));
+      }
+    }
+    DG_RETURN_IF_ERROR(w.Finish());
+  }
+
+  fs::path old;
+  if (fs::exists(out, ec)) {
+    old = out.parent_path() / ("." + out.filename().string() + ".old-" + std::to_string(::getpid()));
+    fs::rename(out, old, ec);
+    if (ec) return Status::IOError("rename " + out.string() + ": " + ec.message());
+  }
+  fs::rename(tmp, out, ec);
+  if (ec) return Status::IOError("rename " + tmp.string() + " -> " + out.string() + ": " + ec.message());
+  cleanup.p.clear();
+  if (!old.empty()) fs::remove_all(old, ec);
+  return Status::OK();
+}
+
+}  // namespace dg

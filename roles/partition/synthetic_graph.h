@@ -1,0 +1,40 @@
+// A synthetic dataset for scale work (what `distgnn generate` writes).
+//
+// Edges: R-MAT (a=0.57, b=0.19, c=0.19, d=0.05) over 2^ceil(log2 N) ids, ids >= N
+// rejected, no self loops (duplicates are possible, as in R-MAT). Labels: node
+// r of the R-MAT id space has class r % C; with probability `homophily` an edge's
+// destination is moved to the nearest id of its source's class, so neighbors
+// tend to share labels. A seeded random permutation then relabels the nodes so
+// ids reveal neither class nor degree. Features: class centroid + unit Gaussian
+// noise, centroids scaled so two classes' centroids are `separation` noise
+// standard deviations apart: features alone classify poorly, features averaged
+// over a neighborhood classify well. Split: each node independently train/val/
+// test with the given fractions (0/1/2).
+//
+// Deterministic by seed, independent of the number of threads: every block of
+// edges and every node draws from its own MixSeed(seed, ...) stream.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace dg {
+
+struct SyntheticOptions {
+  int64_t num_nodes = 0, num_edges = 0;
+  int feat_dim = 16, num_classes = 2;
+  uint64_t seed = 0;
+  double homophily = 0.8;
+  double separation = 2.0;
+  double train_frac = 0.6, val_frac = 0.2;  // the rest is test
+  int threads = 2;
+};
+
+// Writes src.npy, dst.npy, features.npy, labels.npy, split.npy into out_dir
+// (created; must not exist unless force). Atomic: a temporary sibling directory
+// renamed into place.
+Status WriteSyntheticDataset(const SyntheticOptions& opts, const std::string& out_dir, bool force);
+
+}  // namespace dg
