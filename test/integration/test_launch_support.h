@@ -1,0 +1,108 @@
+// Shared pieces of the launcher tests: a job directory whose roles are played by
+// test/integration/fake_role.py (launch is pointed at it with DISTGNN_LAUNCH_BINARY).
+#pragma once
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test/support/test_support.h"
+
+namespace dg::test {
+
+using Behaviors = std::map<std::string, std::string>;
+
+struct FakeJob {
+  TempDir dir;
+  int server_port = 0, trainer_port = 0, rendezvous_port = 0;
+  int machines = 2;
+  std::string yaml, pids;
+
+  // behaviors: fake_roles.json entries, e.g. {"trainer-1-0", R"({"sleep": 1, "exit": 3})"}.
+  // machine_extra: YAML lines appended to every machine entry (ssh settings).
+  explicit FakeJob(const std::map<std::string, std::string>& behaviors, int num_machines = 2,
+                   const std::string& machine_extra = "", const std::string& token = "") {
+    machines = num_machines;
+    server_port = FreePortRange(machines);
+    trainer_port = FreePortRange(machines);
+    rendezvous_port = FreePort();
+    pids = dir / "pids";
+    std::filesystem::create_directories(pids);
+    std::filesystem::create_directories(dir / "parts");
+    std::filesystem::create_directories(dir / "models");
+    {
+      std::ofstream j(dir / "parts/toy.json");
+      j << "{\"num_parts\": " << machines << ", \"graph_name\": \"toy\", \"orig_nids\": \"orig_nids.npy\", \"parts\": [";
+      for (int m = 0; m < machines; ++m) j << (m ? ", " : "") << "{\"dir\": \"part" << m << "\"}";
+      j << "]}\n";
+    }
+    for (int m = 0; m < machines; ++m) {
+      std::filesystem::create_directories(dir / ("parts/part" + std::to_string(m)));
+      std::ofstream(dir / ("parts/part" + std::to_string(m) + "/indptr.npy")) << "part" << m;
+    }
+    std::ofstream(dir / "parts/orig_nids.npy") << "nids";
+    std::ofstream(dir / "models/model.pt") << "model";
+    std::ofstream y(dir / "job.yaml");
+    y << "job: toy\npartition: parts/toy.json\ntoken: \"" << token << "\"\nmachines:\n";
+    for (int m = 0; m < machines; ++m) y << "  - host: 127.0.0.1\n" << machine_extra;
+    y << "ports: {server: " << server_port << ", trainer: " << trainer_port << ", rendezvous: " << rendezvous_port
+      << "}\nprocesses: {servers: 1, trainers: 1, samplers_per_trainer: 1}\n"
+      << "train:\n  model: models/model.pt\n  epochs: 2\noutput_dir: runs\n";
+    y.close();
+    yaml = dir / "job.yaml";
+    std::ofstream f(dir / "fake_roles.json");
+    f << "{\"pids_dir\": \"" << pids << "\", \"server_port\": " << server_port << ", \"servers\": 1";
+    for (const auto& [k, v] : behaviors) f << ", \"" << k << "\": " << v;
+    f << "}\n";
+  }
+
+  // pid of every fake role (and helper) that was started.
+  std::map<std::string, pid_t> Pids() const {
+    std::map<std::string, pid_t> out;
+    for (const auto& e : std::filesystem::directory_iterator(pids)) {
+      std::ifstream in(e.path());
+      pid_t pid = 0;
+      if (in >> pid) out[e.path().filename().string()] = pid;
+    }
+    return out;
+  }
+  std::vector<std::string> Survivors() const {
+    std::vector<std::string> out;
+    for (const auto& [name, pid] : Pids())
+      if (ProcessAlive(pid)) out.push_back(name + " (pid " + std::to_string(pid) + ")");
+    return out;
+  }
+};
+
+inline std::string FakeRoleScript() { return SourceDir() + "/test/integration/fake_role.py"; }
+
+// Sets DISTGNN_LAUNCH_BINARY for the launches started while it lives.
+struct FakeRoles {
+  FakeRoles() { setenv("DISTGNN_LAUNCH_BINARY", FakeRoleScript().c_str(), 1); }
+  ~FakeRoles() { unsetenv("DISTGNN_LAUNCH_BINARY"); }
+};
+
+inline bool WaitFor(double seconds, const std::function<bool()>& pred) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return pred();
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace dg::test
