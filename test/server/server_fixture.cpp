@@ -14,6 +14,7 @@
 
 #include "common/codec.h"
 #include "common/connection.h"
+#include "common/npy.h"
 #include "common/partition.h"
 
 namespace dg::test {

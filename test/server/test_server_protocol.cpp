@@ -157,6 +157,7 @@ TEST_CASE("server answers every malformed frame exactly and keeps serving others
     e2.U8(1);
     e2.I64(1000000000000LL);
     e2.U64(16);
+    for (int i = 0; i < 3; ++i) e2.U64(0);  // padding and the 16 "data" bytes
     c.SendFrame(uint16_t(MsgType::kPull), 11, e2.Finish().Flatten());
     ExpectError(c, 11, "array byte count 16 does not match shape [1000000000000] of int64");
 

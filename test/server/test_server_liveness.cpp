@@ -1,0 +1,159 @@
+// Liveness and lifecycle: concurrent clients, killed and frozen servers,
+// SHUTDOWN and SIGTERM, bind and connect failures.
+#include <signal.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "common/neighbor_sampling.h"
+#include "test/server/server_fixture.h"
+
+using namespace dg;
+using namespace dg::test;
+
+namespace {
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+TEST_CASE("16 threads x 1000 mixed requests on one client all get correct answers", "[server][concurrency]") {
+  auto tg = MakeTestGraph(3000, 20000, 8, 3, 51);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 3, 1);
+  auto client = ConnectClient(*tg, cluster);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  const int64_t f = tg->g.features.row_elems();
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&, t] {
+      Rng rng(1000 + t);
+      for (int r = 0; r < 1000 && failures == 0; ++r) {
+        std::vector<int64_t> ids(1 + rng.Uniform(20));
+        for (auto& id : ids) id = static_cast<int64_t>(rng.Uniform(3000));
+        switch (r % 3) {
+          case 0: {
+            auto rows = client->Pull("features", ids);
+            if (!rows.ok()) { failures++; break; }
+            for (size_t i = 0; i < ids.size(); ++i)
+              if (std::memcmp(rows->as<float>() + i * f, tg->g.features.as<float>() + ids[i] * f, f * 4) != 0) failures++;
+            break;
+          }
+          case 1: {
+            auto deg = client->InDegrees(ids);
+            if (!deg.ok()) { failures++; break; }
+            for (size_t i = 0; i < ids.size(); ++i)
+              if ((*deg)[i] != static_cast<int64_t>(tg->in_edges[ids[i]].size())) failures++;
+            break;
+          }
+          default: {
+            auto s = client->SampleNeighbors(ids, 3, false, r);
+            if (!s.ok()) { failures++; break; }
+            for (size_t i = 0; i < ids.size(); ++i) {
+              if (s->offsets[i + 1] - s->offsets[i] != std::min<int64_t>(3, tg->in_edges[ids[i]].size())) failures++;
+              for (int64_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k)
+                if (tg->g.dst[tg->orig_eid[s->eids[k]]] != ids[i]) failures++;
+            }
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(failures == 0);
+}
+
+TEST_CASE("a killed server becomes PeerLost naming it, within bounded time", "[server][liveness]") {
+  auto tg = MakeTestGraph(300, 2000, 4, 3, 61);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 3, 1);
+  auto client = ConnectClient(*tg, cluster);
+  REQUIRE(client->Pull("features", std::vector<int64_t>{0, 150, 299}).ok());
+  cluster.proc(1, 0).Signal(SIGKILL);
+  cluster.proc(1, 0).Wait(5);
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = client->Pull("features", std::vector<int64_t>{0, 150, 299});
+  double took = SecondsSince(t0);
+  REQUIRE(!r.ok());
+  INFO(r.status().ToString());
+  CHECK(r.status().code() == Status::Code::kPeerLost);
+  CHECK(r.status().message().find("127.0.0.1:" + std::to_string(cluster.port(1, 0)) + " (server, partition 1") !=
+        std::string::npos);
+  CHECK(took < 10);
+  // Other partitions still answer.
+  CHECK(client->Pull("features", std::vector<int64_t>{0, 299}).ok());
+}
+
+TEST_CASE("a frozen (SIGSTOP) server becomes Timeout naming it, within bounded time", "[server][liveness]") {
+  auto tg = MakeTestGraph(300, 2000, 4, 3, 62);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 3, 1);
+  auto client = ConnectClient(*tg, cluster);  // peer timeout 2 s, deadline 30 s
+  cluster.proc(2, 0).Signal(SIGSTOP);
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = client->SampleNeighbors(std::vector<int64_t>{10, 250}, 5, false, 1);
+  double took = SecondsSince(t0);
+  cluster.proc(2, 0).Signal(SIGCONT);
+  REQUIRE(!r.ok());
+  INFO(r.status().ToString());
+  CHECK((r.status().code() == Status::Code::kTimeout || r.status().code() == Status::Code::kPeerLost));
+  CHECK(r.status().message().find("127.0.0.1:" + std::to_string(cluster.port(2, 0)) + " (server, partition 2") !=
+        std::string::npos);
+  CHECK(took < 10);
+  // A call deadline also bounds a request to a live-but-slow peer.
+  ClientOptions o = FastClientOptions();
+  o.deadline_seconds = 0.5;
+  o.peer_timeout_seconds = 30;
+  auto c2 = ConnectClient(*tg, cluster, o);
+  cluster.proc(2, 0).Signal(SIGSTOP);
+  t0 = std::chrono::steady_clock::now();
+  auto r2 = c2->Pull("labels", std::vector<int64_t>{299});
+  CHECK(r2.status().code() == Status::Code::kTimeout);
+  CHECK(r2.status().message().find("PULL to 127.0.0.1:" + std::to_string(cluster.port(2, 0))) != std::string::npos);
+  CHECK(SecondsSince(t0) < 5);
+  cluster.proc(2, 0).Signal(SIGCONT);
+}
+
+TEST_CASE("SHUTDOWN and SIGTERM stop servers with exit 0", "[server][lifecycle]") {
+  auto tg = MakeTestGraph(300, 2000, 4, 2, 71);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 2, 1);
+  auto client = ConnectClient(*tg, cluster);
+  REQUIRE(client->Shutdown(0, 0).ok());
+  CHECK(cluster.proc(0, 0).Wait(15) == 0);
+  CHECK(cluster.proc(0, 0).Output().find("server stopped") != std::string::npos);
+  // The client's connection to it is gone; calls fail fast with its name.
+  auto r = client->Pull("labels", std::vector<int64_t>{1});
+  CHECK(r.status().code() == Status::Code::kPeerLost);
+  cluster.proc(1, 0).Signal(SIGTERM);
+  CHECK(cluster.proc(1, 0).Wait(15) == 0);
+  CHECK(cluster.proc(1, 0).Output().find("SIGTERM") != std::string::npos);
+}
+
+TEST_CASE("bind and connect failures name the address, port and OS error", "[server][lifecycle]") {
+  auto tg = MakeTestGraph(100, 500, 4, 1, 81);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 1, 1);
+  int port = cluster.port(0, 0);
+  auto r = RunDistgnn({"--role", "server", "--partition-config", tg->json, "--part", "0", "--host", "127.0.0.1",
+                       "--port", std::to_string(port)},
+                      30);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("bind 127.0.0.1:" + std::to_string(port) + ": Address already in use") != std::string::npos);
+  auto r2 = RunDistgnn({"--role", "server", "--partition-config", tg->json, "--part", "5", "--host", "127.0.0.1",
+                        "--port", "0"},
+                       30);
+  CHECK(r2.exit_code != 0);
+  CHECK(r2.output.find("partition 5 does not exist") != std::string::npos);
+
+  // Connecting to a port nobody listens on.
+  int closed = FreePort();
+  std::vector<ServerEndpoints> eps = {{"127.0.0.1", {closed}}};
+  auto c = DistGraphClient::Connect(tg->config, eps, "", "client", 0, FastClientOptions());
+  REQUIRE(!c.ok());
+  CHECK(c.status().message().find("connect to 127.0.0.1:" + std::to_string(closed) +
+                                  " (server, partition 0, index 0): Connection refused") != std::string::npos);
+}
