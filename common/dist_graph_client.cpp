@@ -82,6 +82,7 @@ Result<std::unique_ptr<DistGraphClient>> DistGraphClient::Connect(const Partitio
         return Status::InvalidArgument("client: local partition " + std::to_string(p) + " does not exist");
       }
       DG_ASSIGN_OR_RETURN(LocalPartition lp, OpenLocalPartition(config, p));
+      DG_RETURN_IF_ERROR(ValidatePartitionStructure(lp, config.PartDir(p)));
       c->local_[p] = std::make_unique<PartitionStore>(config, std::move(lp), /*holds_mutable=*/false);
     }
   }

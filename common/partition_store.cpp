@@ -21,6 +21,19 @@ void AddRow(uint8_t* dst, const uint8_t* src, int64_t elems) {
 
 }  // namespace
 
+Status ValidatePartitionStructure(const LocalPartition& part, const std::string& where) {
+  const int64_t* ip = part.indptr.as<int64_t>();
+  const int64_t n = part.num_owned(), m = part.num_edges();
+  for (int64_t i = 0; i < n; ++i) {
+    if (ip[i + 1] < ip[i] || ip[i + 1] > m) {
+      return Status::Corruption(where + "/indptr.npy: entry " + std::to_string(i + 1) + " (" +
+                                std::to_string(ip[i + 1]) + ") breaks the CSR (previous " + std::to_string(ip[i]) +
+                                ", nnz " + std::to_string(m) + ")");
+    }
+  }
+  return Status::OK();
+}
+
 const char* TensorKindName(TensorKind k) {
   switch (k) {
     case TensorKind::kNode: return "node";

@@ -58,6 +58,10 @@ struct InitTensorSpec {
   double a = 0, b = 0;  // uniform [a, b) or normal(mean a, std b)
 };
 
+// Checks what sampling trusts blindly: indptr non-decreasing within [0, nnz].
+// O(owned nodes); run once when a partition is opened for serving.
+Status ValidatePartitionStructure(const LocalPartition& part, const std::string& where);
+
 class PartitionStore {
  public:
   PartitionStore(const PartitionConfig& config, LocalPartition part, bool holds_mutable);

@@ -26,6 +26,7 @@ Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& op
                                    std::to_string(s->config_.num_parts) + " partitions");
   }
   DG_ASSIGN_OR_RETURN(LocalPartition part, OpenLocalPartition(s->config_, options.part));
+  DG_RETURN_IF_ERROR(ValidatePartitionStructure(part, s->config_.PartDir(options.part)));
   s->store_ = std::make_unique<PartitionStore>(s->config_, std::move(part), options.index == 0);
 
   boost::system::error_code ec;
