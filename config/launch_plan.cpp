@@ -140,7 +140,10 @@ Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt)
         for (const auto& [k, v] : p.env) remote += " " + k + "=" + ShellQuote(v);
         remote += " ";
       }
-      remote += ShellJoin(p.role_argv);
+      // '--job-id' is quoted on purpose: the local ssh client's own command line
+      // then never matches the pkill patterns (when a "remote" host is this host).
+      for (size_t a = 0; a < p.role_argv.size(); ++a)
+        remote += (a ? " " : "") + (p.role_argv[a] == "--job-id" ? "'--job-id'" : ShellQuote(p.role_argv[a]));
       p.command = SshPrefix(mc);
       p.command.push_back(remote);
     } else {
