@@ -187,7 +187,11 @@ std::string FormatPlan(const JobConfig& cfg, const LaunchPlan& plan) {
     out << (p.remote ? " via ssh " + cfg.machines[p.machine].ssh : std::string(" (local)"));
     if (p.role == Role::kSampler && cfg.samplers_per_trainer > 0)
       out << " serves trainer " << p.index / cfg.samplers_per_trainer;
-    out << "\n    cwd: " << p.workdir << "\n    cmd: " << ShellJoin(p.command) << "\n";
+    std::string cmd = ShellJoin(p.command);
+    if (!cfg.token.empty()) {  // never print the secret
+      for (size_t at; (at = cmd.find(cfg.token)) != std::string::npos;) cmd.replace(at, cfg.token.size(), "***");
+    }
+    out << "\n    cwd: " << p.workdir << "\n    cmd: " << cmd << "\n";
   }
   return out.str();
 }

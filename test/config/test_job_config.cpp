@@ -1,0 +1,256 @@
+// LoadJobConfig: a valid file, and every error class with a message that names
+// the file, the key path and the line.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "config/job_config.h"
+#include "test/support/test_support.h"
+
+using dg::LoadJobConfig;
+using dg::test::TempDir;
+
+namespace {
+
+const char kGood[] = R"(job: cora-sage
+partition: parts/cora.json
+token: ""
+machines:
+  - host: 127.0.0.1
+  - host: 127.0.0.1
+ports: {server: 30050, trainer: 30200, rendezvous: 29500}
+processes: {servers: 1, trainers: 1, samplers_per_trainer: 2}
+train:
+  model: models/sage.pt
+  fanouts: [10, 25]
+  batch_size: 1000
+  epochs: 10
+  lr: 0.003
+  optimizer: adam
+  eval_every: 1
+  seed: 0
+output_dir: runs
+)";
+
+// A job folder with a 2-part partition json and a model file.
+struct Job {
+  TempDir dir;
+  explicit Job(const std::string& yaml = kGood, int num_parts = 2) {
+    std::filesystem::create_directories(dir / "parts");
+    std::filesystem::create_directories(dir / "models");
+    std::ofstream(dir / "parts/cora.json") << "{\"num_parts\": " << num_parts << ", \"graph_name\": \"cora\"}\n";
+    std::ofstream(dir / "models/sage.pt") << "x";
+    Write(yaml);
+  }
+  void Write(const std::string& yaml) { std::ofstream(dir / "job.yaml") << yaml; }
+  std::string path() const { return dir / "job.yaml"; }
+  // Loads expecting failure; returns the message.
+  std::string Error(const std::vector<std::string>& sets = {}) const {
+    auto r = LoadJobConfig(path(), sets);
+    REQUIRE_FALSE(r.ok());
+    return r.status().message();
+  }
+};
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  auto pos = s.find(from);
+  REQUIRE(pos != std::string::npos);
+  return s.replace(pos, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("a valid config loads with paths resolved against its folder", "[config]") {
+  Job job;
+  unsetenv("DISTGNN_TOKEN");
+  auto r = LoadJobConfig(job.path());
+  REQUIRE(r.ok());
+  const dg::JobConfig& c = *r;
+  CHECK(c.job == "cora-sage");
+  CHECK(c.partition == job.dir / "parts/cora.json");
+  CHECK(c.train.model == job.dir / "models/sage.pt");
+  CHECK(c.output_dir == job.dir / "runs");
+  CHECK(c.RunDir() == job.dir / "runs/cora-sage");
+  CHECK(c.base_dir == job.dir.path());
+  CHECK(c.num_machines() == 2);
+  CHECK(c.samplers_per_trainer == 2);
+  CHECK(c.train.fanouts == std::vector<int>{10, 25});
+  CHECK(c.train.lr == Approx(0.003));
+  CHECK(c.token.empty());
+  CHECK(c.ServerPort(1, 0) == 30051);
+  CHECK(c.TrainerPort(1, 0) == 30201);
+  CHECK(c.max_frame_bytes == (int64_t(1) << 30));  // defaults
+  CHECK(c.train.credits == 4);
+}
+
+TEST_CASE("token comes from DISTGNN_TOKEN when the file says \"\"", "[config]") {
+  Job job;
+  setenv("DISTGNN_TOKEN", "from-env", 1);
+  auto r = LoadJobConfig(job.path());
+  unsetenv("DISTGNN_TOKEN");
+  REQUIRE(r.ok());
+  CHECK(r->token == "from-env");
+  job.Write(Replace(kGood, "token: \"\"", "token: in-file"));
+  setenv("DISTGNN_TOKEN", "from-env", 1);
+  r = LoadJobConfig(job.path());
+  unsetenv("DISTGNN_TOKEN");
+  CHECK(r->token == "in-file");
+}
+
+TEST_CASE("--set overrides apply before validation", "[config]") {
+  Job job;
+  auto r = LoadJobConfig(job.path(), {"train.epochs=3", "train.fanouts=[5, 10, 15]", "machines[1].host=localhost",
+                                      "network.heartbeat_seconds=0.5", "train.save_predictions=true"});
+  REQUIRE(r.ok());
+  CHECK(r->train.epochs == 3);
+  CHECK(r->train.fanouts == std::vector<int>{5, 10, 15});
+  CHECK(r->machines[1].host == "localhost");
+  CHECK(r->heartbeat_seconds == Approx(0.5));
+  CHECK(r->train.save_predictions);
+  CHECK(r->overrides.size() == 5);
+}
+
+TEST_CASE("unknown keys are named with the closest valid key and the line", "[config]") {
+  Job job(Replace(kGood, "  epochs: 10", "  epoch: 10"));
+  std::string e = job.Error();
+  CHECK(e.find("job.yaml:13:") != std::string::npos);
+  CHECK(e.find("key 'train.epoch': unknown key; did you mean 'train.epochs'?") != std::string::npos);
+
+  job.Write(Replace(kGood, "output_dir: runs", "outptu_dir: runs"));
+  e = job.Error();
+  CHECK(e.find("job.yaml:18: key 'outptu_dir': unknown key; did you mean 'output_dir'?") != std::string::npos);
+
+  job.Write(Replace(kGood, "  - host: 127.0.0.1\nports", "  - host: 127.0.0.1\n    workspce: /srv\nports"));
+  e = job.Error();
+  CHECK(e.find("key 'machines[1].workspce'") != std::string::npos);
+  CHECK(e.find("did you mean 'machines[1].workspace'?") != std::string::npos);
+
+  job.Write(Replace(kGood, "output_dir: runs", "something_else: 1"));
+  e = job.Error();
+  CHECK(e.find("key 'something_else': unknown key; valid keys here: job, partition") != std::string::npos);
+}
+
+TEST_CASE("wrong types and out-of-range values name key, line and expectation", "[config]") {
+  Job job(Replace(kGood, "epochs: 10", "epochs: ten"));
+  CHECK(job.Error() == job.path() + ":13: key 'train.epochs': expected an integer in [1, 1000000], got 'ten'");
+
+  job.Write(Replace(kGood, "fanouts: [10, 25]", "fanouts: [10, x]"));
+  std::string e = job.Error();
+  CHECK(e.find(":11: key 'train.fanouts[1]': expected an integer") != std::string::npos);
+  CHECK(e.find("got 'x'") != std::string::npos);
+
+  job.Write(Replace(kGood, "fanouts: [10, 25]", "fanouts: 10"));
+  CHECK(job.Error().find("key 'train.fanouts': expected a non-empty list") != std::string::npos);
+
+  job.Write(Replace(kGood, "fanouts: [10, 25]", "fanouts: [10, 0]"));
+  CHECK(job.Error().find("key 'train.fanouts[1]': expected a fanout >= 1 or -1") != std::string::npos);
+
+  job.Write(Replace(kGood, "server: 30050", "server: 70000"));
+  CHECK(job.Error().find(":7: key 'ports.server': expected an integer in [1, 65535], got 70000") != std::string::npos);
+
+  job.Write(Replace(kGood, "lr: 0.003", "lr: -1"));
+  CHECK(job.Error().find("key 'train.lr': expected a number > 0") != std::string::npos);
+
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adagrad"));
+  CHECK(job.Error().find("key 'train.optimizer': expected adam or sgd, got 'adagrad'") != std::string::npos);
+
+  job.Write(Replace(kGood, "servers: 1,", "servers: 0,"));
+  CHECK(job.Error().find("key 'processes.servers': expected an integer in [1, 64], got 0") != std::string::npos);
+
+  job.Write(std::string(kGood) + "network: {heartbeat_seconds: 5, peer_timeout_seconds: 2}\n");
+  CHECK(job.Error().find("key 'network.peer_timeout_seconds': must be larger than") != std::string::npos);
+
+  job.Write(Replace(kGood, "job: cora-sage", "job: cora sage/x"));
+  CHECK(job.Error().find(":1: key 'job': expected letters, digits") != std::string::npos);
+
+  job.Write(Replace(kGood, "machines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1", "machines: 127.0.0.1"));
+  CHECK(job.Error().find("key 'machines': expected a non-empty list") != std::string::npos);
+}
+
+TEST_CASE("missing keys and files are named", "[config]") {
+  Job job(Replace(kGood, "job: cora-sage\n", ""));
+  CHECK(job.Error().find("key 'job': missing") != std::string::npos);
+
+  job.Write(Replace(kGood, "  model: models/sage.pt\n", ""));
+  CHECK(job.Error().find("key 'train.model': missing") != std::string::npos);
+
+  job.Write(Replace(kGood, "models/sage.pt", "models/gat.pt"));
+  std::string e = job.Error();
+  CHECK(e.find(":10: key 'train.model': model file '" + job.dir / "models/gat.pt" + "' does not exist") !=
+        std::string::npos);
+
+  job.Write(Replace(kGood, "parts/cora.json", "parts/nope.json"));
+  CHECK(job.Error().find(":2: key 'partition': partition config '" + job.dir / "parts/nope.json") != std::string::npos);
+
+  job.Write(Replace(kGood, "  - host: 127.0.0.1\nports",
+                    "  - host: 127.0.0.1\n    ssh: me@node1\n    ssh_key: keys/id\nports"));
+  CHECK(job.Error().find("key 'machines[1].ssh_key': ssh identity file") != std::string::npos);
+
+  auto r = LoadJobConfig(job.dir / "absent.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message() == job.dir / "absent.yaml" + ": config file not found");
+}
+
+TEST_CASE("the machine count must equal num_parts", "[config]") {
+  Job job(kGood, 3);
+  std::string e = job.Error();
+  CHECK(e.find("job.yaml:5: key 'machines': 2 machines listed, but") != std::string::npos);
+  CHECK(e.find("has num_parts 3") != std::string::npos);
+}
+
+TEST_CASE("derived ports that clash or leave the range are refused", "[config]") {
+  Job job;
+  // 2 machines x 30 servers from 30050 reach 30109; trainers from 30060 collide on 127.0.0.1.
+  std::string e = job.Error({"processes.servers=30", "ports.trainer=30060"});
+  CHECK(e.find("key 'ports'") != std::string::npos);
+  CHECK(e.find("port 30060 on host 127.0.0.1 is used by both server 10 of machine 0 and trainer 0 of machine 0") !=
+        std::string::npos);
+
+  e = job.Error({"ports.rendezvous=30051"});
+  CHECK(e.find("port 30051 on host 127.0.0.1 is used by both server 0 of machine 1 and the trainers' rendezvous") !=
+        std::string::npos);
+
+  // Different hosts do not clash: trainer 0 of machine 0 (10.0.0.1:30051) vs server 0 of machine 1 (10.0.0.2:30051).
+  CHECK(LoadJobConfig(job.path(), {"machines[0].host=10.0.0.1", "machines[1].host=10.0.0.2", "ports.trainer=30051",
+                                   "ports.rendezvous=30052"})
+            .ok());
+
+  e = job.Error({"ports.server=65535"});
+  CHECK(e.find("key 'ports.server': derived ports run from 65535 to 65536") != std::string::npos);
+}
+
+TEST_CASE("bad overrides are named", "[config]") {
+  Job job;
+  CHECK(job.Error({"train.epochs"}).find("--set train.epochs: no '='") != std::string::npos);
+  CHECK(job.Error({"machines[5].host=x"}).find("'machines' has 2 entries, no [5]") != std::string::npos);
+  CHECK(job.Error({"train.epochs.x=1"}).find("'train.epochs' is not a map") != std::string::npos);
+  CHECK(job.Error({"train.epochs=abc"}) ==
+        job.path() + " (--set train.epochs=abc): key 'train.epochs': expected an integer in [1, 1000000], got 'abc'");
+  CHECK(job.Error({"train.epoch=3"}).find("(--set train.epoch=3): key 'train.epoch': unknown key; did you mean "
+                                          "'train.epochs'?") != std::string::npos);
+}
+
+TEST_CASE("YAML syntax errors name the line", "[config]") {
+  Job job("job: x\ntrain:\n  model: [a\n");
+  std::string e = job.Error();
+  CHECK(e.find(job.path() + ":") == 0);
+  CHECK(e.find("YAML syntax error") != std::string::npos);
+  job.Write("- just\n- a list\n");
+  CHECK(job.Error().find("expected a map of keys") != std::string::npos);
+}
+
+TEST_CASE("the bundled examples are valid configs", "[config]") {
+  Job job;
+  for (const char* name : {"cora-local.yaml", "cluster-ssh.yaml"}) {
+    std::string path = dg::test::SourceDir() + "/config/examples/" + name;
+    INFO(path);
+    int parts = std::string(name) == "cora-local.yaml" ? 2 : 4;
+    Job data("", parts);
+    auto r = LoadJobConfig(path, {"partition=" + data.dir / "parts/cora.json",
+                                  "train.model=" + data.dir / "models/sage.pt"});
+    INFO((r.ok() ? std::string("ok") : r.status().message()));
+    CHECK(r.ok());
+  }
+}
