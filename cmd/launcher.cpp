@@ -19,6 +19,9 @@
 #include <memory>
 #include <thread>
 
+#include "common/dist_graph_client.h"
+#include "common/partition.h"
+
 namespace dg {
 
 namespace fs = std::filesystem;
@@ -180,6 +183,7 @@ class Launcher {
                                        std::chrono::duration<double>(s_.sampler_grace_s));
     while (Clock::now() < deadline && CountRunning(Role::kSampler) > 0) DG_RETURN_IF_ERROR(Step(100));
     Stop(Select(Role::kSampler));
+    ShutdownServers();
     Stop(Select(Role::kServer));
     for (auto& p : procs_) {
       if (p->stop_requested && !(WIFEXITED(p->wait_status) && WEXITSTATUS(p->wait_status) == 0) &&
@@ -371,6 +375,43 @@ class Launcher {
                     Status::Timeout);
     }
     return Status::OK();
+  }
+
+  // SHUTDOWN frames to every running server, then up to the grace period for
+  // them to exit; whatever still runs is stopped by signal afterwards.
+  void ShutdownServers() {
+    std::vector<Proc*> servers;
+    for (Proc* p : Select(Role::kServer))
+      if (p->running) servers.push_back(p), p->stop_requested = true;
+    if (servers.empty()) return;
+    auto pc = LoadPartitionConfig(cfg_.partition);
+    if (!pc.ok()) return;
+    std::vector<ServerEndpoints> endpoints;
+    for (int m = 0; m < cfg_.num_machines(); ++m) {
+      ServerEndpoints e{cfg_.machines[m].host, {}};
+      for (int i = 0; i < cfg_.servers_per_machine; ++i) e.ports.push_back(cfg_.ServerPort(m, i));
+      endpoints.push_back(e);
+    }
+    ClientOptions o;
+    o.connect_timeout_seconds = 5;
+    o.deadline_seconds = 5;
+    o.heartbeat_seconds = cfg_.heartbeat_seconds;
+    o.peer_timeout_seconds = cfg_.peer_timeout_seconds;
+    o.max_frame_bytes = cfg_.max_frame_bytes;
+    auto client = DistGraphClient::Connect(*pc, endpoints, cfg_.token, "launcher", 0, o);
+    if (!client.ok()) {
+      Say("note: no SHUTDOWN frames (" + client.status().message() + "); stopping servers by signal");
+      return;
+    }
+    Status st = (*client)->ShutdownAll();
+    client->reset();
+    if (!st.ok()) Say("note: SHUTDOWN: " + st.message());
+    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(s_.grace_s));
+    while (Clock::now() < deadline && CountRunning(Role::kServer) > 0) {
+      Pump(50);
+      Reap();
+    }
   }
 
   // Runs `ssh TARGET pkill -SIG -f PATTERN` for every remote machine among procs, in parallel.
