@@ -1,11 +1,69 @@
-// Placeholder until this command is implemented.
-#include <cstdio>
+// `distgnn --role sampler --config JOB.yaml --machine M --index I`: serve one
+// trainer with mini-batches.
+//
+// Sampler I of machine M serves trainer I / samplers_per_trainer of that
+// machine; its global rank (the HELLO rank the trainer checks) is
+// M * trainers * samplers_per_trainer + I. It reaches every server of the job
+// (its own machine's partition through the mmap) and dials its trainer.
+#include <spdlog/spdlog.h>
+
+#include <thread>
 
 #include "cmd/cli.h"
+#include "cmd/role_args.h"
+#include "common/dist_neighbor_source.h"
+#include "common/logging.h"
+#include "config/cluster_client.h"
+#include "roles/sampler/sampler.h"
 
 namespace dg {
-int RunSamplerRole(int argc, char** argv) {
-  std::fprintf(stderr, "%s: error: not implemented yet\n", argv[0]);
-  return 3;
+namespace {
+
+Status Run(int argc, char** argv) {
+  RoleArgs args;
+  int workers = 0;
+  cli::po::options_description desc("distgnn --role sampler: turn seed nodes into mini-batches for one trainer");
+  desc.add_options()("help,h", "show this help")
+      ("threads", cli::po::value(&workers)->default_value(0), "batch-building threads (0 = 2)");
+  AddRoleOptions(&desc, &args);
+  cli::po::variables_map vm;
+  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, "sampler"));
+  const int M = args.machine, K = job.samplers_per_trainer;
+  if (K <= 0)
+    return Status::InvalidArgument(job.path + ": processes.samplers_per_trainer is 0 (trainers sample in their own threads); no samplers to run");
+  const int rank = M * job.num_samplers_per_machine() + args.index;
+  const int trainer_index = args.index / K;
+  const int trainer_rank = job.TrainerRank(M, trainer_index);
+  SetupLogging("sampler", rank, args.log_level);
+
+  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
+  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M, 120));
+  DistNeighborSource source(client.get());
+
+  SamplerOptions o;
+  o.trainer_host = job.machines[M].host;
+  o.trainer_port = job.TrainerPort(M, trainer_index);
+  o.trainer_name = "trainer " + std::to_string(trainer_rank) + " (" + o.trainer_host + ":" +
+                   std::to_string(o.trainer_port) + ")";
+  o.hello.role = kRoleSampler;
+  o.hello.rank = rank;
+  o.hello.graph_name = partition.graph_name;
+  o.hello.token = job.token;
+  o.connection.max_frame_bytes = job.max_frame_bytes;
+  o.connection.heartbeat_seconds = job.heartbeat_seconds;
+  o.connection.peer_timeout_seconds = job.peer_timeout_seconds;
+  o.connect_wait_seconds = 120;
+  o.workers = workers > 0 ? workers : 2;
+  o.prefetch = 2;
+  spdlog::info("sampler {} of machine {} for {}; {} partitions, {} nodes", args.index, M, o.trainer_name,
+               partition.num_parts, partition.num_nodes);
+  Sampler sampler(&source, o);
+  return sampler.Run();
 }
+
+}  // namespace
+
+int RunSamplerRole(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+
 }  // namespace dg

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cmd/cli.h"
+#include "cmd/role_args.h"
 #include "common/logging.h"
 #include "config/job_config.h"
 #include "roles/server/graph_server.h"
@@ -21,16 +22,13 @@ namespace dg {
 int RunServerRole(int argc, char** argv) {
   namespace po = cli::po;
   po::options_description desc("distgnn --role server: serve one graph partition");
-  std::string role, config_path, partition_config, host, token, log_level;
-  int machine = -1, index = 0, part = -1, port = -1, threads = 0;
+  RoleArgs args;
+  std::string partition_config, host, token;
+  int part = -1, port = -1, threads = 0;
   int64_t max_frame = -1;
   double heartbeat = -1, peer_timeout = -1;
   desc.add_options()
       ("help,h", "show this help")
-      ("role", po::value(&role), "server")
-      ("config", po::value(&config_path), "job YAML")
-      ("machine", po::value(&machine), "machine index M in the job YAML (= partition id)")
-      ("index", po::value(&index)->default_value(0), "which of the machine's servers (0-based)")
       ("partition-config", po::value(&partition_config), "partition json (standalone mode)")
       ("part", po::value(&part), "partition id (standalone mode)")
       ("host", po::value(&host), "address to bind (standalone mode)")
@@ -39,28 +37,18 @@ int RunServerRole(int argc, char** argv) {
       ("threads", po::value(&threads)->default_value(0), "server threads (0 = cores)")
       ("max-frame-bytes", po::value(&max_frame), "largest accepted frame payload (default 1 GiB)")
       ("heartbeat", po::value(&heartbeat), "seconds between heartbeats on idle connections")
-      ("peer-timeout", po::value(&peer_timeout), "seconds of silence before a client is dropped")
-      ("log-level", po::value(&log_level)->default_value("info"), "trace|debug|info|warn|error");
+      ("peer-timeout", po::value(&peer_timeout), "seconds of silence before a client is dropped");
+  AddRoleOptions(&desc, &args);
   po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm);
   if (!st.ok()) return cli::ExitCode(argv[0], st);
 
   ServerOptions opt;
   if (const char* env = std::getenv("DISTGNN_TOKEN")) opt.token = env;
-  if (!config_path.empty()) {
-    if (machine < 0) return cli::ExitCode(argv[0], Status::InvalidArgument("--config needs --machine M"));
-    auto job = LoadJobConfig(config_path);
+  const int machine = args.machine, index = args.index;
+  if (!args.config.empty()) {
+    auto job = LoadRoleJob(args, "server");
     if (!job.ok()) return cli::ExitCode(argv[0], job.status());
-    if (machine >= job->num_machines()) {
-      return cli::ExitCode(argv[0], Status::InvalidArgument(
-                                        "--machine " + std::to_string(machine) + ": " + config_path + " has " +
-                                        std::to_string(job->num_machines()) + " machines"));
-    }
-    if (index < 0 || index >= job->servers_per_machine) {
-      return cli::ExitCode(argv[0], Status::InvalidArgument(
-                                        "--index " + std::to_string(index) + ": processes.servers is " +
-                                        std::to_string(job->servers_per_machine)));
-    }
     opt.partition_config = job->partition;
     opt.part = machine;
     opt.host = job->machines[machine].host;
@@ -85,7 +73,7 @@ int RunServerRole(int argc, char** argv) {
   if (heartbeat > 0) opt.heartbeat_seconds = heartbeat;
   if (peer_timeout > 0) opt.peer_timeout_seconds = peer_timeout;
 
-  SetupLogging("server", opt.part, log_level);
+  SetupLogging("server", opt.part, args.log_level);
   auto server = GraphServer::Create(opt);
   if (!server.ok()) {
     spdlog::error("{}", server.status().ToString());

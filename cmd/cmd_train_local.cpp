@@ -10,7 +10,7 @@
 #include "common/in_memory_graph.h"
 #include "common/logging.h"
 #include "common/minibatch.h"
-#include "roles/trainer/batch_provider.h"
+#include "common/batch_provider.h"
 #include "roles/trainer/trainer.h"
 
 namespace dg {

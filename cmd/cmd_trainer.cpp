@@ -1,11 +1,220 @@
-// Placeholder until this command is implemented.
-#include <cstdio>
+// `distgnn --role trainer --config JOB.yaml --machine M --index I`: one
+// data-parallel trainer of a distributed job.
+//
+// Order of start-up (every step has a deadline): listen for this trainer's
+// samplers (ports.trainer + M * trainers + I) -> connect to every server ->
+// wait for the samplers -> gloo rendezvous with the other trainers at trainer
+// 0 (machines[0].host : ports.rendezvous) -> train. Train nodes (split == 0)
+// are cut as DGL's node_split(force_even=True), so every trainer runs the same
+// number of steps; val/test nodes are cut evenly and accuracies all-reduced.
+// With processes.samplers_per_trainer 0 the trainer samples in its own threads
+// through the same mini-batch code. Rank 0 writes the run directory
+// (metrics.jsonl, model.pt, checkpoint.pt, predictions in original node order);
+// every trainer writes trainer-R.json (steps and a parameter fingerprint), and
+// tells its samplers to exit when it is done.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "cmd/cli.h"
+#include "cmd/role_args.h"
+#include "common/dist_neighbor_source.h"
+#include "common/logging.h"
+#include "common/npy.h"
+#include "config/cluster_client.h"
+#include "roles/trainer/remote_batch_provider.h"
+#include "roles/trainer/trainer.h"
 
 namespace dg {
-int RunTrainerRole(int argc, char** argv) {
-  std::fprintf(stderr, "%s: error: not implemented yet\n", argv[0]);
-  return 3;
+namespace {
+
+std::vector<int64_t> AllNodes(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = i;
+  return v;
 }
+
+// Seeds of this trainer and the number of classes (1 + the largest label of a
+// labelled node), read through the client.
+Status LoadSeeds(DistGraphClient* client, const PartitionConfig& pc, int world, int rank,
+                 TrainerSeeds* seeds, int64_t* classes) {
+  for (const char* name : {"split", "labels"})
+    if (!pc.node_data.count(name))
+      return Status::InvalidArgument(pc.path + ": the partition has no node array '" + name +
+                                     "' (partition a dataset with split.npy and labels.npy)");
+  const auto all = AllNodes(pc.num_nodes);
+  DG_ASSIGN_OR_RETURN(Array split, client->Pull("split", all));
+  DG_ASSIGN_OR_RETURN(std::vector<int64_t> train, NodesWithSplit(split, 0));
+  DG_ASSIGN_OR_RETURN(std::vector<int64_t> val, NodesWithSplit(split, 1));
+  DG_ASSIGN_OR_RETURN(std::vector<int64_t> test, NodesWithSplit(split, 2));
+  if (static_cast<int64_t>(train.size()) < world)
+    return Status::InvalidArgument(pc.path + ": " + std::to_string(train.size()) + " training nodes (split == 0) for " +
+                                   std::to_string(world) + " trainers");
+  std::vector<int64_t> labelled = train;
+  labelled.insert(labelled.end(), val.begin(), val.end());
+  labelled.insert(labelled.end(), test.begin(), test.end());
+  DG_ASSIGN_OR_RETURN(Array labels, client->Pull("labels", labelled));
+  if (labels.dtype != DType::kInt64 || labels.shape.size() != 1)
+    return Status::InvalidArgument(pc.path + ": node array 'labels' must be int64 [N], got " +
+                                   std::string(DTypeName(labels.dtype)) + labels.ShapeString());
+  int64_t max_label = -1;
+  for (size_t i = 0; i < labelled.size(); ++i) {
+    const int64_t l = labels.as<int64_t>()[i];
+    if (l < 0)
+      return Status::InvalidArgument(pc.path + ": node " + std::to_string(labelled[i]) + " has label " +
+                                     std::to_string(l) + " (must be >= 0)");
+    max_label = std::max(max_label, l);
+  }
+  *classes = max_label + 1;
+  seeds->train = NodeSplit(train, world, rank, /*even=*/true);
+  seeds->val = NodeSplit(val, world, rank, /*even=*/false);
+  seeds->test = NodeSplit(test, world, rank, /*even=*/false);
+  return Status::OK();
+}
+
+// Row j of predictions.npy is original node j: predict[j] = its new global id.
+Result<std::vector<int64_t>> PredictOrder(const PartitionConfig& pc) {
+  const std::string path = pc.base_dir + "/" + pc.orig_nids;
+  DG_ASSIGN_OR_RETURN(Array orig, NpyLoad(path));
+  if (orig.dtype != DType::kInt64 || orig.rows() != pc.num_nodes)
+    return Status::Corruption(path + ": expected int64 [" + std::to_string(pc.num_nodes) + "]");
+  std::vector<int64_t> order(static_cast<size_t>(pc.num_nodes), -1);
+  for (int64_t g = 0; g < pc.num_nodes; ++g) {
+    const int64_t o = orig.as<int64_t>()[g];
+    if (o < 0 || o >= pc.num_nodes || order[o] != -1)
+      return Status::Corruption(path + ": not a permutation of 0.." + std::to_string(pc.num_nodes - 1));
+    order[o] = g;
+  }
+  return order;
+}
+
+Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& trainer) {
+  int64_t steps = 0;
+  std::string per_epoch;
+  for (const auto& e : trainer.history()) {
+    steps += e.steps;
+    per_epoch += (per_epoch.empty() ? "" : ", ") + std::to_string(e.steps);
+  }
+  // FNV-1a over the parameter bytes: equal fingerprints = identical parameters.
+  std::vector<float> params = trainer.ParameterVector();
+  uint64_t h = 1469598103934665603ull;
+  double sum = 0;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(params.data());
+  for (size_t i = 0; i < params.size() * sizeof(float); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  for (float p : params) sum += p;
+  std::ofstream f(path + ".tmp");
+  f << "{\"rank\": " << rank << ", \"steps\": " << steps << ", \"steps_per_epoch\": [" << per_epoch
+    << "], \"num_params\": " << params.size() << ", \"param_sum\": " << sum << ", \"param_fingerprint\": \""
+    << std::hex << h << std::dec << "\"}\n";
+  f.close();
+  if (!f) return Status::IOError("write " + path + " failed");
+  std::filesystem::rename(path + ".tmp", path);
+  return Status::OK();
+}
+
+Status Run(int argc, char** argv) {
+  RoleArgs args;
+  int threads = 0, sampler_threads = 2;
+  bool resume = false;
+  cli::po::options_description desc("distgnn --role trainer: train the job's model, data-parallel");
+  desc.add_options()("help,h", "show this help")
+      ("threads", cli::po::value(&threads)->default_value(0), "torch intra-op threads (default: train.intra_op_threads)")
+      ("sampler-threads", cli::po::value(&sampler_threads)->default_value(2),
+       "sampling threads when processes.samplers_per_trainer is 0")
+      ("resume", cli::po::bool_switch(&resume), "continue from the run directory's checkpoint.pt");
+  AddRoleOptions(&desc, &args);
+  cli::po::variables_map vm;
+  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, "trainer"));
+  const int M = args.machine, T = job.trainers_per_machine, K = job.samplers_per_trainer;
+  const int rank = job.TrainerRank(M, args.index), world = job.num_trainers();
+  SetupLogging("trainer", rank, args.log_level);
+  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
+  const std::string& host = job.machines[M].host;
+
+  // 1. Listen first, so samplers can dial while we connect to the servers.
+  std::unique_ptr<RemoteBatchProvider> remote;
+  if (K > 0) {
+    RemoteProviderOptions ro;
+    ro.host = host;
+    ro.port = job.TrainerPort(M, args.index);
+    ro.trainer_rank = rank;
+    ro.graph_name = partition.graph_name;
+    ro.token = job.token;
+    ro.first_sampler_rank = M * T * K + args.index * K;
+    ro.num_samplers = K;
+    ro.credits = static_cast<uint32_t>(std::max(1, job.train.credits));
+    ro.connection.max_frame_bytes = job.max_frame_bytes;
+    ro.connection.heartbeat_seconds = job.heartbeat_seconds;
+    ro.connection.peer_timeout_seconds = job.peer_timeout_seconds;
+    DG_ASSIGN_OR_RETURN(remote, RemoteBatchProvider::Listen(ro));
+  }
+  // 2. The servers.
+  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
+  TrainerSeeds seeds;
+  int64_t classes = 0;
+  DG_RETURN_IF_ERROR(LoadSeeds(client.get(), partition, world, rank, &seeds, &classes));
+  if (rank == 0 && (job.train.save_predictions || job.train.save_embeddings)) {
+    DG_ASSIGN_OR_RETURN(seeds.predict, PredictOrder(partition));
+  }
+  // 3. The samplers (or in-process sampling threads).
+  DistNeighborSource source(client.get());
+  std::unique_ptr<LocalBatchProvider> local;
+  BatchProvider* provider;
+  if (remote) {
+    DG_RETURN_IF_ERROR(remote->WaitForSamplers());
+    provider = remote.get();
+  } else {
+    local = std::make_unique<LocalBatchProvider>(&source, std::max(1, sampler_threads), 4);
+    provider = local.get();
+  }
+  // 4. The other trainers, and training.
+  TrainerOptions o;
+  o.model_path = job.train.model;
+  o.out_dir = job.RunDir();
+  o.epochs = job.train.epochs;
+  o.lr = job.train.lr;
+  o.optimizer = job.train.optimizer;
+  o.weight_decay = job.train.weight_decay;
+  o.batch_size = job.train.batch_size;
+  o.fanouts = job.train.fanouts;
+  if (!job.train.eval_full_neighbors) o.eval_fanouts = job.train.fanouts;
+  o.eval_every = job.train.eval_every;
+  o.seed = job.train.seed;
+  int same_host = 0;  // trainers sharing this host's cores
+  for (const auto& m : job.machines) same_host += m.host == host ? T : 0;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.threads = threads > 0 ? threads
+              : job.train.intra_op_threads > 0 ? job.train.intra_op_threads
+                                               : std::max(1, cores / std::max(1, same_host));
+  o.resume = resume;
+  o.save_predictions = job.train.save_predictions;
+  o.save_embeddings = job.train.save_embeddings;
+  o.num_classes = classes;
+  o.dp.world_size = world;
+  o.dp.rank = rank;
+  o.dp.master_host = job.RendezvousHost();
+  o.dp.master_port = job.rendezvous_port;
+  o.dp.host = host;
+  o.dp.timeout_seconds = job.peer_timeout_seconds;
+  spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
+               rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
+               K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
+  DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
+  Status st = trainer->Fit(provider, seeds);
+  if (remote) remote->Shutdown();
+  DG_RETURN_IF_ERROR(st);
+  DG_RETURN_IF_ERROR(WriteTrainerSummary(job.RunDir() + "/trainer-" + std::to_string(rank) + ".json", rank, *trainer));
+  spdlog::info("trainer {} done; outputs in {}", rank, job.RunDir());
+  return Status::OK();
+}
+
+}  // namespace
+
+int RunTrainerRole(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+
 }  // namespace dg

@@ -298,10 +298,10 @@ Status DistGraphClient::Push(const std::string& name, const std::vector<int64_t>
   return first_error;
 }
 
-Result<SampledNeighbors> DistGraphClient::SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout,
+Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout,
                                                           bool replace, uint64_t seed,
                                                           const std::string& weight_name) {
-  SampledNeighbors out;
+  SampledEdges out;
   out.offsets.assign(n + 1, 0);
   if (n == 0) return out;
   std::vector<Piece> pieces;

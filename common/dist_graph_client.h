@@ -52,7 +52,7 @@ struct ClientOptions {
   int64_t max_ids_per_request = 4096;  // larger requests are split and pipelined
 };
 
-struct SampledNeighbors {
+struct SampledEdges {
   std::vector<int64_t> offsets;  // [n+1]: seed i's neighbors are [offsets[i], offsets[i+1])
   std::vector<int64_t> src;      // global source ids
   std::vector<int64_t> eids;     // global edge ids
@@ -83,9 +83,9 @@ class DistGraphClient {
   // Writes rows [n, row shape...] into a mutable tensor.
   Status Push(const std::string& name, const std::vector<int64_t>& ids, const Array& rows,
               PushMode mode = PushMode::kOverwrite);
-  Result<SampledNeighbors> SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout, bool replace,
+  Result<SampledEdges> SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout, bool replace,
                                            uint64_t seed, const std::string& weight_name = "");
-  Result<SampledNeighbors> SampleNeighbors(const std::vector<int64_t>& seeds, int64_t fanout, bool replace,
+  Result<SampledEdges> SampleNeighbors(const std::vector<int64_t>& seeds, int64_t fanout, bool replace,
                                            uint64_t seed, const std::string& weight_name = "") {
     return SampleNeighbors(seeds.data(), seeds.size(), fanout, replace, seed, weight_name);
   }

@@ -22,7 +22,7 @@
 #include "common/array.h"
 #include "common/minibatch.h"
 #include "common/status.h"
-#include "roles/trainer/batch_provider.h"
+#include "common/batch_provider.h"
 
 namespace dg {
 

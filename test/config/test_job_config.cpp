@@ -99,7 +99,7 @@ TEST_CASE("token comes from DISTGNN_TOKEN when the file says \"\"", "[config]") 
   CHECK(r->token == "in-file");
 }
 
-TEST_CASE("--set overrides apply before validation", "[config]") {
+TEST_CASE("set overrides (--set) apply before validation", "[config]") {
   Job job;
   auto r = LoadJobConfig(job.path(), {"train.epochs=3", "train.fanouts=[5, 10, 15]", "machines[1].host=localhost",
                                       "network.heartbeat_seconds=0.5", "train.save_predictions=true"});

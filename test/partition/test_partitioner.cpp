@@ -146,7 +146,7 @@ TEST_CASE("METIS cuts fewer Cora edges than random", "[partition][cora]") {
   }
 }
 
-TEST_CASE("--balance train keeps train counts within 10% of the mean", "[partition][cora]") {
+TEST_CASE("balance by train (--balance train) keeps train counts within 10% of the mean", "[partition][cora]") {
   test::ReferenceGraph g = CoraReference();
   test::TempDir tmp;
   for (int k : {2, 3, 4}) {

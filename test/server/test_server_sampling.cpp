@@ -14,7 +14,7 @@ using namespace dg::test;
 namespace {
 
 // Each returned (src, eid) must be a real in-edge of seed v.
-void CheckEdgesValid(const TestGraph& tg, const std::vector<int64_t>& seeds, const SampledNeighbors& s) {
+void CheckEdgesValid(const TestGraph& tg, const std::vector<int64_t>& seeds, const SampledEdges& s) {
   REQUIRE(s.offsets.size() == seeds.size() + 1);
   for (size_t i = 0; i < seeds.size(); ++i) {
     for (int64_t k = s.offsets[i]; k < s.offsets[i + 1]; ++k) {

@@ -29,13 +29,17 @@ struct EpochRequest {
   bool replace = false;
   bool labels = true;           // gather labels of the seeds
   uint64_t job_seed = 0;
+  // The batches this provider makes: batch_offset, batch_offset + batch_stride,
+  // ... of the epoch (a sampler's share; batch content never depends on it).
+  int64_t batch_offset = 0;
+  int64_t batch_stride = 1;
 };
 
 class BatchProvider {
  public:
   virtual ~BatchProvider() = default;
   virtual Status BeginEpoch(const EpochRequest& request) = 0;
-  // The next batch of the epoch; false once the epoch is done.
+  // The next batch of the epoch (of this provider's share); false once done.
   virtual Result<bool> Next(MiniBatch* out) = 0;
 };
 
@@ -59,7 +63,9 @@ class LocalBatchProvider : public BatchProvider {
   const std::string feature_name_, label_name_;
   EpochRequest request_;
   std::vector<int64_t> order_;
-  int64_t num_batches_ = 0, next_ = 0;
+  int64_t num_batches_ = 0;  // in the whole epoch
+  int64_t num_owned_ = 0;    // of them, made by this provider
+  int64_t next_ = 0;         // position among the owned batches
 
   std::mutex mu_;
   std::condition_variable cv_;

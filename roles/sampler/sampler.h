@@ -1,0 +1,49 @@
+// Sampler: serves one trainer with mini-batches (the sampler role).
+//
+// It dials its trainer (connections are always opened by the client side),
+// then follows the trainer's lead: an EPOCH frame says which seeds, how to cut
+// and sample them and which batches are this sampler's share (batch_offset,
+// batch_stride); the sampler builds those batches with `workers` threads
+// (sampling, block building and feature/label gathering of several batches
+// overlap) and streams each as a MINIBATCH frame while it holds credits, then
+// END_OF_EPOCH. CREDIT frames return credits. SHUTDOWN from the trainer ends
+// Run() with OK. Losing the trainer (closed socket, or silence beyond the peer
+// timeout) ends Run() with PeerLost/Timeout naming it; a batch that cannot be
+// built (a server lost) is reported to the trainer as an ERROR frame and ends
+// Run() with that error.
+//
+// Batch content depends only on (job seed, epoch, batch index, seeds, graph),
+// so any number of samplers produce the same batches.
+#pragma once
+
+#include <string>
+
+#include "common/connection.h"
+#include "common/minibatch.h"
+#include "common/status.h"
+
+namespace dg {
+
+struct SamplerOptions {
+  std::string trainer_host;
+  int trainer_port = 0;
+  std::string trainer_name;       // for messages: "trainer 0 (127.0.0.1:30200)"
+  Hello hello;                    // role "sampler", rank, graph name, token
+  ConnectionOptions connection;
+  double connect_wait_seconds = 60;  // keep dialing while the trainer is not listening
+  int workers = 2;                // threads building batches
+  int prefetch = 2;               // finished batches waiting beyond the credits
+};
+
+class Sampler {
+ public:
+  // `source` (the graph) must outlive the sampler.
+  Sampler(NeighborSource* source, SamplerOptions options);
+  Status Run();
+
+ private:
+  NeighborSource* source_;
+  SamplerOptions options_;
+};
+
+}  // namespace dg
