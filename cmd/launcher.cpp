@@ -21,6 +21,7 @@
 
 #include "common/dist_graph_client.h"
 #include "common/partition.h"
+#include "config/cluster_client.h"
 
 namespace dg {
 
@@ -386,19 +387,10 @@ class Launcher {
     if (servers.empty()) return;
     auto pc = LoadPartitionConfig(cfg_.partition);
     if (!pc.ok()) return;
-    std::vector<ServerEndpoints> endpoints;
-    for (int m = 0; m < cfg_.num_machines(); ++m) {
-      ServerEndpoints e{cfg_.machines[m].host, {}};
-      for (int i = 0; i < cfg_.servers_per_machine; ++i) e.ports.push_back(cfg_.ServerPort(m, i));
-      endpoints.push_back(e);
-    }
-    ClientOptions o;
+    ClientOptions o = JobClientOptions(cfg_);
     o.connect_timeout_seconds = 5;
     o.deadline_seconds = 5;
-    o.heartbeat_seconds = cfg_.heartbeat_seconds;
-    o.peer_timeout_seconds = cfg_.peer_timeout_seconds;
-    o.max_frame_bytes = cfg_.max_frame_bytes;
-    auto client = DistGraphClient::Connect(*pc, endpoints, cfg_.token, "launcher", 0, o);
+    auto client = DistGraphClient::Connect(*pc, JobServerEndpoints(cfg_), cfg_.token, "launcher", 0, o);
     if (!client.ok()) {
       Say("note: no SHUTDOWN frames (" + client.status().message() + "); stopping servers by signal");
       return;

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds distgnn (Release, -j2, Ninja if present) into build/.
+#   scripts/build.sh            everything (binary and tests)
+#   scripts/build.sh distgnn    only the binary
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -8,4 +10,6 @@ if command -v ninja >/dev/null 2>&1; then GEN=(-G Ninja); fi
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release
 fi
-cmake --build "$BUILD_DIR" -j "${JOBS:-2}"
+TARGETS=()
+for t in "$@"; do TARGETS+=(--target "$t"); done
+cmake --build "$BUILD_DIR" -j "${JOBS:-2}" "${TARGETS[@]}"

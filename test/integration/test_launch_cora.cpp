@@ -34,7 +34,7 @@ std::string PrepareCora(const TempDir& dir, int base_port) {
                        "--name", "cora", "--out", dir / "parts"},
                       120);
   if (r.exit_code != 0) return "partition failed: " + r.output;
-  r = RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "1433", "--hidden", "64", "--classes", "7",
+  r = RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "1433", "--hidden", "128", "--classes", "7",
                   "--layers", "2", "-o", dir / "sage.pt"},
                  120);
   if (r.exit_code != 0) return "model export failed: " + r.output;
@@ -42,7 +42,7 @@ std::string PrepareCora(const TempDir& dir, int base_port) {
   y << "job: cora\npartition: parts/cora.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
     << "ports: {server: " << base_port << ", trainer: " << base_port + 2 << ", rendezvous: " << base_port + 4 << "}\n"
     << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 2}\n"
-    << "train: {model: sage.pt, fanouts: [10, 25], batch_size: 64, epochs: 10, lr: 0.01, weight_decay: 0.0005, "
+    << "train: {model: sage.pt, fanouts: [10, 25], batch_size: 70, epochs: 60, lr: 0.01, weight_decay: 0.0005, "
        "seed: 0}\noutput_dir: runs\n";
   return "";
 }
