@@ -16,6 +16,7 @@
 
 #include "cmd/cli.h"
 #include "common/dataset.h"
+#include "common/logging.h"
 #include "common/npy.h"
 #include "roles/partition/partitioner.h"
 

@@ -59,7 +59,9 @@ Status Run(int argc, char** argv) {
   spdlog::info("sampler {} of machine {} for {}; {} partitions, {} nodes", args.index, M, o.trainer_name,
                partition.num_parts, partition.num_nodes);
   Sampler sampler(&source, o);
-  return sampler.Run();
+  Status st = sampler.Run();
+  spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
+  return st;
 }
 
 }  // namespace

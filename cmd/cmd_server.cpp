@@ -79,7 +79,9 @@ int RunServerRole(int argc, char** argv) {
     spdlog::error("{}", server.status().ToString());
     return cli::ExitCode(argv[0], server.status());
   }
-  return cli::ExitCode(argv[0], (*server)->Run());
+  Status run = (*server)->Run();
+  spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
+  return cli::ExitCode(argv[0], run);
 }
 
 }  // namespace dg

@@ -10,7 +10,8 @@
 // With processes.samplers_per_trainer 0 the trainer samples in its own threads
 // through the same mini-batch code. Rank 0 writes the run directory
 // (metrics.jsonl, model.pt, checkpoint.pt, predictions in original node order);
-// every trainer writes trainer-R.json (steps and a parameter fingerprint), and
+// every trainer writes trainer-R.json (steps, epoch times, the fraction of
+// training time spent waiting for batches, a parameter fingerprint), and
 // tells its samplers to exit when it is done.
 #include <spdlog/spdlog.h>
 
@@ -94,10 +95,14 @@ Result<std::vector<int64_t>> PredictOrder(const PartitionConfig& pc) {
 
 Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& trainer) {
   int64_t steps = 0;
-  std::string per_epoch;
+  double seconds = 0, wait = 0;
+  std::string per_epoch, epoch_seconds;
   for (const auto& e : trainer.history()) {
     steps += e.steps;
+    seconds += e.seconds;
+    wait += e.wait_seconds;
     per_epoch += (per_epoch.empty() ? "" : ", ") + std::to_string(e.steps);
+    epoch_seconds += (epoch_seconds.empty() ? "" : ", ") + std::to_string(e.seconds);
   }
   // FNV-1a over the parameter bytes: equal fingerprints = identical parameters.
   std::vector<float> params = trainer.ParameterVector();
@@ -108,7 +113,8 @@ Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& tra
   for (float p : params) sum += p;
   std::ofstream f(path + ".tmp");
   f << "{\"rank\": " << rank << ", \"steps\": " << steps << ", \"steps_per_epoch\": [" << per_epoch
-    << "], \"num_params\": " << params.size() << ", \"param_sum\": " << sum << ", \"param_fingerprint\": \""
+    << "], \"epoch_seconds\": [" << epoch_seconds << "], \"wait_fraction\": " << (seconds > 0 ? wait / seconds : 0)
+    << ", \"num_params\": " << params.size() << ", \"param_sum\": " << sum << ", \"param_fingerprint\": \""
     << std::hex << h << std::dec << "\"}\n";
   f.close();
   if (!f) return Status::IOError("write " + path + " failed");
@@ -209,7 +215,8 @@ Status Run(int argc, char** argv) {
   if (remote) remote->Shutdown();
   DG_RETURN_IF_ERROR(st);
   DG_RETURN_IF_ERROR(WriteTrainerSummary(job.RunDir() + "/trainer-" + std::to_string(rank) + ".json", rank, *trainer));
-  spdlog::info("trainer {} done; outputs in {}", rank, job.RunDir());
+  spdlog::info("trainer {} done; outputs in {}; peak RSS {:.1f} MB", rank, job.RunDir(),
+               PeakRssBytes() / 1048576.0);
   return Status::OK();
 }
 

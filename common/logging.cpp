@@ -3,6 +3,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+
 #include <cstdlib>
 
 namespace dg {
@@ -15,6 +17,12 @@ void SetupLogging(const std::string& role, int rank, const std::string& level) {
   logger->set_level(spdlog::level::from_str(env ? env : level));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
+}
+
+int64_t PeakRssBytes() {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return static_cast<int64_t>(ru.ru_maxrss) * 1024;  // Linux: kilobytes
 }
 
 }  // namespace dg

@@ -1,6 +1,7 @@
 // Logging setup: spdlog everywhere, one line per event, prefixed by role and rank.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace dg {
@@ -9,5 +10,8 @@ namespace dg {
 // "[time] [role rank] level: message". level: trace|debug|info|warn|error.
 // DISTGNN_LOG_LEVEL in the environment overrides `level`.
 void SetupLogging(const std::string& role, int rank, const std::string& level = "info");
+
+// Peak resident set size of this process so far, in bytes (getrusage).
+int64_t PeakRssBytes();
 
 }  // namespace dg

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/logging.h"
 #include "common/npy.h"
 #include "roles/partition/node_assignment.h"
 
@@ -114,12 +115,6 @@ bool ValidName(const std::string& s) {
 }
 
 }  // namespace
-
-int64_t PeakRssBytes() {
-  struct rusage ru;
-  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
-  return static_cast<int64_t>(ru.ru_maxrss) * 1024;  // Linux: kilobytes
-}
 
 std::vector<uint8_t> TrainFlags(const std::map<std::string, Array>& node_data) {
   std::vector<uint8_t> flags;

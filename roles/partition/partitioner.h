@@ -58,7 +58,4 @@ Result<PartitionConfig> PartitionGraph(GraphInput* input, const PartitionOptions
 // Train flags per node from node_data: split == 0, else train_mask != 0; empty if neither.
 std::vector<uint8_t> TrainFlags(const std::map<std::string, Array>& node_data);
 
-// Peak resident set size of this process so far, in bytes (getrusage).
-int64_t PeakRssBytes();
-
 }  // namespace dg

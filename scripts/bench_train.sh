@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Benchmark of distributed training against the in-process baseline, in one run
+# on this machine (a ratio, so the machine's noise cancels out):
+#   local_epoch_s  `distgnn train-local` (whole graph in memory, in-process sampling)
+#   dist_epoch_s   `distgnn launch`: 2 partitions on 127.0.0.1, 1 server, 1 trainer
+#                  and 1 sampler per partition (same seeds, batch size, fanouts, model)
+#   ratio          dist_epoch_s / local_epoch_s (target <= 1.3)
+#   wait_fraction  worst trainer's share of step time spent waiting for a batch (target <= 0.10)
+# Epoch times are training time only (evaluation excluded), the mean over epochs
+# after the first. The last stdout line is one JSON object.
+#
+#   scripts/bench_train.sh                 1M nodes, 20M edges, 128-d, 10 classes, hidden 256
+#   scripts/bench_train.sh --quick         100k nodes, 2M edges (a quick check)
+#   scripts/bench_train.sh --dgl-setting   DGL reference: 100k / 2M, 100-d, all nodes train, hidden 16
+# Other flags: --nodes --edges --feat-dim --classes --hidden --epochs --train-frac --work DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NODES=1000000 EDGES=20000000 FEAT=128 CLASSES=10 HIDDEN=256 EPOCHS=3 TRAIN_FRAC=0.6 WORK=${TMPDIR:-/tmp}/distgnn-bench-train
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) NODES=100000 EDGES=2000000 ;;
+    --dgl-setting) NODES=100000 EDGES=2000000 FEAT=100 CLASSES=10 HIDDEN=16 TRAIN_FRAC=1.0 ;;
+    --nodes) NODES=$2; shift ;;
+    --edges) EDGES=$2; shift ;;
+    --feat-dim) FEAT=$2; shift ;;
+    --classes) CLASSES=$2; shift ;;
+    --hidden) HIDDEN=$2; shift ;;
+    --epochs) EPOCHS=$2; shift ;;
+    --train-frac) TRAIN_FRAC=$2; shift ;;
+    --work) WORK=$2; shift ;;
+    *) echo "bench_train.sh: unknown flag $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+BIN=$PWD/build/distgnn
+[ -x "$BIN" ] || scripts/build.sh distgnn
+VAL_FRAC=$(python3 -c "print(min(0.01, max(0.0, 1 - $TRAIN_FRAC)))")
+KEY="n${NODES}-e${EDGES}-f${FEAT}-c${CLASSES}-t${TRAIN_FRAC}"
+DATA=$WORK/data-$KEY PARTS=$WORK/parts-$KEY
+mkdir -p "$WORK"
+if [ ! -f "$DATA/.done" ]; then
+  echo "== generate $KEY"
+  rm -rf "$DATA"
+  $BIN generate --nodes "$NODES" --edges "$EDGES" --feat-dim "$FEAT" --classes "$CLASSES" --seed 1 \
+      --train-frac "$TRAIN_FRAC" --val-frac "$VAL_FRAC" --out "$DATA"
+  touch "$DATA/.done"
+fi
+if [ ! -f "$PARTS/.done" ]; then
+  echo "== partition into 2 (METIS)"
+  $BIN partition --dataset "$DATA" --num-parts 2 --method metis --name bench --out "$PARTS" --force
+  touch "$PARTS/.done"
+fi
+MODEL=$WORK/sage-f${FEAT}-h${HIDDEN}-c${CLASSES}.pt
+$BIN model export --arch sage --in-dim "$FEAT" --hidden "$HIDDEN" --classes "$CLASSES" --layers 2 -o "$MODEL" >/dev/null
+
+# Evaluation runs only after the last epoch and is not part of epoch_seconds.
+echo "== train-local ($EPOCHS epochs)"
+rm -rf "$WORK/run-local"
+/usr/bin/time -f "local peak RSS %M KB" $BIN train-local --dataset "$DATA" --model "$MODEL" --fanouts 10,25 \
+    --batch-size 1000 --epochs "$EPOCHS" --eval-every 1000000 --eval-fanouts 10,25 --lr 0.003 \
+    --sampler-threads 2 --log-every 100 --out "$WORK/run-local" 2>&1 | grep -E "epoch [0-9]+:|peak|error" || true
+
+echo "== distributed: 2 partitions on 127.0.0.1 (1 server, 1 trainer, 1 sampler each)"
+PORT=$(python3 -c "import random; print(random.randrange(20000, 60000, 10))")
+cat > "$WORK/job.yaml" <<YAML
+job: bench
+partition: $PARTS/bench.json
+machines:
+  - host: 127.0.0.1
+  - host: 127.0.0.1
+ports: {server: $PORT, trainer: $((PORT + 4)), rendezvous: $((PORT + 8))}
+processes: {servers: 1, trainers: 1, samplers_per_trainer: 1}
+train:
+  model: $MODEL
+  fanouts: [10, 25]
+  batch_size: 1000
+  epochs: $EPOCHS
+  lr: 0.003
+  eval_every: 1000000
+  eval_full_neighbors: false
+  seed: 0
+output_dir: $WORK
+YAML
+rm -rf "$WORK/bench"
+$BIN launch "$WORK/job.yaml" 2>&1 | grep -E "epoch [0-9]+:|error|finished" || true
+
+python3 - "$WORK" <<'PY'
+import json, sys, glob
+work = sys.argv[1]
+def epochs(path):
+    rows = [json.loads(l) for l in open(path) if '"epoch"' in l]
+    secs = [r["epoch_seconds"] for r in rows]
+    return sum(secs[1:]) / len(secs[1:]) if len(secs) > 1 else secs[0]
+local = epochs(work + "/run-local/metrics.jsonl")
+dist = epochs(work + "/bench/metrics.jsonl")
+trainers = [json.load(open(p)) for p in sorted(glob.glob(work + "/bench/trainer-*.json"))]
+wait = max(t["wait_fraction"] for t in trainers)
+print(f"local epoch {local:.2f} s, distributed epoch {dist:.2f} s, ratio {dist / local:.2f}, "
+      f"worst trainer wait fraction {wait:.3f}")
+print(json.dumps({"local_epoch_s": round(local, 3), "dist_epoch_s": round(dist, 3),
+                  "ratio": round(dist / local, 3), "wait_fraction": round(wait, 4),
+                  "trainer_wait_fractions": [round(t["wait_fraction"], 4) for t in trainers]}))
+PY
