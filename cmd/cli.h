@@ -39,6 +39,7 @@ int RunServerRole(int argc, char** argv);     // cmd_server.cpp
 int RunSamplerRole(int argc, char** argv);    // cmd_sampler.cpp
 int RunTrainerRole(int argc, char** argv);    // cmd_trainer.cpp
 int RunLaunch(int argc, char** argv);         // cmd_launch.cpp
+int RunPropagate(int argc, char** argv);      // cmd_propagate.cpp
 int RunConfig(int argc, char** argv);         // cmd_config.cpp ("config check")
 int RunCopy(int argc, char** argv);           // cmd_copy.cpp
 int RunBenchRpc(int argc, char** argv);       // cmd_bench_rpc.cpp

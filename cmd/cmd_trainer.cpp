@@ -27,6 +27,7 @@
 #include "common/logging.h"
 #include "common/npy.h"
 #include "config/cluster_client.h"
+#include "roles/trainer/propagate.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
 
@@ -126,8 +127,15 @@ Status Run(int argc, char** argv) {
   RoleArgs args;
   int threads = 0, sampler_threads = 2;
   bool resume = false;
+  std::string mode;
+  PropagateOptions prop;
   cli::po::options_description desc("distgnn --role trainer: train the job's model, data-parallel");
   desc.add_options()("help,h", "show this help")
+      ("mode", cli::po::value(&mode)->default_value("train"), "train | propagate (started by distgnn propagate)")
+      ("input", cli::po::value(&prop.input), "propagate: input node array")
+      ("hops", cli::po::value(&prop.hops)->default_value(1), "propagate: hops")
+      ("norm", cli::po::value(&prop.norm)->default_value("mean"), "propagate: mean | sum | sym")
+      ("output", cli::po::value(&prop.output), "propagate: output name")
       ("threads", cli::po::value(&threads)->default_value(0), "torch intra-op threads (default: train.intra_op_threads)")
       ("sampler-threads", cli::po::value(&sampler_threads)->default_value(2),
        "sampling threads when processes.samplers_per_trainer is 0")
@@ -141,6 +149,16 @@ Status Run(int argc, char** argv) {
   SetupLogging("trainer", rank, args.log_level);
   DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
   const std::string& host = job.machines[M].host;
+  if (mode == "propagate") {
+    prop.machine = M;
+    prop.index = args.index;
+    prop.workers_per_machine = T;
+    prop.total_workers = world;
+    DG_RETURN_IF_ERROR(CheckPropagateOptions(prop, partition));
+    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
+    return RunPropagation(client.get(), prop);
+  }
+  if (mode != "train") return Status::InvalidArgument("--mode: expected train or propagate, got '" + mode + "'");
 
   // 1. Listen first, so samplers can dial while we connect to the servers.
   std::unique_ptr<RemoteBatchProvider> remote;

@@ -1,6 +1,6 @@
 // distgnn: one executable, dispatching to a subcommand or a role.
 //
-//   distgnn generate|partition|train-local|launch|copy ...
+//   distgnn generate|partition|train-local|launch|propagate|copy ...
 //   distgnn model export ...      distgnn config check FILE
 //   distgnn bench rpc|train ...
 //   distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]
@@ -23,6 +23,7 @@ const char kUsage[] =
     "  distgnn train-local --dataset DIR --model model.pt --fanouts 10,25 --batch-size 1000 ...\n"
     "  distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]\n"
     "  distgnn launch JOB.yaml        distgnn config check JOB.yaml      distgnn copy JOB.yaml\n"
+    "  distgnn propagate --config JOB.yaml --input X --hops K --norm mean|sum|sym --output NAME\n"
     "  distgnn bench rpc|train ...\n"
     "\n"
     "Run `distgnn <command> --help` for a command's flags.\n";
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
   if (cmd == "partition") return Dispatch(dg::RunPartition, cmd, argc, argv, 1);
   if (cmd == "train-local") return Dispatch(dg::RunTrainLocal, cmd, argc, argv, 1);
   if (cmd == "launch") return Dispatch(dg::RunLaunch, cmd, argc, argv, 1);
+  if (cmd == "propagate") return Dispatch(dg::RunPropagate, cmd, argc, argv, 1);
   if (cmd == "copy") return Dispatch(dg::RunCopy, cmd, argc, argv, 1);
   if (cmd == "model" && sub == "export") return Dispatch(dg::RunModel, "model export", argc, argv, 2);
   if (cmd == "config" && sub == "check") return Dispatch(dg::RunConfig, "config check", argc, argv, 2);

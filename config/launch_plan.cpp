@@ -131,6 +131,7 @@ Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt)
                    "--index", std::to_string(index),
                    "--job-id", plan.job_id};
     for (const auto& o : cfg.overrides) p.role_argv.insert(p.role_argv.end(), {"--set", o});
+    if (role == Role::kTrainer) p.role_argv.insert(p.role_argv.end(), opt.trainer_args.begin(), opt.trainer_args.end());
     if (!cfg.token.empty()) p.env.emplace_back("DISTGNN_TOKEN", cfg.token);
     if (const char* lvl = std::getenv("DISTGNN_LOG_LEVEL")) p.env.emplace_back("DISTGNN_LOG_LEVEL", lvl);
     if (p.remote) {
@@ -162,7 +163,7 @@ Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt)
     for (int i = 0; i < S; ++i) add(m, Role::kServer, i, m * S + i, cfg.ServerPort(m, i));
   for (int m = 0; m < M; ++m)
     for (int t = 0; t < T; ++t) add(m, Role::kTrainer, t, cfg.TrainerRank(m, t), cfg.TrainerPort(m, t));
-  for (int m = 0; m < M; ++m)
+  for (int m = 0; m < M && opt.samplers; ++m)
     for (int i = 0; i < T * K; ++i) add(m, Role::kSampler, i, m * T * K + i, 0);
   return plan;
 }

@@ -58,6 +58,10 @@ struct PlanOptions {
   std::string remote_binary = "distgnn";  // for ssh machines without machines[].binary
   std::string override_binary;            // if set, used for every process (tests)
   std::string job_id;                     // empty = "JOB-<random hex>"
+  // Jobs other than training (`distgnn propagate`): extra flags for every
+  // trainer (e.g. --mode propagate ...) and whether samplers are started.
+  std::vector<std::string> trainer_args;
+  bool samplers = true;
 };
 
 Result<LaunchPlan> BuildLaunchPlan(const JobConfig& config, const PlanOptions& options);
