@@ -1,4 +1,4 @@
-// `distgnn launch FILE [--set key=value ...]`: start every role of a job on
+// `distgnn launch FILE [--set key=value ...] [--mode infer]`: start every role of a job on
 // every machine, stream their output, and tear everything down at the end or on
 // the first failure (see cmd/launcher.h).
 #include <csignal>
@@ -18,7 +18,10 @@ int RunLaunch(int argc, char** argv) {
   std::string file;
   std::vector<std::string> sets;
   LaunchSettings settings;
+  std::string mode;
   desc.add_options()("help,h", "show this help")
+      ("mode", po::value(&mode)->default_value("train"),
+       "train | infer: layer-wise inference of train.model over all nodes (servers and trainers only)")
       ("config", po::value(&file)->required(), "the job YAML")
       ("set", po::value(&sets)->composing(), "override one key, e.g. --set train.epochs=3 (repeatable)")
       ("server-timeout", po::value(&settings.server_timeout_s)->default_value(60),
@@ -38,7 +41,14 @@ int RunLaunch(int argc, char** argv) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], cfg.status().message().c_str());
     return 1;
   }
-  auto plan = BuildLaunchPlan(*cfg, DefaultPlanOptions());
+  if (mode != "train" && mode != "infer")
+    return cli::ExitCode(argv[0], Status::InvalidArgument("--mode: expected train or infer, got '" + mode + "'"));
+  PlanOptions plan_options = DefaultPlanOptions();
+  if (mode == "infer") {
+    plan_options.trainer_args = {"--mode", "infer"};
+    plan_options.samplers = false;
+  }
+  auto plan = BuildLaunchPlan(*cfg, plan_options);
   if (!plan.ok()) return cli::ExitCode(argv[0], plan.status());
   for (const auto& p : plan->processes) {
     if (!p.remote && !IsLocalHost(p.host)) {

@@ -27,6 +27,7 @@
 #include "common/logging.h"
 #include "common/npy.h"
 #include "config/cluster_client.h"
+#include "roles/trainer/layerwise_inference.h"
 #include "roles/trainer/propagate.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
@@ -131,7 +132,8 @@ Status Run(int argc, char** argv) {
   PropagateOptions prop;
   cli::po::options_description desc("distgnn --role trainer: train the job's model, data-parallel");
   desc.add_options()("help,h", "show this help")
-      ("mode", cli::po::value(&mode)->default_value("train"), "train | propagate (started by distgnn propagate)")
+      ("mode", cli::po::value(&mode)->default_value("train"),
+       "train | infer (layer-wise inference of train.model) | propagate (started by distgnn propagate)")
       ("input", cli::po::value(&prop.input), "propagate: input node array")
       ("hops", cli::po::value(&prop.hops)->default_value(1), "propagate: hops")
       ("norm", cli::po::value(&prop.norm)->default_value("mean"), "propagate: mean | sum | sym")
@@ -158,7 +160,27 @@ Status Run(int argc, char** argv) {
     DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
     return RunPropagation(client.get(), prop);
   }
-  if (mode != "train") return Status::InvalidArgument("--mode: expected train or propagate, got '" + mode + "'");
+  if (mode != "train" && mode != "infer")
+    return Status::InvalidArgument("--mode: expected train, infer or propagate, got '" + mode + "'");
+  InferenceOptions inf;
+  inf.model_path = job.train.model;
+  inf.out_dir = job.RunDir();
+  inf.rank = rank;
+  inf.world = world;
+  inf.machine = M;
+  inf.index = args.index;
+  inf.trainers_per_machine = T;
+  inf.batch_size = std::max(1024, job.train.batch_size);
+  if (mode == "infer") {
+    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
+    inf.threads = threads > 0 ? threads : std::max(1, job.train.intra_op_threads);
+    InferenceResult res;
+    DG_RETURN_IF_ERROR(RunLayerwiseInference(client.get(), inf, &res));
+    if (rank == 0)
+      spdlog::info("layer-wise inference: val_acc {:.4f} test_acc {:.4f} ({:.2f} s); outputs in {}", res.val_acc,
+                   res.test_acc, res.seconds, job.RunDir());
+    return Status::OK();
+  }
 
   // 1. Listen first, so samplers can dial while we connect to the servers.
   std::unique_ptr<RemoteBatchProvider> remote;
@@ -232,6 +254,17 @@ Status Run(int argc, char** argv) {
   Status st = trainer->Fit(provider, seeds);
   if (remote) remote->Shutdown();
   DG_RETURN_IF_ERROR(st);
+  if (job.train.layerwise_inference) {
+    // Rank 0 has written the best-validation model.pt once everyone is here.
+    DG_RETURN_IF_ERROR(client->Barrier(job.job + ":trained", static_cast<uint32_t>(world)));
+    inf.model_path = job.RunDir() + "/model.pt";
+    inf.threads = o.threads;
+    InferenceResult res;
+    DG_RETURN_IF_ERROR(RunLayerwiseInference(client.get(), inf, &res));
+    if (rank == 0)
+      spdlog::info("layer-wise inference: val_acc {:.4f} test_acc {:.4f} ({:.2f} s)", res.val_acc, res.test_acc,
+                   res.seconds);
+  }
   DG_RETURN_IF_ERROR(WriteTrainerSummary(job.RunDir() + "/trainer-" + std::to_string(rank) + ".json", rank, *trainer));
   spdlog::info("trainer {} done; outputs in {}; peak RSS {:.1f} MB", rank, job.RunDir(),
                PeakRssBytes() / 1048576.0);

@@ -278,7 +278,8 @@ const std::vector<std::string> kProcessKeys = {"servers", "trainers", "samplers_
 const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
-    "intra_op_threads", "credits",    "save_predictions", "save_embeddings"};
+    "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
+    "layerwise_inference"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
                                                "peer_timeout_seconds"};
 
@@ -374,6 +375,8 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
     DG_RETURN_IF_ERROR(c.Bool(n["save_predictions"], "train.save_predictions", &t->save_predictions));
   if (n["save_embeddings"])
     DG_RETURN_IF_ERROR(c.Bool(n["save_embeddings"], "train.save_embeddings", &t->save_embeddings));
+  if (n["layerwise_inference"])
+    DG_RETURN_IF_ERROR(c.Bool(n["layerwise_inference"], "train.layerwise_inference", &t->layerwise_inference));
   return Status::OK();
 }
 

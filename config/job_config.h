@@ -42,6 +42,9 @@ struct TrainConfig {
   int credits = 4;                   // batches a sampler may send ahead
   bool save_predictions = false;
   bool save_embeddings = false;
+  // After training: exact full-neighbour outputs of every node, layer by layer
+  // (roles/trainer/layerwise_inference.h), with the best-validation model.
+  bool layerwise_inference = false;
 };
 
 struct JobConfig {
