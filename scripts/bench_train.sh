@@ -6,6 +6,8 @@
 #                  and 1 sampler per partition (same seeds, batch size, fanouts, model)
 #   ratio          dist_epoch_s / local_epoch_s (target <= 1.3)
 #   wait_fraction  worst trainer's share of step time spent waiting for a batch (target <= 0.10)
+#   infer_s        layer-wise inference of every node with the trained model (launch --mode infer),
+#                  and infer_over_epoch = infer_s / dist_epoch_s
 # Epoch times are training time only (evaluation excluded), the mean over epochs
 # after the first. The last stdout line is one JSON object.
 #
@@ -84,6 +86,9 @@ YAML
 rm -rf "$WORK/bench"
 $BIN launch "$WORK/job.yaml" 2>&1 | grep -E "epoch [0-9]+:|error|finished" || true
 
+echo "== layer-wise inference of the trained model over all nodes (launch --mode infer)"
+$BIN launch "$WORK/job.yaml" --mode infer --set "train.model=$WORK/bench/model.pt" --quiet 2>&1 | grep -E "error" || true
+
 python3 - "$WORK" <<'PY'
 import json, sys, glob
 work = sys.argv[1]
@@ -97,7 +102,10 @@ trainers = [json.load(open(p)) for p in sorted(glob.glob(work + "/bench/trainer-
 wait = max(t["wait_fraction"] for t in trainers)
 print(f"local epoch {local:.2f} s, distributed epoch {dist:.2f} s, ratio {dist / local:.2f}, "
       f"worst trainer wait fraction {wait:.3f}")
+infer = json.load(open(work + "/bench/inference.json"))["seconds"]
+print(f"layer-wise inference of all nodes {infer:.2f} s = {infer / dist:.2f} distributed epochs")
 print(json.dumps({"local_epoch_s": round(local, 3), "dist_epoch_s": round(dist, 3),
+                  "infer_s": round(infer, 3), "infer_over_epoch": round(infer / dist, 3),
                   "ratio": round(dist / local, 3), "wait_fraction": round(wait, 4),
                   "trainer_wait_fractions": [round(t["wait_fraction"], 4) for t in trainers]}))
 PY
