@@ -22,5 +22,11 @@ echo "== check and launch config/examples/cora-local.yaml"
 $BIN config check config/examples/cora-local.yaml >/dev/null
 $BIN launch config/examples/cora-local.yaml
 
-echo "== result (runs/cora-sage/metrics.jsonl, last line)"
-tail -n 1 runs/cora-sage/metrics.jsonl
+final=$(tail -n 1 runs/cora-sage/metrics.jsonl)
+acc=$(echo "$final" | sed -n 's/.*"test_acc": *\([0-9.]*\).*/\1/p')
+best=$(echo "$final" | sed -n 's/.*"best_epoch": *\([0-9]*\).*/\1/p')
+echo "== done: test accuracy $acc (model of best validation epoch $best)"
+echo "   trained model (TorchScript): runs/cora-sage/model.pt"
+echo "   metrics per epoch:           runs/cora-sage/metrics.jsonl"
+echo "   checkpoint (--resume):       runs/cora-sage/checkpoint.pt"
+echo "   per-process logs:            runs/cora-sage/logs/"
