@@ -5,7 +5,10 @@
 //     thread, 4 MiB writes) -- the ceiling.
 //  2. pull: PULL of 100-dim float32 rows, 10k random ids per call, over the
 //     socket (local shortcut off), 1 and 4 client threads.
-//  3. sample: SAMPLE_NEIGHBORS on a synthetic power-law graph, fanout 10 and
+//  3. sparse: SPARSE_UPDATE (sparse_adagrad, W = 1, 10k random ids per call,
+//     one request per call) on a float32 [nodes, 64] and [nodes, 128] mutable
+//     tensor, in rows/s, against PULL rows/s of the same tensor in the same run.
+//  4. sample: SAMPLE_NEIGHBORS on a synthetic power-law graph, fanout 10 and
 //     25, against a server with --threads 1, as sampled edges/s per server thread.
 //
 // Servers are child processes of this one: fork + exec of /proc/self/exe
@@ -167,6 +170,11 @@ struct RunStats {
   double gbps = 0, calls_per_s = 0, items_per_s = 0, p50_ms = 0, p99_ms = 0;
 };
 
+struct SparseFigures {
+  int64_t dim = 0;
+  RunStats pull, update;  // items = rows
+};
+
 // Runs `call` from `threads` threads for `seconds`; call returns the payload
 // bytes (or items) it produced, or -1 on error.
 RunStats Drive(int threads, double seconds, const std::function<int64_t(int, uint64_t)>& call, Status* error) {
@@ -206,6 +214,47 @@ RunStats Drive(int threads, double seconds, const std::function<int64_t(int, uin
   r.p99_ms = Percentile(all, 0.99);
   if (failed && error->ok()) *error = Status::Internal("benchmark call failed");
   return r;
+}
+
+// SPARSE_UPDATE (W = 1) and PULL of the same float32 [nodes, dim] tensor,
+// ids_per_call random ids per call, one client thread.
+Result<SparseFigures> BenchSparse(DistGraphClient* client, int64_t nodes, int64_t dim, int64_t ids_per_call,
+                                  double seconds, Status* err) {
+  SparseFigures fig;
+  fig.dim = dim;
+  InitTensorSpec spec;
+  spec.name = "sparse" + std::to_string(dim);
+  spec.shape = {nodes, dim};
+  spec.init = Initializer::kUniform;
+  spec.seed = 3;
+  spec.a = -0.1;
+  spec.b = 0.1;
+  DG_RETURN_IF_ERROR(client->InitTensor(spec));
+  Array grads = Array::Zeros(DType::kFloat32, {ids_per_call, dim});
+  Rng g(7);
+  for (int64_t i = 0; i < grads.numel(); ++i) grads.as<float>()[i] = static_cast<float>(g.UniformDouble() - 0.5);
+  const SparseOptimizerSpec opt = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, 0.01);
+  auto random_ids = [&](uint64_t salt, uint64_t i) {
+    Rng rng(MixSeed(salt, i));
+    std::vector<int64_t> ids(ids_per_call);
+    for (auto& id : ids) id = static_cast<int64_t>(rng.Uniform(nodes));
+    return ids;
+  };
+  uint64_t step = 0;
+  auto pull = [&](int, uint64_t i) -> int64_t {
+    auto r = client->Pull(spec.name, random_ids(dim, i));
+    if (!r.ok()) spdlog::error("{}", r.status().ToString());
+    return r.ok() ? ids_per_call : -1;
+  };
+  auto update = [&](int, uint64_t i) -> int64_t {
+    Status st = client->SparseUpdate(spec.name, opt, step++, 1, 0, random_ids(1000 + dim, i), grads);
+    if (!st.ok()) spdlog::error("{}", st.ToString());
+    return st.ok() ? ids_per_call : -1;
+  };
+  Drive(1, 0.3, update, err);  // warm-up: allocates the optimizer state
+  fig.pull = Drive(1, seconds, pull, err);
+  fig.update = Drive(1, seconds, update, err);
+  return fig;
 }
 
 }  // namespace
@@ -287,6 +336,15 @@ int RunBenchRpc(int argc, char** argv) {
   RunStats pull4 = Drive(4, seconds, pull_with(client->get()), &err);
   RunStats pull1c = Drive(1, seconds, pull_with(chunked->get()), &err);
   chunked->reset();
+  std::vector<SparseFigures> sparse;
+  for (int64_t dim : {int64_t(64), int64_t(128)}) {
+    auto f = BenchSparse(client->get(), nodes, dim, ids_per_call, seconds, &err);
+    if (!f.ok()) {
+      StopServer(client->get(), &*srv);
+      return cli::ExitCode(argv[0], f.status());
+    }
+    sparse.push_back(*f);
+  }
   StopServer(client->get(), &*srv);
   client->reset();
 
@@ -343,16 +401,36 @@ int RunBenchRpc(int argc, char** argv) {
               s10.calls_per_s, s10.p50_ms, s10.p99_ms);
   std::printf("%-44s %10.2f %10.0f %10.2f %10.2f\n", "  fanout 25, 1000 seeds/call", s25.items_per_s / 1e6,
               s25.calls_per_s, s25.p50_ms, s25.p99_ms);
+  std::printf("%-44s %10s %10s %10s %10s\n", "SPARSE_UPDATE sparse_adagrad, W=1, 10k ids", "Mrows/s", "calls/s",
+              "p50 ms", "p99 ms");
+  for (const SparseFigures& f : sparse) {
+    std::printf("  dim %-3lld PULL of the same tensor %18.2f %10.0f %10.2f %10.2f\n", (long long)f.dim,
+                f.pull.items_per_s / 1e6, f.pull.calls_per_s, f.pull.p50_ms, f.pull.p99_ms);
+    std::printf("  dim %-3lld SPARSE_UPDATE %27.2f %10.0f %10.2f %10.2f   (%.2f x PULL)\n", (long long)f.dim,
+                f.update.items_per_s / 1e6, f.update.calls_per_s, f.update.p50_ms, f.update.p99_ms,
+                f.update.items_per_s / f.pull.items_per_s);
+  }
   std::printf("pull_ratio = PULL (1 thread) / socket ceiling = %.2f (target >= 0.6)\n", pull1.gbps / sock_gbps);
   double per_thread = std::min(s10.items_per_s, s25.items_per_s) / 1e6;
+  std::string sparse_json;
+  for (const SparseFigures& f : sparse) {
+    char buf[256];
+    std::snprintf(buf, sizeof(buf),
+                  "\"sparse_update_rows_per_s_d%lld\": %.0f, \"sparse_pull_rows_per_s_d%lld\": %.0f, "
+                  "\"sparse_update_vs_pull_d%lld\": %.3f, \"sparse_update_p50_ms_d%lld\": %.3f, ",
+                  (long long)f.dim, f.update.items_per_s, (long long)f.dim, f.pull.items_per_s, (long long)f.dim,
+                  f.update.items_per_s / f.pull.items_per_s, (long long)f.dim, f.update.p50_ms);
+    sparse_json += buf;
+  }
   std::printf("sampled edges/s per server thread = %.2f M (min of fanout 10/25; target >= 5)\n\n", per_thread);
   std::printf(
       "{\"socket_gbps\": %.3f, \"pull_gbps\": %.3f, \"pull_ratio\": %.3f, \"pull_gbps_4\": %.3f, "
       "\"pull_gbps_pipelined\": %.3f, \"pull_p50_ms\": %.3f, \"pull_p99_ms\": %.3f, "
       "\"sample_medges_per_s_per_thread\": %.3f, \"sample_medges_f10\": %.3f, \"sample_medges_f25\": %.3f, "
-      "\"sample_p50_ms\": %.3f, \"sample_p99_ms\": %.3f, \"cores\": %u, \"servers\": \"child processes\"}\n",
+      "\"sample_p50_ms\": %.3f, \"sample_p99_ms\": %.3f, %s\"cores\": %u, \"servers\": \"child processes\"}\n",
       sock_gbps, pull1.gbps, pull1.gbps / sock_gbps, pull4.gbps, pull1c.gbps, pull1.p50_ms, pull1.p99_ms, per_thread,
-      s10.items_per_s / 1e6, s25.items_per_s / 1e6, s10.p50_ms, s10.p99_ms, std::thread::hardware_concurrency());
+      s10.items_per_s / 1e6, s25.items_per_s / 1e6, s10.p50_ms, s10.p99_ms, sparse_json.c_str(),
+      std::thread::hardware_concurrency());
   std::fflush(stdout);
   if (vm["workdir"].defaulted()) {
     std::string cmd = "rm -rf '" + workdir + "'";

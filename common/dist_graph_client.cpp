@@ -124,7 +124,7 @@ std::shared_ptr<RpcChannel> DistGraphClient::Channel(int part, bool mutable_tens
 }
 
 Status DistGraphClient::SplitByOwner(const char* what, const int64_t* ids, size_t n,
-                                     std::vector<Piece>* pieces) const {
+                                     std::vector<Piece>* pieces, bool keep_empty) const {
   const int parts = config_.num_parts;
   std::vector<Piece> by_part(parts);
   for (int p = 0; p < parts; ++p) by_part[p].part = p;
@@ -140,8 +140,30 @@ Status DistGraphClient::SplitByOwner(const char* what, const int64_t* ids, size_
     pc.pos.push_back(static_cast<int64_t>(i));
   }
   for (auto& pc : by_part)
-    if (!pc.ids->empty()) pieces->push_back(std::move(pc));
+    if (keep_empty || !pc.ids->empty()) pieces->push_back(std::move(pc));
   return Status::OK();
+}
+
+Array DistGraphClient::GatherPieceRows(const Piece& pc, const Array& rows) {
+  if (pc.ids->size() == static_cast<size_t>(rows.rows()) && rows.holder) return rows;  // one owner: zero copy
+  std::vector<int64_t> shape = rows.shape;
+  shape[0] = static_cast<int64_t>(pc.ids->size());
+  Array out = Uninitialized(rows.dtype, shape);
+  const size_t rb = rows.row_bytes();
+  const uint8_t* src = static_cast<const uint8_t*>(rows.data);
+  uint8_t* dst = static_cast<uint8_t*>(out.data);
+  for (size_t i = 0; i < pc.ids->size(); ++i) std::memcpy(dst + i * rb, src + pc.pos[i] * rb, rb);
+  return out;
+}
+
+Status DistGraphClient::WaitAll(std::vector<std::shared_ptr<PendingCall>>& calls,
+                                std::chrono::steady_clock::time_point deadline) {
+  Status first_error;
+  for (auto& c : calls) {
+    auto f = c->Wait(deadline);
+    if (!f.ok() && first_error.ok()) first_error = f.status();
+  }
+  return first_error;
 }
 
 Status DistGraphClient::SplitEdges(const std::vector<int64_t>& eids, std::vector<Piece>* pieces) const {
@@ -271,31 +293,14 @@ Status DistGraphClient::Push(const std::string& name, const std::vector<int64_t>
   if (ids.empty()) return Status::OK();
   std::vector<Piece> pieces;
   DG_RETURN_IF_ERROR(SplitByOwner("Push", ids.data(), ids.size(), &pieces));
-  const size_t rb = rows.row_bytes();
   const auto deadline = Deadline();
   std::vector<std::shared_ptr<PendingCall>> calls;
   for (const Piece& pc : pieces) {
-    Array part_rows;
-    if (pc.ids->size() == ids.size() && rows.holder) {
-      part_rows = rows;  // one owner: send the caller's rows as they are (zero copy)
-    } else {
-      std::vector<int64_t> shape = rows.shape;
-      shape[0] = static_cast<int64_t>(pc.ids->size());
-      part_rows = Array::Zeros(rows.dtype, shape);
-      const uint8_t* src = static_cast<const uint8_t*>(rows.data);
-      uint8_t* dst = static_cast<uint8_t*>(part_rows.data);
-      for (size_t i = 0; i < pc.ids->size(); ++i) std::memcpy(dst + i * rb, src + pc.pos[i] * rb, rb);
-    }
     Encoder e;
-    EncodePush(&e, name, mode, IdsSlice(pc.ids, 0, pc.ids->size()), part_rows);
+    EncodePush(&e, name, mode, IdsSlice(pc.ids, 0, pc.ids->size()), GatherPieceRows(pc, rows));
     calls.push_back(Channel(pc.part, true)->Start(MsgType::kPush, e.Finish()));
   }
-  Status first_error;
-  for (auto& c : calls) {
-    auto f = c->Wait(deadline);
-    if (!f.ok() && first_error.ok()) first_error = f.status();
-  }
-  return first_error;
+  return WaitAll(calls, deadline);
 }
 
 Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout,
@@ -444,6 +449,45 @@ Status DistGraphClient::InitTensor(const InitTensorSpec& spec) {
   std::lock_guard<std::mutex> l(meta_mu_);
   mutable_meta_[spec.name] = TensorMeta{spec.name, TensorKind::kMutableNode, spec.dtype, spec.shape};
   return Status::OK();
+}
+
+Status DistGraphClient::SaveTensor(const std::string& name) {
+  const auto deadline = Deadline();
+  std::vector<std::shared_ptr<PendingCall>> calls;
+  for (int p = 0; p < config_.num_parts; ++p) {
+    Encoder e;
+    e.String(name);
+    calls.push_back(Channel(p, true)->Start(MsgType::kSaveTensor, e.Finish()));
+  }
+  return WaitAll(calls, deadline);
+}
+
+Status DistGraphClient::SparseUpdate(const std::string& name, const SparseOptimizerSpec& opt, uint64_t step,
+                                     uint32_t contributors, uint32_t rank, const std::vector<int64_t>& ids,
+                                     const Array& grads) {
+  if (grads.dtype != DType::kFloat32 || grads.shape.empty() || grads.rows() != static_cast<int64_t>(ids.size())) {
+    return Status::InvalidArgument("SparseUpdate '" + name + "': " + std::to_string(ids.size()) +
+                                   " ids need float32 grads [" + std::to_string(ids.size()) + ", ...], got " +
+                                   DTypeName(grads.dtype) + " " + grads.ShapeString());
+  }
+  std::vector<Piece> pieces;
+  DG_RETURN_IF_ERROR(SplitByOwner("SparseUpdate", ids.data(), ids.size(), &pieces, /*keep_empty=*/true));
+  const auto deadline = Deadline();
+  std::vector<std::shared_ptr<PendingCall>> calls;
+  for (const Piece& pc : pieces) {
+    SparseUpdateRequest r;
+    r.name = name;
+    r.optimizer = opt;
+    r.step = step;
+    r.contributors = contributors;
+    r.rank = rank;
+    r.ids = IdsSlice(pc.ids, 0, pc.ids->size());
+    r.grads = GatherPieceRows(pc, grads);
+    Encoder e;
+    EncodeSparseUpdate(&e, r);
+    calls.push_back(Channel(pc.part, true)->Start(MsgType::kSparseUpdate, e.Finish()));
+  }
+  return WaitAll(calls, deadline);
 }
 
 Status DistGraphClient::Barrier(const std::string& name, uint32_t participants, double timeout_s) {

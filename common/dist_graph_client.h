@@ -90,8 +90,25 @@ class DistGraphClient {
     return SampleNeighbors(seeds.data(), seeds.size(), fanout, replace, seed, weight_name);
   }
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids);
-  // Creates the tensor on every partition (idempotent for the same dtype/shape).
+  // Creates the tensor on every partition (idempotent for the same dtype/shape;
+  // an existing tensor keeps its data, e.g. one loaded from a persisted file).
   Status InitTensor(const InitTensorSpec& spec);
+  // Writes every partition's rows of persistent tensor `name` to
+  // <partition dir>/tensors/<name>.npy on its server index 0; returns when all
+  // partitions have written it.
+  Status SaveTensor(const std::string& name);
+  // One sparse optimizer step (SPARSE_UPDATE) on float32 mutable tensor `name`:
+  // this caller is contributor `rank` of `contributors` (W) for step `step`.
+  // ids (global, duplicates allowed) and grads [n, row shape...] are split by
+  // owner and sent to server index 0 of EVERY partition -- an empty piece where
+  // the caller has no ids, so each server learns that all W contributed -- as
+  // one request per partition (never chunked; mind max_frame_bytes). Each
+  // server applies `opt` once when all W ranks have sent the step, to the sum
+  // of their gradients per row (summed in rank order); this returns after every
+  // partition applied the step, so a following Pull sees the updated rows.
+  // Every rank of a step must use the same W and opt. Never uses the local shortcut.
+  Status SparseUpdate(const std::string& name, const SparseOptimizerSpec& opt, uint64_t step, uint32_t contributors,
+                      uint32_t rank, const std::vector<int64_t>& ids, const Array& grads);
   // Waits until n participants reached barrier `name` (held by partition 0's
   // server 0). timeout_s < 0 = options.deadline_seconds.
   Status Barrier(const std::string& name, uint32_t participants, double timeout_s = -1);
@@ -109,7 +126,13 @@ class DistGraphClient {
     std::shared_ptr<std::vector<int64_t>> ids = std::make_shared<std::vector<int64_t>>();
     std::vector<int64_t> pos;  // caller positions
   };
-  Status SplitByOwner(const char* what, const int64_t* ids, size_t n, std::vector<Piece>* pieces) const;
+  // keep_empty: one piece per partition, in partition order, even without ids.
+  Status SplitByOwner(const char* what, const int64_t* ids, size_t n, std::vector<Piece>* pieces,
+                      bool keep_empty = false) const;
+  // Rows pc.pos of `rows`, as a new [pc.ids.size(), ...] Array (zero copy when pc has every row).
+  static Array GatherPieceRows(const Piece& pc, const Array& rows);
+  // Waits for every call; the first error wins.
+  Status WaitAll(std::vector<std::shared_ptr<PendingCall>>& calls, std::chrono::steady_clock::time_point deadline);
   Status SplitEdges(const std::vector<int64_t>& eids, std::vector<Piece>* pieces) const;
   std::shared_ptr<RpcChannel> Channel(int part, bool mutable_tensor);
   Result<TensorMeta> NodeTensorMeta(const std::string& name);

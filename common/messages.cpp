@@ -71,6 +71,7 @@ void EncodeInitTensor(Encoder* e, const InitTensorSpec& s) {
   e->U64(s.seed);
   e->F64(s.a);
   e->F64(s.b);
+  e->Bool(s.persistent);
 }
 
 Result<InitTensorSpec> DecodeInitTensor(const Frame& f) {
@@ -85,6 +86,7 @@ Result<InitTensorSpec> DecodeInitTensor(const Frame& f) {
   s.seed = d.U64();
   s.a = d.F64();
   s.b = d.F64();
+  s.persistent = d.Bool();
   DG_RETURN_IF_ERROR(d.Finish());
   if (dt > uint8_t(DType::kBool)) return Status::Protocol("INIT_TENSOR: unknown dtype code " + std::to_string(dt));
   if (init > uint8_t(Initializer::kNormal)) {
@@ -93,6 +95,53 @@ Result<InitTensorSpec> DecodeInitTensor(const Frame& f) {
   s.dtype = static_cast<DType>(dt);
   s.init = static_cast<Initializer>(init);
   return s;
+}
+
+void EncodeSparseUpdate(Encoder* e, const SparseUpdateRequest& r) {
+  e->String(r.name);
+  e->U8(static_cast<uint8_t>(r.optimizer.kind));
+  e->F64(r.optimizer.lr);
+  e->F64(r.optimizer.eps);
+  e->F64(r.optimizer.beta1);
+  e->F64(r.optimizer.beta2);
+  e->U64(r.step);
+  e->U32(r.contributors);
+  e->U32(r.rank);
+  e->ArrayRef(r.ids);
+  e->ArrayRef(r.grads);
+}
+
+Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f) {
+  SparseUpdateRequest r;
+  Decoder d = f.decoder("SPARSE_UPDATE");
+  r.name = d.String();
+  uint8_t kind = d.U8();
+  r.optimizer.lr = d.F64();
+  r.optimizer.eps = d.F64();
+  r.optimizer.beta1 = d.F64();
+  r.optimizer.beta2 = d.F64();
+  r.step = d.U64();
+  r.contributors = d.U32();
+  r.rank = d.U32();
+  r.ids = d.Ids();
+  r.grads = d.ArrayView();
+  DG_RETURN_IF_ERROR(d.Finish());
+  if (kind > uint8_t(SparseOptimizerKind::kAdam)) {
+    return Status::Protocol("SPARSE_UPDATE: optimizer kind " + std::to_string(kind) +
+                            " is not 0 (sparse_adagrad) or 1 (sparse_adam)");
+  }
+  r.optimizer.kind = static_cast<SparseOptimizerKind>(kind);
+  const std::string where = "SPARSE_UPDATE '" + r.name + "' step " + std::to_string(r.step);
+  if (r.contributors == 0 || r.contributors > kMaxSparseContributors) {
+    return Status::InvalidArgument(where + ": " + std::to_string(r.contributors) + " contributors (must be 1.." +
+                                   std::to_string(kMaxSparseContributors) + ")");
+  }
+  if (r.rank >= r.contributors) {
+    return Status::InvalidArgument(where + ": rank " + std::to_string(r.rank) + " is not below the " +
+                                   std::to_string(r.contributors) + " contributors");
+  }
+  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(r.optimizer).WithContext(where));
+  return r;
 }
 
 void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,

@@ -1,4 +1,4 @@
-// Payloads of the graph-server messages (PULL ... SHUTDOWN): one struct per
+// Payloads of the graph-server messages (PULL ... SAVE_TENSOR): one struct per
 // request/response, with Encode*/Decode* written once and used by both the
 // server and the client. Field order is the wire order (common/protocol.md).
 // Decoded Arrays borrow the frame's payload memory.
@@ -30,6 +30,21 @@ struct PushRequest {
 // PUSH response: empty.
 
 // INIT_TENSOR request: InitTensorSpec. Response: u8 created.
+
+constexpr uint32_t kMaxSparseContributors = 65536;  // W above this is refused
+
+struct SparseUpdateRequest {
+  std::string name;
+  SparseOptimizerSpec optimizer;
+  uint64_t step = 0;           // with name, identifies the step the contributions belong to
+  uint32_t contributors = 0;   // W: how many ranks contribute to every step, 1..kMaxSparseContributors
+  uint32_t rank = 0;           // this contribution's rank, < contributors
+  Array ids;                   // int64 [n], global ids owned by the receiving partition
+  Array grads;                 // float32 [n, row shape...]
+};
+// SPARSE_UPDATE response: empty (sent once the step is applied).
+
+// SAVE_TENSOR request: string name. Response: empty.
 
 struct SampleRequest {
   Array seeds;  // int64 [n]
@@ -75,6 +90,9 @@ Result<PushRequest> DecodePush(const Frame& f);
 
 void EncodeInitTensor(Encoder* e, const InitTensorSpec& spec);
 Result<InitTensorSpec> DecodeInitTensor(const Frame& f);
+
+void EncodeSparseUpdate(Encoder* e, const SparseUpdateRequest& r);
+Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f);
 
 void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
                   const std::string& weight_name);

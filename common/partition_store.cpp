@@ -1,9 +1,13 @@
 #include "common/partition_store.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <unordered_map>
 
 #include "common/neighbor_sampling.h"
+#include "common/npy.h"
 
 namespace dg {
 namespace {
@@ -17,6 +21,21 @@ void AddRow(uint8_t* dst, const uint8_t* src, int64_t elems) {
   T* d = reinterpret_cast<T*>(dst);
   const T* s = reinterpret_cast<const T*>(src);
   for (int64_t i = 0; i < elems; ++i) d[i] += s[i];
+}
+
+// Persistent tensors become file names: keep them to one safe path component.
+bool IsFileSafeName(const std::string& name) {
+  if (name.empty() || name[0] == '.' || name.size() > 200) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string TensorFile(const std::string& dir, const std::string& name) {
+  return dir + "/tensors/" + name + ".npy";
 }
 
 }  // namespace
@@ -240,13 +259,27 @@ Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
     return Status::InvalidArgument("INIT_TENSOR '" + name + "': unknown initializer " +
                                    std::to_string(int(spec.init)));
   }
+  if (spec.persistent && !IsFileSafeName(name)) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name +
+                                   "': a persistent tensor's name must be a file name of letters, digits, '_', "
+                                   "'-' and '.' (not starting with '.')");
+  }
   std::unique_lock<std::shared_mutex> l(mutable_mu_);
   auto it = mutable_.find(name);
   if (it != mutable_.end()) {
-    if (it->second->global_shape == spec.shape && it->second->data.dtype == spec.dtype) return Status::OK();
-    return Status::AlreadyExists("INIT_TENSOR '" + name + "': exists with a different dtype or shape");
+    if (it->second->global_shape == spec.shape && it->second->data.dtype == spec.dtype) {
+      if (spec.persistent) it->second->persistent = true;
+      return Status::OK();
+    }
+    Array have, want;
+    have.shape = it->second->global_shape;
+    want.shape = spec.shape;
+    return Status::AlreadyExists("INIT_TENSOR '" + name + "': exists as " + DTypeName(it->second->data.dtype) +
+                                 " " + have.ShapeString() + ", asked for " + DTypeName(spec.dtype) + " " +
+                                 want.ShapeString());
   }
   auto t = std::make_shared<MutableTensor>();
+  t->persistent = spec.persistent;
   t->global_shape = spec.shape;
   std::vector<int64_t> local = spec.shape;
   local[0] = part_.num_owned();
@@ -321,6 +354,159 @@ Status PartitionStore::InDegrees(const int64_t* ids, size_t n, int64_t* out, con
   for (size_t i = 0; i < n; ++i) {
     const int64_t l = ids[i] - part_.node_begin;
     out[out_pos ? out_pos[i] : static_cast<int64_t>(i)] = indptr[l + 1] - indptr[l];
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------------ sparse optimizers
+
+Result<std::shared_ptr<PartitionStore::MutableTensor>> PartitionStore::SparseTarget(const std::string& name) const {
+  if (node_info_.count(name) || edge_info_.count(name)) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': tensor is read-only partition data");
+  }
+  auto mt = FindMutable(name);
+  if (!mt) return UnknownTensor("SPARSE_UPDATE", name);
+  if (mt->data.dtype != DType::kFloat32) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': sparse optimizers need a float32 tensor, this one is " +
+                                   DTypeName(mt->data.dtype));
+  }
+  return mt;
+}
+
+Status PartitionStore::CheckOptimizerMatch(const std::string& name, const MutableTensor& t,
+                                           const SparseOptimizerSpec& spec) {
+  if (t.optimizer && !t.optimizer->spec().SameAs(spec)) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': optimizer " + spec.ToString() + " differs from " +
+                                   t.optimizer->spec().ToString() + " of this tensor's first update");
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::CheckSparseGrad(const std::string& name, const SparseOptimizerSpec& spec,
+                                       const SparseGrad& g) const {
+  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(spec).WithContext("SPARSE_UPDATE '" + name + "'"));
+  DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
+  const size_t n = static_cast<size_t>(g.ids.numel());
+  if (g.ids.dtype != DType::kInt64 || g.ids.shape.size() != 1) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': ids must be int64 [n], got " +
+                                   DTypeName(g.ids.dtype) + " " + g.ids.ShapeString());
+  }
+  std::vector<int64_t> want = mt->global_shape;
+  want[0] = static_cast<int64_t>(n);
+  if (g.grads.dtype != DType::kFloat32 || g.grads.shape != want) {
+    Array w;
+    w.shape = want;
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': grads are " + DTypeName(g.grads.dtype) + " " +
+                                   g.grads.ShapeString() + " but the tensor needs float32 " + w.ShapeString() +
+                                   " for " + std::to_string(n) + " ids");
+  }
+  DG_RETURN_IF_ERROR(CheckNodeIds("SPARSE_UPDATE", name, g.ids.as<int64_t>(), n));
+  std::shared_lock<std::shared_mutex> lock(mt->mu);
+  return CheckOptimizerMatch(name, *mt, spec);
+}
+
+Status PartitionStore::SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec,
+                                    const std::vector<SparseGrad>& contributions) {
+  for (const SparseGrad& g : contributions) DG_RETURN_IF_ERROR(CheckSparseGrad(name, spec, g));
+  DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
+  const int64_t dim = mt->data.row_elems();
+  // Sum duplicates: slot per distinct row in first-seen order; each row's sum
+  // is accumulated in contribution order, then id order (deterministic).
+  size_t total = 0;
+  for (const SparseGrad& g : contributions) total += static_cast<size_t>(g.ids.numel());
+  std::unordered_map<int64_t, size_t> slot;
+  slot.reserve(total);
+  std::vector<int64_t> rows;
+  std::vector<float> sum;
+  rows.reserve(total);
+  sum.reserve(total * dim);
+  for (const SparseGrad& g : contributions) {
+    const int64_t* ids = g.ids.as<int64_t>();
+    const float* gr = g.grads.as<float>();
+    for (int64_t i = 0; i < g.ids.numel(); ++i) {
+      const float* src = gr + i * dim;
+      auto [it, fresh] = slot.emplace(ids[i] - part_.node_begin, rows.size());
+      if (fresh) {
+        rows.push_back(it->first);
+        sum.insert(sum.end(), src, src + dim);
+        continue;
+      }
+      float* dst = sum.data() + it->second * dim;
+      for (int64_t j = 0; j < dim; ++j) dst[j] += src[j];
+    }
+  }
+  std::unique_lock<std::shared_mutex> lock(mt->mu);
+  DG_RETURN_IF_ERROR(CheckOptimizerMatch(name, *mt, spec));
+  if (!mt->optimizer) mt->optimizer = std::make_unique<SparseOptimizerState>(spec, part_.num_owned(), dim);
+  mt->optimizer->Apply(rows.data(), rows.size(), sum.data(), mt->data.as<float>());
+  return Status::OK();
+}
+
+// ------------------------------------------------------------ persistence
+
+Status PartitionStore::SaveTensor(const std::string& name, const std::string& dir) const {
+  if (!holds_mutable_) return UnknownTensor("SAVE_TENSOR", name);
+  auto mt = FindMutable(name);
+  if (!mt) return UnknownTensor("SAVE_TENSOR", name);
+  if (!mt->persistent) {
+    return Status::InvalidArgument("SAVE_TENSOR '" + name +
+                                   "': tensor is not persistent (create it with InitTensorSpec.persistent = true)");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/tensors", ec);
+  if (ec) return Status::IOError("create " + dir + "/tensors: " + ec.message());
+  std::lock_guard<std::mutex> save(save_mu_);
+  std::shared_lock<std::shared_mutex> lock(mt->mu);
+  return NpyWrite(TensorFile(dir, name), mt->data);
+}
+
+Status PartitionStore::SavePersistent(const std::string& dir, std::vector<std::string>* saved) const {
+  std::vector<std::string> names;
+  {
+    std::shared_lock<std::shared_mutex> l(mutable_mu_);
+    for (const auto& [name, t] : mutable_)
+      if (t->persistent) names.push_back(name);
+  }
+  for (const std::string& name : names) {
+    DG_RETURN_IF_ERROR(SaveTensor(name, dir));
+    if (saved) saved->push_back(name);
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::LoadPersistent(const std::string& dir, std::vector<std::string>* loaded) {
+  const std::string tdir = dir + "/tensors";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(tdir, ec)) return Status::OK();
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(tdir, ec)) {
+    const std::string fn = entry.path().filename().string();
+    if (fn.size() > 4 && fn.compare(fn.size() - 4, 4, ".npy") == 0) files.push_back(fn);
+  }
+  if (ec) return Status::IOError("list " + tdir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const std::string& fn : files) {
+    const std::string path = tdir + "/" + fn, name = fn.substr(0, fn.size() - 4);
+    if (!IsFileSafeName(name)) {
+      return Status::InvalidArgument(path + ": '" + name + "' is not a valid persistent tensor name");
+    }
+    if (node_info_.count(name) || edge_info_.count(name)) {
+      return Status::AlreadyExists(path + ": a partition data tensor is also called '" + name + "'");
+    }
+    DG_ASSIGN_OR_RETURN(Array a, NpyRead(path));
+    if (a.shape.empty() || a.shape[0] != part_.num_owned()) {
+      return Status::Corruption(path + ": has shape " + a.ShapeString() + " but partition " +
+                                std::to_string(part_.part_id) + " owns " + std::to_string(part_.num_owned()) +
+                                " nodes (one row each)");
+    }
+    auto t = std::make_shared<MutableTensor>();
+    t->persistent = true;
+    t->global_shape = a.shape;
+    t->global_shape[0] = num_nodes_;
+    t->data = std::move(a);
+    std::unique_lock<std::shared_mutex> l(mutable_mu_);
+    mutable_[name] = std::move(t);
+    if (loaded) loaded->push_back(name);
   }
   return Status::OK();
 }

@@ -5,6 +5,9 @@
 // It serves one mmap'd LocalPartition (read-only node/edge arrays and the
 // in-edge CSR) plus, when holds_mutable, the mutable node tensors created by
 // INIT_TENSOR (heap, rows [node_begin, node_end) of the global tensor).
+// Persistent mutable tensors are saved as <partition dir>/tensors/<name>.npy
+// (SaveTensor, SavePersistent) and loaded back by LoadPersistent when a server
+// starts; sparse optimizer steps (SparseUpdate) run here, on the owner's rows.
 // Several server processes of one partition share the mmap'd pages; mutable
 // tensors live only in the partition's server index 0 (clients route them
 // there), so there is exactly one copy to push to.
@@ -16,6 +19,7 @@
 // tensors have a reader/writer lock each.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -26,6 +30,7 @@
 
 #include "common/array.h"
 #include "common/partition.h"
+#include "common/sparse_optimizer.h"
 #include "common/status.h"
 
 namespace dg {
@@ -56,6 +61,13 @@ struct InitTensorSpec {
   Initializer init = Initializer::kZeros;
   uint64_t seed = 0;
   double a = 0, b = 0;  // uniform [a, b) or normal(mean a, std b)
+  bool persistent = false;  // saved to <partition dir>/tensors/<name>.npy (see SaveTensor)
+};
+
+// One contribution to a sparse optimizer step.
+struct SparseGrad {
+  Array ids;    // int64 [n]: global node ids owned by this partition, duplicates allowed
+  Array grads;  // float32 [n, row shape...] of the tensor
 };
 
 // Checks what sampling trusts blindly: indptr non-decreasing within [0, nnz].
@@ -90,8 +102,34 @@ class PartitionStore {
 
   // Creates a mutable tensor; an existing one with the same dtype/shape is kept
   // (*created = false), a different one is AlreadyExists. Row gid's values
-  // depend only on (seed, gid), not on the partitioning.
+  // depend only on (seed, gid), not on the partitioning. spec.persistent marks
+  // the tensor persistent (kept: persistence is never turned off); its name
+  // must then be a file name: [A-Za-z0-9_.-], not starting with '.'.
   Status InitTensor(const InitTensorSpec& spec, bool* created);
+
+  // Checks one SPARSE_UPDATE contribution without applying it: the tensor is a
+  // mutable float32 tensor, grads are float32 [n, row shape...], every id is
+  // owned here, spec is valid and the same as the tensor's earlier updates.
+  Status CheckSparseGrad(const std::string& name, const SparseOptimizerSpec& spec, const SparseGrad& g) const;
+  // One optimizer step on `name`: checks every contribution (as above), sums the
+  // gradients of each row over all contributions in the order given (then in
+  // id order within one), and applies `spec` once to every touched row under
+  // the tensor's write lock (SparseOptimizerState; state made on first use and
+  // tied to that spec). All-or-nothing: on error nothing is written.
+  Status SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec,
+                      const std::vector<SparseGrad>& contributions);
+
+  // Persistence (server index 0 only; dir = this partition's directory).
+  // SaveTensor writes a persistent tensor's rows to dir/tensors/<name>.npy
+  // (temp file + rename) under its read lock; a non-persistent tensor is
+  // InvalidArgument. SavePersistent saves every persistent tensor.
+  Status SaveTensor(const std::string& name, const std::string& dir) const;
+  Status SavePersistent(const std::string& dir, std::vector<std::string>* saved) const;
+  // Loads every dir/tensors/*.npy as a persistent mutable tensor of global
+  // shape [num_nodes, row shape...]; a file whose row count is not the number
+  // of owned nodes, or whose name clashes with partition data, is an error
+  // naming the file. A missing tensors/ directory is fine.
+  Status LoadPersistent(const std::string& dir, std::vector<std::string>* loaded);
 
   // Neighbor sampling with the shared kernel; row seed = MixSeed(seed, gid).
   // weight_name: "" or an edge tensor of float32 [E] or [E, 1]. Appends to *out.
@@ -104,12 +142,16 @@ class PartitionStore {
   struct MutableTensor {
     Array data;  // rows [node_begin, node_end)
     std::vector<int64_t> global_shape;
-    mutable std::shared_mutex mu;
+    std::atomic<bool> persistent{false};
+    mutable std::shared_mutex mu;                    // data and optimizer
+    std::unique_ptr<SparseOptimizerState> optimizer;  // after the first SparseUpdate
   };
   Status CheckNodeIds(const char* what, const std::string& name, const int64_t* ids, size_t n) const;
   Status CheckEdgeIds(const char* what, const std::string& name, const int64_t* ids, size_t n) const;
   Status UnknownTensor(const char* what, const std::string& name) const;
   std::shared_ptr<MutableTensor> FindMutable(const std::string& name) const;
+  Result<std::shared_ptr<MutableTensor>> SparseTarget(const std::string& name) const;
+  static Status CheckOptimizerMatch(const std::string& name, const MutableTensor& t, const SparseOptimizerSpec& spec);
 
   std::string graph_name_;
   int64_t num_nodes_ = 0, num_edges_ = 0;
@@ -118,6 +160,7 @@ class PartitionStore {
   bool holds_mutable_;
   mutable std::shared_mutex mutable_mu_;
   std::map<std::string, std::shared_ptr<MutableTensor>> mutable_;
+  mutable std::mutex save_mu_;  // one save at a time (they share "<file>.tmp" names)
 };
 
 }  // namespace dg

@@ -45,6 +45,8 @@ std::string MsgTypeName(uint16_t type) {
     case MsgType::kBarrier: return "BARRIER";
     case MsgType::kStats: return "STATS";
     case MsgType::kShutdown: return "SHUTDOWN";
+    case MsgType::kSparseUpdate: return "SPARSE_UPDATE";
+    case MsgType::kSaveTensor: return "SAVE_TENSOR";
     case MsgType::kEpoch: return "EPOCH";
     case MsgType::kCredit: return "CREDIT";
     case MsgType::kMinibatch: return "MINIBATCH";

@@ -40,6 +40,8 @@ enum class MsgType : uint16_t {
   kBarrier = 22,
   kStats = 23,
   kShutdown = 24,
+  kSparseUpdate = 25,
+  kSaveTensor = 26,
   // Sampler <-> trainer stream (issue 5); numbers reserved here.
   kEpoch = 64,
   kCredit = 65,
@@ -68,6 +70,9 @@ void EncodeFrameHeader(const FrameHeader& h, uint8_t* out);
 // Parses the bytes; checks magic, version and the payload limit. The message
 // says exactly what was wrong ("bad magic 0x12345678 (expected 0x4e474744)").
 Result<FrameHeader> DecodeFrameHeader(const uint8_t* in, int64_t max_payload_bytes);
+
+// The graph-server request range: [kPull, kLastServerRequest].
+constexpr MsgType kLastServerRequest = MsgType::kSaveTensor;
 
 // Roles named in HELLO.
 constexpr const char* kRoleServer = "server";

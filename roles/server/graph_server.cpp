@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 
 namespace dg {
@@ -28,6 +29,14 @@ Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& op
   DG_ASSIGN_OR_RETURN(LocalPartition part, OpenLocalPartition(s->config_, options.part));
   DG_RETURN_IF_ERROR(ValidatePartitionStructure(part, s->config_.PartDir(options.part)));
   s->store_ = std::make_unique<PartitionStore>(s->config_, std::move(part), options.index == 0);
+  s->part_dir_ = s->config_.PartDir(options.part);
+  if (s->store_->holds_mutable()) {
+    std::vector<std::string> loaded;
+    DG_RETURN_IF_ERROR(s->store_->LoadPersistent(s->part_dir_, &loaded));
+    for (const std::string& name : loaded) {
+      spdlog::info("loaded persistent tensor '{}' from {}/tensors/{}.npy", name, s->part_dir_, name);
+    }
+  }
 
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(options.host, ec);
@@ -67,7 +76,21 @@ Status GraphServer::Run(bool handle_signals) {
   for (int i = 1; i < options_.threads; ++i) pool.emplace_back([this] { io_.run(); });
   io_.run();
   for (auto& t : pool) t.join();
+  Status saved = SavePersistentTensors();
   spdlog::info("server stopped");
+  return saved;
+}
+
+// After the io threads have stopped: nothing else touches the store.
+Status GraphServer::SavePersistentTensors() {
+  if (!store_->holds_mutable()) return Status::OK();
+  std::vector<std::string> saved;
+  Status st = store_->SavePersistent(part_dir_, &saved);
+  if (!st.ok()) {
+    spdlog::error("saving persistent tensors failed: {}", st.ToString());
+    return st;
+  }
+  for (const std::string& name : saved) spdlog::info("saved persistent tensor '{}' to {}/tensors", name, part_dir_);
   return Status::OK();
 }
 
@@ -148,7 +171,7 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
   }
   const uint16_t type = f.header.type;
   const uint64_t id = f.header.request_id;
-  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(MsgType::kShutdown)) {
+  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(kLastServerRequest)) {
     Status st = !IsKnownMsgType(type)
                     ? Status::Protocol("unknown message type " + std::to_string(type))
                     : Status::Protocol("unexpected " + MsgTypeName(type) +
@@ -181,16 +204,24 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
 void GraphServer::Execute(const std::shared_ptr<Session>& s, Frame f) {
   auto t0 = std::chrono::steady_clock::now();
   const uint16_t type = f.header.type;
-  Result<BufferList> r = Handle(f);
+  bool failed = false;
   uint64_t out_bytes = 0;
-  if (r.ok()) {
-    out_bytes = r->size();
-    s->conn->Send(static_cast<MsgType>(type), kFlagResponse, f.header.request_id, std::move(*r));
+  if (f.type() == MsgType::kSparseUpdate) {  // answered when its step completes
+    Status st = OnSparseUpdate(s, f);
+    failed = !st.ok();
+    if (failed) Reject(s, f.header.request_id, type, st);
   } else {
-    Reject(s, f.header.request_id, type, r.status());
+    Result<BufferList> r = Handle(f);
+    failed = !r.ok();
+    if (r.ok()) {
+      out_bytes = r->size();
+      s->conn->Send(static_cast<MsgType>(type), kFlagResponse, f.header.request_id, std::move(*r));
+    } else {
+      Reject(s, f.header.request_id, type, r.status());
+    }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  stats_.Record(type, !r.ok(), f.size + kFrameHeaderSize, out_bytes + kFrameHeaderSize, secs);
+  stats_.Record(type, failed, f.size + kFrameHeaderSize, out_bytes + kFrameHeaderSize, secs);
   if (--s->inflight < options_.max_inflight_per_connection && s->paused.exchange(false)) {
     s->conn->ResumeReading();
   }
@@ -255,6 +286,14 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       EncodeMetadataReply(&e, m);
       break;
     }
+    case MsgType::kSaveTensor: {
+      Decoder d = f.decoder("SAVE_TENSOR");
+      std::string name = d.String();
+      DG_RETURN_IF_ERROR(d.Finish());
+      DG_RETURN_IF_ERROR(store_->SaveTensor(name, part_dir_));
+      spdlog::info("saved tensor '{}' to {}/tensors/{}.npy", name, part_dir_, name);
+      break;
+    }
     case MsgType::kStats: {
       DG_RETURN_IF_ERROR(f.decoder("STATS").Finish());
       EncodeStatsReply(&e, MakeStats());
@@ -304,6 +343,123 @@ void GraphServer::OnBarrier(const std::shared_ptr<Session>& s, const Frame& f) {
   for (auto& w : release) w.conn->Send(MsgType::kBarrier, kFlagResponse, w.request_id, BufferList());
 }
 
+namespace {
+std::string StepName(const std::string& name, uint64_t step) {
+  return "SPARSE_UPDATE '" + name + "' step " + std::to_string(step);
+}
+}  // namespace
+
+// Runs on a pool thread. Checks the contribution, files it under its step and,
+// if it is the last one, applies the step and answers every contributor.
+// A non-OK return rejects this request only (the step keeps waiting).
+Status GraphServer::OnSparseUpdate(const std::shared_ptr<Session>& s, const Frame& f) {
+  DG_ASSIGN_OR_RETURN(SparseUpdateRequest req, DecodeSparseUpdate(f));
+  DG_RETURN_IF_ERROR(store_->CheckSparseGrad(req.name, req.optimizer, SparseGrad{req.ids, req.grads}));
+  const std::string where = StepName(req.name, req.step);
+  const auto key = std::make_pair(req.name, req.step);
+  SparseStep done;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_) return Status::PeerLost("server is shutting down");
+    auto it = sparse_steps_.find(key);
+    if (it == sparse_steps_.end()) {
+      SparseStep st;
+      st.contributors = req.contributors;
+      st.optimizer = req.optimizer;
+      st.reqs.resize(req.contributors);
+      st.waiters.resize(req.contributors);
+      st.generation = ++sparse_generation_;
+      if (req.contributors > 1) {
+        st.deadline = std::make_shared<asio::steady_timer>(io_);
+        st.deadline->expires_after(std::chrono::microseconds(int64_t(options_.peer_timeout_seconds * 1e6)));
+        st.deadline->async_wait([this, key, gen = st.generation](const boost::system::error_code& ec) {
+          if (!ec) ExpireSparseStep(key, gen);
+        });
+      }
+      it = sparse_steps_.emplace(key, std::move(st)).first;
+    }
+    SparseStep& st = it->second;
+    if (req.contributors != st.contributors) {
+      return Status::InvalidArgument(where + ": " + std::to_string(req.contributors) +
+                                     " contributors, but this step's first contribution said " +
+                                     std::to_string(st.contributors));
+    }
+    if (!req.optimizer.SameAs(st.optimizer)) {
+      return Status::InvalidArgument(where + ": optimizer " + req.optimizer.ToString() + " differs from " +
+                                     st.optimizer.ToString() + " of this step's first contribution");
+    }
+    if (st.waiters[req.rank].conn) {
+      return Status::InvalidArgument(where + ": rank " + std::to_string(req.rank) +
+                                     " already contributed to this step");
+    }
+    st.waiters[req.rank] = {s->conn, f.header.request_id};
+    const uint32_t rank = req.rank;
+    st.reqs[rank] = std::move(req);
+    if (++st.arrived < st.contributors) return Status::OK();  // deferred
+    done = std::move(st);
+    sparse_steps_.erase(it);
+  }
+  if (done.deadline) done.deadline->cancel();
+  std::vector<SparseGrad> grads;
+  grads.reserve(done.reqs.size());
+  for (const SparseUpdateRequest& r : done.reqs) grads.push_back(SparseGrad{r.ids, r.grads});  // rank order
+  Status applied = store_->SparseUpdate(key.first, done.optimizer, grads);
+  if (!applied.ok()) spdlog::warn("{}: {}", where, applied.message());
+  for (const BarrierWaiter& w : done.waiters) {
+    if (applied.ok()) {
+      w.conn->Send(MsgType::kSparseUpdate, kFlagResponse, w.request_id, BufferList());
+    } else {
+      w.conn->SendError(w.request_id, applied);
+    }
+  }
+  return Status::OK();
+}
+
+// The deadline of an incomplete step passed: fail its waiting contributors.
+void GraphServer::ExpireSparseStep(const std::pair<std::string, uint64_t>& key, uint64_t generation) {
+  SparseStep st;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = sparse_steps_.find(key);
+    if (it == sparse_steps_.end() || it->second.generation != generation) return;
+    st = std::move(it->second);
+    sparse_steps_.erase(it);
+  }
+  std::string missing;
+  for (uint32_t r = 0; r < st.contributors; ++r)
+    if (!st.waiters[r].conn) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%g", options_.peer_timeout_seconds);
+  Status err = Status::Timeout(StepName(key.first, key.second) + ": only " + std::to_string(st.arrived) + " of " +
+                               std::to_string(st.contributors) + " contributors arrived within " + secs +
+                               " s (missing ranks " + missing + ")");
+  spdlog::warn("{}", err.message());
+  for (const BarrierWaiter& w : st.waiters)
+    if (w.conn) w.conn->SendError(w.request_id, err);
+}
+
+// Shutdown: barriers and sparse steps that are still waiting fail with PeerLost.
+void GraphServer::FailPendingOnShutdown() {
+  std::map<std::string, BarrierState> barriers;
+  std::map<std::pair<std::string, uint64_t>, SparseStep> steps;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    barriers.swap(barriers_);
+    steps.swap(sparse_steps_);
+  }
+  for (auto& [name, b] : barriers)
+    for (auto& w : b.waiters)
+      w.conn->SendError(w.request_id, Status::PeerLost("server shut down before barrier '" + name + "' completed"));
+  for (auto& [key, st] : steps) {
+    if (st.deadline) st.deadline->cancel();
+    Status err = Status::PeerLost("server shut down before " + StepName(key.first, key.second) + " completed (" +
+                                  std::to_string(st.arrived) + " of " + std::to_string(st.contributors) +
+                                  " contributors arrived)");
+    for (const BarrierWaiter& w : st.waiters)
+      if (w.conn) w.conn->SendError(w.request_id, err);
+  }
+}
+
 void GraphServer::RequestShutdown(const std::string& why) {
   if (stopping_.exchange(true)) return;
   spdlog::info("shutting down ({}): no new connections, finishing {} in-flight requests", why, inflight_.load());
@@ -327,15 +483,11 @@ void GraphServer::Drain(std::chrono::steady_clock::time_point started, bool clos
       return;
     }
     std::vector<std::shared_ptr<Session>> sessions;
-    std::map<std::string, BarrierState> barriers;
     {
       std::lock_guard<std::mutex> l(mu_);
       for (auto& [k, s] : sessions_) sessions.push_back(s);
-      barriers.swap(barriers_);
     }
-    for (auto& [name, b] : barriers)
-      for (auto& w : b.waiters)
-        w.conn->SendError(w.request_id, Status::PeerLost("server shut down before barrier '" + name + "' completed"));
+    FailPendingOnShutdown();
     // An empty heartbeat with close_after: the connection closes once
     // everything queued before it (replies, errors) has been written.
     for (auto& s : sessions) s->conn->Send(MsgType::kHeartbeat, 0, 0, BufferList(), /*close_after=*/true);

@@ -16,6 +16,18 @@
 //
 // Mutable tensors (INIT_TENSOR) are held only by index 0 of a partition; other
 // indices refuse them with a message saying so (clients route them to 0).
+// Index 0 loads <partition dir>/tensors/*.npy as persistent tensors in
+// Create() (a bad file fails Create, naming it), writes one on SAVE_TENSOR,
+// and saves every persistent tensor when Run() ends after a clean shutdown
+// (SHUTDOWN, SIGTERM, SIGINT); Run() returns the save error, if any.
+//
+// SPARSE_UPDATE and BARRIER answer late (deferred replies): a contribution is
+// checked at once (an invalid one gets its ERROR and does not count), then
+// waits until all W contributors of (tensor, step) have arrived; the request
+// that completes the step sums the gradients in rank order and applies the
+// optimizer on its pool thread, then every waiter gets its reply. A step still
+// incomplete peer_timeout_seconds after its first contribution fails every
+// waiter with Timeout (naming the missing ranks); shutdown fails it with PeerLost.
 #pragma once
 
 #include <atomic>
@@ -67,6 +79,10 @@ class GraphServer {
   void Execute(const std::shared_ptr<Session>& s, Frame f);
   Result<BufferList> Handle(const Frame& f);
   void OnBarrier(const std::shared_ptr<Session>& s, const Frame& f);
+  Status OnSparseUpdate(const std::shared_ptr<Session>& s, const Frame& f);
+  void ExpireSparseStep(const std::pair<std::string, uint64_t>& key, uint64_t generation);
+  void FailPendingOnShutdown();
+  Status SavePersistentTensors();
   void Reject(const std::shared_ptr<Session>& s, uint64_t id, uint16_t type, const Status& st,
               bool close_after = false);
   void Drain(std::chrono::steady_clock::time_point started, bool closing);
@@ -75,6 +91,7 @@ class GraphServer {
   ServerOptions options_;
   PartitionConfig config_;
   std::unique_ptr<PartitionStore> store_;
+  std::string part_dir_;  // this partition's directory (persistent tensors: part_dir_/tensors)
   int port_ = 0;
   std::chrono::steady_clock::time_point started_;
 
@@ -83,7 +100,7 @@ class GraphServer {
   std::unique_ptr<asio::signal_set> signals_;
   std::unique_ptr<asio::steady_timer> drain_timer_;
 
-  std::mutex mu_;  // sessions_, barriers_
+  std::mutex mu_;  // sessions_, barriers_, sparse_steps_
   std::map<Session*, std::shared_ptr<Session>> sessions_;
   struct BarrierWaiter {
     std::shared_ptr<Connection> conn;
@@ -94,6 +111,18 @@ class GraphServer {
     std::vector<BarrierWaiter> waiters;
   };
   std::map<std::string, BarrierState> barriers_;
+  // SPARSE_UPDATE contributions waiting for the rest of their step.
+  struct SparseStep {
+    uint32_t contributors = 0;
+    SparseOptimizerSpec optimizer;          // of the first contribution; the rest must agree
+    std::vector<SparseUpdateRequest> reqs;  // by rank (arrays borrow their frames)
+    std::vector<BarrierWaiter> waiters;     // by rank; conn == nullptr: not yet arrived
+    uint32_t arrived = 0;
+    uint64_t generation = 0;
+    std::shared_ptr<asio::steady_timer> deadline;
+  };
+  std::map<std::pair<std::string, uint64_t>, SparseStep> sparse_steps_;  // by (tensor, step)
+  uint64_t sparse_generation_ = 0;
   uint64_t total_connections_ = 0;
 
   std::atomic<bool> stopping_{false};

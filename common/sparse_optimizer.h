@@ -1,0 +1,81 @@
+// Sparse optimizers for embedding tables (DGL's SparseAdagrad and SparseAdam),
+// torch-free: plain float32 rows. Used by the graph server (SPARSE_UPDATE on a
+// DistTensor) and by in-process trainers.
+//
+// A SparseOptimizerState belongs to one float32 table of [rows, dim]. Apply()
+// updates the given rows with their gradients; rows must be unique (callers sum
+// duplicate ids first) and in [0, rows). Rows not in an update are untouched:
+// their state, and for Adam their step count, do not move ("lazy" updates).
+//
+//   Adagrad:  s += g*g;                   w -= lr * g / (sqrt(s) + eps)
+//   Adam:     t_r += 1 (per row);
+//             m = beta1*m + (1-beta1)*g;  v = beta2*v + (1-beta2)*g*g
+//             w -= lr * (m / (1 - beta1^t_r)) / (sqrt(v / (1 - beta2^t_r)) + eps)
+//
+// All element-wise; s, m, v are float32 [rows, dim], t_r an int64 per row, all
+// zero-initialised lazily on the first Apply(). Arithmetic is float32 (as in
+// DGL), except Adam's bias corrections 1 - beta^t (double). Not thread-safe: the owner
+// serialises Apply() with every other access to the table (the server holds
+// the tensor's write lock).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace dg {
+
+enum class SparseOptimizerKind : uint8_t { kAdagrad = 0, kAdam = 1 };
+
+struct SparseOptimizerSpec {
+  SparseOptimizerKind kind = SparseOptimizerKind::kAdagrad;
+  double lr = 0.01;
+  double eps = 1e-10;  // Adagrad's default; Adam's is 1e-8 (see Defaults())
+  double beta1 = 0.9;  // Adam only
+  double beta2 = 0.999;
+
+  // lr and the kind's default eps/betas.
+  static SparseOptimizerSpec Defaults(SparseOptimizerKind kind, double lr);
+  // "sparse_adagrad(lr=0.01, eps=1e-10)", "sparse_adam(lr=0.01, eps=1e-08, betas=(0.9, 0.999))".
+  std::string ToString() const;
+  // Same kind and the same parameters that kind uses (Adagrad ignores the betas).
+  bool SameAs(const SparseOptimizerSpec& o) const;
+};
+
+// "sparse_adagrad" or "sparse_adam" (also "adagrad"/"adam") with lr and the
+// kind's defaults; anything else is InvalidArgument naming the accepted names.
+Result<SparseOptimizerSpec> ParseSparseOptimizer(const std::string& name, double lr);
+const char* SparseOptimizerName(SparseOptimizerKind kind);  // "sparse_adagrad", "sparse_adam"
+// lr > 0, eps > 0 (finite), betas in [0, 1); the message names the bad field.
+Status ValidateSparseOptimizer(const SparseOptimizerSpec& spec);
+
+class SparseOptimizerState {
+ public:
+  SparseOptimizerState(const SparseOptimizerSpec& spec, int64_t rows, int64_t dim);
+
+  const SparseOptimizerSpec& spec() const { return spec_; }
+  int64_t rows() const { return rows_; }
+  int64_t dim() const { return dim_; }
+
+  // grads: [n, dim] row-major, grads row i for table row local_rows[i];
+  // weights: the whole [rows, dim] table, updated in place.
+  void Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights);
+
+  // Steps taken by one row so far (Adam; 0 for Adagrad or untouched rows).
+  int64_t RowSteps(int64_t row) const { return steps_.empty() ? 0 : steps_[row]; }
+
+ private:
+  void ApplyAdagrad(const int64_t* rows, size_t n, const float* grads, float* weights);
+  void ApplyAdam(const int64_t* rows, size_t n, const float* grads, float* weights);
+
+  SparseOptimizerSpec spec_;
+  int64_t rows_, dim_;
+  std::vector<float> s_;        // Adagrad: sum of squared gradients
+  std::vector<float> m_, v_;    // Adam: first and second moments
+  std::vector<int64_t> steps_;  // Adam: per-row step count
+};
+
+}  // namespace dg
