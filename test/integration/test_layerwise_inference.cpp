@@ -2,8 +2,7 @@
 // partitions of Cora equals full-graph inference of the same model in this
 // process (model.forward over blocks that are the whole graph), to 1e-4, and
 // the reported accuracies are those of the reference predictions.
-#include <catch2/catch.hpp>
-#include <torch/script.h>
+#include "test/support/torch_catch.h"
 
 #include <fstream>
 #include <regex>

@@ -1,0 +1,190 @@
+// Data-parallel training: two trainers (threads, each with its own gloo process
+// group over a TCPStore on 127.0.0.1) end with the parameters of one trainer
+// stepping on both batches at once.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "common/in_memory_graph.h"
+#include "common/minibatch.h"
+#include "common/neighbor_sampling.h"
+#include "roles/trainer/model_export.h"
+#include "roles/trainer/trainer.h"
+#include "test/support/test_support.h"
+
+namespace dg {
+namespace {
+
+std::unique_ptr<InMemoryGraph> Graph(int64_t n, int64_t dim, int64_t classes) {
+  Rng rng(5);
+  std::vector<int64_t> src, dst;
+  for (int64_t e = 0; e < n * 8; ++e) {
+    src.push_back(static_cast<int64_t>(rng.Uniform(n)));
+    dst.push_back(static_cast<int64_t>(rng.Uniform(n)));
+  }
+  Array feat = Array::Zeros(DType::kFloat32, {n, dim});
+  Array labels = Array::Zeros(DType::kInt64, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    labels.as<int64_t>()[i] = static_cast<int64_t>(rng.Uniform(classes));
+    for (int64_t j = 0; j < dim; ++j)
+      feat.as<float>()[i * dim + j] = static_cast<float>(rng.UniformDouble()) +
+                                       (j == labels.as<int64_t>()[i] ? 1.0f : 0.0f);
+  }
+  auto g = InMemoryGraph::FromEdges(n, src, dst, {{"features", feat}, {"labels", labels}});
+  REQUIRE(g.ok());
+  return std::move(g).value();
+}
+
+TrainerOptions Options(const std::string& model) {
+  TrainerOptions o;
+  o.model_path = model;
+  o.fanouts = {5, 5};
+  o.lr = 0.01;
+  o.num_classes = 4;
+  o.threads = 1;
+  o.quiet = true;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("2 data-parallel trainers match one trainer on the concatenated batch") {
+  test::TempDir dir;
+  auto g = Graph(400, 8, 4);
+  ModelSpec spec;
+  spec.in_dim = 8;
+  spec.hidden = 16;
+  spec.classes = 4;
+  spec.dropout = 0;  // no randomness in the step
+  spec.seed = 1;
+  REQUIRE(ExportModel(spec, dir / "m.pt").ok());
+  // A different initialisation for rank 1: the broadcast must replace it.
+  spec.seed = 2;
+  REQUIRE(ExportModel(spec, dir / "m_other.pt").ok());
+
+  const int kSteps = 4;
+  MiniBatchOptions mo;
+  mo.fanouts = {5, 5};
+  std::vector<MiniBatch> batches[2];
+  for (int r = 0; r < 2; ++r)
+    for (int s = 0; s < kSteps; ++s) {
+      std::vector<int64_t> seeds;
+      for (int i = 0; i < 32; ++i) seeds.push_back((s * 64 + r * 32 + i) % 400);
+      auto mb = SampleMiniBatch(g.get(), seeds, mo, 3, 0, s * 2 + r);
+      REQUIRE(mb.ok());
+      batches[r].push_back(std::move(mb).value());
+    }
+
+  for (std::string optimizer : {"adam", "sgd"}) {
+    INFO(optimizer);
+    const int port = test::FreePort();
+    std::vector<float> result[2];
+    Status status[2];
+    auto run = [&](int rank) {
+      TrainerOptions o = Options(rank == 0 ? dir / "m.pt" : dir / "m_other.pt");
+      o.optimizer = optimizer;
+      o.momentum = 0.9;
+      o.dp.world_size = 2;
+      o.dp.rank = rank;
+      o.dp.master_port = port;
+      o.dp.timeout_seconds = 30;
+      auto t = Trainer::Create(o);
+      if (!t.ok()) {
+        status[rank] = t.status();
+        return;
+      }
+      for (int s = 0; s < kSteps; ++s) {
+        double loss;
+        int64_t c, n;
+        status[rank] = (*t)->TrainStep({&batches[rank][s]}, &loss, &c, &n);
+        if (!status[rank].ok()) return;
+      }
+      result[rank] = (*t)->ParameterVector();
+    };
+    std::thread t0(run, 0), t1(run, 1);
+    t0.join();
+    t1.join();
+    INFO(status[0].ToString() << " / " << status[1].ToString());
+    REQUIRE(status[0].ok());
+    REQUIRE(status[1].ok());
+
+    TrainerOptions o = Options(dir / "m.pt");
+    o.optimizer = optimizer;
+    o.momentum = 0.9;
+    auto ref = Trainer::Create(o);
+    REQUIRE(ref.ok());
+    std::vector<float> before = (*ref)->ParameterVector();
+    for (int s = 0; s < kSteps; ++s) {
+      double loss;
+      int64_t c, n;
+      REQUIRE((*ref)->TrainStep({&batches[0][s], &batches[1][s]}, &loss, &c, &n).ok());
+      CHECK(n == 64);
+    }
+    std::vector<float> want = (*ref)->ParameterVector();
+    REQUIRE(result[0].size() == want.size());
+    REQUIRE(result[1].size() == want.size());
+    double max_diff = 0, moved = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      max_diff = std::max(max_diff, double(std::fabs(result[0][i] - want[i])));
+      max_diff = std::max(max_diff, double(std::fabs(result[1][i] - want[i])));
+      moved = std::max(moved, double(std::fabs(before[i] - want[i])));
+    }
+    CHECK(max_diff <= 1e-5);
+    CHECK(moved > 1e-3);  // training did change the parameters
+  }
+}
+
+TEST_CASE("a missing or silent peer is an error within the timeout, not a hang") {
+  test::TempDir dir;
+  ModelSpec spec;
+  spec.in_dim = 8;
+  spec.hidden = 8;
+  spec.classes = 4;
+  REQUIRE(ExportModel(spec, dir / "m.pt").ok());
+  TrainerOptions o = Options(dir / "m.pt");
+  o.dp.world_size = 2;
+  o.dp.rank = 0;
+  o.dp.master_port = test::FreePort();
+  o.dp.timeout_seconds = 2;
+  o.dp.rendezvous_timeout_seconds = 2;
+  auto start = std::chrono::steady_clock::now();
+  auto t = Trainer::Create(o);  // rank 1 never comes
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().message().find("rendezvous at 127.0.0.1:") != std::string::npos);
+  CHECK(waited < 20);
+
+  // Both join, then rank 1 stops taking part: rank 0's all-reduce fails.
+  auto g = Graph(100, 8, 4);
+  MiniBatchOptions mo;
+  mo.fanouts = {5, 5};
+  auto mb = SampleMiniBatch(g.get(), {1, 2, 3}, mo, 0, 0, 0);
+  REQUIRE(mb.ok());
+  const int port = test::FreePort();
+  Status st0;
+  std::unique_ptr<Trainer> peer;
+  auto run0 = [&] {
+    TrainerOptions a = Options(dir / "m.pt");
+    a.dp = {2, 0, "127.0.0.1", port, "127.0.0.1", 2};
+    auto tr = Trainer::Create(a);
+    if (!tr.ok()) {
+      st0 = tr.status();
+      return;
+    }
+    double loss;
+    int64_t c, n;
+    st0 = (*tr)->TrainStep({&*mb}, &loss, &c, &n);
+  };
+  std::thread th(run0);
+  TrainerOptions b = Options(dir / "m.pt");
+  b.dp = {2, 1, "127.0.0.1", port, "127.0.0.1", 2};
+  auto tr1 = Trainer::Create(b);
+  th.join();
+  REQUIRE(tr1.ok());
+  REQUIRE_FALSE(st0.ok());
+  CHECK(st0.message().find("gradient all-reduce across 2 trainers failed") != std::string::npos);
+}
+
+}  // namespace dg

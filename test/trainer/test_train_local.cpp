@@ -1,0 +1,245 @@
+// `distgnn train-local` end to end: accuracy on bundled Cora, checkpoint/kill/
+// resume, outputs, and one clear error per bad input.
+#include "test/support/torch_catch.h"
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "common/npy.h"
+#include "roles/trainer/trainer.h"
+#include "test/support/test_support.h"
+
+namespace dg {
+namespace {
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+double Field(const std::string& line, const std::string& key) {
+  std::smatch m;
+  std::regex re("\"" + key + "\": ([-0-9.e]+)");
+  if (!std::regex_search(line, m, re)) return -1;
+  return std::stod(m[1]);
+}
+
+void Export(const std::vector<std::string>& args) {
+  std::vector<std::string> a{"model", "export"};
+  a.insert(a.end(), args.begin(), args.end());
+  auto r = test::RunDistgnn(a, 60);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+}
+
+// Trains on Cora and returns the final record's test accuracy.
+double TrainCora(const std::string& model, const std::string& out,
+                 const std::vector<std::string>& extra) {
+  std::vector<std::string> args{"train-local", "--dataset", test::CoraDir(), "--undirected",
+                                "--model", model, "--out", out, "--threads", "2"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = test::RunDistgnn(args, 120);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto lines = ReadLines(out + "/metrics.jsonl");
+  REQUIRE(!lines.empty());
+  REQUIRE(lines.back().find("\"final\": true") != std::string::npos);
+  return Field(lines.back(), "test_acc");
+}
+
+// A tiny dataset: a ring of n nodes with 4-dim features and 3 classes.
+void WriteTinyDataset(const std::string& dir, bool with_labels, int bad_label, int split_value) {
+  std::filesystem::create_directories(dir);
+  const int64_t n = 30;
+  std::ofstream edges(dir + "/edges.tsv");
+  for (int64_t i = 0; i < n; ++i) edges << i << "\t" << (i + 1) % n << "\n";
+  Array feat = Array::Zeros(DType::kFloat32, {n, 4});
+  Array labels = Array::Zeros(DType::kInt64, {n});
+  Array split = Array::Zeros(DType::kInt8, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    labels.as<int64_t>()[i] = i % 3;
+    feat.as<float>()[i * 4 + i % 3] = 1;
+    split.as<int8_t>()[i] = static_cast<int8_t>(i < 10 ? split_value : (i < 20 ? 1 : 2));
+  }
+  labels.as<int64_t>()[0] = bad_label >= 0 ? bad_label : 0;
+  if (bad_label < -1) labels.as<int64_t>()[0] = bad_label;
+  REQUIRE(NpyWrite(dir + "/features.npy", feat).ok());
+  REQUIRE(NpyWrite(dir + "/split.npy", split).ok());
+  if (with_labels) REQUIRE(NpyWrite(dir + "/labels.npy", labels).ok());
+}
+
+}  // namespace
+
+TEST_CASE("train-local on Cora: SAGE reaches >= 0.78 test accuracy, outputs are complete") {
+  test::TempDir dir;
+  Export({"--arch", "sage", "--in-dim", "1433", "--hidden", "64", "--classes", "7", "--dropout",
+          "0.7", "-o", dir / "sage.pt"});
+  double acc = TrainCora(dir / "sage.pt", dir / "run",
+                         {"--fanouts", "10,25", "--batch-size", "32", "--epochs", "50", "--lr",
+                          "0.01", "--weight-decay", "5e-3", "--seed", "0", "--save-predictions",
+                          "--save-embeddings"});
+  CHECK(acc >= 0.78);
+  auto lines = ReadLines(dir / "run/metrics.jsonl");
+  REQUIRE(lines.size() == 51);
+  for (const char* key : {"epoch", "loss", "train_acc", "val_acc", "test_acc", "epoch_seconds",
+                          "wait_fraction"})
+    CHECK(Field(lines[0], key) >= 0);
+  CHECK(Field(lines.back(), "best_epoch") >= 1);
+  CHECK(Field(lines.back(), "best_val_acc") > 0.7);
+  auto pred = NpyRead(dir / "run/predictions.npy");
+  REQUIRE(pred.ok());
+  CHECK((pred->shape == std::vector<int64_t>{2708}));
+  auto emb = NpyRead(dir / "run/embeddings.npy");
+  REQUIRE(emb.ok());
+  CHECK((emb->shape == std::vector<int64_t>{2708, 64}));
+  // Predictions agree with labels on about the reported share of test nodes.
+  auto labels = NpyRead(test::CoraDir() + "/labels.npy");
+  auto split = NpyRead(test::CoraDir() + "/split.npy");
+  REQUIRE((labels.ok() && split.ok()));
+  int64_t ok = 0, n = 0;
+  for (int64_t i = 0; i < 2708; ++i)
+    if (split->as<int8_t>()[i] == 2) {
+      ++n;
+      ok += pred->as<int64_t>()[i] == labels->as<int64_t>()[i];
+    }
+  CHECK(std::fabs(double(ok) / n - acc) < 1e-6);
+  // model.pt is plain TorchScript with the contract's forward.
+  auto params = ModelParameterVector(dir / "run/model.pt");
+  CHECK(params.ok());
+}
+
+TEST_CASE("train-local on Cora: GCN reaches >= 0.78 test accuracy") {
+  test::TempDir dir;
+  Export({"--arch", "gcn", "--in-dim", "1433", "--hidden", "64", "--classes", "7", "--dropout",
+          "0.5", "-o", dir / "gcn.pt"});
+  double acc = TrainCora(dir / "gcn.pt", dir / "run",
+                         {"--fanouts", "10,25", "--batch-size", "32", "--epochs", "50", "--lr",
+                          "0.01", "--weight-decay", "5e-3", "--seed", "0"});
+  CHECK(acc >= 0.78);
+}
+
+TEST_CASE("train-local on Cora: GAT reaches >= 0.78 test accuracy") {
+  test::TempDir dir;
+  Export({"--arch", "gat", "--in-dim", "1433", "--hidden", "64", "--heads", "8", "--classes", "7",
+          "--dropout", "0.6", "--attn-dropout", "0.6", "-o", dir / "gat.pt"});
+  double acc = TrainCora(dir / "gat.pt", dir / "run",
+                         {"--fanouts", "10,25", "--batch-size", "32", "--epochs", "50", "--lr",
+                          "0.01", "--weight-decay", "5e-4", "--seed", "0"});
+  CHECK(acc >= 0.78);
+}
+
+TEST_CASE("checkpoint, kill, --resume: continues at the next epoch with the same parameters") {
+  test::TempDir dir;
+  Export({"--arch", "sage", "--in-dim", "1433", "--hidden", "32", "--classes", "7", "-o",
+          dir / "m.pt"});
+  std::vector<std::string> common{"train-local", "--dataset", test::CoraDir(), "--undirected",
+                                  "--model", dir / "m.pt", "--fanouts", "5,10", "--batch-size",
+                                  "16", "--epochs", "8", "--lr", "0.01", "--seed", "3",
+                                  "--threads", "1"};
+  // Uninterrupted reference.
+  auto args = common;
+  args.insert(args.end(), {"--out", dir / "full"});
+  auto full = test::RunDistgnn(args, 120);
+  INFO(full.output);
+  REQUIRE(full.exit_code == 0);
+
+  // Same run, SIGKILLed once two epochs are recorded, then resumed.
+  args = common;
+  args.insert(args.end(), {"--out", dir / "killed"});
+  args.insert(args.begin(), test::DistgnnBin());
+  test::Subprocess p;
+  p.Start(args, dir / "killed.log");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (ReadLines(dir / "killed/metrics.jsonl").size() < 2 &&
+         std::chrono::steady_clock::now() < deadline && p.running())
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  p.Signal(SIGKILL);
+  int code = p.Wait(10);
+  CHECK(code == 128 + SIGKILL);  // killed mid-run, not finished
+  size_t recorded = ReadLines(dir / "killed/metrics.jsonl").size();
+  CHECK(recorded < 8);
+
+  args = common;
+  args.insert(args.end(), {"--out", dir / "killed", "--resume"});
+  auto resumed = test::RunDistgnn(args, 120);
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.output.find("resuming after epoch") != std::string::npos);
+
+  auto a = ReadLines(dir / "full/metrics.jsonl"), b = ReadLines(dir / "killed/metrics.jsonl");
+  REQUIRE(a.size() == 9);
+  REQUIRE(b.size() == 9);
+  for (size_t i = 0; i < 8; ++i) {
+    CHECK(Field(b[i], "epoch") == double(i + 1));
+    CHECK(Field(a[i], "loss") == Approx(Field(b[i], "loss")).epsilon(1e-5));
+    CHECK(Field(a[i], "val_acc") == Field(b[i], "val_acc"));
+  }
+  CHECK(a.back() == b.back());
+  auto pa = ModelParameterVector(dir / "full/model.pt"), pb = ModelParameterVector(dir / "killed/model.pt");
+  REQUIRE((pa.ok() && pb.ok()));
+  REQUIRE(pa->size() == pb->size());
+  double diff = 0;
+  for (size_t i = 0; i < pa->size(); ++i) diff = std::max(diff, double(std::fabs((*pa)[i] - (*pb)[i])));
+  CHECK(diff <= 1e-6);
+}
+
+TEST_CASE("train-local: bad inputs give one clear message and a non-zero exit") {
+  test::TempDir dir;
+  WriteTinyDataset(dir / "ok", true, -1, 0);
+  WriteTinyDataset(dir / "nolabels", false, -1, 0);
+  WriteTinyDataset(dir / "badlabel", true, 7, 0);
+  WriteTinyDataset(dir / "notrain", true, -1, 1);
+  Export({"--arch", "sage", "--in-dim", "4", "--hidden", "8", "--classes", "3", "-o", dir / "m.pt"});
+  Export({"--arch", "sage", "--in-dim", "4", "--hidden", "8", "--classes", "5", "-o", dir / "m5.pt"});
+  {
+    torch::jit::Module m("Wrong");
+    m.define("def forward(self, x: Tensor, indptr: Tensor) -> Tensor:\n    return x\n");
+    m.save(dir / "wrong.pt");
+  }
+  std::ofstream(dir / "junk.pt") << "not a model";
+
+  auto run = [&](const std::string& data, const std::string& model,
+                 std::vector<std::string> extra) {
+    std::vector<std::string> a{"train-local", "--dataset", data, "--model", model, "--fanouts",
+                               "2,2", "--batch-size", "4", "--epochs", "1", "--out", dir / "run"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return test::RunDistgnn(a, 60);
+  };
+  struct Case {
+    std::string name, data, model;
+    std::vector<std::string> extra;
+    std::string expect;
+  } cases[] = {
+      {"missing model", dir / "ok", dir / "nope.pt", {}, "not found"},
+      {"not TorchScript", dir / "ok", dir / "junk.pt", {}, "not a TorchScript archive"},
+      {"wrong forward", dir / "ok", dir / "wrong.pt", {}, "does not fit the model contract"},
+      {"output width", dir / "ok", dir / "m5.pt", {}, "output width 5 != number of classes 3"},
+      {"no labels", dir / "nolabels", dir / "m.pt", {}, "no labels.npy"},
+      {"label range", dir / "badlabel", dir / "m.pt", {"--classes", "3"}, "has label 7, out of range"},
+      {"no train nodes", dir / "notrain", dir / "m.pt", {}, "no training nodes"},
+      {"batch size", dir / "ok", dir / "m.pt", {"--batch-size", "0"}, "--batch-size must be > 0"},
+      {"empty fanouts", dir / "ok", dir / "m.pt", {"--fanouts="}, "--fanouts: empty list"},
+      {"layers vs fanouts", dir / "ok", dir / "m.pt", {"--fanouts", "2"}, "has 2 layers but --fanouts gives 1"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto r = run(c.data, c.model, c.extra);
+    INFO(r.output);
+    CHECK(r.exit_code != 0);
+    CHECK(r.output.find(c.expect) != std::string::npos);
+    CHECK(r.output.find("distgnn train-local: error:") != std::string::npos);
+  }
+  // And the good case runs.
+  auto r = run(dir / "ok", dir / "m.pt", {});
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+}
+
+}  // namespace dg
