@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "cmd/cli.h"
+#include "common/neighbor_sampling.h"
+#include "common/node_embedding.h"
 #include "common/dataset.h"
 #include "common/in_memory_graph.h"
 #include "common/logging.h"
@@ -45,6 +47,10 @@ Status Run(int argc, char** argv) {
   std::string dataset_dir, fanouts_text, eval_fanouts_text;
   bool undirected = false;
   int sampler_threads = 1;
+  int64_t embedding_dim = 0;
+  std::string embedding_optimizer;
+  double embedding_lr = 0.01;
+  bool no_features = false;
   TrainerOptions o;
   cli::po::options_description desc("distgnn train-local");
   desc.add_options()("help,h", "show this help")
@@ -67,6 +73,12 @@ Status Run(int argc, char** argv) {
       ("resume", cli::po::bool_switch(&o.resume), "continue from RUN_DIR/checkpoint.pt")
       ("save-predictions", cli::po::bool_switch(&o.save_predictions), "write predictions.npy (all nodes)")
       ("save-embeddings", cli::po::bool_switch(&o.save_embeddings), "write embeddings.npy (all nodes)")
+      ("embedding-dim", cli::po::value(&embedding_dim)->default_value(0),
+       "learnable per-node input rows of this width (0 = none), trained with a sparse optimizer")
+      ("embedding-optimizer", cli::po::value(&embedding_optimizer)->default_value("sparse_adam"),
+       "sparse_adam | sparse_adagrad")
+      ("embedding-lr", cli::po::value(&embedding_lr)->default_value(0.01), "embedding learning rate")
+      ("no-features", cli::po::bool_switch(&no_features), "ignore features.npy: the embedding is the whole input")
       ("log-every", cli::po::value(&o.log_every)->default_value(20), "steps between progress lines")
       ("out", cli::po::value(&o.out_dir)->required(), "run directory");
   cli::po::variables_map vm;
@@ -101,8 +113,21 @@ Status Run(int argc, char** argv) {
   spdlog::info("{}: {} nodes, {} edges, {} classes; {} train / {} val / {} test nodes",
                dataset_dir, graph->num_nodes(), graph->num_edges(), o.num_classes,
                seeds.train.size(), seeds.val.size(), seeds.test.size());
+  std::unique_ptr<LocalNodeEmbedding> embedding;
+  if (no_features && embedding_dim <= 0)
+    return Status::InvalidArgument("--no-features needs --embedding-dim > 0 (the model needs some input)");
+  if (embedding_dim > 0) {
+    NodeEmbeddingOptions eo;
+    eo.dim = embedding_dim;
+    DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(embedding_optimizer, embedding_lr));
+    DG_RETURN_IF_ERROR(ValidateSparseOptimizer(eo.optimizer).WithContext("--embedding-lr"));
+    eo.seed = MixSeed(o.seed, 0xe3b);
+    embedding = std::make_unique<LocalNodeEmbedding>(graph->num_nodes(), eo);
+    o.embedding = embedding.get();
+    o.use_features = !no_features;
+  }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
-  LocalBatchProvider provider(graph.get(), sampler_threads, 4);
+  LocalBatchProvider provider(graph.get(), sampler_threads, 4, no_features ? "" : "features");
   DG_RETURN_IF_ERROR(trainer->Fit(&provider, seeds));
   spdlog::info("done; outputs in {}", o.out_dir);
   return Status::OK();

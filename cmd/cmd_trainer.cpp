@@ -25,6 +25,8 @@
 #include "cmd/role_args.h"
 #include "common/dist_neighbor_source.h"
 #include "common/logging.h"
+#include "common/neighbor_sampling.h"
+#include "common/node_embedding.h"
 #include "common/npy.h"
 #include "config/cluster_client.h"
 #include "roles/trainer/layerwise_inference.h"
@@ -39,6 +41,17 @@ std::vector<int64_t> AllNodes(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[i] = i;
   return v;
+}
+
+Result<NodeEmbeddingOptions> EmbeddingOptions(const EmbeddingConfig& ec, uint64_t seed) {
+  NodeEmbeddingOptions eo;
+  eo.name = ec.name;
+  eo.dim = ec.dim;
+  DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(ec.optimizer, ec.lr));
+  eo.init_scale = ec.init_scale;
+  eo.seed = MixSeed(seed, 0xe3b);
+  eo.persistent = ec.persistent;
+  return eo;
 }
 
 // Seeds of this trainer and the number of classes (1 + the largest label of a
@@ -171,6 +184,10 @@ Status Run(int argc, char** argv) {
   inf.index = args.index;
   inf.trainers_per_machine = T;
   inf.batch_size = std::max(1024, job.train.batch_size);
+  const EmbeddingConfig& ec = job.train.embedding;
+  inf.input_names.clear();
+  if (ec.dim == 0 || ec.features) inf.input_names.push_back("features");
+  if (ec.dim > 0) inf.input_names.push_back(ec.name);
   if (mode == "infer") {
     DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
     inf.threads = threads > 0 ? threads : std::max(1, job.train.intra_op_threads);
@@ -207,6 +224,11 @@ Status Run(int argc, char** argv) {
   if (rank == 0 && (job.train.save_predictions || job.train.save_embeddings)) {
     DG_ASSIGN_OR_RETURN(seeds.predict, PredictOrder(partition));
   }
+  std::unique_ptr<DistNodeEmbedding> embedding;
+  if (ec.dim > 0) {
+    DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, EmbeddingOptions(ec, job.train.seed));
+    DG_ASSIGN_OR_RETURN(embedding, DistNodeEmbedding::Init(client.get(), eo, rank, world));
+  }
   // 3. The samplers (or in-process sampling threads).
   DistNeighborSource source(client.get());
   std::unique_ptr<LocalBatchProvider> local;
@@ -215,7 +237,8 @@ Status Run(int argc, char** argv) {
     DG_RETURN_IF_ERROR(remote->WaitForSamplers());
     provider = remote.get();
   } else {
-    local = std::make_unique<LocalBatchProvider>(&source, std::max(1, sampler_threads), 4);
+    local = std::make_unique<LocalBatchProvider>(&source, std::max(1, sampler_threads), 4,
+                                                 ec.dim > 0 && !ec.features ? "" : "features");
     provider = local.get();
   }
   // 4. The other trainers, and training.
@@ -247,13 +270,18 @@ Status Run(int argc, char** argv) {
   o.dp.master_port = job.rendezvous_port;
   o.dp.host = host;
   o.dp.timeout_seconds = job.peer_timeout_seconds;
+  o.dp.rendezvous_timeout_seconds = job.rendezvous_timeout_seconds;
+  o.embedding = embedding.get();
+  o.use_features = ec.dim == 0 || ec.features;
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
                K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   Status st = trainer->Fit(provider, seeds);
-  if (remote) remote->Shutdown();
+  if (remote) remote->Shutdown(st);
   DG_RETURN_IF_ERROR(st);
+  // The last SPARSE_UPDATE returned only once every trainer's step was applied.
+  if (embedding && ec.persistent && rank == 0) DG_RETURN_IF_ERROR(embedding->Save());
   if (job.train.layerwise_inference) {
     // Rank 0 has written the best-validation model.pt once everyone is here.
     DG_RETURN_IF_ERROR(client->Barrier(job.job + ":trained", static_cast<uint32_t>(world)));

@@ -286,25 +286,32 @@ Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
   t->data = Array::Zeros(spec.dtype, local);
   if (spec.init != Initializer::kZeros) {
     const int64_t elems = t->data.row_elems();
+    std::vector<double> row(static_cast<size_t>(elems));
     for (int64_t r = 0; r < local[0]; ++r) {
-      Rng rng(MixSeed(spec.seed, static_cast<uint64_t>(part_.node_begin + r)));
+      InitialRow(spec, part_.node_begin + r, elems, row.data());
       for (int64_t j = 0; j < elems; ++j) {
-        double v;
-        if (spec.init == Initializer::kUniform) {
-          v = spec.a + (spec.b - spec.a) * rng.UniformDouble();
-        } else {  // Box-Muller
-          double u1 = rng.UniformDouble(), u2 = rng.UniformDouble();
-          v = spec.a + spec.b * std::sqrt(-2.0 * std::log(u1 > 0 ? u1 : 1e-300)) *
-                           std::cos(6.283185307179586 * u2);
-        }
-        if (spec.dtype == DType::kFloat32) t->data.as<float>()[r * elems + j] = static_cast<float>(v);
-        else t->data.as<double>()[r * elems + j] = v;
+        if (spec.dtype == DType::kFloat32) t->data.as<float>()[r * elems + j] = static_cast<float>(row[j]);
+        else t->data.as<double>()[r * elems + j] = row[j];
       }
     }
   }
   mutable_.emplace(name, std::move(t));
   *created = true;
   return Status::OK();
+}
+
+void InitialRow(const InitTensorSpec& spec, int64_t gid, int64_t elems, double* out) {
+  Rng rng(MixSeed(spec.seed, static_cast<uint64_t>(gid)));
+  for (int64_t j = 0; j < elems; ++j) {
+    if (spec.init == Initializer::kZeros) {
+      out[j] = 0;
+    } else if (spec.init == Initializer::kUniform) {
+      out[j] = spec.a + (spec.b - spec.a) * rng.UniformDouble();
+    } else {  // Box-Muller
+      double u1 = rng.UniformDouble(), u2 = rng.UniformDouble();
+      out[j] = spec.a + spec.b * std::sqrt(-2.0 * std::log(u1 > 0 ? u1 : 1e-300)) * std::cos(6.283185307179586 * u2);
+    }
+  }
 }
 
 Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bool replace,

@@ -70,6 +70,10 @@ struct SparseGrad {
   Array grads;  // float32 [n, row shape...] of the tensor
 };
 
+// The initial values of row `gid` of a tensor created by `spec` (elems values
+// per row): a function of (spec.seed, gid) only.
+void InitialRow(const InitTensorSpec& spec, int64_t gid, int64_t elems, double* out);
+
 // Checks what sampling trusts blindly: indptr non-decreasing within [0, nnz].
 // O(owned nodes); run once when a partition is opened for serving.
 Status ValidatePartitionStructure(const LocalPartition& part, const std::string& where);

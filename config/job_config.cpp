@@ -279,9 +279,11 @@ const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
-    "layerwise_inference"};
+    "layerwise_inference", "embedding"};
+const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
+                                                 "init_scale"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
-                                               "peer_timeout_seconds"};
+                                               "peer_timeout_seconds", "rendezvous_timeout_seconds"};
 
 Status ExpectFile(const Checker& c, const YAML::Node& n, const std::string& key, const std::string& resolved,
                   const std::string& what) {
@@ -331,6 +333,31 @@ Status LoadMachines(const Checker& c, const YAML::Node& seq, const std::string& 
   return Status::OK();
 }
 
+Status LoadEmbedding(const Checker& c, const YAML::Node& n, EmbeddingConfig* e) {
+  DG_RETURN_IF_ERROR(c.Map(n, "train.embedding"));
+  DG_RETURN_IF_ERROR(c.CheckKeys(n, "train.embedding", kEmbeddingKeys));
+  if (!n["dim"]) return c.Err(n, "train.embedding.dim", "missing (width of the learnable per-node rows, e.g. 64)");
+  DG_RETURN_IF_ERROR(c.Int(n["dim"], "train.embedding.dim", 1, 1 << 20, &e->dim));
+  if (n["optimizer"]) {
+    DG_RETURN_IF_ERROR(c.String(n["optimizer"], "train.embedding.optimizer", true, &e->optimizer));
+    if (e->optimizer != "sparse_adam" && e->optimizer != "sparse_adagrad")
+      return c.Err(n["optimizer"], "train.embedding.optimizer",
+                   "expected sparse_adam or sparse_adagrad, got '" + e->optimizer + "'");
+  }
+  if (n["lr"]) DG_RETURN_IF_ERROR(c.Double(n["lr"], "train.embedding.lr", 0, true, 1e3, &e->lr));
+  if (n["features"]) DG_RETURN_IF_ERROR(c.Bool(n["features"], "train.embedding.features", &e->features));
+  if (n["name"]) {
+    DG_RETURN_IF_ERROR(c.String(n["name"], "train.embedding.name", true, &e->name));
+    for (char ch : e->name)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-')
+        return c.Err(n["name"], "train.embedding.name", "expected letters, digits, '_' or '-', got '" + e->name + "'");
+  }
+  if (n["persistent"]) DG_RETURN_IF_ERROR(c.Bool(n["persistent"], "train.embedding.persistent", &e->persistent));
+  if (n["init_scale"])
+    DG_RETURN_IF_ERROR(c.Double(n["init_scale"], "train.embedding.init_scale", 0, false, 1e3, &e->init_scale));
+  return Status::OK();
+}
+
 Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_dir, TrainConfig* t) {
   DG_RETURN_IF_ERROR(c.Map(n, "train"));
   DG_RETURN_IF_ERROR(c.CheckKeys(n, "train", kTrainKeys));
@@ -377,6 +404,7 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
     DG_RETURN_IF_ERROR(c.Bool(n["save_embeddings"], "train.save_embeddings", &t->save_embeddings));
   if (n["layerwise_inference"])
     DG_RETURN_IF_ERROR(c.Bool(n["layerwise_inference"], "train.layerwise_inference", &t->layerwise_inference));
+  if (const YAML::Node e = n["embedding"]) DG_RETURN_IF_ERROR(LoadEmbedding(c, e, &t->embedding));
   return Status::OK();
 }
 
@@ -514,6 +542,9 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
     if (n["peer_timeout_seconds"])
       DG_RETURN_IF_ERROR(c.Double(n["peer_timeout_seconds"], "network.peer_timeout_seconds", 0, true, 86400,
                                   &cfg.peer_timeout_seconds));
+    if (n["rendezvous_timeout_seconds"])
+      DG_RETURN_IF_ERROR(c.Double(n["rendezvous_timeout_seconds"], "network.rendezvous_timeout_seconds", 0, true,
+                                  86400, &cfg.rendezvous_timeout_seconds));
     if (cfg.peer_timeout_seconds <= cfg.heartbeat_seconds)
       return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
   }

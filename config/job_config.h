@@ -27,6 +27,18 @@ struct MachineConfig {
   std::vector<std::string> ssh_options;
 };
 
+// train.embedding: a learnable per-node input (DistEmbedding) kept on the
+// servers and trained with a sparse optimizer next to the data.
+struct EmbeddingConfig {
+  int64_t dim = 0;                        // 0 = no embedding
+  std::string optimizer = "sparse_adam";  // sparse_adam | sparse_adagrad
+  double lr = 0.01;
+  bool features = true;                   // false: the embedding is the model's whole input
+  std::string name = "embedding";         // the DistTensor's name
+  bool persistent = false;                // saved to the partitions at the end, reloaded later
+  double init_scale = 0.1;                // rows start uniform in [-init_scale, init_scale)
+};
+
 struct TrainConfig {
   std::string model;                 // path to a TorchScript file
   std::vector<int> fanouts{10, 25};  // per layer, outermost last (as DGL)
@@ -45,6 +57,7 @@ struct TrainConfig {
   // After training: exact full-neighbour outputs of every node, layer by layer
   // (roles/trainer/layerwise_inference.h), with the best-validation model.
   bool layerwise_inference = false;
+  EmbeddingConfig embedding;
 };
 
 struct JobConfig {
@@ -65,6 +78,7 @@ struct JobConfig {
   int64_t max_frame_bytes = int64_t(1) << 30;
   double heartbeat_seconds = 1.0;
   double peer_timeout_seconds = 10.0;
+  double rendezvous_timeout_seconds = 300.0;  // trainers waiting for each other at start
   // The --set overrides that were applied (the launcher passes them on to every role).
   std::vector<std::string> overrides;
 

@@ -98,7 +98,7 @@ Status Sampler::Run() {
   }
   spdlog::info("connected to {}", o.trainer_name);
 
-  LocalBatchProvider provider(source_, o.workers, o.prefetch);
+  LocalBatchProvider provider(source_, o.workers, o.prefetch, o.feature_name);
   bool active = false;  // an epoch is being produced
   uint64_t seq = 0;     // the trainer's epoch sequence number
   int64_t epoch = 0, sent = 0;

@@ -33,6 +33,7 @@ struct SamplerOptions {
   double connect_wait_seconds = 60;  // keep dialing while the trainer is not listening
   int workers = 2;                // threads building batches
   int prefetch = 2;               // finished batches waiting beyond the credits
+  std::string feature_name = "features";  // "" = batches carry no features (embedding-only models)
 };
 
 class Sampler {

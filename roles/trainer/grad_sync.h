@@ -4,9 +4,14 @@
 // All trainers rendezvous at a c10d::TCPStore served by rank 0 at
 // (master_host, master_port); each binds its gloo transport to its own `host`
 // (never a guessed NIC). Gradients are all-reduced in flat buckets of about
-// `bucket_bytes` (not one call per tensor) and averaged. Every collective has
-// the `timeout`: a dead or frozen peer becomes a PeerLost/Timeout Status, never
-// a hang. Includes torch: use only inside roles/trainer.
+// `bucket_bytes` (not one call per tensor) and averaged. The rendezvous waits
+// up to `rendezvous_timeout_seconds` for every trainer (they start at different
+// times); every collective has `timeout_seconds`: a dead or frozen peer becomes
+// a PeerLost Status, never a hang. To say *which* trainer was lost, every
+// trainer bumps a heartbeat key in the store every timeout/4 (at most 1 s); when
+// a collective fails, the trainers whose heartbeat stopped (or trainer 0, if
+// its store stopped answering) are named in the message.
+// Includes torch: use only inside roles/trainer.
 #pragma once
 
 #include <torch/torch.h>
@@ -25,7 +30,8 @@ struct GradientSyncOptions {
   std::string host = "127.0.0.1";         // this trainer's own address (gloo binds it)
   int rank = 0;
   int world_size = 1;
-  double timeout_seconds = 60;            // rendezvous and every collective
+  double timeout_seconds = 60;            // every collective
+  double rendezvous_timeout_seconds = 300;
   int64_t bucket_bytes = 25 << 20;
 };
 
@@ -45,12 +51,14 @@ class GradientSync {
   Status AllReduceGradients(const std::vector<torch::Tensor>& params);
 
  private:
-  struct Group;  // the c10d store and process group (kept out of this header)
+  struct Group;      // the c10d store and process group (kept out of this header)
+  class PeerWatch;   // heartbeats through the store, to name a lost trainer
   explicit GradientSync(GradientSyncOptions options);
   Status Run(const std::string& what, const std::vector<torch::Tensor>& flat, bool broadcast);
 
   GradientSyncOptions options_;
   std::unique_ptr<Group> g_;
+  std::unique_ptr<PeerWatch> watch_;
 };
 
 }  // namespace dg

@@ -100,7 +100,7 @@ Status RunLayerwiseInference(DistGraphClient* client, const InferenceOptions& o,
   const int64_t per = (end - begin + o.trainers_per_machine - 1) / o.trainers_per_machine;
   const int64_t lo = std::min(end, begin + per * o.index), hi = std::min(end, lo + per);
 
-  std::string input = o.feature_name, hidden;
+  std::string input, hidden;  // layer l >= 1 reads DistTensor `input`
   for (int l = 0; l < layers; ++l) {
     const std::string output = o.tag + ":h" + std::to_string(l + 1);
     bool created = false;
@@ -111,10 +111,15 @@ Status RunLayerwiseInference(DistGraphClient* client, const InferenceOptions& o,
       SampledNeighbors nb{std::move(s.offsets), std::move(s.src)};
       std::vector<int64_t> src_nodes;
       Block block = BuildBlock(dst, nb, &src_nodes);
-      DG_ASSIGN_OR_RETURN(Array x, client->Pull(input, src_nodes));
+      std::vector<torch::Tensor> xs;
+      for (const std::string& name : l == 0 ? o.input_names : std::vector<std::string>{input}) {
+        DG_ASSIGN_OR_RETURN(Array x, client->Pull(name, src_nodes));
+        xs.push_back(ArrayTensor(x).to(torch::kFloat32));
+      }
       torch::Tensor h;
       try {
-        h = module.get_method("forward_layer")({int64_t{l}, ArrayTensor(x).to(torch::kFloat32), BlockValue(block)})
+        h = module.get_method("forward_layer")({int64_t{l}, xs.size() == 1 ? xs[0] : torch::cat(xs, 1),
+                                                BlockValue(block)})
                 .toTensor();
       } catch (const std::exception& e) {
         return Status::InvalidArgument("model " + o.model_path + ": forward_layer(" + std::to_string(l) +

@@ -23,7 +23,9 @@ namespace dg {
 struct InferenceOptions {
   std::string model_path;
   std::string out_dir;            // rank 0 writes here
-  std::string feature_name = "features";
+  // Layer 0's input: these node tensors side by side ("features", and/or a
+  // DistEmbedding's table).
+  std::vector<std::string> input_names = {"features"};
   int rank = 0, world = 1;        // barrier participants = world
   int machine = 0, index = 0, trainers_per_machine = 1;
   int64_t batch_size = 1024;

@@ -235,11 +235,17 @@ Result<bool> RemoteBatchProvider::Next(MiniBatch* out) {
   return true;
 }
 
-void RemoteBatchProvider::Shutdown() {
+void RemoteBatchProvider::Shutdown(const Status& why) {
   std::lock_guard<std::mutex> lock(mu_);
   shut_down_ = true;
-  for (auto& s : slots_)
-    if (s.conn) s.conn->Send(MsgType::kShutdown, 0, seq_, BufferList(), /*close_after=*/true);
+  for (auto& s : slots_) {
+    if (!s.conn) continue;
+    if (why.ok()) {
+      s.conn->Send(MsgType::kShutdown, 0, seq_, BufferList(), /*close_after=*/true);
+    } else {
+      s.conn->SendError(seq_, Status::PeerLost("stopped the job: " + why.message()), /*close_after=*/true);
+    }
+  }
 }
 
 }  // namespace dg

@@ -47,8 +47,10 @@ class RemoteBatchProvider : public BatchProvider {
   Status WaitForSamplers();
   Status BeginEpoch(const EpochRequest& request) override;
   Result<bool> Next(MiniBatch* out) override;
-  // SHUTDOWN to every connected sampler (they exit 0), then close.
-  void Shutdown();
+  // SHUTDOWN to every connected sampler (they exit 0), then close. With a
+  // failed `why` (the trainer is giving up), an ERROR carrying it instead:
+  // the samplers exit non-zero naming this trainer and the reason.
+  void Shutdown(const Status& why = Status::OK());
 
  private:
   struct Slot {

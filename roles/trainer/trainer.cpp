@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -66,9 +67,19 @@ struct Trainer::Impl {
 
   Status Step(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
               int64_t* count);
-  Result<torch::Tensor> Forward(const MiniBatch& mb);
+  uint64_t embedding_steps = 0;  // Update calls so far (the step id of SPARSE_UPDATE)
+
+  // The model input of a batch (see the header). With emb_leaf, the embedding
+  // rows are a leaf that requires grad and is returned there.
+  Result<torch::Tensor> Input(const MiniBatch& mb, torch::Tensor* emb_leaf);
+  Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf = nullptr);
+  // Sends the embedding gradients of one step (every trainer, every step).
+  Status UpdateEmbedding(const std::vector<const MiniBatch*>& batches, const std::vector<torch::Tensor>& leaves);
   Status SaveCheckpoint(int64_t epoch);
-  Result<int64_t> LoadCheckpoint();
+  // Rank 0's checkpoint.pt bytes on every rank ("" = none): only rank 0
+  // writes checkpoints, so other machines need not have the file.
+  Result<std::string> SharedCheckpointBytes();
+  Result<int64_t> LoadCheckpoint(const std::string& bytes);
   Status WriteModel(const std::string& path, bool best);
   Status Predict(BatchProvider* provider, const std::vector<int64_t>& nodes);
   void Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed, double wait,
@@ -130,6 +141,7 @@ Result<std::unique_ptr<Trainer>> Trainer::Create(const TrainerOptions& o) {
     so.rank = o.dp.rank;
     so.world_size = o.dp.world_size;
     so.timeout_seconds = o.dp.timeout_seconds;
+    so.rendezvous_timeout_seconds = o.dp.rendezvous_timeout_seconds;
     DG_ASSIGN_OR_RETURN(impl->sync, GradientSync::Connect(so));
     DG_RETURN_IF_ERROR(impl->sync->Broadcast(impl->params));
   }
@@ -141,21 +153,49 @@ Result<std::unique_ptr<Trainer>> Trainer::Create(const TrainerOptions& o) {
   return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
 }
 
-Result<torch::Tensor> Trainer::Impl::Forward(const MiniBatch& mb) {
+Result<torch::Tensor> Trainer::Impl::Input(const MiniBatch& mb, torch::Tensor* emb_leaf) {
+  torch::Tensor x;
+  if (opt.use_features || !opt.embedding) {
+    if (mb.features.dtype != DType::kFloat32 || mb.features.shape.size() != 2)
+      return Status::InvalidArgument("features must be a float32 [N, F] array, got " +
+                                     std::string(DTypeName(mb.features.dtype)) + mb.features.ShapeString());
+    x = ArrayTensor(mb.features);
+  }
+  if (!opt.embedding) return x;
+  DG_ASSIGN_OR_RETURN(Array rows, opt.embedding->Rows(mb.input_nodes));
+  torch::Tensor e = ArrayTensor(rows);
+  if (emb_leaf) {
+    e = e.clone().set_requires_grad(true);
+    *emb_leaf = e;
+  }
+  return x.defined() ? torch::cat({x, e}, 1) : e;
+}
+
+Status Trainer::Impl::UpdateEmbedding(const std::vector<const MiniBatch*>& batches,
+                                      const std::vector<torch::Tensor>& leaves) {
+  std::vector<int64_t> ids;
+  std::vector<torch::Tensor> grads;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    ids.insert(ids.end(), batches[i]->input_nodes.begin(), batches[i]->input_nodes.end());
+    grads.push_back(leaves[i].grad().defined() ? leaves[i].grad() : torch::zeros_like(leaves[i]));
+  }
+  torch::Tensor g = torch::cat(grads).to(torch::kFloat32).contiguous();
+  Array a = Array::Zeros(DType::kFloat32, {g.size(0), g.size(1)});
+  std::memcpy(a.data, g.data_ptr(), a.nbytes());
+  return opt.embedding->Update(ids, a, embedding_steps++);
+}
+
+Result<torch::Tensor> Trainer::Impl::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
   if (mb.blocks.size() != opt.fanouts.size())
     return Status::InvalidArgument("batch has " + std::to_string(mb.blocks.size()) +
                                    " blocks, expected " + std::to_string(opt.fanouts.size()));
-  if (mb.features.dtype != DType::kFloat32 || mb.features.shape.size() != 2)
-    return Status::InvalidArgument("features must be a float32 [N, F] array, got " +
-                                   std::string(DTypeName(mb.features.dtype)) +
-                                   mb.features.ShapeString());
+  DG_ASSIGN_OR_RETURN(torch::Tensor x, Input(mb, emb_leaf));
   torch::Tensor out;
   try {
-    out = module.forward({ArrayTensor(mb.features), BlocksValue(mb)}).toTensor();
+    out = module.forward({x, BlocksValue(mb)}).toTensor();
   } catch (const std::exception& e) {
     return Status::InvalidArgument("model " + opt.model_path + ": forward failed on a batch with " +
-                                   std::to_string(mb.features.shape[1]) + "-dim features: " +
-                                   FirstLine(e.what()));
+                                   std::to_string(x.size(1)) + "-dim input rows: " + FirstLine(e.what()));
   }
   const int64_t rows = static_cast<int64_t>(mb.seeds.size());
   if (out.dim() != 2 || out.size(0) != rows)
@@ -176,8 +216,10 @@ Status Trainer::Impl::Step(const std::vector<const MiniBatch*>& batches, double*
   optimizer->zero_grad();
   double total_loss = 0;
   int64_t ok = 0, n = 0;
-  for (const MiniBatch* mb : batches) {
-    DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(*mb));
+  std::vector<torch::Tensor> leaves(batches.size());
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const MiniBatch* mb = batches[b];
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(*mb, opt.embedding ? &leaves[b] : nullptr));
     if (mb->labels.dtype != DType::kInt64 || mb->labels.rows() != logits.size(0))
       return Status::InvalidArgument("labels must be int64 with one row per seed");
     torch::Tensor labels = ArrayTensor(mb->labels).reshape({-1});
@@ -198,6 +240,7 @@ Status Trainer::Impl::Step(const std::vector<const MiniBatch*>& batches, double*
     ok += logits.argmax(1).eq(labels).sum().item<int64_t>();
     n += labels.numel();
   }
+  if (opt.embedding) DG_RETURN_IF_ERROR(UpdateEmbedding(batches, leaves));
   if (sync) DG_RETURN_IF_ERROR(sync->AllReduceGradients(params));
   optimizer->step();
   *loss = total_loss / std::max<size_t>(1, batches.size());
@@ -367,14 +410,32 @@ Status Trainer::Impl::SaveCheckpoint(int64_t epoch) {
 }
 
 // Returns the epoch stored in the checkpoint (0 = none found).
-Result<int64_t> Trainer::Impl::LoadCheckpoint() {
+Result<std::string> Trainer::Impl::SharedCheckpointBytes() {
+  std::string bytes;
   const std::string path = OutPath("checkpoint.pt");
-  if (!std::filesystem::exists(path)) return int64_t{0};
+  if (opt.dp.rank == 0 && std::filesystem::exists(path)) {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) return Status::IOError("read " + path + " failed");
+  }
+  if (!sync) return bytes;
+  torch::Tensor size = torch::tensor({static_cast<int64_t>(bytes.size())}, torch::kInt64);
+  DG_RETURN_IF_ERROR(sync->Broadcast({size}));
+  if (size.item<int64_t>() == 0) return std::string();
+  torch::Tensor data = torch::empty({size.item<int64_t>()}, torch::kUInt8);
+  if (opt.dp.rank == 0) std::memcpy(data.data_ptr(), bytes.data(), bytes.size());
+  DG_RETURN_IF_ERROR(sync->Broadcast({data}));
+  return std::string(static_cast<const char*>(data.data_ptr()), static_cast<size_t>(data.numel()));
+}
+
+Result<int64_t> Trainer::Impl::LoadCheckpoint(const std::string& bytes) {
+  const std::string path = OutPath("checkpoint.pt") + (opt.dp.rank == 0 ? "" : " (sent by trainer 0)");
+  if (bytes.empty()) return int64_t{0};
   int64_t epoch = 0;
   try {
     torch::NoGradGuard no_grad;
     torch::serialize::InputArchive ar;
-    ar.load_from(path);
+    ar.load_from(bytes.data(), bytes.size());
     torch::Tensor t;
     for (size_t i = 0; i < params.size(); ++i) {
       ar.read("param." + names[i], t);
@@ -428,7 +489,7 @@ Status Trainer::Impl::Predict(BatchProvider* provider, const std::vector<int64_t
     if (!more) break;
     if (opt.save_embeddings) {
       try {
-        torch::Tensor h = ArrayTensor(mb.features);
+        DG_ASSIGN_OR_RETURN(torch::Tensor h, Input(mb, nullptr));
         const int L = static_cast<int>(mb.blocks.size());
         for (int l = 0; l < L; ++l) {
           if (l == L - 1) embs.push_back(h.narrow(0, 0, mb.blocks[l].num_dst).clone());
@@ -464,12 +525,12 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
   const std::string metrics = s.OutPath("metrics.jsonl");
   int64_t start = 1;
   if (s.opt.resume) {
-    DG_ASSIGN_OR_RETURN(int64_t done, s.LoadCheckpoint());
+    DG_ASSIGN_OR_RETURN(std::string bytes, s.SharedCheckpointBytes());
+    DG_ASSIGN_OR_RETURN(int64_t done, s.LoadCheckpoint(bytes));
     if (done == 0) {
-      spdlog::warn("--resume: no checkpoint in {}, starting at epoch 1", s.opt.out_dir);
+      spdlog::warn("--resume: no checkpoint in {} (trainer 0's run directory), starting at epoch 1", s.opt.out_dir);
     } else {
-      spdlog::info("resuming after epoch {} from {}", done, s.OutPath("checkpoint.pt"));
-      if (s.sync) DG_RETURN_IF_ERROR(s.sync->Broadcast(s.params));
+      spdlog::info("resuming after epoch {} from trainer 0's {}", done, s.OutPath("checkpoint.pt"));
     }
     start = done + 1;
   }

@@ -12,6 +12,13 @@
 //   predictions.npy / embeddings.npy  (on request; rows in original node order)
 // Only rank 0 writes files. `resume` continues at the epoch after the
 // checkpoint with the identical state. This header is torch-free (pimpl).
+//
+// With an `embedding` (DistEmbedding), the model's input of a batch is
+// [features | embedding rows] of its input nodes (the rows alone when
+// use_features is false); after backward the rows' gradients go to the
+// embedding's sparse optimizer, one Update per step on every trainer. The
+// embedding table itself is not in checkpoint.pt or model.pt (it lives on the
+// servers; persist it with the DistTensor's `persistent` flag).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +28,7 @@
 
 #include "common/array.h"
 #include "common/minibatch.h"
+#include "common/node_embedding.h"
 #include "common/status.h"
 #include "common/batch_provider.h"
 
@@ -32,7 +40,8 @@ struct DataParallelOptions {
   std::string master_host = "127.0.0.1"; // rank 0's address (TCPStore)
   int master_port = 0;
   std::string host = "127.0.0.1";        // this trainer's address
-  double timeout_seconds = 60;
+  double timeout_seconds = 60;             // every collective
+  double rendezvous_timeout_seconds = 300; // waiting for all trainers to join
 };
 
 struct TrainerOptions {
@@ -57,6 +66,8 @@ struct TrainerOptions {
   int log_every = 20;              // steps between log lines (non-tty)
   bool quiet = false;              // no progress output
   DataParallelOptions dp;
+  NodeEmbedding* embedding = nullptr;  // not owned; outlives the trainer
+  bool use_features = true;            // false: the embedding is the whole input
 };
 
 // This trainer's seeds (its share) and what predictions cover.

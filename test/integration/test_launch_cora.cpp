@@ -2,7 +2,6 @@
 // Skipped with a visible message while the roles are not implemented yet.
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
 #include <signal.h>
 
 #include <chrono>
@@ -44,28 +43,6 @@ std::string PrepareCora(const TempDir& dir, int base_port) {
     << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 2}\n"
     << "train: {model: sage.pt, fanouts: [10, 25], batch_size: 70, epochs: 60, lr: 0.01, weight_decay: 0.0005, "
        "seed: 0}\noutput_dir: runs\n";
-  return "";
-}
-
-// pids of processes whose command line contains `needle`.
-std::vector<pid_t> FindProcesses(const std::string& needle) {
-  std::vector<pid_t> out;
-  DIR* d = opendir("/proc");
-  while (dirent* e = d ? readdir(d) : nullptr) {
-    pid_t pid = std::atoi(e->d_name);
-    if (pid <= 0 || pid == getpid()) continue;
-    std::string cmd = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
-    for (char& c : cmd)
-      if (c == '\0') c = ' ';
-    if (cmd.find(needle) != std::string::npos && ProcessAlive(pid)) out.push_back(pid);
-  }
-  if (d) closedir(d);
-  return out;
-}
-
-std::string JobId(const std::string& launch_output) {
-  std::smatch m;
-  if (std::regex_search(launch_output, m, std::regex("\\(id ([A-Za-z0-9_.-]+)\\)"))) return m[1];
   return "";
 }
 

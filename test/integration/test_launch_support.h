@@ -2,6 +2,7 @@
 // test/integration/fake_role.py (launch is pointed at it with DISTGNN_LAUNCH_BINARY).
 #pragma once
 
+#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <functional>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -103,6 +105,28 @@ inline bool WaitFor(double seconds, const std::function<bool()>& pred) {
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// pids of processes whose command line contains `needle`.
+inline std::vector<pid_t> FindProcesses(const std::string& needle) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0 || pid == getpid()) continue;
+    std::string cmd = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+    for (char& c : cmd)
+      if (c == '\0') c = ' ';
+    if (cmd.find(needle) != std::string::npos && ProcessAlive(pid)) out.push_back(pid);
+  }
+  if (d) closedir(d);
+  return out;
+}
+
+inline std::string JobId(const std::string& launch_output) {
+  std::smatch m;
+  if (std::regex_search(launch_output, m, std::regex("\\(id ([A-Za-z0-9_.-]+)\\)"))) return m[1];
+  return "";
 }
 
 }  // namespace dg::test
