@@ -41,12 +41,12 @@ Status CheckModelContract(const torch::jit::Module& module, const std::string& p
     return fail("it takes " + std::to_string(args.size() > 0 ? args.size() - 1 : 0) +
                 " arguments, expected 2 (x, blocks)");
   if (!args[1].type()->isSubtypeOf(*c10::TensorType::get()))
-    return fail("argument 1 '" + args[1].name() + "' has type " + args[1].type()->str() +
+    return fail("argument 1 '" + args[1].name() + "' has type " + args[1].type()->annotation_str() +
                 ", expected Tensor");
   auto want_blocks = c10::ListType::create(c10::TupleType::create(
       {c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
   if (*args[2].type() != *want_blocks)
-    return fail("argument 2 '" + args[2].name() + "' has type " + args[2].type()->str() +
+    return fail("argument 2 '" + args[2].name() + "' has type " + args[2].type()->annotation_str() +
                 ", expected List[Tuple[Tensor, Tensor, int]]");
   if (schema.returns().size() != 1 ||
       !schema.returns()[0].type()->isSubtypeOf(*c10::TensorType::get()))

@@ -76,10 +76,10 @@ struct Trainer::Impl {
   // Sends the embedding gradients of one step (every trainer, every step).
   Status UpdateEmbedding(const std::vector<const MiniBatch*>& batches, const std::vector<torch::Tensor>& leaves);
   Status SaveCheckpoint(int64_t epoch);
-  // Rank 0's checkpoint.pt bytes on every rank ("" = none): only rank 0
-  // writes checkpoints, so other machines need not have the file.
-  Result<std::string> SharedCheckpointBytes();
-  Result<int64_t> LoadCheckpoint(const std::string& bytes);
+  // A file holding rank 0's checkpoint.pt on every rank ("" = none): only
+  // rank 0 writes checkpoints, so other ranks get its bytes by broadcast.
+  Result<std::string> SharedCheckpointPath();
+  Result<int64_t> LoadCheckpoint(const std::string& path);
   Status WriteModel(const std::string& path, bool best);
   Status Predict(BatchProvider* provider, const std::vector<int64_t>& nodes);
   void Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed, double wait,
@@ -410,35 +410,52 @@ Status Trainer::Impl::SaveCheckpoint(int64_t epoch) {
 }
 
 // Returns the epoch stored in the checkpoint (0 = none found).
-Result<std::string> Trainer::Impl::SharedCheckpointBytes() {
-  std::string bytes;
+Result<std::string> Trainer::Impl::SharedCheckpointPath() {
   const std::string path = OutPath("checkpoint.pt");
-  if (opt.dp.rank == 0 && std::filesystem::exists(path)) {
-    std::ifstream in(path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) return Status::IOError("read " + path + " failed");
+  std::string bytes;
+  if (opt.dp.rank == 0) {
+    if (!std::filesystem::exists(path)) {
+      if (!sync) return std::string();
+    } else {
+      if (!sync) return path;
+      std::ifstream in(path, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      if (in.bad()) return Status::IOError("read " + path + " failed");
+    }
   }
-  if (!sync) return bytes;
   torch::Tensor size = torch::tensor({static_cast<int64_t>(bytes.size())}, torch::kInt64);
   DG_RETURN_IF_ERROR(sync->Broadcast({size}));
-  if (size.item<int64_t>() == 0) return std::string();
-  torch::Tensor data = torch::empty({size.item<int64_t>()}, torch::kUInt8);
+  const int64_t n = size.item<int64_t>();
+  if (n == 0) return std::string();
+  torch::Tensor data = torch::empty({n}, torch::kUInt8);
   if (opt.dp.rank == 0) std::memcpy(data.data_ptr(), bytes.data(), bytes.size());
   DG_RETURN_IF_ERROR(sync->Broadcast({data}));
-  return std::string(static_cast<const char*>(data.data_ptr()), static_cast<size_t>(data.numel()));
+  if (opt.dp.rank == 0) return path;
+  // Other ranks load trainer 0's bytes from a private temporary file.
+  const std::string copy = (std::filesystem::temp_directory_path() /
+                            ("distgnn-checkpoint-" + std::to_string(getpid()) + ".pt")).string();
+  std::ofstream out(copy, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data.data_ptr()), n);
+  if (!out) return Status::IOError("write " + copy + " failed");
+  return copy;
 }
 
-Result<int64_t> Trainer::Impl::LoadCheckpoint(const std::string& bytes) {
-  const std::string path = OutPath("checkpoint.pt") + (opt.dp.rank == 0 ? "" : " (sent by trainer 0)");
-  if (bytes.empty()) return int64_t{0};
+Result<int64_t> Trainer::Impl::LoadCheckpoint(const std::string& path) {
+  if (path.empty()) return int64_t{0};
   int64_t epoch = 0;
   try {
     torch::NoGradGuard no_grad;
     torch::serialize::InputArchive ar;
-    ar.load_from(bytes.data(), bytes.size());
-    torch::Tensor t;
+    ar.load_from(path);
+    // A fresh tensor per key: reading into a defined tensor set_()s it, which
+    // fails on the archive's fixed-size storages.
+    auto get = [&ar](const std::string& key) {
+      torch::Tensor t;
+      ar.read(key, t);
+      return t;
+    };
     for (size_t i = 0; i < params.size(); ++i) {
-      ar.read("param." + names[i], t);
+      torch::Tensor t = get("param." + names[i]);
       if (!t.sizes().equals(params[i].sizes()))
         return Status::InvalidArgument("checkpoint " + path + ": parameter " + names[i] +
                                        " has shape " + c10::str(t.sizes()) + ", the model has " +
@@ -447,20 +464,16 @@ Result<int64_t> Trainer::Impl::LoadCheckpoint(const std::string& bytes) {
     }
     best_params.clear();
     for (size_t i = 0; i < params.size(); ++i) {
+      torch::Tensor t;
       if (!ar.try_read("best." + names[i], t)) break;
       best_params.push_back(t.clone());
     }
-    ar.read("epoch", t);
-    epoch = t.item<int64_t>();
-    ar.read("best_epoch", t);
-    best_epoch = t.item<int64_t>();
-    ar.read("best_val", t);
-    best_val = t.item<double>();
-    ar.read("best_test", t);
-    best_test = t.item<double>();
-    ar.read("rng", t);
+    epoch = get("epoch").item<int64_t>();
+    best_epoch = get("best_epoch").item<int64_t>();
+    best_val = get("best_val").item<double>();
+    best_test = get("best_test").item<double>();
     at::Generator gen = at::detail::getDefaultCPUGenerator();
-    gen.set_state(t);
+    gen.set_state(get("rng"));
     torch::serialize::InputArchive opt_ar;
     ar.read("optimizer", opt_ar);
     optimizer->load(opt_ar);
@@ -525,8 +538,10 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
   const std::string metrics = s.OutPath("metrics.jsonl");
   int64_t start = 1;
   if (s.opt.resume) {
-    DG_ASSIGN_OR_RETURN(std::string bytes, s.SharedCheckpointBytes());
-    DG_ASSIGN_OR_RETURN(int64_t done, s.LoadCheckpoint(bytes));
+    DG_ASSIGN_OR_RETURN(std::string path, s.SharedCheckpointPath());
+    auto done_or = s.LoadCheckpoint(path);
+    if (s.opt.dp.rank != 0 && !path.empty()) std::filesystem::remove(path);
+    DG_ASSIGN_OR_RETURN(int64_t done, std::move(done_or));
     if (done == 0) {
       spdlog::warn("--resume: no checkpoint in {} (trainer 0's run directory), starting at epoch 1", s.opt.out_dir);
     } else {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -207,9 +208,19 @@ TEST_CASE("train-local: bad inputs give one clear message and a non-zero exit") 
 
   auto run = [&](const std::string& data, const std::string& model,
                  std::vector<std::string> extra) {
-    std::vector<std::string> a{"train-local", "--dataset", data, "--model", model, "--fanouts",
-                               "2,2", "--batch-size", "4", "--epochs", "1", "--out", dir / "run"};
-    a.insert(a.end(), extra.begin(), extra.end());
+    std::map<std::string, std::string> flags{{"--dataset", data}, {"--model", model}, {"--fanouts", "2,2"},
+                                             {"--batch-size", "4"}, {"--epochs", "1"}, {"--out", dir / "run"}};
+    std::vector<std::string> a{"train-local"};
+    for (size_t i = 0; i < extra.size(); ++i) {  // "--flag value" replaces; "--flag=value" as is
+      if (extra[i].find('=') != std::string::npos) {
+        flags.erase(extra[i].substr(0, extra[i].find('=')));
+        a.push_back(extra[i]);
+      } else {
+        flags[extra[i]] = extra[i + 1];
+        ++i;
+      }
+    }
+    for (const auto& [k, v] : flags) a.insert(a.end(), {k, v});
     return test::RunDistgnn(a, 60);
   };
   struct Case {
@@ -225,7 +236,7 @@ TEST_CASE("train-local: bad inputs give one clear message and a non-zero exit") 
       {"label range", dir / "badlabel", dir / "m.pt", {"--classes", "3"}, "has label 7, out of range"},
       {"no train nodes", dir / "notrain", dir / "m.pt", {}, "no training nodes"},
       {"batch size", dir / "ok", dir / "m.pt", {"--batch-size", "0"}, "--batch-size must be > 0"},
-      {"empty fanouts", dir / "ok", dir / "m.pt", {"--fanouts="}, "--fanouts: empty list"},
+      {"empty fanouts", dir / "ok", dir / "m.pt", {"--fanouts", ""}, "--fanouts: empty list"},
       {"layers vs fanouts", dir / "ok", dir / "m.pt", {"--fanouts", "2"}, "has 2 layers but --fanouts gives 1"},
   };
   for (const auto& c : cases) {
