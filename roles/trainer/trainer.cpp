@@ -409,7 +409,6 @@ Status Trainer::Impl::SaveCheckpoint(int64_t epoch) {
   return Status::OK();
 }
 
-// Returns the epoch stored in the checkpoint (0 = none found).
 Result<std::string> Trainer::Impl::SharedCheckpointPath() {
   const std::string path = OutPath("checkpoint.pt");
   std::string bytes;
@@ -440,6 +439,7 @@ Result<std::string> Trainer::Impl::SharedCheckpointPath() {
   return copy;
 }
 
+// Returns the epoch stored in the checkpoint (0 = none found).
 Result<int64_t> Trainer::Impl::LoadCheckpoint(const std::string& path) {
   if (path.empty()) return int64_t{0};
   int64_t epoch = 0;

@@ -13,29 +13,10 @@
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/trainer.h"
 #include "test/support/test_support.h"
+#include "test/trainer/random_graph.h"
 
 namespace dg {
 namespace {
-
-std::unique_ptr<InMemoryGraph> Graph(int64_t n, int64_t dim, int64_t classes) {
-  Rng rng(5);
-  std::vector<int64_t> src, dst;
-  for (int64_t e = 0; e < n * 8; ++e) {
-    src.push_back(static_cast<int64_t>(rng.Uniform(n)));
-    dst.push_back(static_cast<int64_t>(rng.Uniform(n)));
-  }
-  Array feat = Array::Zeros(DType::kFloat32, {n, dim});
-  Array labels = Array::Zeros(DType::kInt64, {n});
-  for (int64_t i = 0; i < n; ++i) {
-    labels.as<int64_t>()[i] = static_cast<int64_t>(rng.Uniform(classes));
-    for (int64_t j = 0; j < dim; ++j)
-      feat.as<float>()[i * dim + j] = static_cast<float>(rng.UniformDouble()) +
-                                       (j == labels.as<int64_t>()[i] ? 1.0f : 0.0f);
-  }
-  auto g = InMemoryGraph::FromEdges(n, src, dst, {{"features", feat}, {"labels", labels}});
-  REQUIRE(g.ok());
-  return std::move(g).value();
-}
 
 TrainerOptions Options(const std::string& model) {
   TrainerOptions o;
@@ -52,7 +33,7 @@ TrainerOptions Options(const std::string& model) {
 
 TEST_CASE("2 data-parallel trainers match one trainer on the concatenated batch") {
   test::TempDir dir;
-  auto g = Graph(400, 8, 4);
+  auto g = test::RandomGraph(400, 8, 4, 8, 5);
   ModelSpec spec;
   spec.in_dim = 8;
   spec.hidden = 16;
@@ -157,7 +138,7 @@ TEST_CASE("a missing or silent peer is an error within the timeout, not a hang")
   CHECK(waited < 20);
 
   // Both join, then rank 1 stops taking part: rank 0's all-reduce fails.
-  auto g = Graph(100, 8, 4);
+  auto g = test::RandomGraph(100, 8, 4, 8, 5);
   MiniBatchOptions mo;
   mo.fanouts = {5, 5};
   auto mb = SampleMiniBatch(g.get(), {1, 2, 3}, mo, 0, 0, 0);

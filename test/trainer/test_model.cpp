@@ -10,23 +10,10 @@
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/model_runner.h"
 #include "test/support/test_support.h"
+#include "test/trainer/random_graph.h"
 
 namespace dg {
 namespace {
-
-std::unique_ptr<InMemoryGraph> SmallGraph(int64_t n, int64_t dim) {
-  Rng rng(3);
-  std::vector<int64_t> src, dst;
-  for (int64_t e = 0; e < n * 6; ++e) {
-    src.push_back(static_cast<int64_t>(rng.Uniform(n)));
-    dst.push_back(static_cast<int64_t>(rng.Uniform(n)));
-  }
-  Array feat = Array::Zeros(DType::kFloat32, {n, dim});
-  for (int64_t i = 0; i < n * dim; ++i) feat.as<float>()[i] = static_cast<float>(rng.UniformDouble());
-  auto g = InMemoryGraph::FromEdges(n, src, dst, {{"features", feat}});
-  REQUIRE(g.ok());
-  return std::move(g).value();
-}
 
 std::string SaveModule(const std::string& path, const std::string& src) {
   torch::jit::Module m("Custom");
@@ -40,7 +27,7 @@ std::string SaveModule(const std::string& path, const std::string& src) {
 
 TEST_CASE("exported sage/gcn/gat fit the contract; forward_layer chains to forward") {
   test::TempDir dir;
-  auto g = SmallGraph(200, 12);
+  auto g = test::RandomGraph(200, 12, 0, 6, 3);
   MiniBatchOptions opts;
   opts.fanouts = {4, 6};
   opts.label_name = "";
@@ -148,7 +135,7 @@ TEST_CASE("a SAGE model exported from Python with torch.jit.script loads and run
   REQUIRE(rc == 0);
   auto m = LoadModel(dir / "py.pt");
   REQUIRE(m.ok());
-  auto g = SmallGraph(100, 12);
+  auto g = test::RandomGraph(100, 12, 0, 6, 3);
   MiniBatchOptions opts;
   opts.fanouts = {3, 3};
   opts.label_name = "";

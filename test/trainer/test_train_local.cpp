@@ -136,6 +136,21 @@ TEST_CASE("train-local on Cora: GAT reaches >= 0.78 test accuracy") {
   CHECK(acc >= 0.78);
 }
 
+TEST_CASE("train-local without features: a learnable embedding (sparse_adam) trains above 0.6") {
+  test::TempDir dir;
+  Export({"--arch", "gcn", "--in-dim", "64", "--hidden", "64", "--classes", "7", "-o", dir / "gcn.pt"});
+  double acc = TrainCora(dir / "gcn.pt", dir / "run",
+                         {"--fanouts", "10,25", "--batch-size", "140", "--epochs", "50", "--lr", "0.01",
+                          "--weight-decay", "5e-4", "--seed", "0", "--no-features", "--embedding-dim", "64",
+                          "--embedding-optimizer", "sparse_adam", "--embedding-lr", "0.05"});
+  CHECK(acc > 0.6);
+  // A model whose input width does not fit features + embedding is named.
+  auto r = test::RunDistgnn({"train-local", "--dataset", test::CoraDir(), "--undirected", "--model",
+                             dir / "gcn.pt", "--embedding-dim", "32", "--epochs", "1", "--out", dir / "bad"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("1465-dim input rows") != std::string::npos);
+}
+
 TEST_CASE("checkpoint, kill, --resume: continues at the next epoch with the same parameters") {
   test::TempDir dir;
   Export({"--arch", "sage", "--in-dim", "1433", "--hidden", "32", "--classes", "7", "-o",
