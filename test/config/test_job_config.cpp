@@ -156,6 +156,15 @@ TEST_CASE("wrong types and out-of-range values name key, line and expectation", 
   job.Write(Replace(kGood, "optimizer: adam", "optimizer: adagrad"));
   CHECK(job.Error().find("key 'train.optimizer': expected adam or sgd, got 'adagrad'") != std::string::npos);
 
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {dim: 16, optimizer: adam}"));
+  CHECK(job.Error().find("key 'train.embedding.optimizer': expected sparse_adam or sparse_adagrad, got 'adam'") !=
+        std::string::npos);
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {optimizer: sparse_adam}"));
+  CHECK(job.Error().find("key 'train.embedding.dim': missing") != std::string::npos);
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {dim: 16, rate: 1}"));
+  CHECK(job.Error().find("train.embedding") != std::string::npos);
+  CHECK(job.Error().find("rate") != std::string::npos);
+
   job.Write(Replace(kGood, "servers: 1,", "servers: 0,"));
   CHECK(job.Error().find("key 'processes.servers': expected an integer in [1, 64], got 0") != std::string::npos);
 
