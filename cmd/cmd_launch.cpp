@@ -1,4 +1,4 @@
-// `distgnn launch FILE [--set key=value ...] [--mode infer]`: start every role of a job on
+// `distgnn launch FILE [--set key=value ...] [--mode infer] [--resume]`: start every role of a job on
 // every machine, stream their output, and tear everything down at the end or on
 // the first failure (see cmd/launcher.h).
 #include <csignal>
@@ -22,6 +22,7 @@ int RunLaunch(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")
       ("mode", po::value(&mode)->default_value("train"),
        "train | infer: layer-wise inference of train.model over all nodes (servers and trainers only)")
+      ("resume", "trainers continue from trainer 0's RUN_DIR/checkpoint.pt (e.g. with --set train.epochs=N)")
       ("config", po::value(&file)->required(), "the job YAML")
       ("set", po::value(&sets)->composing(), "override one key, e.g. --set train.epochs=3 (repeatable)")
       ("server-timeout", po::value(&settings.server_timeout_s)->default_value(60),
@@ -47,6 +48,8 @@ int RunLaunch(int argc, char** argv) {
   if (mode == "infer") {
     plan_options.trainer_args = {"--mode", "infer"};
     plan_options.samplers = false;
+  } else if (vm.count("resume")) {
+    plan_options.trainer_args = {"--resume"};
   }
   auto plan = BuildLaunchPlan(*cfg, plan_options);
   if (!plan.ok()) return cli::ExitCode(argv[0], plan.status());

@@ -75,7 +75,11 @@ struct Trainer::Impl {
   Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf = nullptr);
   // Sends the embedding gradients of one step (every trainer, every step).
   Status UpdateEmbedding(const std::vector<const MiniBatch*>& batches, const std::vector<torch::Tensor>& leaves);
-  Status SaveCheckpoint(int64_t epoch);
+  // Every trainer's torch RNG state (dropout), [world, bytes] uint8, on every
+  // rank: the ranks' states differ (their batches differ), and an exact
+  // resume needs each rank's own.
+  Result<torch::Tensor> AllRngStates();
+  Status SaveCheckpoint(int64_t epoch, const torch::Tensor& rng_states);
   // A file holding rank 0's checkpoint.pt on every rank ("" = none): only
   // rank 0 writes checkpoints, so other ranks get its bytes by broadcast.
   Result<std::string> SharedCheckpointPath();
@@ -387,7 +391,16 @@ Status Trainer::Impl::WriteModel(const std::string& path, bool best) {
 
 Status Trainer::SaveModel(const std::string& path) { return impl_->WriteModel(path, false); }
 
-Status Trainer::Impl::SaveCheckpoint(int64_t epoch) {
+Result<torch::Tensor> Trainer::Impl::AllRngStates() {
+  torch::Tensor mine = at::detail::getDefaultCPUGenerator().get_state();
+  if (!sync) return mine.unsqueeze(0);
+  torch::Tensor all = torch::zeros({opt.dp.world_size, mine.numel()}, torch::kInt32);
+  all[opt.dp.rank].copy_(mine.to(torch::kInt32));
+  DG_RETURN_IF_ERROR(sync->AllReduce({all}, /*average=*/false));
+  return all.to(torch::kUInt8);
+}
+
+Status Trainer::Impl::SaveCheckpoint(int64_t epoch, const torch::Tensor& rng_states) {
   const std::string path = OutPath("checkpoint.pt");
   try {
     torch::serialize::OutputArchive ar;
@@ -398,6 +411,7 @@ Status Trainer::Impl::SaveCheckpoint(int64_t epoch) {
     ar.write("best_val", torch::tensor(best_val, torch::kFloat64));
     ar.write("best_test", torch::tensor(best_test, torch::kFloat64));
     ar.write("rng", at::detail::getDefaultCPUGenerator().get_state());
+    ar.write("rng_all", rng_states);
     torch::serialize::OutputArchive opt_ar;
     optimizer->save(opt_ar);
     ar.write("optimizer", opt_ar);
@@ -473,7 +487,12 @@ Result<int64_t> Trainer::Impl::LoadCheckpoint(const std::string& path) {
     best_val = get("best_val").item<double>();
     best_test = get("best_test").item<double>();
     at::Generator gen = at::detail::getDefaultCPUGenerator();
-    gen.set_state(get("rng"));
+    torch::Tensor all;
+    if (ar.try_read("rng_all", all) && all.dim() == 2 && all.size(0) == opt.dp.world_size) {
+      gen.set_state(all[opt.dp.rank].clone());
+    } else {  // an older checkpoint, or another number of trainers: rank 0's state
+      gen.set_state(get("rng"));
+    }
     torch::serialize::InputArchive opt_ar;
     ar.read("optimizer", opt_ar);
     optimizer->load(opt_ar);
@@ -583,6 +602,10 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
                      100 * st.wait_seconds / std::max(1e-9, st.seconds));
     }
     s.history.push_back(st);
+    torch::Tensor rng_states;
+    if (s.sync || s.writer()) {  // every rank takes part
+      DG_ASSIGN_OR_RETURN(rng_states, s.AllRngStates());
+    }
     if (s.writer()) {
       std::ostringstream line;
       line << "{\"epoch\": " << epoch << ", \"loss\": " << Num(st.loss)
@@ -593,7 +616,7 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
            << ", \"wait_fraction\": " << Num(st.wait_seconds / std::max(1e-9, st.seconds))
            << ", \"steps\": " << st.steps << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
-      DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch));
+      DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_states));
     }
   }
   if (s.writer()) {

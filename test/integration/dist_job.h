@@ -69,11 +69,15 @@ class DistJob {
 
   // Starts servers, then samplers, then trainers (the roles retry their
   // connections, so the order only saves time).
-  void StartAll() {
-    for (int m = 0; m < o_.parts; ++m) Start("server", m, 0);
+  // `all_args` go to every role (e.g. --set train.epochs=6), `trainer_args`
+  // to trainers only (e.g. --resume). Starting again replaces the processes.
+  void StartAll(const std::vector<std::string>& all_args = {}, const std::vector<std::string>& trainer_args = {}) {
+    std::vector<std::string> trainer = all_args;
+    trainer.insert(trainer.end(), trainer_args.begin(), trainer_args.end());
+    for (int m = 0; m < o_.parts; ++m) Start("server", m, 0, all_args);
     for (int m = 0; m < o_.parts; ++m)
-      for (int s = 0; s < o_.samplers; ++s) Start("sampler", m, s);
-    for (int m = 0; m < o_.parts; ++m) Start("trainer", m, 0);
+      for (int s = 0; s < o_.samplers; ++s) Start("sampler", m, s, all_args);
+    for (int m = 0; m < o_.parts; ++m) Start("trainer", m, 0, trainer);
   }
 
   // Process names: "server-M", "trainer-M", "sampler-M-I".
@@ -126,12 +130,13 @@ class DistJob {
   bool TrainingStarted() { return Proc("trainer-0").Output().find("epoch 1") != std::string::npos; }
 
  private:
-  void Start(const std::string& role, int machine, int index) {
+  void Start(const std::string& role, int machine, int index, const std::vector<std::string>& extra) {
     const std::string name = Name(role, machine, index);
     auto p = std::make_unique<Subprocess>();
-    p->Start({DistgnnBin(), "--role", role, "--config", dir_ / "job.yaml", "--machine", std::to_string(machine),
-              "--index", std::to_string(index), "--job-id", job_id_},
-             dir_ / ("logs/" + name + ".log"));
+    std::vector<std::string> argv{DistgnnBin(), "--role", role, "--config", dir_ / "job.yaml", "--machine",
+                                  std::to_string(machine), "--index", std::to_string(index), "--job-id", job_id_};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    p->Start(argv, dir_ / ("logs/" + name + "-" + std::to_string(++starts_) + ".log"));
     procs_[name] = std::move(p);
   }
 
@@ -139,6 +144,7 @@ class DistJob {
   TempDir dir_;
   std::string job_id_;
   std::map<std::string, std::unique_ptr<Subprocess>> procs_;
+  int starts_ = 0;  // log files are never reused
 };
 
 // A number after `"key": ` in a JSON text ("" if absent).
@@ -180,8 +186,10 @@ inline std::vector<double> EpochLosses(const std::string& metrics_path) {
 // Runs a job to completion and checks what every successful run must give:
 // every trainer and sampler exits 0 by itself, the servers exit 0 on SIGTERM, nothing is left, all trainers have the same
 // parameters and step counts. Returns rank 0's fingerprint.
-inline std::string RunToCompletion(DistJob& job, int parts, double min_test_acc) {
-  job.StartAll();
+inline std::string RunToCompletion(DistJob& job, int parts, double min_test_acc,
+                                   const std::vector<std::string>& all_args = {},
+                                   const std::vector<std::string>& trainer_args = {}) {
+  job.StartAll(all_args, trainer_args);
   auto rc = job.WaitWorkers(240);
   for (const auto& [name, code] : job.StopServers()) rc[name] = code;
   INFO(job.Logs());

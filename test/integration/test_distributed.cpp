@@ -59,3 +59,17 @@ TEST_CASE("1 partition, 1 trainer: the same loss curve as train-local", "[distri
     CHECK(dist[e] == Approx(local[e]).epsilon(1e-4));
   }
 }
+
+TEST_CASE("2 trainers stopped after 3 epochs and resumed to 6 end with the parameters of an uninterrupted run",
+          "[distributed][cora][resume]") {
+  DistJob full(Opts(2, 1, 6));
+  const std::string uninterrupted = RunToCompletion(full, 2, 0.0);
+  DistJob part(Opts(2, 1, 3));
+  RunToCompletion(part, 2, 0.0);
+  // Only trainer 0 wrote checkpoint.pt; trainer 1 gets it by broadcast.
+  const std::string resumed = RunToCompletion(part, 2, 0.0, {"--set", "train.epochs=6"}, {"--resume"});
+  CHECK(resumed == uninterrupted);
+  for (const char* t : {"trainer-0", "trainer-1"})
+    CHECK(part.Proc(t).Output().find("resuming after epoch 3") != std::string::npos);
+  CHECK(EpochLosses(part.run_dir() + "/metrics.jsonl") == EpochLosses(full.run_dir() + "/metrics.jsonl"));
+}
