@@ -120,9 +120,8 @@ Status Run(int argc, char** argv) {
     NodeEmbeddingOptions eo;
     eo.dim = embedding_dim;
     DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(embedding_optimizer, embedding_lr));
-    DG_RETURN_IF_ERROR(ValidateSparseOptimizer(eo.optimizer).WithContext("--embedding-lr"));
     eo.seed = MixSeed(o.seed, 0xe3b);
-    embedding = std::make_unique<LocalNodeEmbedding>(graph->num_nodes(), eo);
+    DG_ASSIGN_OR_RETURN(embedding, LocalNodeEmbedding::Create(graph->num_nodes(), eo));
     o.embedding = embedding.get();
     o.use_features = !no_features;
   }

@@ -440,12 +440,7 @@ Status DistGraphClient::InitTensor(const InitTensorSpec& spec) {
     EncodeInitTensor(&e, spec);
     calls.push_back(Channel(p, true)->Start(MsgType::kInitTensor, e.Finish()));
   }
-  Status first_error;
-  for (auto& c : calls) {
-    auto f = c->Wait(deadline);
-    if (!f.ok() && first_error.ok()) first_error = f.status();
-  }
-  if (!first_error.ok()) return first_error;
+  DG_RETURN_IF_ERROR(WaitAll(calls, deadline));
   std::lock_guard<std::mutex> l(meta_mu_);
   mutable_meta_[spec.name] = TensorMeta{spec.name, TensorKind::kMutableNode, spec.dtype, spec.shape};
   return Status::OK();

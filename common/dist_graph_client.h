@@ -107,6 +107,10 @@ class DistGraphClient {
   // of their gradients per row (summed in rank order); this returns after every
   // partition applied the step, so a following Pull sees the updated rows.
   // Every rank of a step must use the same W and opt. Never uses the local shortcut.
+  // A step that fails (a rank missing after the server's peer timeout, a bad
+  // request) may have been applied on some partitions and not others: do not
+  // retry it, stop the job. A rank whose request fails a local check sends
+  // nothing; the others then time out with a message naming it as missing.
   Status SparseUpdate(const std::string& name, const SparseOptimizerSpec& opt, uint64_t step, uint32_t contributors,
                       uint32_t rank, const std::vector<int64_t>& ids, const Array& grads);
   // Waits until n participants reached barrier `name` (held by partition 0's

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 #include "common/dist_graph_client.h"
 #include "common/partition_store.h"
@@ -29,8 +28,19 @@ Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& 
   if (grads.dtype != DType::kFloat32 || grads.shape.size() != 2 ||
       grads.shape[0] != static_cast<int64_t>(ids.size()) || grads.shape[1] != dim)
     return Status::InvalidArgument(what + ": gradients must be float32 [" + std::to_string(ids.size()) + ", " +
-                                   std::to_string(dim) + "], got " + DTypeName(grads.dtype) + grads.ShapeString());
+                                   std::to_string(dim) + "], got " + DTypeName(grads.dtype) + " " + grads.ShapeString());
   return Status::OK();
+}
+
+Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options) {
+  if (options.dim <= 0) return Status::InvalidArgument("embedding dim must be > 0, got " + std::to_string(options.dim));
+  return ValidateSparseOptimizer(options.optimizer);
+}
+
+Result<std::unique_ptr<LocalNodeEmbedding>> LocalNodeEmbedding::Create(int64_t num_nodes,
+                                                                       const NodeEmbeddingOptions& options) {
+  DG_RETURN_IF_ERROR(ValidateNodeEmbeddingOptions(options));
+  return std::unique_ptr<LocalNodeEmbedding>(new LocalNodeEmbedding(num_nodes, options));
 }
 
 LocalNodeEmbedding::LocalNodeEmbedding(int64_t num_nodes, const NodeEmbeddingOptions& options)
@@ -60,32 +70,21 @@ Result<Array> LocalNodeEmbedding::Rows(const std::vector<int64_t>& ids) {
 
 Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t /*step*/) {
   DG_RETURN_IF_ERROR(CheckEmbeddingGrads("embedding update", ids, grads, dim_));
-  // Sum duplicate ids (first-appearance order), then one optimizer apply.
-  std::unordered_map<int64_t, size_t> slot;
-  std::vector<int64_t> rows;
-  std::vector<float> summed;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0 || ids[i] >= num_nodes_)
-      return Status::InvalidArgument("embedding update: node " + std::to_string(ids[i]) + " out of range");
-    auto [it, fresh] = slot.emplace(ids[i], rows.size());
-    if (fresh) {
-      rows.push_back(ids[i]);
-      summed.resize(summed.size() + dim_, 0.f);
-    }
-    const float* g = grads.as<float>() + i * dim_;
-    float* s = summed.data() + it->second * dim_;
-    for (int64_t j = 0; j < dim_; ++j) s[j] += g[j];
-  }
+  for (int64_t id : ids)
+    if (id < 0 || id >= num_nodes_)
+      return Status::InvalidArgument("embedding update: node " + std::to_string(id) + " out of range [0, " +
+                                     std::to_string(num_nodes_) + ")");
+  SparseGradSum sum(dim_, ids.size());  // duplicates summed, then one optimizer apply
+  sum.Add(ids.data(), ids.size(), grads.as<float>());
   std::lock_guard<std::mutex> l(mu_);
-  state_.Apply(rows.data(), rows.size(), summed.data(), table_.data());
+  state_.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table_.data());
   return Status::OK();
 }
 
 Result<std::unique_ptr<DistNodeEmbedding>> DistNodeEmbedding::Init(DistGraphClient* client,
                                                                    const NodeEmbeddingOptions& options, uint32_t rank,
                                                                    uint32_t world) {
-  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(options.optimizer));
-  if (options.dim <= 0) return Status::InvalidArgument("embedding dim must be > 0, got " + std::to_string(options.dim));
+  DG_RETURN_IF_ERROR(ValidateNodeEmbeddingOptions(options));
   DG_RETURN_IF_ERROR(client->InitTensor(EmbeddingSpec(options, client->num_nodes()))
                          .WithContext("create the embedding table '" + options.name + "'"));
   return std::unique_ptr<DistNodeEmbedding>(new DistNodeEmbedding(client, options, rank, world));

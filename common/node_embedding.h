@@ -51,13 +51,15 @@ class NodeEmbedding {
 
 class LocalNodeEmbedding : public NodeEmbedding {
  public:
-  LocalNodeEmbedding(int64_t num_nodes, const NodeEmbeddingOptions& options);
+  // Checks dim > 0 and the optimizer spec.
+  static Result<std::unique_ptr<LocalNodeEmbedding>> Create(int64_t num_nodes, const NodeEmbeddingOptions& options);
   int64_t dim() const override { return dim_; }
   Result<Array> Rows(const std::vector<int64_t>& ids) override;
   Status Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) override;
   const std::vector<float>& table() const { return table_; }
 
  private:
+  LocalNodeEmbedding(int64_t num_nodes, const NodeEmbeddingOptions& options);
   int64_t num_nodes_, dim_;
   std::vector<float> table_;
   SparseOptimizerState state_;
@@ -84,6 +86,8 @@ class DistNodeEmbedding : public NodeEmbedding {
   uint32_t rank_, world_;
 };
 
+// Checks dim > 0 and the optimizer spec.
+Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options);
 // Checks grads against ids and dim; `what` prefixes the message.
 Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& ids, const Array& grads, int64_t dim);
 

@@ -417,35 +417,16 @@ Status PartitionStore::SparseUpdate(const std::string& name, const SparseOptimiz
   for (const SparseGrad& g : contributions) DG_RETURN_IF_ERROR(CheckSparseGrad(name, spec, g));
   DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
   const int64_t dim = mt->data.row_elems();
-  // Sum duplicates: slot per distinct row in first-seen order; each row's sum
-  // is accumulated in contribution order, then id order (deterministic).
+  // Each row's sum is accumulated in contribution order, then id order.
   size_t total = 0;
   for (const SparseGrad& g : contributions) total += static_cast<size_t>(g.ids.numel());
-  std::unordered_map<int64_t, size_t> slot;
-  slot.reserve(total);
-  std::vector<int64_t> rows;
-  std::vector<float> sum;
-  rows.reserve(total);
-  sum.reserve(total * dim);
-  for (const SparseGrad& g : contributions) {
-    const int64_t* ids = g.ids.as<int64_t>();
-    const float* gr = g.grads.as<float>();
-    for (int64_t i = 0; i < g.ids.numel(); ++i) {
-      const float* src = gr + i * dim;
-      auto [it, fresh] = slot.emplace(ids[i] - part_.node_begin, rows.size());
-      if (fresh) {
-        rows.push_back(it->first);
-        sum.insert(sum.end(), src, src + dim);
-        continue;
-      }
-      float* dst = sum.data() + it->second * dim;
-      for (int64_t j = 0; j < dim; ++j) dst[j] += src[j];
-    }
-  }
+  SparseGradSum sum(dim, total);
+  for (const SparseGrad& g : contributions)
+    sum.Add(g.ids.as<int64_t>(), static_cast<size_t>(g.ids.numel()), g.grads.as<float>(), part_.node_begin);
   std::unique_lock<std::shared_mutex> lock(mt->mu);
   DG_RETURN_IF_ERROR(CheckOptimizerMatch(name, *mt, spec));
   if (!mt->optimizer) mt->optimizer = std::make_unique<SparseOptimizerState>(spec, part_.num_owned(), dim);
-  mt->optimizer->Apply(rows.data(), rows.size(), sum.data(), mt->data.as<float>());
+  mt->optimizer->Apply(sum.rows().data(), sum.rows().size(), sum.sums(), mt->data.as<float>());
   return Status::OK();
 }
 

@@ -102,13 +102,13 @@ void RpcChannel::OnFrame(Frame f) {
     }
   }
   if (!call) {
-    if (f.type() == MsgType::kError) {
+    if (f.type() == MsgType::kError && f.header.request_id == 0) {
       // An ERROR for no request (id 0): the peer is about to close on us.
       Status st = DecodeErrorFrame(f, peer_);
       spdlog::warn("{}", st.ToString());
       OnClose(st);
     }
-    return;  // a late reply to a request whose caller gave up
+    return;  // a late reply (or ERROR) to a request whose caller gave up
   }
   if (f.type() == MsgType::kError) {
     call->Complete(DecodeErrorFrame(f, peer_));

@@ -123,4 +123,24 @@ void SparseOptimizerState::ApplyAdam(const int64_t* rows, size_t n, const float*
   }
 }
 
+SparseGradSum::SparseGradSum(int64_t dim, size_t expected_ids) : dim_(dim) {
+  slot_.reserve(expected_ids);
+  rows_.reserve(expected_ids);
+  sums_.reserve(expected_ids * static_cast<size_t>(dim));
+}
+
+void SparseGradSum::Add(const int64_t* ids, size_t n, const float* grads, int64_t offset) {
+  for (size_t i = 0; i < n; ++i) {
+    const float* src = grads + i * dim_;
+    auto [it, fresh] = slot_.emplace(ids[i] - offset, rows_.size());
+    if (fresh) {
+      rows_.push_back(it->first);
+      sums_.insert(sums_.end(), src, src + dim_);
+      continue;
+    }
+    float* dst = sums_.data() + it->second * dim_;
+    for (int64_t j = 0; j < dim_; ++j) dst[j] += src[j];
+  }
+}
+
 }  // namespace dg

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -51,6 +52,24 @@ Result<SparseOptimizerSpec> ParseSparseOptimizer(const std::string& name, double
 const char* SparseOptimizerName(SparseOptimizerKind kind);  // "sparse_adagrad", "sparse_adam"
 // lr > 0, eps > 0 (finite), betas in [0, 1); the message names the bad field.
 Status ValidateSparseOptimizer(const SparseOptimizerSpec& spec);
+
+// Sums gradient rows that share a row: Add() each contribution in a fixed
+// order; rows() lists every distinct row (id - offset) in first-seen order and
+// sums() their summed gradients [rows().size(), dim], so the sums are
+// deterministic. Ids are not checked (callers have).
+class SparseGradSum {
+ public:
+  explicit SparseGradSum(int64_t dim, size_t expected_ids = 0);
+  void Add(const int64_t* ids, size_t n, const float* grads, int64_t offset = 0);
+  const std::vector<int64_t>& rows() const { return rows_; }
+  const float* sums() const { return sums_.data(); }
+
+ private:
+  int64_t dim_;
+  std::unordered_map<int64_t, size_t> slot_;
+  std::vector<int64_t> rows_;
+  std::vector<float> sums_;
+};
 
 class SparseOptimizerState {
  public:

@@ -369,7 +369,7 @@ Status GraphServer::OnSparseUpdate(const std::shared_ptr<Session>& s, const Fram
       st.reqs.resize(req.contributors);
       st.waiters.resize(req.contributors);
       st.generation = ++sparse_generation_;
-      if (req.contributors > 1) {
+      if (req.contributors > 1 && options_.peer_timeout_seconds > 0) {  // <= 0: liveness checks disabled
         st.deadline = std::make_shared<asio::steady_timer>(io_);
         st.deadline->expires_after(std::chrono::microseconds(int64_t(options_.peer_timeout_seconds * 1e6)));
         st.deadline->async_wait([this, key, gen = st.generation](const boost::system::error_code& ec) {
