@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
+#include <regex>
 #include <thread>
 
 #include "common/codec.h"
@@ -35,11 +36,11 @@ void ServerCluster::Start(const std::string& json, int num_parts, int servers_pe
   endpoints_.assign(num_parts, ServerEndpoints{"127.0.0.1", {}});
   for (int p = 0; p < num_parts; ++p) {
     for (int i = 0; i < servers_per_part; ++i) {
-      int port = FreePort();
-      endpoints_[p].ports.push_back(port);
+      // --port 0: the server binds any free port and logs it (picking a free
+      // port here and binding it later races with tests running in parallel).
       std::vector<std::string> argv = {DistgnnBin(), "--role", "server", "--partition-config", json,
                                        "--part", std::to_string(p), "--index", std::to_string(i),
-                                       "--host", "127.0.0.1", "--port", std::to_string(port),
+                                       "--host", "127.0.0.1", "--port", "0",
                                        "--threads", "2", "--token", token, "--heartbeat", "0.2",
                                        "--peer-timeout", "3"};
       argv.insert(argv.end(), extra.begin(), extra.end());
@@ -48,14 +49,18 @@ void ServerCluster::Start(const std::string& json, int num_parts, int servers_pe
       procs_.push_back(std::move(proc));
     }
   }
-  for (auto& proc : procs_) {
+  for (size_t k = 0; k < procs_.size(); ++k) {
+    auto& proc = procs_[k];
     auto t0 = std::chrono::steady_clock::now();
-    while (proc->Output().find("serving partition") == std::string::npos) {
-      INFO(proc->Output());
+    std::smatch m;
+    std::string out;
+    while (!std::regex_search(out = proc->Output(), m, std::regex("serving partition .* on 127\\.0\\.0\\.1:([0-9]+) "))) {
+      INFO(out);
       REQUIRE(proc->running());
       REQUIRE(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    endpoints_[k / servers_per_part].ports.push_back(std::stoi(m[1]));
   }
 }
 

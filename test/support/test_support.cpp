@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -36,13 +37,6 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-static int BoundPort(int fd) {
-  sockaddr_in addr{};
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  return ntohs(addr.sin_port);
-}
-
 static bool PortFree(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -54,30 +48,30 @@ static bool PortFree(int port) {
   return ok;
 }
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    throw std::runtime_error("bind to an ephemeral port failed");
-  }
-  int port = BoundPort(fd);
-  close(fd);
-  return port;
+// Ports are picked at random below the kernel's ephemeral range: outgoing
+// connections (of this or a parallel test) take their source ports from that
+// range, so a port found free here stays free until a server binds it --
+// unlike a port found by binding port 0.
+static int EphemeralLow() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 32768, high = 60999;
+  in >> low >> high;
+  return low;
 }
 
+int FreePort() { return FreePortRange(1); }
+
 int FreePortRange(int count) {
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    int base = FreePort();
-    if (base + count >= 65535) continue;
+  const int lo = 10000, hi = EphemeralLow();
+  static std::mt19937 rng(static_cast<uint32_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count() ^ (static_cast<uint64_t>(getpid()) << 16)));
+  for (int attempt = 0; hi - lo > count + 100 && attempt < 500; ++attempt) {
+    const int base = lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo - count));
     bool all = true;
-    for (int i = 1; i < count && all; ++i) all = PortFree(base + i);
+    for (int i = 0; i < count && all; ++i) all = PortFree(base + i);
     if (all) return base;
   }
-  throw std::runtime_error("no range of free ports found");
+  throw std::runtime_error("no range of " + std::to_string(count) + " free ports below " + std::to_string(hi));
 }
 
 Subprocess::~Subprocess() {

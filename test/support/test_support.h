@@ -28,7 +28,8 @@ class TempDir {
   std::string path_;
 };
 
-// A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read, close).
+// A TCP port on 127.0.0.1 that was free a moment ago, picked at random below the
+// kernel's ephemeral range (so no outgoing connection takes it meanwhile).
 int FreePort();
 // `count` consecutive free ports starting at the returned base.
 int FreePortRange(int count);
