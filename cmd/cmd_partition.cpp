@@ -1,6 +1,6 @@
 // distgnn partition: a user's graph -> partitions on disk (DESIGN.md, "Data on disk").
 //
-//   distgnn partition --dataset DIR [--undirected] [--drop-self-loops] [--drop-duplicates]
+//   distgnn partition --dataset DIR [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //                     --num-parts K --method metis|random [--balance train,edges]
 //                     --name NAME --out DIR [--force] [--seed S]
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
@@ -54,6 +54,7 @@ Status Run(int argc, char** argv) {
       ("edge-data", po::value(&edge_items)->composing(), "NAME=FILE.npy edge array, one row per input edge (repeatable)")
       ("undirected", po::bool_switch(), "add reverse edges, then drop duplicates")
       ("drop-self-loops", po::bool_switch(), "drop edges u->u")
+      ("normalize-features", po::bool_switch(), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
       ("drop-duplicates", po::bool_switch(), "keep one copy of each (src, dst)")
       ("num-parts", po::value(&num_parts)->required(), "number of partitions K (1 = no partitioning)")
       ("method", po::value(&method)->default_value("metis"), "metis | random")
@@ -140,6 +141,12 @@ Status Run(int argc, char** argv) {
     in.edge_data[nm] = std::move(a);
   }
   NormalizeEdges(&in.edges, eo, in.edge_data.empty() ? nullptr : &in.edge_origin);
+  if (vm["normalize-features"].as<bool>()) {
+    auto it = in.node_data.find("features");
+    if (it == in.node_data.end())
+      return Status::InvalidArgument("--normalize-features: the input has no node array 'features'");
+    DG_RETURN_IF_ERROR(RowNormalize(&it->second, "--normalize-features: node array 'features'"));
+  }
   double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("  read input:        %.2f s (%lld nodes, %lld input edges -> %lld after normalization)\n",
               read_s, (long long)in.num_nodes, (long long)input_edges, (long long)in.edges.src.size());

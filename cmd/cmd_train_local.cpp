@@ -51,11 +51,14 @@ Status Run(int argc, char** argv) {
   std::string embedding_optimizer;
   double embedding_lr = 0.01;
   bool no_features = false;
+  bool normalize_features = false;
   TrainerOptions o;
   cli::po::options_description desc("distgnn train-local");
   desc.add_options()("help,h", "show this help")
       ("dataset", cli::po::value(&dataset_dir)->required(), "dataset directory")
       ("undirected", cli::po::bool_switch(&undirected), "add the reverse of every edge")
+      ("normalize-features", cli::po::bool_switch(&normalize_features),
+       "divide each feature row by its sum (as partition --normalize-features)")
       ("model", cli::po::value(&o.model_path)->required(), "TorchScript model file")
       ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first")
       ("batch-size", cli::po::value(&o.batch_size)->default_value(1000), "seeds per mini-batch")
@@ -96,6 +99,11 @@ Status Run(int argc, char** argv) {
   EdgeListOptions eo;
   eo.undirected = undirected;
   DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(dataset_dir, eo));
+  if (normalize_features) {
+    if (!ds.node_data.count("features"))
+      return Status::InvalidArgument(dataset_dir + ": --normalize-features, but there is no features.npy");
+    DG_RETURN_IF_ERROR(RowNormalize(&ds.node_data["features"], dataset_dir + "/features.npy"));
+  }
   DG_ASSIGN_OR_RETURN(auto graph, InMemoryGraph::FromDataset(ds));
   ds = Dataset();  // the graph holds what it needs
   DG_ASSIGN_OR_RETURN(o.num_classes, CheckLabels(*graph, o.num_classes));

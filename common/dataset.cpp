@@ -331,4 +331,22 @@ Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts)
   return ds;
 }
 
+Status RowNormalize(Array* a, const std::string& what) {
+  if (a->dtype != DType::kFloat32 || a->shape.size() != 2)
+    return Status::InvalidArgument(what + ": row normalization needs a float32 [N, F] array, got " +
+                                   DTypeName(a->dtype) + " " + a->ShapeString());
+  const int64_t n = a->shape[0], f = a->shape[1];
+  Array out = Array::Zeros(DType::kFloat32, a->shape);
+  const float* in = a->as<float>();
+  float* o = out.as<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < f; ++j) sum += in[i * f + j];
+    const float scale = sum != 0 ? static_cast<float>(1.0 / sum) : 1.0f;
+    for (int64_t j = 0; j < f; ++j) o[i * f + j] = in[i * f + j] * scale;
+  }
+  *a = std::move(out);
+  return Status::OK();
+}
+
 }  // namespace dg

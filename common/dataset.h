@@ -55,6 +55,12 @@ struct Dataset {
   std::map<std::string, Array> node_data;  // "features", "labels", "split", extras
 };
 
+// Row-normalizes a float32 [N, F] node array in place of *a (a new heap copy:
+// inputs may be read-only mmaps): each row divided by its sum, as DGL's and
+// PyG's citation datasets do; rows summing to 0 are kept. `what` names the
+// array in errors.
+Status RowNormalize(Array* a, const std::string& what);
+
 // Load a dataset directory. num_nodes comes from the node arrays (all must agree;
 // a mismatch names the file); else opts.num_nodes; else max id + 1. The edge list
 // is checked against it. Node arrays are mmap'd when plain, read when gzip'd; if

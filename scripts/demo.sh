@@ -11,8 +11,8 @@ scripts/setup.sh
 scripts/build.sh distgnn
 BIN=build/distgnn
 
-echo "== partition data/cora into 2 parts (METIS) -> parts/cora2"
-$BIN partition --dataset data/cora --undirected --num-parts 2 --method metis \
+echo "== partition data/cora into 2 parts (METIS, feature rows normalized as DGL/PyG do) -> parts/cora2"
+$BIN partition --dataset data/cora --undirected --normalize-features --num-parts 2 --method metis \
     --name cora --out parts/cora2 --force
 
 echo "== export GraphSAGE (1433 -> 128 -> 7) -> parts/sage.pt"

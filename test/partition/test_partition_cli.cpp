@@ -183,3 +183,40 @@ TEST_CASE("CLI: generate is deterministic, homophilous, and partitions", "[parti
   REQUIRE(other.exit_code == 0);
   CHECK(ReadAll(tmp / "a/src.npy") != ReadAll(tmp / "c/src.npy"));
 }
+
+TEST_CASE("CLI: --normalize-features stores each feature row divided by its sum", "[partition][cli][cora]") {
+  test::TempDir tmp;
+  std::string out = tmp / "cora2n";
+  auto r = test::RunDistgnn({"partition", "--dataset", test::CoraDir(), "--undirected", "--num-parts", "2",
+                             "--method", "metis", "--name", "cora", "--out", out, "--normalize-features"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  EdgeListOptions o;
+  o.undirected = true;
+  auto ds = LoadDataset(test::CoraDir(), o);
+  REQUIRE(ds.ok());
+  // The reference: Cora's binary bag-of-words rows divided by their word counts.
+  const Array& raw = ds->node_data.at("features");
+  Array want = Array::Zeros(DType::kFloat32, raw.shape);
+  const int64_t f = raw.shape[1];
+  for (int64_t i = 0; i < raw.shape[0]; ++i) {
+    double words = 0;
+    for (int64_t j = 0; j < f; ++j) words += raw.as<float>()[i * f + j];
+    for (int64_t j = 0; j < f; ++j)
+      want.as<float>()[i * f + j] = raw.as<float>()[i * f + j] * (words > 0 ? static_cast<float>(1.0 / words) : 1.f);
+  }
+  test::ReferenceGraph g;
+  g.num_nodes = ds->num_nodes;
+  g.src = ds->edges.src;
+  g.dst = ds->edges.dst;
+  g.node_data = ds->node_data;
+  g.node_data["features"] = want;
+  test::CheckPartition(out + "/cora.json", g, 2);
+
+  WriteText(tmp / "e.tsv", "0 1\n1 2\n");
+  auto bad = test::RunDistgnn({"partition", "--edges", tmp / "e.tsv", "--num-parts", "1", "--method", "random",
+                               "--name", "x", "--out", tmp / "x", "--normalize-features"});
+  INFO(bad.output);
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.output.find("--normalize-features: the input has no node array 'features'") != std::string::npos);
+}
