@@ -56,7 +56,7 @@ Status Run(int argc, char** argv) {
   o.connect_wait_seconds = 120;
   o.workers = workers > 0 ? workers : 2;
   o.prefetch = 2;
-  if (job.train.embedding.dim > 0 && !job.train.embedding.features) o.feature_name = "";
+  if (!job.train.embedding.uses_features()) o.feature_name = "";
   spdlog::info("sampler {} of machine {} for {}; {} partitions, {} nodes", args.index, M, o.trainer_name,
                partition.num_parts, partition.num_nodes);
   Sampler sampler(&source, o);

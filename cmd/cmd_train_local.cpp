@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "cmd/cli.h"
-#include "common/neighbor_sampling.h"
 #include "common/node_embedding.h"
 #include "common/dataset.h"
 #include "common/in_memory_graph.h"
@@ -125,10 +124,8 @@ Status Run(int argc, char** argv) {
   if (no_features && embedding_dim <= 0)
     return Status::InvalidArgument("--no-features needs --embedding-dim > 0 (the model needs some input)");
   if (embedding_dim > 0) {
-    NodeEmbeddingOptions eo;
-    eo.dim = embedding_dim;
-    DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(embedding_optimizer, embedding_lr));
-    eo.seed = MixSeed(o.seed, 0xe3b);
+    DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo,
+                        MakeNodeEmbeddingOptions(embedding_dim, embedding_optimizer, embedding_lr, o.seed));
     DG_ASSIGN_OR_RETURN(embedding, LocalNodeEmbedding::Create(graph->num_nodes(), eo));
     o.embedding = embedding.get();
     o.use_features = !no_features;

@@ -25,7 +25,6 @@
 #include "cmd/role_args.h"
 #include "common/dist_neighbor_source.h"
 #include "common/logging.h"
-#include "common/neighbor_sampling.h"
 #include "common/node_embedding.h"
 #include "common/npy.h"
 #include "config/cluster_client.h"
@@ -44,12 +43,9 @@ std::vector<int64_t> AllNodes(int64_t n) {
 }
 
 Result<NodeEmbeddingOptions> EmbeddingOptions(const EmbeddingConfig& ec, uint64_t seed) {
-  NodeEmbeddingOptions eo;
+  DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, MakeNodeEmbeddingOptions(ec.dim, ec.optimizer, ec.lr, seed));
   eo.name = ec.name;
-  eo.dim = ec.dim;
-  DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(ec.optimizer, ec.lr));
   eo.init_scale = ec.init_scale;
-  eo.seed = MixSeed(seed, 0xe3b);
   eo.persistent = ec.persistent;
   return eo;
 }
@@ -186,7 +182,7 @@ Status Run(int argc, char** argv) {
   inf.batch_size = std::max(1024, job.train.batch_size);
   const EmbeddingConfig& ec = job.train.embedding;
   inf.input_names.clear();
-  if (ec.dim == 0 || ec.features) inf.input_names.push_back("features");
+  if (ec.uses_features()) inf.input_names.push_back("features");
   if (ec.dim > 0) inf.input_names.push_back(ec.name);
   if (mode == "infer") {
     DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
@@ -238,7 +234,7 @@ Status Run(int argc, char** argv) {
     provider = remote.get();
   } else {
     local = std::make_unique<LocalBatchProvider>(&source, std::max(1, sampler_threads), 4,
-                                                 ec.dim > 0 && !ec.features ? "" : "features");
+                                                 ec.uses_features() ? "features" : "");
     provider = local.get();
   }
   // 4. The other trainers, and training.
@@ -272,7 +268,7 @@ Status Run(int argc, char** argv) {
   o.dp.timeout_seconds = job.peer_timeout_seconds;
   o.dp.rendezvous_timeout_seconds = job.rendezvous_timeout_seconds;
   o.embedding = embedding.get();
-  o.use_features = ec.dim == 0 || ec.features;
+  o.use_features = ec.uses_features();
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
                K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);

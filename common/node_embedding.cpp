@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/dist_graph_client.h"
+#include "common/neighbor_sampling.h"
 #include "common/partition_store.h"
 
 namespace dg {
@@ -30,6 +31,15 @@ Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& 
     return Status::InvalidArgument(what + ": gradients must be float32 [" + std::to_string(ids.size()) + ", " +
                                    std::to_string(dim) + "], got " + DTypeName(grads.dtype) + " " + grads.ShapeString());
   return Status::OK();
+}
+
+Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, const std::string& optimizer, double lr,
+                                                      uint64_t job_seed) {
+  NodeEmbeddingOptions eo;
+  eo.dim = dim;
+  DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(optimizer, lr));
+  eo.seed = MixSeed(job_seed, 0xe3b);
+  return eo;
 }
 
 Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options) {

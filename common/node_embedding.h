@@ -86,6 +86,11 @@ class DistNodeEmbedding : public NodeEmbedding {
   uint32_t rank_, world_;
 };
 
+// Options from the user's settings (optimizer "sparse_adam" | "sparse_adagrad");
+// the table's seed derives from the job seed, the same for train-local and a
+// distributed job. Other fields keep their defaults.
+Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, const std::string& optimizer, double lr,
+                                                      uint64_t job_seed);
 // Checks dim > 0 and the optimizer spec.
 Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options);
 // Checks grads against ids and dim; `what` prefixes the message.

@@ -37,6 +37,9 @@ struct EmbeddingConfig {
   std::string name = "embedding";         // the DistTensor's name
   bool persistent = false;                // saved to the partitions at the end, reloaded later
   double init_scale = 0.1;                // rows start uniform in [-init_scale, init_scale)
+
+  // Whether batches carry node features (no embedding, or one beside them).
+  bool uses_features() const { return dim == 0 || features; }
 };
 
 struct TrainConfig {
