@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev zlib1g-dev
   libmetis-dev
