@@ -86,7 +86,7 @@ Status Run(const BenchTrainOptions& o) {
   to.num_classes = classes;
   to.quiet = true;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  to.threads = o.threads > 0 ? o.threads : cores;
+  to.threads = o.threads > 0 ? o.threads : std::max(1, cores - o.sampler_threads);
   auto trainer = Trainer::Create(to);
   std::filesystem::remove(model);
   if (!trainer.ok()) return trainer.status();
@@ -113,6 +113,7 @@ Status Run(const BenchTrainOptions& o) {
   sample_only.label_name = "";
   std::vector<int64_t> epoch_order = EpochOrder(seeds, true, 0, 3);
   double sample_s = 0, gather_s = 0, compute_s = 0;
+  StepSplit split;  // forward / backward / optimizer of the sequential steps
   int64_t input_nodes = 0;
   for (int64_t b = 0; b < steps; ++b) {
     auto t0 = Clock::now();
@@ -127,7 +128,7 @@ Status Run(const BenchTrainOptions& o) {
     t0 = Clock::now();
     double loss = 0;
     int64_t correct = 0, count = 0;
-    DG_RETURN_IF_ERROR((*trainer)->TrainStep({&mb}, &loss, &correct, &count));
+    DG_RETURN_IF_ERROR((*trainer)->TrainStep({&mb}, &loss, &correct, &count, &split));
     compute_s += Since(t0);
   }
   const double seq_step = (sample_s + gather_s + compute_s) / steps;
@@ -147,6 +148,10 @@ Status Run(const BenchTrainOptions& o) {
   std::printf("%-34s %10.1f %10.2f\n", "sequential: feature gathering", 1e3 * gather_s / steps,
               gather_s / steps / seq_step);
   std::printf("%-34s %10.1f %10.2f\n", "sequential: compute", 1e3 * compute_s / steps, compute_s / steps / seq_step);
+  for (auto [name, v] : {std::pair<const char*, double>{"  of which forward (+ loss)", split.forward},
+                         {"  of which backward", split.backward},
+                         {"  of which optimizer", split.optimizer}})
+    std::printf("%-34s %10.1f %10.2f\n", name, 1e3 * v / steps, v / steps / seq_step);
   std::printf("%-34s %10.1f %10s\n", "sequential: total", 1e3 * seq_step, "1.00");
   std::printf("%-34s %10.1f %10.2f  (waiting for batches: %.2f)\n", "pipelined (train-local)", 1e3 * pipe_step,
               pipe_step / seq_step, pipe.wait_seconds / pipe.seconds);
@@ -154,11 +159,13 @@ Status Run(const BenchTrainOptions& o) {
       "{\"steps_per_s\": %.3f, \"step_ms\": %.2f, \"sequential_step_ms\": %.2f, \"speedup_over_sequential\": %.3f, "
       "\"wait_fraction\": %.4f, \"sample_fraction\": %.4f, \"gather_fraction\": %.4f, \"compute_fraction\": %.4f, "
       "\"sample_ms\": %.2f, \"gather_ms\": %.2f, \"compute_ms\": %.2f, \"nodes\": %lld, \"edges\": %lld, "
-      "\"steps\": %lld, \"input_nodes_per_step\": %.0f}\n",
+      "\"steps\": %lld, \"input_nodes_per_step\": %.0f, \"forward_ms\": %.2f, \"backward_ms\": %.2f, "
+      "\"optimizer_ms\": %.2f, \"pipelined_step_ms\": %s}\n",
       1.0 / pipe_step, 1e3 * pipe_step, 1e3 * seq_step, seq_step / pipe_step, pipe.wait_seconds / pipe.seconds,
       sample_s / steps / seq_step, gather_s / steps / seq_step, compute_s / steps / seq_step, 1e3 * sample_s / steps,
       1e3 * gather_s / steps, 1e3 * compute_s / steps, (long long)graph->num_nodes(), (long long)graph->num_edges(),
-      (long long)steps, double(input_nodes) / steps);
+      (long long)steps, double(input_nodes) / steps, 1e3 * split.forward / steps, 1e3 * split.backward / steps,
+      1e3 * split.optimizer / steps, pipe.split.PerStepJson(pipe.steps).c_str());
   return Status::OK();
 }
 
@@ -183,7 +190,7 @@ Status ParseAndRun(int argc, char** argv) {
       ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first")
       ("batch-size", cli::po::value(&o.batch_size)->default_value(1000), "seeds per step")
       ("steps", cli::po::value(&o.steps)->default_value(40), "steps per measured phase")
-      ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = all cores)")
+      ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")
       ("sampler-threads", cli::po::value(&o.sampler_threads)->default_value(1), "pipelined sampling threads");
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));

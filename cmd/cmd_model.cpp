@@ -17,7 +17,9 @@ int RunModel(int argc, char** argv) {
       ("hidden", cli::po::value(&spec.hidden)->default_value(256), "hidden width (gat: all heads together)")
       ("classes", cli::po::value(&spec.classes)->required(), "number of classes (output width)")
       ("layers", cli::po::value(&spec.layers)->default_value(2), "number of layers (= number of fanouts)")
-      ("dropout", cli::po::value(&spec.dropout)->default_value(0.5), "dropout on every layer's input")
+      ("dropout", cli::po::value(&spec.dropout)->default_value(0.5), "dropout on the input of hidden layers")
+      ("input-dropout", cli::po::value(&spec.input_dropout)->default_value(0.0),
+       "dropout on the input features (layer 0); off by default, as in DGL's examples")
       ("attn-dropout", cli::po::value(&spec.attn_dropout)->default_value(0.5), "gat: attention dropout")
       ("heads", cli::po::value(&spec.heads)->default_value(8), "gat: attention heads of hidden layers")
       ("seed", cli::po::value(&spec.seed)->default_value(0), "parameter initialisation seed")

@@ -24,7 +24,7 @@ Status Run(int argc, char** argv) {
   int workers = 0;
   cli::po::options_description desc("distgnn --role sampler: turn seed nodes into mini-batches for one trainer");
   desc.add_options()("help,h", "show this help")
-      ("threads", cli::po::value(&workers)->default_value(0), "batch-building threads (0 = 2)");
+      ("threads", cli::po::value(&workers)->default_value(0), "batch-building threads (0 = this machine's cores / samplers per machine)");
   AddRoleOptions(&desc, &args);
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
@@ -54,7 +54,7 @@ Status Run(int argc, char** argv) {
   o.connection.heartbeat_seconds = job.heartbeat_seconds;
   o.connection.peer_timeout_seconds = job.peer_timeout_seconds;
   o.connect_wait_seconds = 120;
-  o.workers = workers > 0 ? workers : 2;
+  o.workers = workers > 0 ? workers : std::max(1, job.CoresPerMachine(M) / job.num_samplers_per_machine());
   o.prefetch = 2;
   if (!job.train.embedding.uses_features()) o.feature_name = "";
   spdlog::info("sampler {} of machine {} for {}; {} partitions, {} nodes", args.index, M, o.trainer_name,

@@ -34,7 +34,7 @@ int RunServerRole(int argc, char** argv) {
       ("host", po::value(&host), "address to bind (standalone mode)")
       ("port", po::value(&port), "port to bind (standalone mode; 0 = any)")
       ("token", po::value(&token), "cluster token (default: env DISTGNN_TOKEN)")
-      ("threads", po::value(&threads)->default_value(0), "server threads (0 = cores)")
+      ("threads", po::value(&threads)->default_value(0), "server threads (0 = this machine's share of the host's cores / servers per machine)")
       ("max-frame-bytes", po::value(&max_frame), "largest accepted frame payload (default 1 GiB)")
       ("heartbeat", po::value(&heartbeat), "seconds between heartbeats on idle connections")
       ("peer-timeout", po::value(&peer_timeout), "seconds of silence before a client is dropped");
@@ -57,6 +57,7 @@ int RunServerRole(int argc, char** argv) {
     opt.max_frame_bytes = job->max_frame_bytes;
     opt.heartbeat_seconds = job->heartbeat_seconds;
     opt.peer_timeout_seconds = job->peer_timeout_seconds;
+    opt.threads = std::max(1, job->CoresPerMachine(machine) / job->servers_per_machine);
   } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
     return cli::ExitCode(argv[0], Status::InvalidArgument(
                                       "give --config JOB.yaml --machine M, or --partition-config FILE.json "
@@ -68,7 +69,8 @@ int RunServerRole(int argc, char** argv) {
   if (port >= 0) opt.port = port;
   if (vm.count("token")) opt.token = token;
   opt.index = index;
-  opt.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads > 0) opt.threads = threads;
+  if (opt.threads <= 0) opt.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (max_frame > 0) opt.max_frame_bytes = max_frame;
   if (heartbeat > 0) opt.heartbeat_seconds = heartbeat;
   if (peer_timeout > 0) opt.peer_timeout_seconds = peer_timeout;

@@ -70,7 +70,7 @@ Status Run(int argc, char** argv) {
       ("eval-every", cli::po::value(&o.eval_every)->default_value(1), "evaluate every k epochs")
       ("eval-fanouts", cli::po::value(&eval_fanouts_text)->default_value("full"), "full | per-layer fanouts")
       ("classes", cli::po::value(&o.num_classes)->default_value(0), "number of classes (default: max label + 1)")
-      ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = all cores)")
+      ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")
       ("sampler-threads", cli::po::value(&sampler_threads)->default_value(1), "sampling worker threads")
       ("resume", cli::po::bool_switch(&o.resume), "continue from RUN_DIR/checkpoint.pt")
       ("save-predictions", cli::po::bool_switch(&o.save_predictions), "write predictions.npy (all nodes)")
@@ -129,6 +129,10 @@ Status Run(int argc, char** argv) {
     DG_ASSIGN_OR_RETURN(embedding, LocalNodeEmbedding::Create(graph->num_nodes(), eo));
     o.embedding = embedding.get();
     o.use_features = !no_features;
+  }
+  if (o.threads <= 0) {  // sampling threads and torch share the cores
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    o.threads = std::max(1, cores - sampler_threads);
   }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   LocalBatchProvider provider(graph.get(), sampler_threads, 4, no_features ? "" : "features");

@@ -108,7 +108,9 @@ Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& tra
   int64_t steps = 0;
   double seconds = 0, wait = 0;
   std::string per_epoch, epoch_seconds;
+  StepSplit split;
   for (const auto& e : trainer.history()) {
+    split.Add(e.split);
     steps += e.steps;
     seconds += e.seconds;
     wait += e.wait_seconds;
@@ -125,7 +127,7 @@ Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& tra
   std::ofstream f(path + ".tmp");
   f << "{\"rank\": " << rank << ", \"steps\": " << steps << ", \"steps_per_epoch\": [" << per_epoch
     << "], \"epoch_seconds\": [" << epoch_seconds << "], \"wait_fraction\": " << (seconds > 0 ? wait / seconds : 0)
-    << ", \"num_params\": " << params.size() << ", \"param_sum\": " << sum << ", \"param_fingerprint\": \""
+    << ", \"step_ms\": " << split.PerStepJson(steps) << ", \"num_params\": " << params.size() << ", \"param_sum\": " << sum << ", \"param_fingerprint\": \""
     << std::hex << h << std::dec << "\"}\n";
   f.close();
   if (!f) return Status::IOError("write " + path + " failed");
@@ -135,7 +137,7 @@ Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& tra
 
 Status Run(int argc, char** argv) {
   RoleArgs args;
-  int threads = 0, sampler_threads = 2;
+  int threads = 0, sampler_threads = 0;
   bool resume = false;
   std::string mode;
   PropagateOptions prop;
@@ -148,8 +150,8 @@ Status Run(int argc, char** argv) {
       ("norm", cli::po::value(&prop.norm)->default_value("mean"), "propagate: mean | sum | sym")
       ("output", cli::po::value(&prop.output), "propagate: output name")
       ("threads", cli::po::value(&threads)->default_value(0), "torch intra-op threads (default: train.intra_op_threads)")
-      ("sampler-threads", cli::po::value(&sampler_threads)->default_value(2),
-       "sampling threads when processes.samplers_per_trainer is 0")
+      ("sampler-threads", cli::po::value(&sampler_threads)->default_value(0),
+       "sampling threads when processes.samplers_per_trainer is 0 (0 = half this trainer's cores, at least 1)")
       ("resume", cli::po::bool_switch(&resume), "continue from the run directory's checkpoint.pt");
   AddRoleOptions(&desc, &args);
   cli::po::variables_map vm;
@@ -225,6 +227,11 @@ Status Run(int argc, char** argv) {
     DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, EmbeddingOptions(ec, job.train.seed));
     DG_ASSIGN_OR_RETURN(embedding, DistNodeEmbedding::Init(client.get(), eo, rank, world));
   }
+  // Threads: this trainer's share of the machine's cores; without sampler
+  // processes, in-process sampling takes half of it and torch the rest.
+  const int share = std::max(1, job.CoresPerMachine(M) / T);
+  if (!remote && sampler_threads <= 0) sampler_threads = std::max(1, share / 2);
+  const int torch_threads = remote ? share : std::max(1, share - sampler_threads);
   // 3. The samplers (or in-process sampling threads).
   DistNeighborSource source(client.get());
   std::unique_ptr<LocalBatchProvider> local;
@@ -250,12 +257,9 @@ Status Run(int argc, char** argv) {
   if (!job.train.eval_full_neighbors) o.eval_fanouts = job.train.fanouts;
   o.eval_every = job.train.eval_every;
   o.seed = job.train.seed;
-  int same_host = 0;  // trainers sharing this host's cores
-  for (const auto& m : job.machines) same_host += m.host == host ? T : 0;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.threads = threads > 0 ? threads
               : job.train.intra_op_threads > 0 ? job.train.intra_op_threads
-                                               : std::max(1, cores / std::max(1, same_host));
+                                               : torch_threads;
   o.resume = resume;
   o.save_predictions = job.train.save_predictions;
   o.save_embeddings = job.train.save_embeddings;

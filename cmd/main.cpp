@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cmd/cli.h"
+#include "common/heap_tuning.h"
 
 namespace {
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  dg::KeepFreedMemory();  // every step's batch-sized buffers reuse memory
   std::string cmd = argv[1];
   std::string sub = argc > 2 ? argv[2] : "";
 

@@ -66,6 +66,10 @@ struct MiniBatch {
   Array labels;                      // rows of seeds (empty if not gathered)
   double sample_seconds = 0;         // time spent sampling + building blocks
   double gather_seconds = 0;         // time spent gathering features and labels
+  // Set by the receiver of a MINIBATCH frame: seconds from the sampler's send
+  // to the frame's arrival (both on one host's monotonic clock). Not encoded.
+  double transfer_seconds = 0;
+  double send_time = 0;              // sampler's monotonic clock at send (encoded)
 };
 
 struct MiniBatchOptions {

@@ -1,5 +1,7 @@
 #include "common/minibatch_codec.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace dg {
@@ -89,10 +91,15 @@ BufferList EncodeMiniBatch(const MiniBatch& mb) {
   OptionalArray(&e, mb.labels);
   e.F64(mb.sample_seconds);
   e.F64(mb.gather_seconds);
+  e.F64(mb.send_time);
   return e.Finish();
 }
 
-Status DecodeMiniBatch(const Frame& f, MiniBatch* mb) {
+double MonotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
   Decoder d = f.decoder("MINIBATCH");
   mb->epoch = d.I64();
   mb->batch_index = d.I64();
@@ -111,6 +118,9 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb) {
   mb->labels = DecodeOptionalArray(&d);
   mb->sample_seconds = d.F64();
   mb->gather_seconds = d.F64();
+  mb->send_time = d.F64();
+  mb->transfer_seconds = std::max(0.0, arrival - mb->send_time);
+  if (arrival <= 0) mb->transfer_seconds = 0;
   DG_RETURN_IF_ERROR(d.Finish());
   // Structural checks: a malformed batch must not reach the model.
   for (size_t l = 0; l < mb->blocks.size(); ++l) {

@@ -26,8 +26,14 @@ Status DecodeEpoch(const Frame& f, EpochRequest* request, uint32_t* credits);
 BufferList EncodeCredit(uint32_t n);
 Result<uint32_t> DecodeCredit(const Frame& f);
 
+// MINIBATCH carries mb.send_time; DecodeMiniBatch sets transfer_seconds =
+// `arrival` - send_time (0 if negative: clocks of two hosts).
 BufferList EncodeMiniBatch(const MiniBatch& mb);
-Status DecodeMiniBatch(const Frame& f, MiniBatch* out);
+Status DecodeMiniBatch(const Frame& f, MiniBatch* out, double arrival = 0);
+
+// This host's monotonic clock in seconds (CLOCK_MONOTONIC: one clock for all
+// processes of a machine; a sampler and its trainer share a machine).
+double MonotonicSeconds();
 
 // END_OF_EPOCH: i64 epoch, i64 number of batches this sampler sent.
 BufferList EncodeEndOfEpoch(int64_t epoch, int64_t batches);

@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <thread>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -564,6 +565,13 @@ Result<JobConfig> LoadJobConfig(const std::string& yaml_path, const std::vector<
   } catch (const std::exception& e) {
     return Status::InvalidArgument(yaml_path + ": " + e.what());
   }
+}
+
+int JobConfig::CoresPerMachine(int machine) const {
+  int same_host = 0;
+  for (const auto& m : machines) same_host += m.host == machines.at(machine).host ? 1 : 0;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, cores / std::max(1, same_host));
 }
 
 }  // namespace dg

@@ -100,6 +100,10 @@ struct JobConfig {
   // Samplers: `samplers_per_trainer` per trainer; sampler index I of machine m
   // serves trainer I / samplers_per_trainer of that machine.
   int num_samplers_per_machine() const { return trainers_per_machine * samplers_per_trainer; }
+  // The cores one machine entry may use: this host's cores shared equally by
+  // the entries naming the same host (a local cluster on 127.0.0.1 splits
+  // one machine). Roles derive their default thread counts from it.
+  int CoresPerMachine(int machine) const;
   // gloo rendezvous: trainer 0 (machine 0's host) at ports.rendezvous.
   const std::string& RendezvousHost() const { return machines.at(0).host; }
 };

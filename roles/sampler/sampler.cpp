@@ -162,6 +162,7 @@ Status Sampler::Run() {
       return more.status();
     }
     if (*more) {
+      mb.send_time = MonotonicSeconds();
       conn->Send(MsgType::kMinibatch, 0, seq, EncodeMiniBatch(mb));
       --credits;
       ++sent;

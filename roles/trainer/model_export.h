@@ -6,7 +6,10 @@
 // and also offers
 //   forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor
 //   attributes num_layers: int, arch: str, in_dim: int, num_classes: int
-// Dropout is applied to the input of every layer while training.
+// Dropout is applied while training to the input of every hidden layer
+// (`dropout`) and, only if input_dropout > 0, to the raw input features, as
+// DGL's examples do; no mask is drawn at p = 0 or in eval mode. Aggregations
+// call the native operators torch.ops.distgnn.* (graph_ops/graph_ops.h).
 //   sage: h_dst W_self + mean_{j in N(i)} h_j W_neigh + b (DGL SAGEConv 'mean')
 //   gcn:  D_in^-1/2 (A + I) D_out^-1/2 H W + b (self loops added per block)
 //   gat:  multi-head attention with self loops; hidden layers concatenate
@@ -27,7 +30,8 @@ struct ModelSpec {
   int64_t hidden = 256;
   int64_t classes = 0;
   int layers = 2;
-  double dropout = 0.5;
+  double dropout = 0.5;        // input of hidden layers
+  double input_dropout = 0;    // input features (layer 0)
   double attn_dropout = 0.5;  // gat only
   int heads = 8;              // gat only
   uint64_t seed = 0;

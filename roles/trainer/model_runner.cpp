@@ -2,12 +2,15 @@
 
 #include <fstream>
 
+#include "roles/trainer/graph_ops/graph_ops.h"
+
 namespace dg {
 namespace {
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 }  // namespace
 
 Result<torch::jit::Module> LoadModel(const std::string& path) {
+  static_cast<void>(GraphOpsRegistered());  // models may call torch.ops.distgnn.*
   if (!std::ifstream(path).good())
     return Status::NotFound("model file " + path + ": not found or not readable");
   torch::jit::Module module;

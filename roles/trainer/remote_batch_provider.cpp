@@ -144,6 +144,7 @@ void RemoteBatchProvider::OnFrame(int k, Frame f) {
   switch (f.type()) {
     case MsgType::kMinibatch:
       s.batches.push_back(std::move(f));
+      s.arrivals.push_back(MonotonicSeconds());
       break;
     case MsgType::kEndOfEpoch:
       break;
@@ -201,6 +202,7 @@ Status RemoteBatchProvider::BeginEpoch(const EpochRequest& request) {
   const int K = options_.num_samplers;
   for (int k = 0; k < K; ++k) {
     slots_[k].batches.clear();
+    slots_[k].arrivals.clear();
     EpochRequest share = request;
     share.batch_offset = k;
     share.batch_stride = K;
@@ -212,6 +214,7 @@ Status RemoteBatchProvider::BeginEpoch(const EpochRequest& request) {
 Result<bool> RemoteBatchProvider::Next(MiniBatch* out) {
   Frame f;
   int k;
+  double arrival = 0;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (next_ >= num_batches_) return false;
@@ -224,9 +227,11 @@ Result<bool> RemoteBatchProvider::Next(MiniBatch* out) {
                              std::to_string(static_cast<int>(options_.batch_timeout_seconds)) + " s");
     f = std::move(slots_[k].batches.front());
     slots_[k].batches.pop_front();
+    arrival = slots_[k].arrivals.front();
+    slots_[k].arrivals.pop_front();
     slots_[k].conn->Send(MsgType::kCredit, 0, seq_, EncodeCredit(1));
   }
-  Status st = DecodeMiniBatch(f, out);
+  Status st = DecodeMiniBatch(f, out, arrival);
   if (!st.ok()) return st.WithContext(slots_[k].name);
   if (out->batch_index != next_)
     return Status::Protocol(slots_[k].name + " sent batch " + std::to_string(out->batch_index) +

@@ -57,6 +57,7 @@ class RemoteBatchProvider : public BatchProvider {
     std::shared_ptr<Connection> conn;
     std::string name;            // "sampler 3 (127.0.0.1:40312)"
     std::deque<Frame> batches;   // MINIBATCH frames of the current epoch, in order
+    std::deque<double> arrivals; // their arrival times (MonotonicSeconds)
     Status error;                // lost or reported an error
   };
   explicit RemoteBatchProvider(RemoteProviderOptions options);

@@ -66,7 +66,7 @@ struct Trainer::Impl {
   std::string OutPath(const std::string& name) const { return opt.out_dir + "/" + name; }
 
   Status Step(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
-              int64_t* count);
+              int64_t* count, StepSplit* split);
   uint64_t embedding_steps = 0;  // Update calls so far (the step id of SPARSE_UPDATE)
 
   // The model input of a batch (see the header). With emb_leaf, the embedding
@@ -215,14 +215,18 @@ Result<torch::Tensor> Trainer::Impl::Forward(const MiniBatch& mb, torch::Tensor*
 }
 
 Status Trainer::Impl::Step(const std::vector<const MiniBatch*>& batches, double* loss,
-                           int64_t* correct, int64_t* count) {
+                           int64_t* correct, int64_t* count, StepSplit* split) {
+  StepSplit t;
   module.train(true);
+  auto t0 = Clock::now();
   optimizer->zero_grad();
+  t.optimizer += Since(t0);
   double total_loss = 0;
   int64_t ok = 0, n = 0;
   std::vector<torch::Tensor> leaves(batches.size());
   for (size_t b = 0; b < batches.size(); ++b) {
     const MiniBatch* mb = batches[b];
+    t0 = Clock::now();
     DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(*mb, opt.embedding ? &leaves[b] : nullptr));
     if (mb->labels.dtype != DType::kInt64 || mb->labels.rows() != logits.size(0))
       return Status::InvalidArgument("labels must be int64 with one row per seed");
@@ -235,27 +239,58 @@ Status Trainer::Impl::Step(const std::vector<const MiniBatch*>& batches, double*
                                        std::to_string(logits.size(1)) + ")");
     }
     torch::Tensor l = torch::nn::functional::cross_entropy(logits, labels);
+    total_loss += l.item<double>();
+    ok += logits.argmax(1).eq(labels).sum().item<int64_t>();
+    n += labels.numel();
+    t.forward += Since(t0);
+    t0 = Clock::now();
     try {
       (l / static_cast<double>(batches.size())).backward();
     } catch (const std::exception& e) {
       return Status::Internal("backward failed: " + FirstLine(e.what()));
     }
-    total_loss += l.item<double>();
-    ok += logits.argmax(1).eq(labels).sum().item<int64_t>();
-    n += labels.numel();
+    t.backward += Since(t0);
   }
+  t0 = Clock::now();
   if (opt.embedding) DG_RETURN_IF_ERROR(UpdateEmbedding(batches, leaves));
+  t.optimizer += Since(t0);
+  t0 = Clock::now();
   if (sync) DG_RETURN_IF_ERROR(sync->AllReduceGradients(params));
+  t.allreduce += Since(t0);
+  t0 = Clock::now();
   optimizer->step();
+  t.optimizer += Since(t0);
   *loss = total_loss / std::max<size_t>(1, batches.size());
   *correct = ok;
   *count = n;
+  if (split) split->Add(t);
   return Status::OK();
 }
 
 Status Trainer::TrainStep(const std::vector<const MiniBatch*>& batches, double* loss,
-                          int64_t* correct, int64_t* count) {
-  return impl_->Step(batches, loss, correct, count);
+                          int64_t* correct, int64_t* count, StepSplit* split) {
+  return impl_->Step(batches, loss, correct, count, split);
+}
+
+void StepSplit::Add(const StepSplit& o) {
+  sample += o.sample;
+  gather += o.gather;
+  transfer += o.transfer;
+  forward += o.forward;
+  backward += o.backward;
+  optimizer += o.optimizer;
+  allreduce += o.allreduce;
+  wait += o.wait;
+}
+
+std::string StepSplit::PerStepJson(int64_t steps) const {
+  const double k = steps > 0 ? 1e3 / static_cast<double>(steps) : 0;
+  std::ostringstream s;
+  s << "{\"sample\": " << Num(sample * k) << ", \"gather\": " << Num(gather * k)
+    << ", \"transfer\": " << Num(transfer * k) << ", \"forward\": " << Num(forward * k)
+    << ", \"backward\": " << Num(backward * k) << ", \"optimizer\": " << Num(optimizer * k)
+    << ", \"allreduce\": " << Num(allreduce * k) << ", \"wait\": " << Num(wait * k) << "}";
+  return s.str();
 }
 
 void Trainer::Impl::Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed,
@@ -299,10 +334,13 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
     auto tc = Clock::now();
     double loss;
     int64_t c, n;
-    DG_RETURN_IF_ERROR(s.Step({&mb}, &loss, &c, &n));
+    DG_RETURN_IF_ERROR(s.Step({&mb}, &loss, &c, &n, &st.split));
     st.compute_seconds += Since(tc);
     st.sample_seconds += mb.sample_seconds;
     st.gather_seconds += mb.gather_seconds;
+    st.split.sample += mb.sample_seconds;
+    st.split.gather += mb.gather_seconds;
+    st.split.transfer += mb.transfer_seconds;
     ++st.steps;
     loss_sum += loss;
     correct += c;
@@ -311,6 +349,7 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
                Since(t0), st.wait_seconds, false);
   }
   st.seconds = Since(t0);
+  st.split.wait = st.wait_seconds;
   // Epoch loss and accuracy over all trainers.
   if (s.sync) {
     torch::Tensor agg = torch::tensor({loss_sum, double(st.steps), double(correct), double(count)},
@@ -614,7 +653,8 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
            << ", \"test_acc\": " << (st.test_acc < 0 ? "null" : Num(st.test_acc))
            << ", \"epoch_seconds\": " << Num(st.seconds)
            << ", \"wait_fraction\": " << Num(st.wait_seconds / std::max(1e-9, st.seconds))
-           << ", \"steps\": " << st.steps << "}";
+           << ", \"steps\": " << st.steps << ", \"step_ms\": " << st.split.PerStepJson(st.steps)
+           << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
       DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_states));
     }

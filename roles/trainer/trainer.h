@@ -76,12 +76,30 @@ struct TrainerSeeds {
   std::vector<int64_t> predict;    // nodes to predict/embed (rank 0), in output row order
 };
 
+// Where training steps' time goes, in seconds summed over steps. sample,
+// gather and transfer are the batch makers' time (threads or sampler
+// processes, overlapped with the trainer); the others are the trainer's.
+struct StepSplit {
+  double sample = 0;     // sampling neighbors and building blocks
+  double gather = 0;     // feature and label rows
+  double transfer = 0;   // a sampler's MINIBATCH from send to arrival (0 in-process)
+  double forward = 0;    // model forward and loss
+  double backward = 0;
+  double optimizer = 0;  // optimizer step (and the DistEmbedding's sparse update)
+  double allreduce = 0;  // gradient all-reduce across trainers
+  double wait = 0;       // waiting for the next batch
+  void Add(const StepSplit& o);
+  // {"sample": ms, ...}: per-step milliseconds over `steps` steps.
+  std::string PerStepJson(int64_t steps) const;
+};
+
 struct EpochStats {
   int64_t epoch = 0;
   double loss = 0, train_acc = 0;
   double val_acc = -1, test_acc = -1;  // -1 = not evaluated this epoch
   double seconds = 0, wait_seconds = 0, compute_seconds = 0;
   double sample_seconds = 0, gather_seconds = 0;  // summed over batches (worker time)
+  StepSplit split;
   int64_t steps = 0;
 };
 
@@ -94,8 +112,10 @@ class Trainer {
   Status Fit(BatchProvider* provider, const TrainerSeeds& seeds);
   // One optimizer step over `batches` (the loss is the mean of their mean
   // losses; gradients are averaged across trainers when data-parallel).
+  // With `split`, the step's forward/backward/optimizer/all-reduce seconds
+  // are added to it.
   Status TrainStep(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
-                   int64_t* count);
+                   int64_t* count, StepSplit* split = nullptr);
   // Runs one epoch of training (no evaluation, no outputs).
   Result<EpochStats> TrainEpoch(BatchProvider* provider, const std::vector<int64_t>& seeds,
                                 int64_t epoch);
