@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <unordered_map>
 
+#include "common/id_map.h"
 #include "common/neighbor_sampling.h"
 
 namespace dg {
@@ -18,17 +18,16 @@ Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& 
   Block block;
   block.num_dst = static_cast<int64_t>(dst_nodes.size());
   DG_CHECK(static_cast<int64_t>(sampled.indptr.size()) == block.num_dst + 1);
-  std::unordered_map<int64_t, int64_t> local;
-  local.reserve(dst_nodes.size() + sampled.sources.size());
+  IdMap local(dst_nodes.size() + sampled.sources.size() / 2);
   src_nodes->assign(dst_nodes.begin(), dst_nodes.end());
-  for (int64_t i = 0; i < block.num_dst; ++i) local.emplace(dst_nodes[i], i);
+  bool inserted = false;
+  for (int64_t i = 0; i < block.num_dst; ++i) local.Insert(dst_nodes[i], i, &inserted);
   block.indptr.assign(sampled.indptr.begin(), sampled.indptr.end());
   block.indices.resize(sampled.sources.size());
   for (size_t e = 0; e < sampled.sources.size(); ++e) {
-    int64_t gid = sampled.sources[e];
-    auto [it, inserted] = local.emplace(gid, static_cast<int64_t>(src_nodes->size()));
+    const int64_t gid = sampled.sources[e];
+    block.indices[e] = local.Insert(gid, static_cast<int64_t>(src_nodes->size()), &inserted);
     if (inserted) src_nodes->push_back(gid);
-    block.indices[e] = it->second;
   }
   block.num_src = static_cast<int64_t>(src_nodes->size());
   return block;
