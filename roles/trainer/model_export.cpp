@@ -57,13 +57,13 @@ std::string SageLayer(int l, int64_t in, int64_t out, bool last) {
   s << LayerHead(l);
   // A linear map commutes with the mean: project first when it shrinks rows.
   if (out < in) {
-    s << "    n = torch.ops.distgnn.csr_mean(indptr, indices, torch.matmul(x, self.w_neigh_" << l
-      << ".t()), num_dst)\n";
+    s << "    n = torch.ops.distgnn.csr_mean(indptr, indices, torch.ops.distgnn.linear(x, self.w_neigh_" << l
+      << "), num_dst)\n";
   } else {
-    s << "    n = torch.matmul(torch.ops.distgnn.csr_mean(indptr, indices, x, num_dst), self.w_neigh_"
-      << l << ".t())\n";
+    s << "    n = torch.ops.distgnn.linear(torch.ops.distgnn.csr_mean(indptr, indices, x, num_dst), self.w_neigh_"
+      << l << ")\n";
   }
-  s << "    h = torch.addmm(n + self.b_" << l << ", x[:num_dst], self.w_self_" << l << ".t())\n";
+  s << "    h = torch.ops.distgnn.linear(x[:num_dst], self.w_self_" << l << ") + n + self.b_" << l << "\n";
   if (!last) s << "    h = torch.relu(h)\n";
   s << "    return h\n";
   return s.str();
@@ -73,9 +73,9 @@ std::string GcnLayer(int l, int64_t in, int64_t out, bool last) {
   std::ostringstream s;
   s << LayerHead(l);
   s << "    h = x\n";
-  if (out < in) s << "    h = torch.matmul(h, self.w_" << l << ".t())\n";
+  if (out < in) s << "    h = torch.ops.distgnn.linear(h, self.w_" << l << ")\n";
   s << "    h = torch.ops.distgnn.gcn_aggregate(indptr, indices, h, num_dst)\n";
-  if (!(out < in)) s << "    h = torch.matmul(h, self.w_" << l << ".t())\n";
+  if (!(out < in)) s << "    h = torch.ops.distgnn.linear(h, self.w_" << l << ")\n";
   s << "    h = h + self.b_" << l << "\n";
   if (!last) s << "    h = torch.relu(h)\n";
   s << "    return h\n";
@@ -87,7 +87,7 @@ std::string GatLayer(int l, int heads, int64_t per_head, bool last) {
   s << LayerHead(l);
   s << "    H = " << heads << "\n    F = " << per_head << "\n"
     << "    num_src = x.size(0)\n"
-    << "    f = torch.matmul(x, self.w_" << l << ".t()).view(num_src, H, F)\n"
+    << "    f = torch.ops.distgnn.linear(x, self.w_" << l << ").view(num_src, H, F)\n"
     << "    el = (f * self.attn_l_" << l << ").sum(-1)\n"
     << "    er = (f[:num_dst] * self.attn_r_" << l << ").sum(-1)\n"
     << "    ip, ix = torch.ops.distgnn.add_self_loops(indptr, indices, num_dst)\n"

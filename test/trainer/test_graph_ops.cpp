@@ -143,6 +143,31 @@ TEST_CASE("edge_softmax and csr_weighted_sum equal their references, values and 
   }
 }
 
+TEST_CASE("linear equals x @ w^T, values and gradients, on the skinny kernels and the BLAS path") {
+  // 16/10/24/32 columns over 3000 rows take the skinny kernels (where the CPU
+  // has AVX2); 40 columns and 100 rows take BLAS. Rows not a multiple of 4 on purpose.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3001, 16}, {3003, 10}, {2999, 24},
+                            {3000, 32}, {3000, 40}, {100, 16}}) {
+    INFO(rows << " x " << cols);
+    torch::manual_seed(rows + cols);
+    Tensor x1 = torch::randn({rows, 37}).requires_grad_(true);
+    Tensor w1 = torch::randn({cols, 37}).requires_grad_(true);
+    Tensor x2 = x1.detach().to(torch::kFloat64).requires_grad_(true);
+    Tensor w2 = w1.detach().to(torch::kFloat64).requires_grad_(true);
+    Tensor y1 = Linear(x1, w1), y2 = torch::matmul(x2, w2.t());
+    CHECK(torch::allclose(y1.to(torch::kFloat64), y2, 1e-4, 1e-4));
+    Tensor g = torch::randn({rows, cols}, torch::kFloat64);
+    y1.backward(g.to(torch::kFloat32));
+    y2.backward(g);
+    CHECK(torch::allclose(x1.grad().to(torch::kFloat64), x2.grad(), 1e-4, 1e-4));
+    CHECK(torch::allclose(w1.grad().to(torch::kFloat64), w2.grad(), 1e-3, 1e-3));
+  }
+  // float64 goes to BLAS and is exact to rounding.
+  CompareUnary([](const Tensor& x) { return Linear(x, torch::ones({8, 5}, torch::kFloat64)); },
+               [](const Tensor& x) { return torch::matmul(x, torch::ones({5, 8}, torch::kFloat64)); },
+               {2000, 5}, 3);
+}
+
 TEST_CASE("add_self_loops appends each row's own source") {
   TestBlock b = RandomBlock(20, 50, 4, 3);
   auto [ip, ix] = AddSelfLoops(b.indptr, b.indices, b.num_dst);

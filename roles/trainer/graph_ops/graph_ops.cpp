@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "roles/trainer/graph_ops/csr_kernels.h"
+#include "roles/trainer/graph_ops/skinny_matmul.h"
 
 namespace dg {
 namespace {
@@ -310,6 +311,51 @@ class WeightedSumFn : public torch::autograd::Function<WeightedSumFn> {
   }
 };
 
+// Rows below this go to BLAS: the skinny kernels pay off on tall inputs.
+constexpr int64_t kSkinnyMinRows = 1024;
+
+bool UseSkinny(const Tensor& x, const Tensor& w) {
+  return x.scalar_type() == torch::kFloat32 && w.scalar_type() == torch::kFloat32 &&
+         x.dim() == 2 && x.size(0) >= kSkinnyMinRows && kernels::SkinnyMatmulSupported(w.size(0));
+}
+
+// y = x @ w^T; x [n, k] and w [m, k]. The weight gradient of a tall x runs
+// on the skinny kernel.
+class LinearFn : public torch::autograd::Function<LinearFn> {
+ public:
+  // Forward stays with BLAS (measured faster for x @ w^T); the weight
+  // gradient x^T @ g is where BLAS's packing of the tall x costs most.
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, const Tensor& w) {
+    ctx->save_for_backward({x, w});
+    return torch::matmul(x, w.t());
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    auto saved = ctx->get_saved_variables();
+    const Tensor &x = saved[0], &w = saved[1];
+    Tensor g = grads[0].contiguous();
+    Tensor gx, gw;
+    if (ctx->needs_input_grad(0)) gx = torch::matmul(g, w);
+    if (ctx->needs_input_grad(1)) {
+      if (!UseSkinny(x, w)) {
+        gw = torch::matmul(g.t(), x);
+      } else {
+        // One [k, m] accumulator per thread, summed after.
+        Tensor xc = x.contiguous();
+        const int64_t n = xc.size(0), k = xc.size(1), m = w.size(0);
+        Tensor acc = torch::zeros({at::get_num_threads(), k, m}, xc.options());
+        const int64_t grain = std::max<int64_t>(kSkinnyMinRows, n / at::get_num_threads() + 1);
+        at::parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+          float* a = acc[at::get_thread_num()].data_ptr<float>();
+          kernels::SkinnyMatmulTN(xc.data_ptr<float>(), g.data_ptr<float>(), k, m, a, b, e);
+        });
+        gw = acc.sum(0).t().contiguous();
+      }
+    }
+    return {gx, gw};
+  }
+};
+
 Tensor Aggregate(Aggregation a, const Tensor& indptr, const Tensor& indices, const Tensor& x,
                  int64_t num_dst) {
   CheckRows(Name(a), x);
@@ -353,6 +399,13 @@ Tensor CsrWeightedSum(const Tensor& indptr, const Tensor& indices, const Tensor&
               "distgnn::csr_weighted_sum: w and x must have the same dtype");
   auto [ip, ix] = CheckBlock("csr_weighted_sum", indptr, indices, num_dst, x.size(0));
   return WeightedSumFn::apply(w, x, ip, ix, num_dst);
+}
+
+Tensor Linear(const Tensor& x, const Tensor& weight) {
+  TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && x.size(1) == weight.size(1),
+              "distgnn::linear: x [n, k] and weight [m, k] expected, got ", x.sizes(), " and ",
+              weight.sizes());
+  return LinearFn::apply(x, weight);
 }
 
 std::tuple<Tensor, Tensor> AddSelfLoops(const Tensor& indptr, const Tensor& indices,

@@ -22,6 +22,9 @@
 //       w [E, H], x [num_src, H, F] -> out[d, h] = sum_e w[e, h] x[s_e, h]
 //   add_self_loops(indptr, indices, num_dst) -> (indptr, indices) with row d's
 //       own source d appended to every row (no gradient)
+//   linear(x, weight)                           x [n, k] @ weight[m, k]^T, as
+//       torch.nn.functional.linear without bias; for tall x and m <= 32 the
+//       weight gradient streams x once (AVX2) instead of BLAS's packed copy
 // x may have any trailing shape for csr_sum/csr_mean/gcn_aggregate.
 #pragma once
 
@@ -40,6 +43,7 @@ torch::Tensor GcnAggregate(const torch::Tensor& indptr, const torch::Tensor& ind
 torch::Tensor EdgeSoftmax(const torch::Tensor& indptr, const torch::Tensor& scores);
 torch::Tensor CsrWeightedSum(const torch::Tensor& indptr, const torch::Tensor& indices,
                              const torch::Tensor& w, const torch::Tensor& x, int64_t num_dst);
+torch::Tensor Linear(const torch::Tensor& x, const torch::Tensor& weight);
 std::tuple<torch::Tensor, torch::Tensor> AddSelfLoops(const torch::Tensor& indptr,
                                                       const torch::Tensor& indices,
                                                       int64_t num_dst);
