@@ -19,8 +19,14 @@ done
 [ -x "$BIN" ] || scripts/build.sh distgnn
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-IN=$(/usr/bin/python3 -c "import numpy; print(numpy.load('$DATA/features.npy', mmap_mode='r').shape[1])")
-C=$(/usr/bin/python3 -c "import numpy; print(int(numpy.load('$DATA/labels.npy').max()) + 1)")
+read -r IN C < <(/usr/bin/python3 - "$DATA" <<'PY'
+import gzip, os, sys, numpy
+d = sys.argv[1]
+f = d + "/features.npy"
+x = numpy.load(f, mmap_mode="r") if os.path.exists(f) else numpy.load(gzip.open(f + ".gz"))
+print(x.shape[1], int(numpy.load(d + "/labels.npy").max()) + 1)
+PY
+)
 declare -A EXPORT=(
   [sage]="--arch sage --hidden 64 --dropout 0.7"
   [gcn]="--arch gcn --hidden 64 --dropout 0.5"

@@ -15,21 +15,39 @@ Return one row of logits per seed node. Optionally export
 `num_layers`: layer-wise inference and --save-embeddings use them. Only torch is needed (Debian:
 python3-torch); no DGL.
 
+distgnn's native graph operators (torch.ops.distgnn.csr_mean, csr_sum,
+gcn_aggregate, edge_softmax, csr_weighted_sum, linear) are in
+build/libdistgnn_ops.so: load it with torch.ops.load_library before scripting
+a model that calls them. This script does so when the library exists (and
+falls back to plain torch otherwise); the distgnn binary has them built in.
+
     python3 scripts/export_model.py --in-dim 1433 --hidden 64 --classes 7 -o sage.pt
 """
 import argparse
+import os
 from typing import List, Tuple
 
 import torch
 from torch import Tensor
 
+OPS_LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "libdistgnn_ops.so")
 
-def mean_aggregate(h: Tensor, indptr: Tensor, indices: Tensor, num_dst: int) -> Tensor:
+
+def mean_aggregate_native(h: Tensor, indptr: Tensor, indices: Tensor, num_dst: int) -> Tensor:
+    """Mean of each destination's in-neighbour rows, with distgnn's parallel CSR kernel."""
+    return torch.ops.distgnn.csr_mean(indptr, indices, h, num_dst)
+
+
+def mean_aggregate_torch(h: Tensor, indptr: Tensor, indices: Tensor, num_dst: int) -> Tensor:
+    """The same in plain torch (a scatter over edges)."""
     deg = indptr[1:] - indptr[:-1]
     dst = torch.repeat_interleave(deg)  # destination of every edge
     out = torch.zeros([num_dst, h.size(1)], dtype=h.dtype)
     out.index_add_(0, dst, h.index_select(0, indices))
     return out / deg.clamp(min=1).unsqueeze(1).to(h.dtype)
+
+
+mean_aggregate = mean_aggregate_torch  # replaced by the native one in main() when it loads
 
 
 class SAGEConv(torch.nn.Module):
@@ -57,7 +75,8 @@ class SAGE(torch.nn.Module):
     def forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor:
         h = x
         for i, layer in enumerate(self.layers):
-            h = torch.nn.functional.dropout(h, self.dropout, self.training)
+            if i > 0:  # dropout on hidden layers, not on the input features (as DGL's examples)
+                h = torch.nn.functional.dropout(h, self.dropout, self.training)
             h = layer(h, blocks[i])
             if i != self.num_layers - 1:
                 h = torch.relu(h)
@@ -83,12 +102,19 @@ def main() -> None:
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--dropout", type=float, default=0.5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ops-library", default=OPS_LIBRARY,
+                   help="libdistgnn_ops.so to use native aggregation ('' = plain torch)")
     p.add_argument("-o", "--out", required=True)
     a = p.parse_args()
+    global mean_aggregate
+    if a.ops_library and os.path.exists(a.ops_library):
+        torch.ops.load_library(a.ops_library)
+        mean_aggregate = mean_aggregate_native
     torch.manual_seed(a.seed)
     model = torch.jit.script(SAGE(a.in_dim, a.hidden, a.classes, a.layers, a.dropout))
     torch.jit.save(model, a.out)
-    print(f"wrote SAGE ({a.layers} layers, {a.in_dim} -> {a.hidden} -> {a.classes}) to {a.out}")
+    kind = "native" if mean_aggregate is mean_aggregate_native else "plain torch"
+    print(f"wrote SAGE ({a.layers} layers, {a.in_dim} -> {a.hidden} -> {a.classes}, {kind} aggregation) to {a.out}")
 
 
 if __name__ == "__main__":

@@ -395,7 +395,8 @@ Result<double> Trainer::Evaluate(BatchProvider* provider, const std::vector<int6
     correct = static_cast<int64_t>(agg[0].item<double>());
     count = static_cast<int64_t>(agg[1].item<double>());
   }
-  return count ? double(correct) / count : 0.0;
+  // No seeds to evaluate (e.g. every node is a training node): no accuracy.
+  return count ? double(correct) / count : std::nan("");
 }
 
 std::vector<float> Trainer::ParameterVector() const {
@@ -663,7 +664,8 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
     DG_RETURN_IF_ERROR(s.WriteModel(s.OutPath("model.pt"), true));
     std::ostringstream line;
     line << "{\"final\": true, \"best_epoch\": " << s.best_epoch
-         << ", \"best_val_acc\": " << Num(s.best_val) << ", \"test_acc\": " << Num(s.best_test)
+         << ", \"best_val_acc\": " << (s.best_epoch > 0 ? Num(s.best_val) : "null")
+         << ", \"test_acc\": " << (s.best_epoch > 0 ? Num(s.best_test) : "null")
          << "}";
     DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
     if ((s.opt.save_predictions || s.opt.save_embeddings) && !seeds.predict.empty()) {
