@@ -1,6 +1,7 @@
-// distgnn generate: a synthetic power-law dataset directory for scale work
-// (src.npy, dst.npy, features.npy, labels.npy, split.npy; see
-// roles/partition/synthetic_graph.h for the model).
+// distgnn generate: a synthetic dataset directory for scale work (src.npy,
+// dst.npy, features.npy, labels.npy, split.npy), streamed to disk: R-MAT
+// (power law, learnable labels) or uniform G(n, m) (as dgl.rand_graph); see
+// roles/partition/synthetic_graph.h for the models.
 #include <chrono>
 #include <cstdio>
 
@@ -20,7 +21,8 @@ Status Run(int argc, char** argv) {
   desc.add_options()
       ("help,h", "show this help")
       ("nodes", po::value(&o.num_nodes)->required(), "number of nodes N")
-      ("edges", po::value(&o.num_edges)->required(), "number of directed edges E (R-MAT; no self loops)")
+      ("model", po::value(&o.model)->default_value("rmat"), "rmat (power law, no self loops) | uniform (E distinct uniform pairs, as dgl.rand_graph)")
+      ("edges", po::value(&o.num_edges)->required(), "number of directed edges E")
       ("feat-dim", po::value(&o.feat_dim)->required(), "feature dimension F (float32)")
       ("classes", po::value(&o.num_classes)->required(), "number of classes C")
       ("seed", po::value(&o.seed)->default_value(0), "random seed (output is deterministic by seed)")
@@ -28,6 +30,7 @@ Status Run(int argc, char** argv) {
       ("separation", po::value(&o.separation)->default_value(2.0), "class centroid distance in noise std units")
       ("train-frac", po::value(&o.train_frac)->default_value(0.6), "fraction of nodes in train (split 0)")
       ("val-frac", po::value(&o.val_frac)->default_value(0.2), "fraction in val (split 1); the rest is test (2)")
+      ("all-train", po::bool_switch(&o.all_train), "every node is a training seed (split 0), as DGL's benchmark")
       ("threads", po::value(&o.threads)->default_value(2), "worker threads (output does not depend on it)")
       ("out", po::value(&out)->required(), "output dataset directory")
       ("force", po::bool_switch(), "replace an existing output directory");
@@ -36,7 +39,7 @@ Status Run(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   DG_RETURN_IF_ERROR(WriteSyntheticDataset(o, out, vm["force"].as<bool>()));
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("generated %s: %lld nodes, %lld edges, %d features, %d classes in %.2f s\n", out.c_str(),
+  std::printf("generated %s (%s): %lld nodes, %lld edges, %d features, %d classes in %.2f s\n", out.c_str(), o.model.c_str(),
               (long long)o.num_nodes, (long long)o.num_edges, o.feat_dim, o.num_classes, s);
   return Status::OK();
 }

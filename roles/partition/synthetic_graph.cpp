@@ -5,12 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
-#include <thread>
 #include <vector>
 
 #include "common/array.h"
 #include "common/neighbor_sampling.h"
 #include "common/npy.h"
+#include "roles/partition/synthetic_edges.h"
 
 namespace dg {
 
@@ -18,20 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int64_t kEdgeBlock = 1 << 18;  // edges per independently seeded block
 constexpr int64_t kNodeBlock = 1 << 14;  // feature rows per block
-
-// Runs fn(block) for block in [0, blocks) on up to `threads` threads.
-template <typename Fn>
-void ParallelBlocks(int64_t blocks, int threads, Fn fn) {
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(std::max<int64_t>(blocks, 1))));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      for (int64_t b = t; b < blocks; b += threads) fn(b);
-    });
-  for (auto& th : pool) th.join();
-}
 
 // One standard normal per call (Box-Muller, caching the second value).
 class Gaussian {
@@ -69,7 +56,15 @@ Array Vec(std::vector<int64_t>& v) {
 Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_dir, bool force) {
   const int64_t N = o.num_nodes, E = o.num_edges;
   const int C = o.num_classes, F = o.feat_dim;
+  const bool uniform = o.model == "uniform";
+  if (o.model != "rmat" && !uniform)
+    return Status::InvalidArgument("--model: unknown model '" + o.model + "' (expected rmat or uniform)");
   if (N < 2) return Status::InvalidArgument("--nodes must be >= 2");
+  if (uniform && N > (int64_t{1} << 31))
+    return Status::InvalidArgument("--model uniform: --nodes must be <= 2^31");
+  if (uniform && static_cast<long double>(E) > static_cast<long double>(N) * N)
+    return Status::InvalidArgument("--model uniform: --edges " + std::to_string(E) + " exceeds the " +
+                                   std::to_string(N) + " x " + std::to_string(N) + " distinct pairs");
   if (E < 0) return Status::InvalidArgument("--edges must be >= 0");
   if (C < 1 || C > N) return Status::InvalidArgument("--classes must be in [1, nodes]");
   if (F < 1) return Status::InvalidArgument("--feat-dim must be >= 1");
@@ -96,57 +91,33 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
 
   int scale = 1;
   while ((int64_t{1} << scale) < N) ++scale;
-  // Relabeling permutation: R-MAT id r becomes node perm[r].
-  std::vector<int64_t> perm(static_cast<size_t>(N));
+  // Relabeling permutation (R-MAT): R-MAT id r becomes node perm[r].
+  std::vector<int64_t> perm(uniform ? 0 : static_cast<size_t>(N));
   std::iota(perm.begin(), perm.end(), int64_t{0});
-  {
+  if (!uniform) {
     Rng rng(MixSeed(o.seed, 1));
     for (int64_t i = N - 1; i > 0; --i) std::swap(perm[i], perm[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
   }
 
-  // Edges.
-  {
-    std::vector<int64_t> src(static_cast<size_t>(E)), dst(static_cast<size_t>(E));
-    const uint32_t ta = static_cast<uint32_t>(0.57 * 65536), tb = static_cast<uint32_t>(0.76 * 65536),
-                   tc = static_cast<uint32_t>(0.95 * 65536);
-    const uint64_t h = static_cast<uint64_t>(o.homophily * 18446744073709551615.0);
-    int64_t blocks = (E + kEdgeBlock - 1) / kEdgeBlock;
-    ParallelBlocks(blocks, o.threads, [&](int64_t b) {
-      Rng rng(MixSeed(o.seed, 1000 + b));
-      int64_t end = std::min(E, (b + 1) * kEdgeBlock);
-      for (int64_t e = b * kEdgeBlock; e < end;) {
-        int64_t s = 0, d = 0;
-        uint64_t bits = 0;
-        for (int l = 0; l < scale; ++l) {
-          if ((l & 3) == 0) bits = rng.Next();
-          uint32_t r = static_cast<uint32_t>(bits & 0xffff);
-          bits >>= 16;
-          int qs = r >= tb, qd = (r >= ta && r < tb) || r >= tc;
-          s = (s << 1) | qs;
-          d = (d << 1) | qd;
-        }
-        if (s >= N || d >= N) continue;
-        if (C > 1 && rng.Next() < h) {  // homophily: move d to s's class, nearby id
-          d = d - d % C + s % C;
-          if (d >= N) d -= C;
-        }
-        if (d < 0 || s == d) continue;
-        src[e] = perm[s];
-        dst[e] = perm[d];
-        ++e;
-      }
-    });
-    DG_RETURN_IF_ERROR(NpyWrite((tmp / "src.npy").string(), Vec(src)));
-    DG_RETURN_IF_ERROR(NpyWrite((tmp / "dst.npy").string(), Vec(dst)));
+  // Edges, streamed block by block.
+  if (uniform) {
+    DG_RETURN_IF_ERROR(WriteUniformEdges(o, tmp.string()));
+  } else {
+    DG_RETURN_IF_ERROR(WriteRmatEdges(o, perm, tmp.string()));
   }
 
   // Labels and split (per node, in final id order).
+  // R-MAT: class of the R-MAT id; uniform: a random class per node.
   std::vector<int64_t> labels(static_cast<size_t>(N));
-  for (int64_t r = 0; r < N; ++r) labels[perm[r]] = r % C;
+  if (uniform) {
+    for (int64_t v = 0; v < N; ++v) labels[v] = static_cast<int64_t>(Rng(MixSeed(o.seed ^ 0x1ABE1ull, v)).Uniform(C));
+  } else {
+    for (int64_t r = 0; r < N; ++r) labels[perm[r]] = r % C;
+  }
   std::vector<int64_t>().swap(perm);
   {
     Array split = Array::Zeros(DType::kInt8, {N});
-    for (int64_t v = 0; v < N; ++v) {
+    for (int64_t v = 0; v < N && !o.all_train; ++v) {
       double u = Rng(MixSeed(o.seed ^ 0x5117ull, v)).UniformDouble();
       split.as<int8_t>()[v] = u < o.train_frac ? 0 : u < o.train_frac + o.val_frac ? 1 : 2;
     }
@@ -159,7 +130,8 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
     std::vector<float> centroids(static_cast<size_t>(C) * F);
     Gaussian g(MixSeed(o.seed, 2));
     // Two random centroids are ~ sqrt(2F) * scale apart; make that `separation`.
-    const double scale_c = o.separation / std::sqrt(2.0 * F);
+    // Uniform: no centroids, features are N(0, 1).
+    const double scale_c = uniform ? 0.0 : o.separation / std::sqrt(2.0 * F);
     for (float& c : centroids) c = static_cast<float>(g.Next() * scale_c);
     NpyWriter w;
     DG_RETURN_IF_ERROR(w.Open((tmp / "features.npy").string(), DType::kFloat32, {N, F}));

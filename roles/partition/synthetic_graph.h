@@ -1,6 +1,13 @@
-// A synthetic dataset for scale work (what `distgnn generate` writes).
+// A synthetic dataset for scale work (what `distgnn generate` writes), streamed
+// to disk: memory is O(N) (16 B per node: the relabeling and the labels) plus a
+// few blocks per thread, whatever the number of edges.
 //
-// Edges: R-MAT (a=0.57, b=0.19, c=0.19, d=0.05) over 2^ceil(log2 N) ids, ids >= N
+// model "uniform" (as dgl.rand_graph, DGL's distributed benchmark graph): E
+// distinct (src, dst) pairs uniform over all N x N pairs, sorted by (dst, src)
+// (synthetic_edges.h); labels uniform in [0, C); features N(0, 1) (no
+// centroids); split as below. homophily/separation do not apply.
+//
+// model "rmat" -- Edges: R-MAT (a=0.57, b=0.19, c=0.19, d=0.05) over 2^ceil(log2 N) ids, ids >= N
 // rejected, no self loops (duplicates are possible, as in R-MAT). Labels: node
 // r of the R-MAT id space has class r % C; with probability `homophily` an edge's
 // destination is moved to the nearest id of its source's class, so neighbors
@@ -9,7 +16,7 @@
 // noise, centroids scaled so two classes' centroids are `separation` noise
 // standard deviations apart: features alone classify poorly, features averaged
 // over a neighborhood classify well. Split: each node independently train/val/
-// test with the given fractions (0/1/2).
+// test with the given fractions (0/1/2), or all train (all_train).
 //
 // Deterministic by seed, independent of the number of threads: every block of
 // edges and every node draws from its own MixSeed(seed, ...) stream.
@@ -30,6 +37,8 @@ struct SyntheticOptions {
   double separation = 2.0;
   double train_frac = 0.6, val_frac = 0.2;  // the rest is test
   int threads = 2;
+  std::string model = "rmat";  // rmat | uniform
+  bool all_train = false;      // every node split 0 (train), as DGL's benchmark
 };
 
 // Writes src.npy, dst.npy, features.npy, labels.npy, split.npy into out_dir
