@@ -13,15 +13,22 @@
 #
 #   scripts/bench_train.sh                 1M nodes, 20M edges, 128-d, 10 classes, hidden 256
 #   scripts/bench_train.sh --quick         100k nodes, 2M edges (a quick check)
-#   scripts/bench_train.sh --dgl-setting   DGL reference: 100k / 2M, 100-d, all nodes train, hidden 16
+#   scripts/bench_train.sh --dgl-setting   DGL's benchmark graph: uniform random 100k / 2M (as
+#                                          dgl.rand_graph; METIS cuts ~40% of the edges), 100-d,
+#                                          all nodes train, hidden 16, no sampler processes
 # Other flags: --nodes --edges --feat-dim --classes --hidden --epochs --train-frac --work DIR
+#   --graph rmat|uniform   the generator (default rmat)
+#   --samplers K           sampler processes per trainer (default 1; 0 = trainers sample in threads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NODES=1000000 EDGES=20000000 FEAT=128 CLASSES=10 HIDDEN=256 EPOCHS=3 TRAIN_FRAC=0.6 WORK=${TMPDIR:-/tmp}/distgnn-bench-train
+GRAPH=rmat SAMPLERS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) NODES=100000 EDGES=2000000 ;;
-    --dgl-setting) NODES=100000 EDGES=2000000 FEAT=100 CLASSES=10 HIDDEN=16 TRAIN_FRAC=1.0 ;;
+    --dgl-setting) NODES=100000 EDGES=2000000 FEAT=100 CLASSES=10 HIDDEN=16 TRAIN_FRAC=1.0 GRAPH=uniform SAMPLERS=0 ;;
+    --graph) GRAPH=$2; shift ;;
+    --samplers) SAMPLERS=$2; shift ;;
     --nodes) NODES=$2; shift ;;
     --edges) EDGES=$2; shift ;;
     --feat-dim) FEAT=$2; shift ;;
@@ -37,14 +44,17 @@ done
 BIN=$PWD/build/distgnn
 [ -x "$BIN" ] || scripts/build.sh distgnn
 VAL_FRAC=$(python3 -c "print(min(0.01, max(0.0, 1 - $TRAIN_FRAC)))")
-KEY="n${NODES}-e${EDGES}-f${FEAT}-c${CLASSES}-t${TRAIN_FRAC}"
+KEY="$GRAPH-n${NODES}-e${EDGES}-f${FEAT}-c${CLASSES}-t${TRAIN_FRAC}"
+GEN_FLAGS=(--model "$GRAPH")
+if [ "$GRAPH" = uniform ] && [ "$TRAIN_FRAC" = 1.0 ]; then GEN_FLAGS+=(--all-train); else
+  GEN_FLAGS+=(--train-frac "$TRAIN_FRAC" --val-frac "$VAL_FRAC"); fi
 DATA=$WORK/data-$KEY PARTS=$WORK/parts-$KEY
 mkdir -p "$WORK"
 if [ ! -f "$DATA/.done" ]; then
   echo "== generate $KEY"
   rm -rf "$DATA"
-  $BIN generate --nodes "$NODES" --edges "$EDGES" --feat-dim "$FEAT" --classes "$CLASSES" --seed 1 \
-      --train-frac "$TRAIN_FRAC" --val-frac "$VAL_FRAC" --out "$DATA"
+  $BIN generate "${GEN_FLAGS[@]}" --nodes "$NODES" --edges "$EDGES" --feat-dim "$FEAT" --classes "$CLASSES" \
+      --seed 1 --out "$DATA" --force
   touch "$DATA/.done"
 fi
 if [ ! -f "$PARTS/.done" ]; then
@@ -62,7 +72,7 @@ rm -rf "$WORK/run-local"
     --batch-size 1000 --epochs "$EPOCHS" --eval-every 1000000 --eval-fanouts 10,25 --lr 0.003 \
     --sampler-threads 2 --log-every 100 --out "$WORK/run-local" 2>&1 | grep -E "epoch [0-9]+:|peak|error" || true
 
-echo "== distributed: 2 partitions on 127.0.0.1 (1 server, 1 trainer, 1 sampler each)"
+echo "== distributed: 2 partitions on 127.0.0.1 (1 server, 1 trainer, $SAMPLERS sampler processes each)"
 PORT=$(python3 -c "import random; print(random.randrange(20000, 60000, 10))")
 cat > "$WORK/job.yaml" <<YAML
 job: bench
@@ -71,7 +81,7 @@ machines:
   - host: 127.0.0.1
   - host: 127.0.0.1
 ports: {server: $PORT, trainer: $((PORT + 4)), rendezvous: $((PORT + 8))}
-processes: {servers: 1, trainers: 1, samplers_per_trainer: 1}
+processes: {servers: 1, trainers: 1, samplers_per_trainer: $SAMPLERS}
 train:
   model: $MODEL
   fanouts: [10, 25]
@@ -102,10 +112,20 @@ trainers = [json.load(open(p)) for p in sorted(glob.glob(work + "/bench/trainer-
 wait = max(t["wait_fraction"] for t in trainers)
 print(f"local epoch {local:.2f} s, distributed epoch {dist:.2f} s, ratio {dist / local:.2f}, "
       f"worst trainer wait fraction {wait:.3f}")
+def split(path):
+    rows = [json.loads(l) for l in open(path) if '"step_ms"' in l]
+    return rows[-1]["step_ms"] if rows else {}
+def show(name, ms):
+    print(f"  {name:12s} " + "  ".join(f"{k} {v:.1f}" for k, v in ms.items()))
+print("per-step milliseconds (last epoch; sample/gather/transfer run ahead of the trainer):")
+show("train-local", split(work + "/run-local/metrics.jsonl"))
+for t in trainers:
+    show(f"trainer {t['rank']}", t.get("step_ms", {}))
 infer = json.load(open(work + "/bench/inference.json"))["seconds"]
 print(f"layer-wise inference of all nodes {infer:.2f} s = {infer / dist:.2f} distributed epochs")
 print(json.dumps({"local_epoch_s": round(local, 3), "dist_epoch_s": round(dist, 3),
                   "infer_s": round(infer, 3), "infer_over_epoch": round(infer / dist, 3),
                   "ratio": round(dist / local, 3), "wait_fraction": round(wait, 4),
-                  "trainer_wait_fractions": [round(t["wait_fraction"], 4) for t in trainers]}))
+                  "trainer_wait_fractions": [round(t["wait_fraction"], 4) for t in trainers],
+                  "dist_step_ms": trainers[0].get("step_ms", {})}))
 PY
