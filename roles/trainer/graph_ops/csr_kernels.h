@@ -20,6 +20,8 @@
 namespace dg {
 namespace kernels {
 
+constexpr int64_t kPrefetchEdges = 8;
+
 // out[d, :] = dst_scale[d] * ( [d < self_rows] * src_scale[d] * x[d, :]
 //                              + sum_e src_scale[s_e] * x[s_e, :] )
 // for rows d in [row_begin, row_end). A null scale means 1; rows below
@@ -39,11 +41,17 @@ bool ScaledRowSum(const Idx* indptr, const Idx* indices, int64_t num_src, const 
       const T* xr = x + d * width;
       for (int64_t f = 0; f < width; ++f) o[f] += w * xr[f];
     }
-    for (int64_t e = indptr[d]; e < indptr[d + 1]; ++e) {
+    const int64_t e_end = indptr[d + 1];
+    for (int64_t e = indptr[d]; e < e_end; ++e) {
       const int64_t s = indices[e];
       if (s < 0 || s >= num_src) {
         ok = false;
         continue;
+      }
+      // Rows are read in random order: fetch a few edges ahead.
+      if (e + kPrefetchEdges < e_end) {
+        const int64_t p = indices[e + kPrefetchEdges];
+        if (p >= 0 && p < num_src) __builtin_prefetch(x + p * width);
       }
       const T* xr = x + s * width;
       if (src_scale) {
@@ -59,6 +67,34 @@ bool ScaledRowSum(const Idx* indptr, const Idx* indices, int64_t num_src, const 
     }
   }
   return ok;
+}
+
+// The transpose of ScaledRowSum without building the transposed block, for
+// one thread: out[s, :] += src_scale[s] * dst_scale[d] * g[d, :] for every
+// edge (s -> d) of rows [0, num_dst), plus the self loops of rows below
+// self_rows. out is [num_src, width], zeroed by the caller. Indices must be
+// in range (the forward checked them).
+template <typename Idx, typename T>
+void ScaledRowScatter(const Idx* indptr, const Idx* indices, int64_t num_dst, const T* g,
+                      int64_t width, const T* src_scale, const T* dst_scale, int64_t self_rows,
+                      T* out) {
+  for (int64_t d = 0; d < num_dst; ++d) {
+    const T* gr = g + d * width;
+    const T wd = dst_scale ? dst_scale[d] : T(1);
+    if (d < self_rows) {
+      const T w = wd * (src_scale ? src_scale[d] : T(1));
+      T* o = out + d * width;
+      for (int64_t f = 0; f < width; ++f) o[f] += w * gr[f];
+    }
+    const int64_t e_end = indptr[d + 1];
+    for (int64_t e = indptr[d]; e < e_end; ++e) {
+      const int64_t s = indices[e];
+      if (e + kPrefetchEdges < e_end) __builtin_prefetch(out + indices[e + kPrefetchEdges] * width);
+      const T w = wd * (src_scale ? src_scale[s] : T(1));
+      T* o = out + s * width;
+      for (int64_t f = 0; f < width; ++f) o[f] += w * gr[f];
+    }
+  }
 }
 
 // Per-head weighted sum (GAT): x is [num_src, heads, width], w is [E, heads],

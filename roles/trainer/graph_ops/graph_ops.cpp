@@ -157,6 +157,25 @@ Scales ScalesFor(Aggregation a, const Tensor& indptr, const Tensor& indices, int
   return s;
 }
 
+// The backward of ScaledRowSum on one thread: a scatter over the edges,
+// cheaper than building the transposed block.
+Tensor ScatterBack(const Tensor& indptr, const Tensor& indices, int64_t num_src, const Tensor& g,
+                   const Tensor& src_scale, const Tensor& dst_scale, int64_t self_rows) {
+  const int64_t width = RowWidth(g), num_dst = g.size(0);
+  Tensor out = torch::zeros({num_src, width}, g.options());
+  AT_DISPATCH_FLOATING_TYPES(g.scalar_type(), "distgnn_scaled_row_scatter", [&] {
+    const scalar_t* ss = src_scale.defined() ? src_scale.data_ptr<scalar_t>() : nullptr;
+    const scalar_t* ds = dst_scale.defined() ? dst_scale.data_ptr<scalar_t>() : nullptr;
+    WithIndexType(indptr, [&](auto tag) {
+      using Idx = decltype(tag);
+      kernels::ScaledRowScatter(indptr.data_ptr<Idx>(), indices.data_ptr<Idx>(), num_dst,
+                                g.data_ptr<scalar_t>(), width, ss, ds, self_rows,
+                                out.data_ptr<scalar_t>());
+    });
+  });
+  return out;
+}
+
 // out = dst_scale * ((A + self loops) (src_scale * x)) with its backward.
 // (Only tensors that are inputs go through apply: the scales are structure,
 // kept in saved_data.)
@@ -190,10 +209,16 @@ class ScaledSumFn : public torch::autograd::Function<ScaledSumFn> {
         " backward";
     Tensor g = grads[0].contiguous();
     const int64_t num_dst = g.size(0);
-    Transposed t = Transpose(indptr, indices, num_dst, num_src);
-    // Over the transposed block the roles of the two scales swap.
-    Tensor gx = RunScaledRowSum(op.c_str(), t.indptr, t.indices, num_src, g, dst_scale, src_scale,
-                                self_rows);
+    Tensor gx;
+    if (at::get_num_threads() == 1) {
+      gx = ScatterBack(indptr, indices, num_src, g, src_scale, dst_scale, self_rows);
+    } else {
+      // In parallel, over the transposed block (each thread owns source rows);
+      // there the roles of the two scales swap.
+      Transposed t = Transpose(indptr, indices, num_dst, num_src);
+      gx = RunScaledRowSum(op.c_str(), t.indptr, t.indices, num_src, g, dst_scale, src_scale,
+                           self_rows);
+    }
     std::vector<int64_t> shape = g.sizes().vec();
     shape[0] = num_src;
     return {gx.view(shape), Tensor(), Tensor(), Tensor(), Tensor()};

@@ -8,8 +8,9 @@
 // whose indices point into the rows of x. Node rows are float32 or float64.
 // Gradients flow to x (and to the attention weights w); indptr and indices
 // are structure. Forward and backward are parallel over rows on torch's
-// intra-op threads without atomics (the backward runs over the transposed
-// block). Double backward is not supported. A malformed block (wrong sizes,
+// intra-op threads without atomics (with more than one thread the backward
+// runs over the transposed block; with one it scatters along the edges,
+// which saves building the transpose). Double backward is not supported. A malformed block (wrong sizes,
 // decreasing indptr, an index out of range) raises an error naming the op.
 //
 //   csr_sum(indptr, indices, x, num_dst)        out[d] = sum of x over d's in-edges
