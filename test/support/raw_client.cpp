@@ -101,7 +101,7 @@ bool RawClient::ReadExact(void* p, size_t n, double timeout_s) {
   return true;
 }
 
-bool RawClient::ReadFrame(FrameHeader* h, std::string* payload, double timeout_s) {
+bool RawClient::ReadFrame(FrameHeader* h, std::string* payload, double timeout_s, bool return_heartbeats) {
   while (true) {
     uint8_t buf[kFrameHeaderSize];
     if (!ReadExact(buf, kFrameHeaderSize, timeout_s)) return false;
@@ -112,6 +112,7 @@ bool RawClient::ReadFrame(FrameHeader* h, std::string* payload, double timeout_s
     if (h->payload_length && !ReadExact(payload->data(), h->payload_length, timeout_s)) return false;
     if (h->type != uint16_t(MsgType::kHeartbeat)) return true;
     ++heartbeats_;
+    if (return_heartbeats) return true;
   }
 }
 

@@ -25,12 +25,13 @@ class RawClient {
   // Sends a HELLO as (role, rank) and returns the reply's type (payload in *reply).
   uint16_t HelloAs(const std::string& role, int rank, const std::string& token, const std::string& graph,
                    std::string* reply);
-  // Next frame, or false on close/timeout. Heartbeats are skipped (and counted).
-  bool ReadFrame(FrameHeader* h, std::string* payload, double timeout_s = 10);
+  // Next frame, or false on close/timeout. Heartbeats are counted and, unless
+  // return_heartbeats, skipped.
+  bool ReadFrame(FrameHeader* h, std::string* payload, double timeout_s = 10, bool return_heartbeats = false);
   // True if the peer closed the connection within timeout_s (frames are drained).
   bool WaitClosed(double timeout_s = 10);
   int fd() const { return fd_; }
-  int heartbeats() const { return heartbeats_; }  // skipped by ReadFrame so far
+  int heartbeats() const { return heartbeats_; }  // read by ReadFrame so far
 
  private:
   RawClient() = default;

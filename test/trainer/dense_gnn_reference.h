@@ -68,7 +68,7 @@ inline torch::Tensor GcnRef(const Params& p, int l, bool last, const torch::Tens
 
 inline torch::Tensor GatRef(const Params& p, int l, bool last, int heads, const torch::Tensor& x, const Block& b) {
   torch::Tensor a = WithSelfLoops(DenseAdjacency(b));
-  const int64_t ns = b.num_src, nd = b.num_dst;
+  const int64_t nd = b.num_dst;
   torch::Tensor w = P(p, "w", l);
   const int64_t per_head = w.size(0) / heads;
   torch::Tensor f = torch::matmul(x, w.t());          // [ns, H*F]

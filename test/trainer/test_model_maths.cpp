@@ -123,7 +123,10 @@ void CompareWithReference(torch::jit::Module& m, const std::string& arch, const 
     REQUIRE(np.value.grad().defined());
     const torch::Tensor& want_grad = ref.at(np.name).grad();
     REQUIRE(want_grad.defined());
-    CHECK(want_grad.abs().max().item<double>() > 0);  // the loss depends on it
+    // The loss depends on every parameter -- except possibly gat's attn_r: it
+    // shifts all scores of one destination alike, which softmax ignores unless
+    // leaky_relu bends some of them.
+    if (np.name.rfind("attn_r", 0) != 0) CHECK(want_grad.abs().max().item<double>() > 0);
     CHECK(RelErr(np.value.grad(), want_grad) < 1e-5);
     ++checked;
   }
