@@ -10,6 +10,7 @@ namespace {
 constexpr uint32_t kMaxLayers = 64;
 
 std::vector<int64_t> ToVector(const Array& ids) {
+  if (ids.shape.size() != 1) return {};  // a failed decode (the Decoder holds the error), not one id
   std::vector<int64_t> v(static_cast<size_t>(ids.numel()));
   if (!v.empty()) std::memcpy(v.data(), ids.data, v.size() * sizeof(int64_t));
   return v;
@@ -133,10 +134,21 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
       if (i < 0 || i >= b.num_src)
         return Status::Protocol("MINIBATCH: block " + std::to_string(l) + " source index out of range");
   }
+  for (size_t l = 1; l < mb->blocks.size(); ++l)
+    if (mb->blocks[l].num_src != mb->blocks[l - 1].num_dst)
+      return Status::Protocol("MINIBATCH: block " + std::to_string(l) + " has " +
+                              std::to_string(mb->blocks[l].num_src) + " sources but block " + std::to_string(l - 1) +
+                              " has " + std::to_string(mb->blocks[l - 1].num_dst) + " destinations");
   if (!mb->blocks.empty() &&
       (mb->blocks.back().num_dst != static_cast<int64_t>(mb->seeds.size()) ||
        mb->blocks.front().num_src != static_cast<int64_t>(mb->input_nodes.size())))
     return Status::Protocol("MINIBATCH: blocks do not match the seeds and input nodes");
+  if (mb->features.data != nullptr && mb->features.rows() != static_cast<int64_t>(mb->input_nodes.size()))
+    return Status::Protocol("MINIBATCH: " + std::to_string(mb->features.rows()) + " feature rows for " +
+                            std::to_string(mb->input_nodes.size()) + " input nodes");
+  if (mb->labels.data != nullptr && mb->labels.rows() != static_cast<int64_t>(mb->seeds.size()))
+    return Status::Protocol("MINIBATCH: " + std::to_string(mb->labels.rows()) + " label rows for " +
+                            std::to_string(mb->seeds.size()) + " seeds");
   return Status::OK();
 }
 

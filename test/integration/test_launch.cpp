@@ -1,11 +1,14 @@
-// `distgnn launch` mechanics with fake roles (test/integration/fake_role.py):
-// order, log streaming, failure detection, teardown, nothing left behind.
+// `distgnn launch` mechanics: order, log streaming, token and overrides passed
+// on, failure detection, teardown, nothing left behind. Real roles where they
+// can produce the situation; fake roles (test/integration/fake_role.py) only for
+// what a real role never does: ignore SIGTERM, spawn helper processes, never
+// listen, and for a launch that must start no role at all.
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <functional>
 
-#include "test/integration/test_launch_support.h"
+#include "test/integration/cora_launch_job.h"
 
 using namespace dg::test;
 
@@ -15,33 +18,27 @@ double Since(std::chrono::steady_clock::time_point t) {
 }
 }  // namespace
 
-TEST_CASE("launch runs servers, trainers and samplers and exits 0 when the trainers finish", "[launch]") {
-  FakeRoles fake;
-  FakeJob job(Behaviors{{"trainer", R"({"sleep": 1, "exit": 0})"}, {"server-0-0", R"({"grandchild": true})"}}, 2, "",
-              "s3cret");
+TEST_CASE("launch runs the real roles with the token and --set overrides and exits 0 when the trainers finish",
+          "[launch][cora]") {
+  TempDir dir;
+  PrepareCoraLaunch(dir, {"", ""}, "s3cret");  // roles refuse each other's HELLO unless all got the token
   Subprocess launch;
-  launch.Start({DistgnnBin(), "launch", job.yaml, "--set", "train.epochs=3"}, job.dir / "launch.log");
-  int rc = launch.Wait(60);
+  launch.Start({DistgnnBin(), "launch", dir / "job.yaml", "--set", "train.epochs=3"}, dir / "launch.log");
+  int rc = launch.Wait(300);
   std::string out = launch.Output();
   INFO(out);
   REQUIRE(rc == 0);
   for (const char* label : {"[0/server/0]", "[1/server/0]", "[0/trainer/0]", "[1/trainer/1]", "[0/sampler/0]",
-                            "[1/sampler/0]"})
+                            "[1/sampler/1]"})
     CHECK(out.find(label) != std::string::npos);
   CHECK(out.find("all 2 server(s) accept connections") != std::string::npos);
-  // Logs per process, the token in the environment, the overrides passed on.
-  std::string logs = job.dir / "runs/toy/logs";
+  std::string logs = dir / "runs/cora/logs";
   for (const char* f : {"0-server-0.log", "1-server-0.log", "0-trainer-0.log", "1-trainer-0.log", "0-sampler-0.log",
-                        "1-sampler-0.log"})
+                        "0-sampler-1.log", "1-sampler-0.log", "1-sampler-1.log"})
     CHECK(std::filesystem::exists(logs + "/" + f));
-  std::string tlog = ReadFile(logs + "/1-trainer-0.log");
-  CHECK(tlog.find("fake trainer-1-0 job=toy-") != std::string::npos);
-  CHECK(tlog.find("token=s3cret") != std::string::npos);
-  CHECK(tlog.find("sets=train.epochs=3") != std::string::npos);
-  CHECK(tlog.find("cwd=" + job.dir.path()) != std::string::npos);
-  CHECK(ReadFile(logs + "/0-sampler-0.log").find("got SIGTERM") != std::string::npos);
-  CHECK(job.Pids().size() == 7);  // 6 roles + the server's helper
-  CHECK(WaitFor(5, [&] { return job.Survivors().empty(); }));
+  CHECK(EpochLines(dir / "runs/cora/metrics.jsonl") == 3);  // --set train.epochs=3 reached the trainers
+  CHECK(ReadFile(logs + "/0-trainer-0.log").find("epoch 3:") != std::string::npos);
+  CHECK(FindProcesses("--job-id " + JobId(out)).empty());
 }
 
 TEST_CASE("a failing trainer makes launch exit non-zero within 15 s, naming it, with nothing left behind",
@@ -83,19 +80,41 @@ TEST_CASE("a server that never listens is named after the deadline", "[launch]")
   CHECK(WaitFor(5, [&] { return job.Survivors().empty(); }));
 }
 
-TEST_CASE("a server that exits early fails the launch", "[launch]") {
-  FakeRoles fake;
-  FakeJob job(Behaviors{{"server-0-0", R"({"no_listen": true, "sleep": 0.2, "exit": 0})"}});
-  auto r = RunDistgnn({"launch", job.yaml, "--grace", "2"}, 30);
+TEST_CASE("a real server that exits early (a broken partition) fails the launch", "[launch][cora]") {
+  TempDir dir;
+  PrepareCoraLaunch(dir);
+  const std::string broken = dir / "parts/part1/indptr.npy";
+  std::ofstream(broken, std::ios::trunc) << "not an npy file";
+  auto r = RunDistgnn({"launch", dir / "job.yaml", "--grace", "2"}, 120);
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK(r.output.find("[0/server/0]") != std::string::npos);
-  CHECK(r.output.find("exited with code 0") != std::string::npos);
-  CHECK(WaitFor(5, [&] { return job.Survivors().empty(); }));
+  CHECK(r.output.find("[1/server/0] (server 0 of machine 1, host 127.0.0.1:") != std::string::npos);
+  CHECK(std::regex_search(r.output, std::regex("\\[1/server/0\\][^\\n]*exited with code [1-9]")));
+  CHECK(r.output.find("indptr.npy") != std::string::npos);  // its log lines name the file
+  CHECK(r.output.find("[0/trainer/0]") == std::string::npos);  // trainers never started
+  CHECK(FindProcesses("--job-id " + JobId(r.output)).empty());
 }
 
-TEST_CASE("Ctrl-C (SIGINT) to launch stops every process", "[launch]") {
-  FakeRoles fake;
+TEST_CASE("Ctrl-C (SIGINT) to launch stops every real process", "[launch][cora]") {
+  TempDir dir;
+  PrepareCoraLaunch(dir);
+  Subprocess launch;
+  launch.Start({DistgnnBin(), "launch", dir / "job.yaml", "--grace", "2", "--set", "train.epochs=500"},
+               dir / "launch.log");
+  std::string id;
+  REQUIRE(WaitFor(60, [&] { return !(id = JobId(launch.Output())).empty(); }));
+  REQUIRE(WaitFor(120, [&] { return EpochLines(dir / "runs/cora/metrics.jsonl") > 0; }));  // training runs
+  CHECK(RoleProcesses(id, "sampler", 1).size() == 2);
+  launch.Signal(SIGINT);
+  int rc = launch.Wait(30);
+  INFO(launch.Output());
+  CHECK(rc == 128 + SIGINT);
+  CHECK(launch.Output().find("interrupted") != std::string::npos);
+  CHECK(WaitFor(5, [&] { return FindProcesses("--job-id " + id).empty(); }));
+}
+
+TEST_CASE("Ctrl-C (SIGINT) to launch also stops a role's helper processes", "[launch]") {
+  FakeRoles fake;  // a real role has no helper processes
   FakeJob job(Behaviors{{"server-1-0", R"({"grandchild": true})"}});  // trainers and samplers run until stopped
   Subprocess launch;
   launch.Start({DistgnnBin(), "launch", job.yaml, "--grace", "2"}, job.dir / "launch.log");
@@ -104,12 +123,11 @@ TEST_CASE("Ctrl-C (SIGINT) to launch stops every process", "[launch]") {
   int rc = launch.Wait(15);
   INFO(launch.Output());
   CHECK(rc == 128 + SIGINT);
-  CHECK(launch.Output().find("interrupted") != std::string::npos);
   CHECK(WaitFor(5, [&] { return job.Survivors().empty(); }));
 }
 
 TEST_CASE("launch refuses a non-local host without ssh, and a bad config", "[launch]") {
-  FakeRoles fake;
+  FakeRoles fake;  // so a role that should not start leaves a trace (its pid file)
   FakeJob job(Behaviors{});
   auto r = RunDistgnn({"launch", job.yaml, "--set", "machines[1].host=10.255.255.1"}, 30);
   CHECK(r.exit_code == 1);

@@ -1,71 +1,24 @@
 // `distgnn launch` with the real roles: bundled Cora, 2 machines on 127.0.0.1.
-// Skipped with a visible message while the roles are not implemented yet.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
 
 #include <chrono>
-#include <functional>
-#include <regex>
-#include <sstream>
 
-#include "test/integration/test_launch_support.h"
+#include "test/integration/cora_launch_job.h"
 
 using namespace dg::test;
 
-namespace {
-
-// Why the real roles cannot run yet, or "" when they can.
-std::string RolesMissing(const std::string& dir) {
-  for (const char* role : {"server", "sampler", "trainer"}) {
-    auto r = RunDistgnn({"--role", role, "--config", dir + "/absent.yaml", "--machine", "0", "--index", "0",
-                         "--job-id", "probe"},
-                        30);
-    if (r.output.find("not implemented yet") != std::string::npos)
-      return std::string("`distgnn --role ") + role + "` is not implemented yet";
-  }
-  return "";
-}
-
-// A 2-part Cora job with a SAGE model; "" or why it could not be prepared.
-std::string PrepareCora(const TempDir& dir, int base_port) {
-  auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--method", "metis",
-                       "--name", "cora", "--out", dir / "parts"},
-                      120);
-  if (r.exit_code != 0) return "partition failed: " + r.output;
-  r = RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "1433", "--hidden", "128", "--classes", "7",
-                  "--layers", "2", "-o", dir / "sage.pt"},
-                 120);
-  if (r.exit_code != 0) return "model export failed: " + r.output;
-  std::ofstream y(dir / "job.yaml");
-  y << "job: cora\npartition: parts/cora.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
-    << "ports: {server: " << base_port << ", trainer: " << base_port + 2 << ", rendezvous: " << base_port + 4 << "}\n"
-    << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 2}\n"
-    << "train: {model: sage.pt, fanouts: [10, 25], batch_size: 70, epochs: 60, lr: 0.01, weight_decay: 0.0005, "
-       "seed: 0}\noutput_dir: runs\n";
-  return "";
-}
-
-}  // namespace
-
 TEST_CASE("launch trains bundled Cora on 2 machines of 127.0.0.1 to >= 0.78", "[launch][cora]") {
   TempDir dir;
-  std::string why = RolesMissing(dir.path());
-  if (!why.empty()) {
-    WARN("SKIPPED real-role launch test: " << why);
-    return;
-  }
-  REQUIRE(PrepareCora(dir, FreePortRange(5)) == "");
+  PrepareCoraLaunch(dir);
   Subprocess launch;
   launch.Start({DistgnnBin(), "launch", dir / "job.yaml"}, dir / "launch.log");
   int rc = launch.Wait(300);
   std::string out = launch.Output();
   INFO(out);
   REQUIRE(rc == 0);
-  std::string metrics = ReadFile(dir / "runs/cora/metrics.jsonl");
-  std::smatch m;
-  REQUIRE(std::regex_search(metrics, m, std::regex("\"final\": *true.*\"test_acc\": *([0-9.eE+-]+)")));
-  CHECK(std::stod(m[1]) >= 0.78);
+  CHECK(FinalTestAcc(dir / "runs/cora/metrics.jsonl") >= 0.78);
   for (const char* f : {"0-server-0.log", "1-server-0.log", "0-trainer-0.log", "1-trainer-0.log", "0-sampler-1.log"})
     CHECK(std::filesystem::exists(dir / ("runs/cora/logs/" + std::string(f))));
   CHECK(FindProcesses("--job-id " + JobId(out)).empty());
@@ -73,22 +26,16 @@ TEST_CASE("launch trains bundled Cora on 2 machines of 127.0.0.1 to >= 0.78", "[
 
 TEST_CASE("killing one real trainer mid-run: launch names it within 15 s and leaves nothing", "[launch][cora]") {
   TempDir dir;
-  std::string why = RolesMissing(dir.path());
-  if (!why.empty()) {
-    WARN("SKIPPED real-role kill test: " << why);
-    return;
-  }
-  REQUIRE(PrepareCora(dir, FreePortRange(5)) == "");
+  PrepareCoraLaunch(dir);
   Subprocess launch;
   launch.Start({DistgnnBin(), "launch", dir / "job.yaml", "--set", "train.epochs=200"}, dir / "launch.log");
   std::string id;
   REQUIRE(WaitFor(60, [&] { return !(id = JobId(launch.Output())).empty(); }));
-  std::vector<pid_t> trainer;
-  REQUIRE(WaitFor(60, [&] {
-    trainer = FindProcesses("--role trainer --config " + dir / "job.yaml" + " --machine 1 --index 0 --job-id " + id);
-    return !trainer.empty();
-  }));
-  std::this_thread::sleep_for(std::chrono::seconds(3));  // let training start
+  // Training runs: trainer 0 has written the metrics of a finished epoch.
+  INFO(launch.Output());
+  REQUIRE(WaitFor(120, [&] { return EpochLines(dir / "runs/cora/metrics.jsonl") > 0; }));
+  std::vector<pid_t> trainer = RoleProcesses(id, "trainer", 1);
+  REQUIRE(trainer.size() == 1);
   auto t0 = std::chrono::steady_clock::now();
   kill(trainer[0], SIGKILL);
   int rc = launch.Wait(30);

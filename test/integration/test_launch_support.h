@@ -34,9 +34,9 @@ struct FakeJob {
   explicit FakeJob(const std::map<std::string, std::string>& behaviors, int num_machines = 2,
                    const std::string& machine_extra = "", const std::string& token = "") {
     machines = num_machines;
-    server_port = FreePortRange(machines);
-    trainer_port = FreePortRange(machines);
-    rendezvous_port = FreePort();
+    server_port = FreePortRange(2 * machines + 1);  // held until this test process exits
+    trainer_port = server_port + machines;
+    rendezvous_port = trainer_port + machines;
     pids = dir / "pids";
     std::filesystem::create_directories(pids);
     std::filesystem::create_directories(dir / "parts");

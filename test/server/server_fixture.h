@@ -11,6 +11,7 @@
 #include "common/dist_graph_client.h"
 #include "common/protocol.h"
 #include "roles/server/synthetic_partition.h"
+#include "test/support/raw_client.h"
 #include "test/support/test_support.h"
 
 namespace dg::test {
@@ -50,25 +51,5 @@ std::unique_ptr<DistGraphClient> ConnectClient(const TestGraph& tg, const Server
                                                ClientOptions options = FastClientOptions(),
                                                const std::string& token = "");
 
-// A blocking POSIX-socket peer for sending arbitrary bytes.
-class RawClient {
- public:
-  explicit RawClient(int port);
-  ~RawClient();
-  void SendBytes(const std::string& bytes);
-  void SendFrame(uint16_t type, uint64_t id, const std::string& payload, uint32_t flags = 0);
-  void Hello(const std::string& token = "", const std::string& graph = "");  // expects WELCOME
-  // Next frame, or false on close/timeout. Heartbeats are skipped.
-  bool ReadFrame(FrameHeader* h, std::string* payload, double timeout_s = 10);
-  // True if the peer closed the connection within timeout_s (frames are drained).
-  bool WaitClosed(double timeout_s = 10);
-  int fd() const { return fd_; }
-
- private:
-  bool ReadExact(void* p, size_t n, double timeout_s);
-  int fd_ = -1;
-};
-
-std::string ErrorMessage(const std::string& payload);  // message field of an ERROR payload
 
 }  // namespace dg::test

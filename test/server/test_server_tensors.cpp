@@ -65,6 +65,26 @@ bool Contains(const Status& st, const std::string& what) {
   return st.message().find(what) != std::string::npos;
 }
 
+// SPARSE_UPDATE requests partition `part`'s server 0 has taken in, by its STATS
+// (a contribution that waits for the rest of its step counts once it is parked).
+uint64_t SparseUpdatesSeen(DistGraphClient& c, int part) {
+  auto s = c.Stats(part, 0);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  for (const auto& t : s->types)
+    if (t.type == "SPARSE_UPDATE") return t.requests;
+  return 0;
+}
+
+// Waits (up to 20 s) until partition `part`'s server 0 has taken in more than `before`.
+void AwaitSparseUpdate(DistGraphClient& c, int part, uint64_t before) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (SparseUpdatesSeen(c, part) <= before) {
+    REQUIRE(std::chrono::steady_clock::now() < end);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("DistTensor over 3 partitions: init, pull, push overwrite and add with duplicates", "[server][tensor]") {
@@ -109,7 +129,7 @@ TEST_CASE("DistTensor over 3 partitions: init, pull, push overwrite and add with
   for (float v : PullAll(*client, "u", N)) REQUIRE((v >= -1.0f && v < 1.0f));
 }
 
-TEST_CASE("persistent DistTensor survives restarts; non-persistent ones do not", "[server][tensor]") {
+TEST_CASE("persistent DistTensor survives restarts, non-persistent ones do not", "[server][tensor]") {
   auto tg = MakeTestGraph(600, 3000, 4, 3, 61);
   const int64_t N = tg->g.num_nodes, D = 5;
   auto cluster = std::make_unique<ServerCluster>();
@@ -376,11 +396,12 @@ TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serv
   // A step with W = 2 whose rank 1 never comes: rank 0 waits, a second rank 0 and
   // a W = 3 contribution are refused, then rank 0 gets Timeout after the peer timeout.
   Status waiting;
+  uint64_t seen = SparseUpdatesSeen(*client, 0);
   std::thread lone([&] {
     auto c = ConnectClient(*tg, cluster);
     waiting = c->SparseUpdate("emb", ada, 7, 2, 0, {4, 450}, RandomRows(2, 8, 4));
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  AwaitSparseUpdate(*client, 0, seen);  // rank 0's contribution waits on partition 0
   st = client->SparseUpdate("emb", ada, 7, 2, 0, {5}, RandomRows(1, 8, 5));
   CHECK(Contains(st, "SPARSE_UPDATE 'emb' step 7: rank 0 already contributed to this step"));
   st = client->SparseUpdate("emb", ada, 7, 3, 1, {5}, RandomRows(1, 8, 5));
@@ -436,11 +457,12 @@ TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serv
 
   // Shutdown fails a waiting step with PeerLost (and the servers exit 0).
   Status parked;
+  seen = SparseUpdatesSeen(*client, 0);
   std::thread waiter([&] {
     auto c = ConnectClient(*tg, cluster);
     parked = c->SparseUpdate("emb", ada, 20, 2, 1, {7}, RandomRows(1, 8, 8));
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  AwaitSparseUpdate(*client, 0, seen);  // node 7 lives on partition 0
   REQUIRE(client->ShutdownAll().ok());
   waiter.join();
   CHECK(parked.code() == Status::Code::kPeerLost);

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -61,14 +64,42 @@ static int EphemeralLow() {
 
 int FreePort() { return FreePortRange(1); }
 
+// A port handed out is held until this process exits: an flock on
+// $TMPDIR/distgnn-test-ports/PORT, which every test process (of any suite running
+// in parallel) must take before it may use the port. The bind probe above only
+// says nobody listens there now; the lock keeps another test from picking it
+// before our server binds it.
+static bool LeasePort(int port) {
+  static const std::string dir = [] {
+    const char* base = std::getenv("TMPDIR");
+    std::string d = std::string(base ? base : "/tmp") + "/distgnn-test-ports";
+    mkdir(d.c_str(), 0777);
+    chmod(d.c_str(), 0777);
+    return d;
+  }();
+  const std::string path = dir + "/" + std::to_string(port);
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return false;
+  }
+  return true;  // fd stays open (and locked) until the process exits
+}
+
 int FreePortRange(int count) {
   const int lo = 10000, hi = EphemeralLow();
   static std::mt19937 rng(static_cast<uint32_t>(
       std::chrono::steady_clock::now().time_since_epoch().count() ^ (static_cast<uint64_t>(getpid()) << 16)));
+  static std::mutex mu;
+  std::lock_guard<std::mutex> l(mu);
   for (int attempt = 0; hi - lo > count + 100 && attempt < 500; ++attempt) {
     const int base = lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo - count));
     bool all = true;
     for (int i = 0; i < count && all; ++i) all = PortFree(base + i);
+    if (!all) continue;
+    // Leases are never given back, so a range partly leased here is simply wasted.
+    for (int i = 0; i < count && all; ++i) all = LeasePort(base + i);
     if (all) return base;
   }
   throw std::runtime_error("no range of " + std::to_string(count) + " free ports below " + std::to_string(hi));

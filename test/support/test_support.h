@@ -29,9 +29,11 @@ class TempDir {
 };
 
 // A TCP port on 127.0.0.1 that was free a moment ago, picked at random below the
-// kernel's ephemeral range (so no outgoing connection takes it meanwhile).
+// kernel's ephemeral range (so no outgoing connection takes it meanwhile) and held
+// for this test process's lifetime (a lock file every test process honours), so
+// no other test, in this process or a parallel one, is given it too.
 int FreePort();
-// `count` consecutive free ports starting at the returned base.
+// `count` consecutive free ports starting at the returned base, held likewise.
 int FreePortRange(int count);
 
 // A child process with stdout+stderr captured to a file. Killed (SIGKILL) on

@@ -9,6 +9,7 @@
 #include "common/neighbor_sampling.h"
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/model_runner.h"
+#include "test/support/skip.h"
 #include "test/support/test_support.h"
 #include "test/trainer/random_graph.h"
 
@@ -25,7 +26,7 @@ std::string SaveModule(const std::string& path, const std::string& src) {
 
 }  // namespace
 
-TEST_CASE("exported sage/gcn/gat fit the contract; forward_layer chains to forward") {
+TEST_CASE("exported sage/gcn/gat fit the contract and forward_layer chains to forward", "[model]") {
   test::TempDir dir;
   auto g = test::RandomGraph(200, 12, 0, 6, 3);
   MiniBatchOptions opts;
@@ -120,10 +121,7 @@ TEST_CASE("a SAGE model exported from Python with torch.jit.script loads and run
       break;
     }
   }
-  if (python.empty()) {
-    WARN("SKIPPED: python3 with torch (python3-torch) is not installed");
-    return;
-  }
+  if (python.empty()) DG_SKIP_OR_FAIL("python3 with torch (python3-torch) is not installed");
   test::TempDir dir;
   const std::string script = test::SourceDir() + "/scripts/export_model.py";
   std::string cmd = python + " " + script + " --in-dim 12 --hidden 16 --classes 5 --layers 2 -o " +

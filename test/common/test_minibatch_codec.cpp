@@ -1,0 +1,206 @@
+// The sampler <-> trainer payloads (common/minibatch_codec.*): EPOCH, CREDIT and
+// MINIBATCH survive a round trip field for field; truncated, padded and
+// structurally inconsistent frames are refused with an error, never accepted.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "common/minibatch_codec.h"
+#include "common/protocol.h"
+
+using namespace dg;
+
+namespace {
+
+Frame MakeFrame(MsgType type, const std::string& bytes) {
+  auto holder = std::make_shared<std::string>(bytes);
+  Frame f;
+  f.header.type = static_cast<uint16_t>(type);
+  f.header.payload_length = holder->size();
+  f.holder = holder;
+  f.data = reinterpret_cast<const uint8_t*>(holder->data());
+  f.size = holder->size();
+  return f;
+}
+
+Block MakeBlock(int64_t num_src, const std::vector<std::vector<int64_t>>& in_edges) {
+  Block b;
+  b.num_src = num_src;
+  b.num_dst = static_cast<int64_t>(in_edges.size());
+  b.indptr.push_back(0);
+  for (const auto& s : in_edges) {
+    b.indices.insert(b.indices.end(), s.begin(), s.end());
+    b.indptr.push_back(static_cast<int64_t>(b.indices.size()));
+  }
+  return b;
+}
+
+// A consistent 2-layer batch: 5 input nodes -> 3 -> 2 seeds, features [5, 3], labels [2].
+MiniBatch SampleBatch() {
+  MiniBatch mb;
+  mb.epoch = 7;
+  mb.batch_index = 3;
+  mb.seeds = {40, 12};
+  mb.blocks = {MakeBlock(5, {{1, 3, 4}, {0}, {}}), MakeBlock(3, {{2, 1}, {0, 0}})};
+  mb.input_nodes = {40, 12, 9, 77, 5};
+  mb.features = Array::Zeros(DType::kFloat32, {5, 3});
+  for (int i = 0; i < 15; ++i) mb.features.as<float>()[i] = 0.5f * i - 3;
+  mb.labels = Array::Zeros(DType::kInt64, {2});
+  mb.labels.as<int64_t>()[0] = 6;
+  mb.labels.as<int64_t>()[1] = 1;
+  mb.sample_seconds = 0.25;
+  mb.gather_seconds = 0.125;
+  return mb;
+}
+
+std::string Bytes(const BufferList& b) { return b.Flatten(); }
+
+Status DecodeBatchBytes(const std::string& bytes, MiniBatch* out) {
+  return DecodeMiniBatch(MakeFrame(MsgType::kMinibatch, bytes), out);
+}
+
+void CheckSame(const Array& a, const Array& b) {
+  REQUIRE(a.dtype == b.dtype);
+  REQUIRE(a.shape == b.shape);
+  CHECK(std::memcmp(a.data, b.data, a.nbytes()) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("EPOCH and CREDIT round-trip every field", "[codec][minibatch]") {
+  EpochRequest r;
+  r.epoch = 12;
+  r.seeds = {5, 0, 99, 5, 1LL << 40};
+  r.batch_size = 3;
+  r.shuffle = false;
+  r.fanouts = {10, -1, 25};
+  r.replace = true;
+  r.labels = false;
+  r.job_seed = 0xFEEDFACECAFEBEEFull;
+  r.batch_offset = 2;
+  r.batch_stride = 5;
+  const std::string bytes = Bytes(EncodeEpoch(r, 9));
+  EpochRequest got;
+  uint32_t credits = 0;
+  REQUIRE(DecodeEpoch(MakeFrame(MsgType::kEpoch, bytes), &got, &credits).ok());
+  CHECK(got.epoch == r.epoch);
+  CHECK(got.seeds == r.seeds);
+  CHECK(got.batch_size == r.batch_size);
+  CHECK(got.shuffle == r.shuffle);
+  CHECK(got.fanouts == r.fanouts);
+  CHECK(got.replace == r.replace);
+  CHECK(got.labels == r.labels);
+  CHECK(got.job_seed == r.job_seed);
+  CHECK(got.batch_offset == r.batch_offset);
+  CHECK(got.batch_stride == r.batch_stride);
+  CHECK(credits == 9);
+
+  // Every truncation and a trailing byte are errors.
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    INFO("EPOCH cut to " << n << " bytes");
+    CHECK_FALSE(DecodeEpoch(MakeFrame(MsgType::kEpoch, bytes.substr(0, n)), &got, &credits).ok());
+  }
+  CHECK_FALSE(DecodeEpoch(MakeFrame(MsgType::kEpoch, bytes + "x"), &got, &credits).ok());
+  // 65 layers are refused.
+  EpochRequest deep = r;
+  deep.fanouts.assign(65, 2);
+  Status st = DecodeEpoch(MakeFrame(MsgType::kEpoch, Bytes(EncodeEpoch(deep, 1))), &got, &credits);
+  CHECK(st.message().find("65 layers") != std::string::npos);
+
+  auto c = DecodeCredit(MakeFrame(MsgType::kCredit, Bytes(EncodeCredit(4000000000u))));
+  REQUIRE(c.ok());
+  CHECK(*c == 4000000000u);
+  CHECK_FALSE(DecodeCredit(MakeFrame(MsgType::kCredit, "abc")).ok());
+  CHECK_FALSE(DecodeCredit(MakeFrame(MsgType::kCredit, "abcde")).ok());
+}
+
+TEST_CASE("MINIBATCH round-trips every field, with and without features and labels", "[codec][minibatch]") {
+  const MiniBatch mb = SampleBatch();
+  MiniBatch got;
+  REQUIRE(DecodeBatchBytes(Bytes(EncodeMiniBatch(mb)), &got).ok());
+  CHECK(got.epoch == mb.epoch);
+  CHECK(got.batch_index == mb.batch_index);
+  CHECK(got.seeds == mb.seeds);
+  REQUIRE(got.blocks.size() == 2);
+  for (size_t l = 0; l < 2; ++l) {
+    CHECK(got.blocks[l].num_dst == mb.blocks[l].num_dst);
+    CHECK(got.blocks[l].num_src == mb.blocks[l].num_src);
+    CHECK(got.blocks[l].indptr == mb.blocks[l].indptr);
+    CHECK(got.blocks[l].indices == mb.blocks[l].indices);
+  }
+  CHECK(got.input_nodes == mb.input_nodes);
+  CheckSame(got.features, mb.features);
+  CheckSame(got.labels, mb.labels);
+  CHECK(got.sample_seconds == mb.sample_seconds);
+  CHECK(got.gather_seconds == mb.gather_seconds);
+
+  MiniBatch bare = mb;  // a featureless job (embedding only) at evaluation: neither array
+  bare.features = Array();
+  bare.labels = Array();
+  REQUIRE(DecodeBatchBytes(Bytes(EncodeMiniBatch(bare)), &got).ok());
+  CHECK(got.features.data == nullptr);
+  CHECK(got.features.shape.empty());
+  CHECK(got.labels.data == nullptr);
+  CHECK(got.input_nodes == mb.input_nodes);
+}
+
+TEST_CASE("truncated, padded and inconsistent MINIBATCH frames are refused", "[codec][minibatch]") {
+  const std::string good = Bytes(EncodeMiniBatch(SampleBatch()));
+  MiniBatch got;
+  for (size_t n = 0; n < good.size(); ++n) {
+    INFO("cut to " << n << " of " << good.size() << " bytes");
+    CHECK_FALSE(DecodeBatchBytes(good.substr(0, n), &got).ok());
+  }
+  CHECK_FALSE(DecodeBatchBytes(good + std::string(1, '\0'), &got).ok());
+
+  auto refused = [&](MiniBatch mb, const std::string& what) {
+    Status st = DecodeBatchBytes(Bytes(EncodeMiniBatch(mb)), &got);
+    INFO(what << ": " << st.ToString());
+    CHECK(st.code() == Status::Code::kProtocol);
+    CHECK(st.message().find("MINIBATCH") != std::string::npos);
+  };
+  MiniBatch mb = SampleBatch();
+  mb.blocks[0].indices[1] = 5;  // source 5 of 5
+  refused(mb, "source index out of range");
+  mb = SampleBatch();
+  mb.blocks[0].indices[0] = -1;
+  refused(mb, "negative source index");
+  mb = SampleBatch();
+  mb.blocks[1].indptr = {0, 2, 3};  // ends before the 4 edges
+  refused(mb, "indptr does not end at the edge count");
+  mb = SampleBatch();
+  mb.blocks[1].indptr = {1, 2, 4};
+  refused(mb, "indptr does not start at 0");
+  mb = SampleBatch();
+  mb.blocks[1].indptr = {0, 4};
+  refused(mb, "indptr length is not num_dst + 1");
+  mb = SampleBatch();
+  mb.blocks[0].num_src = 2;  // fewer sources than destinations
+  mb.blocks[0].indices = {1, 1, 1, 0};
+  refused(mb, "num_src < num_dst");
+  mb = SampleBatch();
+  mb.seeds.push_back(3);
+  refused(mb, "last block's destinations are not the seeds");
+  mb = SampleBatch();
+  mb.input_nodes.pop_back();
+  refused(mb, "first block's sources are not the input nodes");
+  mb = SampleBatch();
+  mb.blocks[1] = MakeBlock(4, {{2, 3}, {0, 0}});  // block 1 reads 4 sources, block 0 makes 3
+  refused(mb, "block 1's sources are not block 0's destinations");
+  mb = SampleBatch();
+  mb.features = Array::Zeros(DType::kFloat32, {4, 3});
+  refused(mb, "feature rows are not one per input node");
+  mb = SampleBatch();
+  mb.labels = Array::Zeros(DType::kInt64, {3});
+  refused(mb, "label rows are not one per seed");
+
+  // More than 64 blocks.
+  mb = SampleBatch();
+  Block id = MakeBlock(2, {{0}, {1}});
+  mb.blocks.assign(65, id);
+  mb.seeds = {1, 2};
+  mb.input_nodes = {1, 2};
+  mb.features = Array::Zeros(DType::kFloat32, {2, 3});
+  Status st = DecodeBatchBytes(Bytes(EncodeMiniBatch(mb)), &got);
+  CHECK(st.message().find("65 blocks") != std::string::npos);
+}
