@@ -4,15 +4,16 @@
 // partition and 2 real `distgnn --role sampler` processes per machine stream
 // mini-batches to the trainer side of the protocol (RemoteBatchProvider, in this
 // process). Every batch of two epochs (3 layers sampled, then full neighborhoods)
-// must equal, bit for bit, the batch SampleMiniBatch builds from an InMemoryGraph
-// of the whole dataset renumbered by the partition's orig_nids: seeds, blocks,
-// input nodes, feature rows (halo and remote rows included) and labels.
+// must equal, bit for bit, the batch SampleMiniBatch builds from the whole
+// dataset held in memory (renumbered by the partition's orig_nids; WholeGraph
+// below): seeds, blocks, input nodes, feature rows (halo and remote rows
+// included) and labels.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 
 #include "common/dataset.h"
-#include "common/in_memory_graph.h"
+#include "common/neighbor_sampling.h"
 #include "common/minibatch.h"
 #include "common/npy.h"
 #include "common/partition.h"
@@ -24,37 +25,73 @@ using namespace dg::test;
 
 namespace {
 
-// The dataset as `partition --undirected` reads it, in the partition's node ids.
-std::unique_ptr<InMemoryGraph> WholeGraphInPartitionIds(const PartitionConfig& cfg) {
-  EdgeListOptions eo;
-  eo.undirected = true;
-  auto ds = LoadDataset(CoraDir(), eo);
-  INFO(ds.status().ToString());
-  REQUIRE(ds.ok());
-  auto orig = NpyRead(cfg.base_dir + "/" + cfg.orig_nids);  // new id -> dataset id
-  REQUIRE(orig.ok());
-  const int64_t n = ds->num_nodes;
-  REQUIRE(orig->numel() == n);
-  std::vector<int64_t> to_new(n, -1);
-  for (int64_t v = 0; v < n; ++v) to_new[orig->as<int64_t>()[v]] = v;
-  std::vector<int64_t> src, dst;
-  for (size_t e = 0; e < ds->edges.src.size(); ++e) {
-    src.push_back(to_new[ds->edges.src[e]]);
-    dst.push_back(to_new[ds->edges.dst[e]]);
+// The whole dataset in memory, as `partition --undirected` reads it, in the
+// partition's node ids: an in-edge CSR whose rows keep the (normalized) input
+// edge order, as the partition format stores them (a stable sort by
+// destination), sampled with the shared row kernel and row seed
+// MixSeed(request_seed, gid) of common/neighbor_sampling.h.
+class WholeGraph : public NeighborSource {
+ public:
+  explicit WholeGraph(const PartitionConfig& cfg) {
+    EdgeListOptions eo;
+    eo.undirected = true;
+    auto ds = LoadDataset(CoraDir(), eo);
+    INFO(ds.status().ToString());
+    REQUIRE(ds.ok());
+    auto orig = NpyRead(cfg.base_dir + "/" + cfg.orig_nids);  // new id -> dataset id
+    REQUIRE(orig.ok());
+    n_ = ds->num_nodes;
+    REQUIRE(orig->numel() == n_);
+    std::vector<int64_t> to_new(n_, -1);
+    for (int64_t v = 0; v < n_; ++v) to_new[orig->as<int64_t>()[v]] = v;
+    const auto& src = ds->edges.src;
+    const auto& dst = ds->edges.dst;
+    indptr_.assign(n_ + 1, 0);
+    for (int64_t d : dst) ++indptr_[to_new[d] + 1];
+    for (int64_t v = 0; v < n_; ++v) indptr_[v + 1] += indptr_[v];
+    indices_.resize(src.size());
+    std::vector<int64_t> cursor(indptr_.begin(), indptr_.end() - 1);
+    for (size_t e = 0; e < src.size(); ++e) indices_[cursor[to_new[dst[e]]]++] = to_new[src[e]];
+    for (const char* name : {"features", "labels"}) {
+      const Array& a = ds->node_data.at(name);
+      Array out = Array::Zeros(a.dtype, a.shape);
+      for (int64_t v = 0; v < n_; ++v)
+        std::memcpy(static_cast<char*>(out.data) + v * out.row_bytes(),
+                    static_cast<const char*>(a.data) + orig->as<int64_t>()[v] * a.row_bytes(), a.row_bytes());
+      data_.emplace(name, out);
+    }
   }
-  std::map<std::string, Array> data;
-  for (const char* name : {"features", "labels"}) {
-    const Array& a = ds->node_data.at(name);
-    Array out = Array::Zeros(a.dtype, a.shape);
-    for (int64_t v = 0; v < n; ++v)
-      std::memcpy(static_cast<char*>(out.data) + v * out.row_bytes(),
-                  static_cast<const char*>(a.data) + orig->as<int64_t>()[v] * a.row_bytes(), a.row_bytes());
-    data.emplace(name, out);
+  int64_t num_nodes() const override { return n_; }
+  Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
+                         SampledNeighbors* out) override {
+    out->indptr = {0};
+    out->sources.clear();
+    std::vector<int64_t> pos;
+    for (int64_t v : seeds) {
+      const int64_t begin = indptr_[v];
+      pos.clear();
+      SampleRowUniform(indptr_[v + 1] - begin, fanout, replace, MixSeed(seed, static_cast<uint64_t>(v)), &pos);
+      for (int64_t p : pos) out->sources.push_back(indices_[begin + p]);
+      out->indptr.push_back(static_cast<int64_t>(out->sources.size()));
+    }
+    return Status::OK();
   }
-  auto g = InMemoryGraph::FromEdges(n, src, dst, std::move(data));
-  REQUIRE(g.ok());
-  return std::move(g).value();
-}
+  Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override {
+    const Array& a = data_.at(name);
+    std::vector<int64_t> shape = a.shape;
+    shape[0] = static_cast<int64_t>(ids.size());
+    Array out = Array::Zeros(a.dtype, shape);
+    for (size_t i = 0; i < ids.size(); ++i)
+      std::memcpy(static_cast<char*>(out.data) + i * a.row_bytes(),
+                  static_cast<const char*>(a.data) + ids[i] * a.row_bytes(), a.row_bytes());
+    return out;
+  }
+
+ private:
+  int64_t n_ = 0;
+  std::vector<int64_t> indptr_, indices_;
+  std::map<std::string, Array> data_;
+};
 
 bool SameArray(const Array& a, const Array& b) {
   return a.dtype == b.dtype && a.shape == b.shape && std::memcmp(a.data, b.data, a.nbytes()) == 0;
@@ -69,7 +106,7 @@ void RunSamplersAgainstReference(int parts) {
   REQUIRE(r.exit_code == 0);
   auto cfg = LoadPartitionConfig(dir / "parts/cora.json");
   REQUIRE(cfg.ok());
-  auto ref = WholeGraphInPartitionIds(*cfg);
+  WholeGraph ref(*cfg);
 
   const int K = 2;  // samplers per trainer
   const int base = FreePortRange(2 * parts + 1);
@@ -155,7 +192,7 @@ void RunSamplersAgainstReference(int parts) {
           break;
         }
         REQUIRE(b < batches);
-        auto want = SampleMiniBatch(ref.get(), BatchSeeds(order, req.batch_size, b), opts, req.job_seed, req.epoch, b);
+        auto want = SampleMiniBatch(&ref, BatchSeeds(order, req.batch_size, b), opts, req.job_seed, req.epoch, b);
         REQUIRE(want.ok());
         CHECK(got.batch_index == b);
         CHECK(got.seeds == want->seeds);

@@ -7,12 +7,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <thread>
 
 #include "common/codec.h"
 #include "common/messages.h"
 #include "common/neighbor_sampling.h"
+#include "common/npy.h"
 #include "common/partition.h"
 #include "test/server/server_fixture.h"
 
@@ -63,6 +65,29 @@ uint64_t Requests(DistGraphClient& c, const std::string& type) {
   for (const auto& t : s->types)
     if (t.type == type) return t.requests;
   return 0;
+}
+
+// Rewrites the "weight" edge tensor of every part (and the json) as `dtype`,
+// shape [E] or [E, 1], with the same values.
+void RewriteWeights(const std::string& json, DType dtype, bool column) {
+  auto cfg = LoadPartitionConfig(json);
+  REQUIRE(cfg.ok());
+  for (int p = 0; p < cfg->num_parts; ++p) {
+    const std::string path = cfg->PartDir(p) + "/edge_data/weight.npy";
+    auto w = NpyRead(path);
+    REQUIRE(w.ok());
+    REQUIRE(w->dtype == DType::kFloat32);
+    const int64_t n = w->numel();
+    Array out = Array::Zeros(dtype, column ? std::vector<int64_t>{n, 1} : std::vector<int64_t>{n});
+    for (int64_t e = 0; e < n; ++e) {
+      if (dtype == DType::kFloat64) out.as<double>()[e] = w->as<float>()[e];
+      else out.as<float>()[e] = w->as<float>()[e];
+    }
+    REQUIRE(NpyWrite(path, out).ok());
+  }
+  const int64_t E = cfg->num_edges;
+  cfg->edge_data["weight"] = ArrayInfo{dtype, column ? std::vector<int64_t>{E, 1} : std::vector<int64_t>{E}};
+  std::ofstream(json, std::ios::trunc) << PartitionConfigToJson(*cfg);
 }
 
 std::vector<int64_t> Range(int64_t n) {
@@ -212,19 +237,14 @@ TEST_CASE("initial values follow the (seed, gid) rule whatever the partition lay
 TEST_CASE("weighted sampling: float32 [E, 1] weights sample as [E]; other dtypes are refused", "[server][sampling]") {
   TempDir dir;
   SyntheticGraph g = MakeRandomGraph(400, 6000, 2, 9);
-  const int64_t E = static_cast<int64_t>(g.src.size());
   auto flat = WriteContiguousPartition(g, 2, dir / "flat");
   REQUIRE(flat.ok());
-  SyntheticGraph column = g;
-  column.edge_weight = Array::Zeros(DType::kFloat32, {E, 1});
-  std::copy(g.edge_weight.as<float>(), g.edge_weight.as<float>() + E, column.edge_weight.as<float>());
-  auto col = WriteContiguousPartition(column, 2, dir / "column");
+  auto col = WriteContiguousPartition(g, 2, dir / "column");
   REQUIRE(col.ok());
-  SyntheticGraph wide = g;
-  wide.edge_weight = Array::Zeros(DType::kFloat64, {E});
-  for (int64_t e = 0; e < E; ++e) wide.edge_weight.as<double>()[e] = g.edge_weight.as<float>()[e];
-  auto f64 = WriteContiguousPartition(wide, 2, dir / "f64");
+  RewriteWeights(*col, DType::kFloat32, /*column=*/true);
+  auto f64 = WriteContiguousPartition(g, 2, dir / "f64");
   REQUIRE(f64.ok());
+  RewriteWeights(*f64, DType::kFloat64, /*column=*/false);
 
   std::vector<int64_t> seeds;
   for (int64_t v = 0; v < 400; v += 7) seeds.push_back(v);
@@ -272,6 +292,12 @@ TEST_CASE("servers send heartbeats and drop a client that stays silent beyond th
   CHECK(took < 8);
   CHECK(silent.heartbeats() >= 5);  // every 0.2 s for ~3 s
   CHECK(silent.WaitClosed(1));
+  // The server says why (logged right after the close).
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (cluster.logs().find("sent nothing (not even a heartbeat)") == std::string::npos &&
+         std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  INFO(cluster.logs());
   CHECK(cluster.logs().find("sent nothing (not even a heartbeat)") != std::string::npos);
   // The server still serves others.
   auto client = ConnectClient(*tg, cluster);
