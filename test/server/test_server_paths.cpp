@@ -170,7 +170,7 @@ TEST_CASE("INIT_TENSOR refusals and mutable-tensor requests at server index 1", 
               &p) == uint16_t(MsgType::kPull));
 }
 
-TEST_CASE("PUSH add on a bool tensor is refused; overwrite works", "[server][protocol][tensor]") {
+TEST_CASE("PUSH add on a bool tensor is refused, overwrite works", "[server][protocol][tensor]") {
   auto tg = MakeTestGraph(300, 1500, 4, 2, 7);
   ServerCluster cluster;
   cluster.Start(tg->json, 2, 1);
@@ -234,7 +234,7 @@ TEST_CASE("initial values follow the (seed, gid) rule whatever the partition lay
   CHECK(normal[0] != uniform[0]);
 }
 
-TEST_CASE("weighted sampling: float32 [E, 1] weights sample as [E]; other dtypes are refused", "[server][sampling]") {
+TEST_CASE("weighted sampling: float32 [E, 1] weights sample as [E], other dtypes are refused", "[server][sampling]") {
   TempDir dir;
   SyntheticGraph g = MakeRandomGraph(400, 6000, 2, 9);
   auto flat = WriteContiguousPartition(g, 2, dir / "flat");

@@ -3,8 +3,12 @@
 //   NoTests:      a test spec that matches no test case fails (a ctest entry
 //                 whose name Catch cannot match must never pass as a no-op);
 //   NoAssertions: a test case or leaf section that checks nothing fails.
+// And a test case whose name contains ';' makes every run of its executable
+// fail: ctest would split it into entries that match nothing.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+
+#include <string>
 
 int main(int argc, char* argv[]) {
   Catch::Session session;
@@ -14,5 +18,15 @@ int main(int argc, char* argv[]) {
   config.warnings = static_cast<Catch::WarnAbout::What>(config.warnings | Catch::WarnAbout::NoTests |
                                                         Catch::WarnAbout::NoAssertions);
   session.useConfigData(config);
+  const bool listing = config.listTests || config.listTestNamesOnly || config.listTags || config.listReporters;
+  if (!listing) {
+    for (const Catch::TestCase& tc : Catch::getAllTestCasesSorted(session.config())) {
+      if (tc.name.find(';') != std::string::npos) {
+        Catch::cerr() << "test case name contains ';' (ctest splits it into entries that match nothing): \""
+                      << tc.name << "\"\n";
+        return 1;
+      }
+    }
+  }
   return session.run();
 }
