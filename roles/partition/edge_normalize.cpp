@@ -67,7 +67,8 @@ Result<EdgeSource> NormalizeEdgesOutOfCore(const EdgeSource& in, const EdgeListO
       return Status::OK();
     }));
   } else {
-    ExternalSorter<uint64_t, std::less<uint64_t>> sorter(dir, "normalize", spill.sort_bytes / sizeof(uint64_t),
+    ExternalSorter<uint64_t, std::less<uint64_t>> sorter(dir, "normalize", spill.sort_bytes / (2 * sizeof(uint64_t)),  // + radix scratch
+                                                         
                                                           spill.merge_bytes);
     DG_RETURN_IF_ERROR(in.ForEachChunk(kChunk, [&](const int64_t* s, const int64_t* d, int64_t c, int64_t) {
       for (int64_t e = 0; e < c; ++e) {

@@ -42,9 +42,35 @@ struct ByDstThenEid {
   }
 };
 
+// Runs are filled in edge-id order, so a stable sort by dst is the (dst, eid)
+// order: LSD radix on dst, 11 bits a pass (3 passes below 2^33 nodes).
+void SortRun(std::vector<EdgeRec>* v, const ByDstThenEid&) {
+  if (v->size() < 2) return;
+  int64_t max_dst = 0;
+  for (const EdgeRec& r : *v) max_dst = std::max(max_dst, r.dst);
+  int bits = 1;
+  while (bits < 63 && (max_dst >> bits) != 0) ++bits;
+  std::vector<EdgeRec> tmp(v->size());
+  constexpr int kDigit = 11;
+  std::vector<size_t> count(size_t{1} << kDigit);
+  for (int shift = 0; shift < bits; shift += kDigit) {
+    std::fill(count.begin(), count.end(), 0);
+    const uint64_t mask = (uint64_t{1} << kDigit) - 1;
+    for (const EdgeRec& r : *v) ++count[(static_cast<uint64_t>(r.dst) >> shift) & mask];
+    size_t sum = 0;
+    for (size_t& c : count) {
+      size_t x = c;
+      c = sum;
+      sum += x;
+    }
+    for (const EdgeRec& r : *v) tmp[count[(static_cast<uint64_t>(r.dst) >> shift) & mask]++] = r;
+    v->swap(tmp);
+  }
+}
+
 constexpr uint64_t kMergeBytes = 32ull << 20;   // read buffers of all runs of a merge
 constexpr uint64_t kWriterBytes = 16ull << 20;  // npy writers' buffers, slack
-constexpr uint64_t kMinRunBytes = 24ull << 10;  // 1024 records
+constexpr uint64_t kMinRunBytes = 24ull << 10;  // 512 records (+ sort scratch)
 
 uint64_t FixedBytes(int64_t n, const std::string& method) {
   return static_cast<uint64_t>(n) * (kOutOfCoreBytesPerNode + (method == "stream" ? 4 : 0));
@@ -197,7 +223,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     so.passes = o.stream_passes;
     so.is_train = &is_train;
     so.tmp_dir = spill_dir;
-    so.sort_records = std::max<uint64_t>(1, run_bytes / sizeof(uint64_t));
+    so.sort_records = std::max<uint64_t>(1, run_bytes / (2 * sizeof(uint64_t)));  // + radix scratch
     so.merge_bytes = kMergeBytes;
     so.log = log;
     DG_ASSIGN_OR_RETURN(StreamResult sr, StreamAssignment(N, in->edges, so));
@@ -227,7 +253,8 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
 
   // 3. Spill: records (new dst, new src, edge id) in sorted runs; edges per part.
   std::vector<int64_t> part_edges(K, 0);
-  ExternalSorter<EdgeRec, ByDstThenEid> sorter(spill_dir, "csr", run_bytes / sizeof(EdgeRec), kMergeBytes);
+  // A run and its radix-sort scratch share run_bytes.
+  ExternalSorter<EdgeRec, ByDstThenEid> sorter(spill_dir, "csr", run_bytes / (2 * sizeof(EdgeRec)), kMergeBytes);
   DG_RETURN_IF_ERROR(in->edges.ForEachChunk(1 << 20, [&](const int64_t* src, const int64_t* dst, int64_t n, int64_t first) {
     for (int64_t e = 0; e < n; ++e) {
       if (src[e] < 0 || src[e] >= N || dst[e] < 0 || dst[e] >= N)

@@ -42,11 +42,14 @@ Result<StreamResult> StreamAssignment(int64_t N, const EdgeSource& edges, const 
   if (use_train)
     for (uint8_t t : *o.is_train) total_train += t != 0;
   const int64_t total_edges = edges.size();
-  const double cap_nodes = (1 + o.slack) * static_cast<double>(N) / K;
-  const double cap_train = (1 + o.slack) * static_cast<double>(total_train) / K;
-  const double cap_edges = (1 + o.slack) * static_cast<double>(total_edges) / K;
+  // Caps follow the stream: after seeing a share of the nodes, a part may hold
+  // (1 + slack) / K of what was seen, plus a margin of `margin` x its final mean.
+  // Every count then grows in step in every part, so no part ends full of
+  // light nodes while another is full of heavy ones.
+  const double margin = 0.025;
   const double gamma = 1.5;
-  const double alpha = std::sqrt(static_cast<double>(K)) * static_cast<double>(undirected) / std::pow(static_cast<double>(N), 1.5);
+  // Twice the paper's alpha: measured on R-MAT (200k/4M, 4 parts) 40.7% cut against 43.9%.
+  const double alpha = 2.0 * std::sqrt(static_cast<double>(K)) * static_cast<double>(undirected) / std::pow(static_cast<double>(N), 1.5);
 
   std::vector<int32_t>& part = res.part;
   std::fill(part.begin(), part.end(), -1);
@@ -58,14 +61,21 @@ Result<StreamResult> StreamAssignment(int64_t N, const EdgeSource& edges, const 
     std::fill(train.begin(), train.end(), 0);
     std::fill(inedges.begin(), inedges.end(), 0);
     int64_t next = 0;  // next node to assign
+    int64_t seen_nodes = 0, seen_train = 0, seen_edges = 0;
     auto assign = [&](int64_t v) {
       const int64_t t = use_train && (*o.is_train)[v] ? 1 : 0;
       const int64_t d = indeg[v];
+      ++seen_nodes;
+      seen_train += t;
+      seen_edges += d;
+      const double cap_nodes = ((1 + o.slack) * seen_nodes + margin * N) / K;
+      const double cap_train = ((1 + o.slack) * seen_train + margin * total_train) / K;
+      const double cap_edges = ((1 + o.slack) * seen_edges + margin * total_edges) / K;
       int best = -1;
       double best_score = 0;
       for (int p = 0; p < K; ++p) {
         if (nodes[p] + 1 > cap_nodes || (t && train[p] + 1 > cap_train) || (d && inedges[p] + d > cap_edges)) continue;
-        double score = static_cast<double>(cnt[p]) - alpha * gamma * std::sqrt(static_cast<double>(nodes[p]));
+        const double score = static_cast<double>(cnt[p]) - alpha * gamma * std::sqrt(static_cast<double>(nodes[p]));
         if (best < 0 || score > best_score) {
           best = p;
           best_score = score;

@@ -2,10 +2,12 @@
 // Fennel (Tsourakakis et al., WSDM 2014), restreamed (Nishimura & Ugander, KDD 2013).
 //
 // Nodes are visited in id order; node v goes to the part p maximising
-//   |N(v) ∩ P_p| - alpha * gamma * |P_p|^(gamma - 1),  gamma = 1.5, alpha = sqrt(K) m / n^1.5
+//   |N(v) ∩ P_p| - alpha * gamma * |P_p|^(gamma - 1),  gamma = 1.5, alpha = 2 sqrt(K) m / n^1.5
 // (m = undirected edges) among the parts where v keeps nodes, train nodes and
-// in-edges all below (1 + slack) x their mean; if none has room on every
-// count, the part whose worst count would be lowest. N(v) is both directions
+// in-edges all below their cap; if none has room on every count, the part
+// whose worst count would be lowest. Caps follow the stream: (1 + slack) / K of
+// what the pass has seen so far plus 0.025 / K of the total, so every count
+// grows in step in every part and ends within (1 + slack + 0.025) x the mean. N(v) is both directions
 // of v's edges (loops dropped, duplicates kept). Passes after the first count
 // neighbors with the latest assignment (restreaming improves the cut).
 //
@@ -28,7 +30,7 @@ namespace dg {
 struct StreamOptions {
   int num_parts = 1;
   int passes = 3;
-  double slack = 0.03;
+  double slack = 0.02;
   const std::vector<uint8_t>* is_train = nullptr;  // may be empty/null: no train balance
   std::string tmp_dir;
   size_t sort_records = size_t{1} << 24;
