@@ -129,6 +129,7 @@ Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, 
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(opts.seed & 0x7fffffff);
   options[METIS_OPTION_NUMBERING] = 0;
+  if (opts.niter > 0) options[METIS_OPTION_NITER] = opts.niter;
   idx_t nvtxs = static_cast<idx_t>(n);
   idx_t nparts = opts.num_parts;
   idx_t objval = 0;

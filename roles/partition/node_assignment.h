@@ -23,6 +23,7 @@ struct MetisOptions {
   uint64_t seed = 0;
   const std::vector<uint8_t>* is_train = nullptr;  // non-null: balance train nodes
   bool balance_edges = false;                      // balance in-degree sums
+  int niter = 0;  // refinement iterations per level; 0 = METIS's default (10). DGL passes 1.
 };
 
 struct MetisResult {

@@ -211,6 +211,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     mo.seed = o.seed;
     mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
     mo.balance_edges = o.balance_edges;
+    mo.niter = o.metis_niter;
     DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(N, in->edges, mo));
     part = std::move(mr.part);
     Log(log, "  build METIS graph: %.2f s (%lld adjacency entries)\n", mr.build_seconds,

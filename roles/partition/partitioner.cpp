@@ -154,6 +154,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
     mo.seed = o.seed;
     mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
     mo.balance_edges = o.balance_edges;
+    mo.niter = o.metis_niter;
     if (o.balance_train && is_train.empty())
       Log(log, "partition: warning: --balance train but no 'split' or 'train_mask' node array\n");
     DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(N, EdgeSource::FromVectors(in->edges.src, in->edges.dst), mo));

@@ -49,6 +49,7 @@ struct PartitionOptions {
   std::FILE* log = nullptr;    // progress lines; nullptr = quiet
   // --method stream: passes over the adjacency (Fennel, restreamed).
   int stream_passes = 3;
+  int metis_niter = 0;  // METIS refinement iterations per level (0 = METIS default 10; DGL uses 1)
   // Out of core (out_of_core.h): memory_budget > 0 selects it.
   uint64_t memory_budget = 0;  // bytes for the partitioner's data (the process itself comes on top)
   std::string tmp_dir;         // spilled runs; default: OUT's parent directory
