@@ -30,6 +30,7 @@ Status Run(int argc, char** argv) {
       ("separation", po::value(&o.separation)->default_value(2.0), "class centroid distance in noise std units")
       ("train-frac", po::value(&o.train_frac)->default_value(0.6), "fraction of nodes in train (split 0)")
       ("val-frac", po::value(&o.val_frac)->default_value(0.2), "fraction in val (split 1); the rest is test (2)")
+      ("test-frac", po::value(&o.test_frac)->default_value(-1), "fraction in test (split 2); the rest in no split (-1). Default: all the rest")
       ("all-train", po::bool_switch(&o.all_train), "every node is a training seed (split 0), as DGL's benchmark")
       ("threads", po::value(&o.threads)->default_value(2), "worker threads (output does not depend on it)")
       ("out", po::value(&out)->required(), "output dataset directory")

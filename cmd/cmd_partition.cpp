@@ -1,14 +1,21 @@
 // distgnn partition: a user's graph -> partitions on disk (DESIGN.md, "Data on disk").
 //
 //   distgnn partition --dataset DIR [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
-//                     --num-parts K --method metis|random [--balance train,edges]
+//                     --num-parts K --method metis|random|stream [--balance train,edges]
 //                     --name NAME --out DIR [--force] [--seed S]
+//                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
 //                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
 //
 // Every user mistake is one line and a non-zero exit, and nothing is written:
 // flags are checked before reading, input before partitioning, and the output
 // appears only by a final rename.
+//
+// With --memory-budget (or without it when the in-memory path would need more
+// than half of the RAM) the out-of-core partitioner runs (roles/partition/
+// out_of_core.h): same output, byte for byte, in bounded memory.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +25,8 @@
 #include "common/dataset.h"
 #include "common/logging.h"
 #include "common/npy.h"
+#include "roles/partition/out_of_core_input.h"
+#include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"
 
 namespace dg {
@@ -37,10 +46,61 @@ Status ParseNamedFiles(const std::string& flag, const std::vector<std::string>& 
   return Status::OK();
 }
 
+Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
+                    const std::map<std::string, std::string>& edge_files, bool normalize_features,
+                    PartitionOptions po) {
+  if (!edge_files.empty())
+    return Status::InvalidArgument("--edge-data is not supported with --memory-budget (edge arrays are gathered in memory)");
+  auto t0 = std::chrono::steady_clock::now();
+  // Refuse early what cannot fit (METIS), before reading or writing anything.
+  DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(src));
+  if (e0 >= 0 && po.method == "metis") {
+    int64_t n_hint = src.num_nodes;
+    if (n_hint < 0 && !src.dataset_dir.empty()) {
+      DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(src.dataset_dir));
+      for (const auto& [nm, path] : df.node_files) {
+        auto a = NpyLoad(path);
+        if (a.ok() && !a->shape.empty()) { n_hint = a->shape[0]; break; }
+      }
+    }
+    DG_RETURN_IF_ERROR(CheckMemoryBudget(std::max<int64_t>(n_hint, 0), e0 * (eo.undirected ? 2 : 1), po));
+  }
+  ScratchDir scratch;
+  DG_RETURN_IF_ERROR(scratch.Create(po.tmp_dir.empty() ? DefaultTmpRoot(po) : po.tmp_dir));
+  SpillOptions spill;
+  spill.tmp_dir = scratch.path();
+  if (po.run_bytes) spill.sort_bytes = po.run_bytes;
+  else spill.sort_bytes = std::max<uint64_t>(po.memory_budget / 2, 1 << 20);
+  spill.merge_bytes = 32 << 20;
+  DG_ASSIGN_OR_RETURN(OutOfCoreInput in, OpenOutOfCoreInput(src, eo, spill, stdout));
+  if (normalize_features) {
+    auto it = in.node_data.find("features");
+    if (it == in.node_data.end())
+      return Status::InvalidArgument("--normalize-features: the input has no node array 'features'");
+    if (it->second.dtype != DType::kFloat32 || it->second.shape.size() != 2)
+      return Status::InvalidArgument("--normalize-features: node array 'features': row normalization needs a float32 [N, F] array, got " +
+                                     std::string(DTypeName(it->second.dtype)) + " " + it->second.ShapeString());
+    po.normalize_features = true;
+  }
+  double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("  open input:        %.2f s (%lld nodes, %lld edges after normalization)\n", read_s,
+              (long long)in.num_nodes, (long long)in.edges.size());
+  GraphInput check;  // validation of names, K and output against the node arrays
+  check.num_nodes = in.num_nodes;
+  check.node_data = in.node_data;
+  DG_RETURN_IF_ERROR(ValidatePartitionRequest(check, po));
+  DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraphOutOfCore(&in, po));
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
+              cfg.num_parts, (long long)cfg.edge_cut, total, PeakRssBytes() / 1048576.0);
+  return Status::OK();
+}
+
 Status Run(int argc, char** argv) {
   namespace po = cli::po;
   po::options_description desc("distgnn partition");
-  std::string dataset, edges_file, method, balance, name, out;
+  std::string dataset, edges_file, method, balance, name, out, budget_text, tmp_dir, run_size_text;
+  int stream_passes = 3, metis_niter = 0;
   int64_t num_nodes = -1;
   int num_parts = 0;
   uint64_t seed = 0;
@@ -57,7 +117,12 @@ Status Run(int argc, char** argv) {
       ("normalize-features", po::bool_switch(), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
       ("drop-duplicates", po::bool_switch(), "keep one copy of each (src, dst)")
       ("num-parts", po::value(&num_parts)->required(), "number of partitions K (1 = no partitioning)")
-      ("method", po::value(&method)->default_value("metis"), "metis | random")
+      ("method", po::value(&method)->default_value("metis"), "metis | random | stream (Fennel, O(N) memory)")
+      ("memory-budget", po::value(&budget_text), "partition out of core within SIZE (e.g. 4G) of data memory; default: in memory unless that needs more than half the RAM")
+      ("tmp-dir", po::value(&tmp_dir), "directory for spilled sorted runs (default: the output's parent directory)")
+      ("run-size", po::value(&run_size_text), "bytes per sorted run (default: what the budget leaves; small values force many spills)")
+      ("stream-passes", po::value(&stream_passes)->default_value(3), "passes of --method stream (restreaming lowers the cut)")
+      ("metis-niter", po::value(&metis_niter)->default_value(0), "METIS refinement iterations per level (0 = METIS's default, 10; DGL uses 1: faster, slightly larger cut)")
       ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges (METIS balance constraints)")
       ("name", po::value(&name)->required(), "graph name (NAME.json)")
       ("out", po::value(&out)->required(), "output directory")
@@ -91,8 +156,21 @@ Status Run(int argc, char** argv) {
         return Status::InvalidArgument("--balance: unknown '" + item + "' (expected train, edges)");
     }
   }
-  if (method != "metis" && method != "random")
-    return Status::InvalidArgument("--method: unknown method '" + method + "' (expected metis or random)");
+  if (method != "metis" && method != "random" && method != "stream")
+    return Status::InvalidArgument("--method: unknown method '" + method + "' (expected metis, random or stream)");
+  if (stream_passes < 1) return Status::InvalidArgument("--stream-passes must be >= 1");
+  po_.stream_passes = stream_passes;
+  if (metis_niter < 0) return Status::InvalidArgument("--metis-niter must be >= 0");
+  po_.metis_niter = metis_niter;
+  if (!budget_text.empty()) {
+    DG_ASSIGN_OR_RETURN(po_.memory_budget, ParseByteSize("--memory-budget", budget_text));
+  } else if (!tmp_dir.empty() || !run_size_text.empty()) {
+    return Status::InvalidArgument("--tmp-dir and --run-size go with --memory-budget");
+  }
+  if (!run_size_text.empty()) {
+    DG_ASSIGN_OR_RETURN(po_.run_bytes, ParseByteSize("--run-size", run_size_text));
+  }
+  po_.tmp_dir = tmp_dir;
   if (num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(num_parts));
   if ((po_.balance_train || po_.balance_edges) && method != "metis")
     return Status::InvalidArgument("--balance needs --method metis");
@@ -107,6 +185,25 @@ Status Run(int argc, char** argv) {
   eo.undirected = vm["undirected"].as<bool>();
   eo.drop_self_loops = vm["drop-self-loops"].as<bool>();
   eo.drop_duplicates = vm["drop-duplicates"].as<bool>();
+
+  OutOfCoreSource ooc_src;
+  ooc_src.dataset_dir = dataset;
+  ooc_src.edges_file = edges_file;
+  ooc_src.node_files = node_files;
+  ooc_src.num_nodes = num_nodes;
+  if (po_.memory_budget == 0) {
+    // No budget: in memory, unless that would need more than half the RAM.
+    DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(ooc_src));
+    const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+    const double edges = static_cast<double>(std::max<int64_t>(e0, 0)) * (eo.undirected ? 2 : 1);
+    const uint64_t need = static_cast<uint64_t>(edges * 48) + (method == "metis" ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
+    if (e0 > 0 && need > ram / 2) {
+      po_.memory_budget = ram / 2;
+      std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",
+                  FormatBytes(need).c_str(), FormatBytes(po_.memory_budget).c_str());
+    }
+  }
+  if (po_.memory_budget > 0) return RunOutOfCore(ooc_src, eo, edge_files, vm["normalize-features"].as<bool>(), po_);
   EdgeListOptions raw = eo;  // read without normalizing; we normalize below (with origins if needed)
   raw.undirected = raw.drop_self_loops = raw.drop_duplicates = false;
 

@@ -27,6 +27,7 @@
 #include "common/logging.h"
 #include "common/node_embedding.h"
 #include "common/npy.h"
+#include "common/partition_seeds.h"
 #include "config/cluster_client.h"
 #include "roles/trainer/layerwise_inference.h"
 #include "roles/trainer/propagate.h"
@@ -58,6 +59,24 @@ Status LoadSeeds(DistGraphClient* client, const PartitionConfig& pc, int world, 
     if (!pc.node_data.count(name))
       return Status::InvalidArgument(pc.path + ": the partition has no node array '" + name +
                                      "' (partition a dataset with split.npy and labels.npy)");
+  if (HasPartSeeds(pc)) {  // per-part id files and num_classes: nothing O(num_nodes) is read
+    int64_t total_train = 0;
+    for (const PartInfo& p : pc.parts) total_train += p.num_train;
+    if (total_train < world)
+      return Status::InvalidArgument(pc.path + ": " + std::to_string(total_train) +
+                                     " training nodes (split == 0) for " + std::to_string(world) + " trainers");
+    auto pull = [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> ids(static_cast<size_t>(end - begin));
+      for (int64_t i = begin; i < end; ++i) ids[i - begin] = i;
+      return client->Pull("split", ids);
+    };
+    DG_ASSIGN_OR_RETURN(seeds->train, PartSeedSlice(pc, 0, world, rank, /*even=*/true, pull));
+    DG_ASSIGN_OR_RETURN(seeds->val, PartSeedSlice(pc, 1, world, rank, /*even=*/false, pull));
+    DG_ASSIGN_OR_RETURN(seeds->test, PartSeedSlice(pc, 2, world, rank, /*even=*/false, pull));
+    *classes = pc.num_classes;
+    return Status::OK();
+  }
+  // Older partitions: the whole split column and the labels of all labelled nodes.
   const auto all = AllNodes(pc.num_nodes);
   DG_ASSIGN_OR_RETURN(Array split, client->Pull("split", all));
   DG_ASSIGN_OR_RETURN(std::vector<int64_t> train, NodesWithSplit(split, 0));

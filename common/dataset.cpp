@@ -255,9 +255,8 @@ void NormalizeEdges(EdgeList* e, const EdgeListOptions& opts, std::vector<int64_
   if (origin) origin->swap(no);
 }
 
-Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts) {
-  Dataset ds;
-  ds.dir = dir;
+Result<DatasetFiles> ListDataset(const std::string& dir) {
+  DatasetFiles df;
   DIR* d = ::opendir(dir.c_str());
   if (!d) return Status::FromErrno("open dataset directory " + dir, errno);
   std::vector<std::string> files;
@@ -266,7 +265,6 @@ Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts)
   std::sort(files.begin(), files.end());
 
   // Node arrays: every X.npy / X.npy.gz except the edge arrays.
-  std::map<std::string, std::string> node_files;  // name -> path
   for (const std::string& f : files) {
     std::string name;
     if (EndsWith(f, ".npy")) name = f.substr(0, f.size() - 4);
@@ -274,13 +272,37 @@ Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts)
     else continue;
     if (name.empty() || name == "src" || name == "dst") continue;
     if (!FileExists(dir + "/" + f)) continue;
-    auto it = node_files.find(name);
-    if (it != node_files.end() && EndsWith(it->second, ".npy")) continue;  // prefer plain
-    node_files[name] = dir + "/" + f;
+    auto it = df.node_files.find(name);
+    if (it != df.node_files.end() && EndsWith(it->second, ".npy")) continue;  // prefer plain
+    df.node_files[name] = dir + "/" + f;
   }
+  for (const char* name : {"edges.tsv", "edges.tsv.gz", "edges.csv", "edges.csv.gz", "edges.txt",
+                           "edges.txt.gz"}) {
+    std::string path = dir + "/" + name;
+    if (FileExists(path)) {
+      df.edges_text = path;
+      return df;
+    }
+  }
+  for (const char* ext : {".npy", ".npy.gz"}) {
+    if (df.src_npy.empty() && FileExists(dir + "/src" + ext)) df.src_npy = dir + "/src" + ext;
+    if (df.dst_npy.empty() && FileExists(dir + "/dst" + ext)) df.dst_npy = dir + "/dst" + ext;
+  }
+  if (df.src_npy.empty() != df.dst_npy.empty())
+    return Status::NotFound(dir + ": has " + (df.src_npy.empty() ? df.dst_npy : df.src_npy) +
+                            " but not its partner " + (df.src_npy.empty() ? "src.npy" : "dst.npy"));
+  if (df.src_npy.empty())
+    return Status::NotFound(dir + ": no edge list (expected edges.tsv, edges.tsv.gz or src.npy + dst.npy)");
+  return df;
+}
+
+Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts) {
+  Dataset ds;
+  ds.dir = dir;
+  DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(dir));
   int64_t num_nodes = opts.num_nodes;
   std::string num_nodes_from = num_nodes >= 0 ? "--num-nodes" : "";
-  for (const auto& [name, path] : node_files) {
+  for (const auto& [name, path] : df.node_files) {
     DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
     if (a.shape.empty())
       return Status::InvalidArgument(path + ": a node array needs one row per node; got a 0-d array");
@@ -294,41 +316,21 @@ Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts)
     }
     ds.node_data[name] = std::move(a);
   }
-
-  // The edge list.
-  Result<EdgeList> edges = Status::NotFound("");
-  bool found = false;
-  for (const char* name : {"edges.tsv", "edges.tsv.gz", "edges.csv", "edges.csv.gz", "edges.txt",
-                           "edges.txt.gz"}) {
-    std::string path = dir + "/" + name;
-    if (FileExists(path)) {
-      edges = ReadEdgeListText(path, num_nodes);
-      found = true;
-      break;
-    }
-  }
-  if (!found) {
-    std::string src, dst;
-    for (const char* ext : {".npy", ".npy.gz"}) {
-      if (src.empty() && FileExists(dir + "/src" + ext)) src = dir + "/src" + ext;
-      if (dst.empty() && FileExists(dir + "/dst" + ext)) dst = dir + "/dst" + ext;
-    }
-    if (!src.empty() && !dst.empty()) {
-      edges = ReadEdgeListNpy(src, dst, num_nodes);
-      found = true;
-    } else if (!src.empty() || !dst.empty()) {
-      return Status::NotFound(dir + ": has " + (src.empty() ? dst : src) + " but not its partner " +
-                              (src.empty() ? "src.npy" : "dst.npy"));
-    }
-  }
-  if (!found)
-    return Status::NotFound(dir + ": no edge list (expected edges.tsv, edges.tsv.gz or src.npy + dst.npy)");
+  Result<EdgeList> edges = df.edges_text.empty() ? ReadEdgeListNpy(df.src_npy, df.dst_npy, num_nodes)
+                                                 : ReadEdgeListText(df.edges_text, num_nodes);
   if (!edges.ok()) return edges.status();
   ds.edges = std::move(edges).value();
   if (num_nodes < 0) num_nodes = ds.edges.max_id + 1;
   ds.num_nodes = num_nodes;
   NormalizeEdges(&ds.edges, opts);
   return ds;
+}
+
+void NormalizeRow(const float* in, int64_t f, float* out) {
+  double sum = 0;
+  for (int64_t j = 0; j < f; ++j) sum += in[j];
+  const float scale = sum != 0 ? static_cast<float>(1.0 / sum) : 1.0f;
+  for (int64_t j = 0; j < f; ++j) out[j] = in[j] * scale;
 }
 
 Status RowNormalize(Array* a, const std::string& what) {
@@ -339,12 +341,7 @@ Status RowNormalize(Array* a, const std::string& what) {
   Array out = Array::Zeros(DType::kFloat32, a->shape);
   const float* in = a->as<float>();
   float* o = out.as<float>();
-  for (int64_t i = 0; i < n; ++i) {
-    double sum = 0;
-    for (int64_t j = 0; j < f; ++j) sum += in[i * f + j];
-    const float scale = sum != 0 ? static_cast<float>(1.0 / sum) : 1.0f;
-    for (int64_t j = 0; j < f; ++j) o[i * f + j] = in[i * f + j] * scale;
-  }
+  for (int64_t i = 0; i < n; ++i) NormalizeRow(in + i * f, f, o + i * f);
   *a = std::move(out);
   return Status::OK();
 }

@@ -60,6 +60,19 @@ struct Dataset {
 // PyG's citation datasets do; rows summing to 0 are kept. `what` names the
 // array in errors.
 Status RowNormalize(Array* a, const std::string& what);
+// One row of it: out[j] = in[j] / sum(in) (sum in double; a zero sum keeps the
+// row). `out` may equal `in`. The partitioner applies it row by row while
+// copying an mmap'd array (--normalize-features under --memory-budget).
+void NormalizeRow(const float* in, int64_t f, float* out);
+
+// The files of a dataset directory, without reading them: node arrays (name ->
+// path; plain .npy preferred over .npy.gz) and the edge list (a text file, or
+// the src/dst .npy pair). Errors as LoadDataset's.
+struct DatasetFiles {
+  std::map<std::string, std::string> node_files;
+  std::string edges_text, src_npy, dst_npy;
+};
+Result<DatasetFiles> ListDataset(const std::string& dir);
 
 // Load a dataset directory. num_nodes comes from the node arrays (all must agree;
 // a mismatch names the file); else opts.num_nodes; else max id + 1. The edge list

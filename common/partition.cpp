@@ -170,6 +170,7 @@ Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const
   DG_RETURN_IF_ERROR(r.Scalar(root, "orig_nids", "orig_nids", &c.orig_nids, false));
   DG_RETURN_IF_ERROR(r.Scalar(root, "orig_eids", "orig_eids", &c.orig_eids, false));
   DG_RETURN_IF_ERROR(r.Scalar(root, "edge_cut", "edge_cut", &c.edge_cut, false));
+  DG_RETURN_IF_ERROR(r.Scalar(root, "num_classes", "num_classes", &c.num_classes, false));
 
   if (c.num_nodes < 0) return r.Err("num_nodes", "negative");
   if (c.num_edges < 0) return r.Err("num_edges", "negative");
@@ -207,6 +208,8 @@ Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const
     DG_RETURN_IF_ERROR(r.Scalar(n, "num_edges", key + ".num_edges", &info.num_edges, false));
     DG_RETURN_IF_ERROR(r.Scalar(n, "num_train", key + ".num_train", &info.num_train, false));
     DG_RETURN_IF_ERROR(r.Scalar(n, "num_halo", key + ".num_halo", &info.num_halo, false));
+    DG_RETURN_IF_ERROR(r.Scalar(n, "num_val", key + ".num_val", &info.num_val, false));
+    DG_RETURN_IF_ERROR(r.Scalar(n, "num_test", key + ".num_test", &info.num_test, false));
     if (info.num_nodes != c.node_map[p + 1] - c.node_map[p])
       return r.Err(key + ".num_nodes", "does not match node_map");
     if (info.num_edges != c.edge_map[p + 1] - c.edge_map[p])
@@ -237,9 +240,13 @@ std::string PartitionConfigToJson(const PartitionConfig& c) {
     s += p ? ",\n    " : "\n    ";
     s += "{\"dir\": " + JsonQuote(i.dir) + ", \"num_nodes\": " + std::to_string(i.num_nodes) +
          ", \"num_edges\": " + std::to_string(i.num_edges) + ", \"num_train\": " +
-         std::to_string(i.num_train) + ", \"num_halo\": " + std::to_string(i.num_halo) + "}";
+         std::to_string(i.num_train) + ", \"num_halo\": " + std::to_string(i.num_halo);
+    if (i.num_val >= 0)
+      s += ", \"num_val\": " + std::to_string(i.num_val) + ", \"num_test\": " + std::to_string(i.num_test);
+    s += "}";
   }
   s += c.parts.empty() ? "],\n" : "\n  ],\n";
+  if (c.num_classes > 0) s += "  \"num_classes\": " + std::to_string(c.num_classes) + ",\n";
   s += "  \"edge_cut\": " + std::to_string(c.edge_cut) + "\n";
   s += "}\n";
   return s;

@@ -24,6 +24,10 @@ struct ArrayInfo {
 struct PartInfo {
   std::string dir;  // relative to the json's folder
   int64_t num_nodes = 0, num_edges = 0, num_train = 0, num_halo = 0;
+  // Seeds of this part (format addition, issue 13): partN/train_nids.npy,
+  // val_nids.npy, test_nids.npy hold the global ids of the owned nodes with
+  // split 0 / 1 / 2 (or train_mask != 0), sorted; -1 = files absent (older output).
+  int64_t num_val = -1, num_test = -1;
 };
 
 struct PartitionConfig {
@@ -39,6 +43,9 @@ struct PartitionConfig {
   std::string orig_nids, orig_eids;  // relative paths
   std::vector<PartInfo> parts;
   int64_t edge_cut = 0;
+  // 1 + the largest label of a node with split 0/1/2 (0 = unknown: no split or
+  // labels, or a negative label). Lets trainers skip reading every label.
+  int64_t num_classes = 0;
 
   std::string PartDir(int p) const;  // absolute-ish: base_dir + "/" + parts[p].dir
 };

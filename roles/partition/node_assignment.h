@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/dataset.h"
 #include "common/status.h"
+#include "roles/partition/edge_source.h"
 
 namespace dg {
 
@@ -23,6 +23,7 @@ struct MetisOptions {
   uint64_t seed = 0;
   const std::vector<uint8_t>* is_train = nullptr;  // non-null: balance train nodes
   bool balance_edges = false;                      // balance in-degree sums
+  int niter = 0;  // refinement iterations per level; 0 = METIS's default (10). DGL passes 1.
 };
 
 struct MetisResult {
@@ -32,7 +33,14 @@ struct MetisResult {
   double build_seconds = 0, metis_seconds = 0;
 };
 
-Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeList& edges, const MetisOptions& opts);
+// Edges are walked in chunks (twice, three times with balance_edges): mmap'd
+// inputs are not held in memory, only METIS's adjacency is.
+Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, const MetisOptions& opts);
+
+// Bytes MetisAssignment needs at most for a graph of num_edges directed edges
+// (the adjacency it builds plus METIS's own; measured, see the .cpp). Used to
+// refuse before starting when a --memory-budget is smaller.
+uint64_t MetisMemoryEstimate(int64_t num_nodes, int64_t num_edges);
 
 std::vector<int32_t> RandomAssignment(int64_t num_nodes, int num_parts, uint64_t seed);
 

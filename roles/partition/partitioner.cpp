@@ -13,6 +13,8 @@
 #include "common/logging.h"
 #include "common/npy.h"
 #include "roles/partition/node_assignment.h"
+#include "roles/partition/partition_output.h"
+#include "roles/partition/stream_assignment.h"
 
 namespace dg {
 
@@ -43,43 +45,6 @@ Array View(std::vector<int64_t>& v) {
   a.shape = {static_cast<int64_t>(v.size())};
   a.data = v.data();
   return a;
-}
-
-// Integer value of element i of a 1-D integer/bool array, as int64.
-int64_t IntAt(const Array& a, int64_t i) {
-  switch (a.dtype) {
-    case DType::kInt64: return a.as<int64_t>()[i];
-    case DType::kInt32: return a.as<int32_t>()[i];
-    case DType::kInt8: return a.as<int8_t>()[i];
-    case DType::kUInt8: return a.as<uint8_t>()[i];
-    case DType::kBool: return a.as<uint8_t>()[i] != 0;
-    case DType::kFloat32: return a.as<float>()[i] != 0.0f;
-    case DType::kFloat64: return a.as<double>()[i] != 0.0;
-  }
-  return 0;
-}
-
-// Removes a directory tree on destruction unless released.
-class DirGuard {
- public:
-  explicit DirGuard(std::string path) : path_(std::move(path)) {}
-  ~DirGuard() {
-    if (!path_.empty()) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  void Release() { path_.clear(); }
-
- private:
-  std::string path_;
-};
-
-Status MakeDir(const std::string& path) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec) return Status::IOError("create directory " + path + ": " + ec.message());
-  return Status::OK();
 }
 
 // Streams rows `rows[i]` of `src` (i in [0, count)) into a new .npy at path.
@@ -132,8 +97,8 @@ std::vector<uint8_t> TrainFlags(const std::map<std::string, Array>& node_data) {
 }
 
 Status ValidatePartitionRequest(const GraphInput& in, const PartitionOptions& o) {
-  if (o.method != "metis" && o.method != "random")
-    return Status::InvalidArgument("unknown method '" + o.method + "' (expected metis or random)");
+  if (o.method != "metis" && o.method != "random" && o.method != "stream")
+    return Status::InvalidArgument("unknown method '" + o.method + "' (expected metis, random or stream)");
   if (o.num_parts < 1)
     return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(o.num_parts));
   if (o.num_parts > in.num_nodes)
@@ -189,14 +154,25 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
     mo.seed = o.seed;
     mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
     mo.balance_edges = o.balance_edges;
+    mo.niter = o.metis_niter;
     if (o.balance_train && is_train.empty())
       Log(log, "partition: warning: --balance train but no 'split' or 'train_mask' node array\n");
-    DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(N, in->edges, mo));
+    DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(N, EdgeSource::FromVectors(in->edges.src, in->edges.dst), mo));
     part = std::move(mr.part);
     Log(log, "  build METIS graph: %.2f s (%lld adjacency entries)\n", mr.build_seconds,
         (long long)mr.adjacency_entries);
     Log(log, "  METIS:             %.2f s (METIS edge cut %lld undirected edges)\n", mr.metis_seconds,
         (long long)mr.objval);
+  } else if (o.method == "stream" && K > 1) {
+    StreamOptions so;  // in memory: one run, nothing spilled
+    so.num_parts = K;
+    so.passes = o.stream_passes;
+    so.is_train = &is_train;
+    so.sort_records = 2 * static_cast<size_t>(E) + 1;
+    so.log = log;
+    DG_ASSIGN_OR_RETURN(StreamResult sr, StreamAssignment(N, EdgeSource::FromVectors(in->edges.src, in->edges.dst), so));
+    part = std::move(sr.part);
+    Log(log, "  stream assignment: %.2f s\n", Seconds(t));
   } else {
     part = RandomAssignment(N, K, o.seed);
     Log(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", Seconds(t));
@@ -240,69 +216,31 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   for (int p = 0; p <= K; ++p) edge_map[p] = indptr[node_map[p]];
   Log(log, "  build CSR:         %.2f s\n", Seconds(t));
 
-  // 4. Per-part statistics: train nodes, halo nodes (distinct remote sources), edge cut.
-  PartitionConfig cfg;
-  cfg.format_version = 1;
-  cfg.graph_name = o.graph_name;
-  cfg.part_method = K == 1 ? "none" : o.method;
-  cfg.num_nodes = N;
-  cfg.num_edges = E;
-  cfg.num_parts = K;
-  cfg.node_map = node_map;
-  cfg.edge_map = edge_map;
-  cfg.orig_nids = "orig_nids.npy";
-  cfg.orig_eids = "orig_eids.npy";
+  // 4. Edge cut and halo nodes (distinct remote sources) per part.
+  PartitionConfig cfg = BaseConfig(o, N, E, node_map, edge_map, in->node_data, in->edge_data);
   {
     std::vector<int32_t> mark(static_cast<size_t>(N), -1);
     for (int p = 0; p < K; ++p) {
-      PartInfo pi;
-      pi.dir = "part" + std::to_string(p);
-      pi.num_nodes = node_map[p + 1] - node_map[p];
-      pi.num_edges = edge_map[p + 1] - edge_map[p];
-      for (int64_t g = node_map[p]; g < node_map[p + 1] && !is_train.empty(); ++g)
-        pi.num_train += is_train[orig_nids[g]];
       for (int64_t k = edge_map[p]; k < edge_map[p + 1]; ++k) {
         int64_t s = indices[k];
         if (s >= node_map[p] && s < node_map[p + 1]) continue;
         ++cfg.edge_cut;
         if (mark[s] != p) {
           mark[s] = p;
-          ++pi.num_halo;
+          ++cfg.parts[p].num_halo;
         }
       }
-      cfg.parts.push_back(pi);
     }
-  }
-  for (const auto& [name, a] : in->node_data) cfg.node_data[name] = ArrayInfo{a.dtype, a.shape};
-  for (const auto& [name, a] : in->edge_data) {
-    ArrayInfo info{a.dtype, a.shape};
-    info.shape[0] = E;
-    cfg.edge_data[name] = info;
-  }
-  Log(log, "  edge cut: %lld of %lld edges (%.1f%%) have a source in another part\n",
-      (long long)cfg.edge_cut, (long long)E, E ? 100.0 * cfg.edge_cut / E : 0.0);
-  for (int p = 0; p < K; ++p) {
-    const PartInfo& pi = cfg.parts[p];
-    Log(log, "  part %d: %lld owned nodes, %lld in-edges, %lld train nodes, %lld halo nodes (%.2f x owned)\n",
-        p, (long long)pi.num_nodes, (long long)pi.num_edges, (long long)pi.num_train,
-        (long long)pi.num_halo, pi.num_nodes ? double(pi.num_halo) / pi.num_nodes : 0.0);
   }
 
   // 5. Write into a temporary sibling directory, then rename into place.
   t = Clock::now();
-  fs::path out = fs::path(o.out_dir);
-  if (out.filename().empty()) out = out.parent_path();  // trailing slash
-  std::string final_dir = out.string();
-  std::string tmp_dir = (out.parent_path() / ("." + out.filename().string() + ".tmp-" +
-                                              std::to_string(::getpid()))).string();
-  {
-    std::error_code ec;
-    fs::remove_all(tmp_dir, ec);
-  }
-  DG_RETURN_IF_ERROR(MakeDir(tmp_dir));
-  DirGuard guard(tmp_dir);
+  StagingDir stage;
+  DG_RETURN_IF_ERROR(stage.Create(o));
+  const std::string tmp_dir = stage.path();
   DG_RETURN_IF_ERROR(NpyWrite(tmp_dir + "/orig_nids.npy", View(orig_nids)));
   DG_RETURN_IF_ERROR(NpyWrite(tmp_dir + "/orig_eids.npy", View(orig_eids)));
+  LabelStats labels;
   for (int p = 0; p < K; ++p) {
     std::string dir = tmp_dir + "/" + cfg.parts[p].dir;
     DG_RETURN_IF_ERROR(MakeDir(dir));
@@ -328,11 +266,9 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
       DG_RETURN_IF_ERROR(w.Append(indices.data() + eb, static_cast<size_t>(ee - eb) * sizeof(int64_t)));
       DG_RETURN_IF_ERROR(w.Finish());
     }
-    if (!in->node_data.empty()) DG_RETURN_IF_ERROR(MakeDir(dir + "/node_data"));
-    for (const auto& [name, a] : in->node_data) {
-      DG_RETURN_IF_ERROR(WriteGatheredRows(dir + "/node_data/" + name + ".npy", a, ne - nb,
-                                           [&](int64_t i) { return orig_nids[nb + i]; }));
-    }
+    NodeDataOptions nd;
+    nd.normalize_features = o.normalize_features;
+    DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &cfg.parts[p], &labels));
     if (!in->edge_data.empty()) DG_RETURN_IF_ERROR(MakeDir(dir + "/edge_data"));
     for (const auto& [name, a] : in->edge_data) {
       const std::vector<int64_t>& origin = in->edge_origin;
@@ -342,31 +278,10 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
       }));
     }
   }
-  {
-    std::string json_path = tmp_dir + "/" + o.graph_name + ".json";
-    std::ofstream f(json_path);
-    f << PartitionConfigToJson(cfg);
-    f.close();
-    if (!f) return Status::IOError("write " + json_path + " failed");
-  }
-  // Swap into place. An existing output (allowed by --force) is moved aside first
-  // and removed only after the new one is in place.
-  std::error_code ec;
-  std::string old_dir;
-  if (fs::exists(final_dir, ec)) {
-    if (!o.force) return Status::AlreadyExists("output " + final_dir + " exists (use --force to replace it)");
-    old_dir = (out.parent_path() / ("." + out.filename().string() + ".old-" + std::to_string(::getpid()))).string();
-    fs::rename(final_dir, old_dir, ec);
-    if (ec) return Status::IOError("rename " + final_dir + " -> " + old_dir + ": " + ec.message());
-  }
-  fs::rename(tmp_dir, final_dir, ec);
-  if (ec) return Status::IOError("rename " + tmp_dir + " -> " + final_dir + ": " + ec.message());
-  guard.Release();
-  if (!old_dir.empty()) fs::remove_all(old_dir, ec);
-  Log(log, "  write:             %.2f s -> %s/%s.json\n", Seconds(t), final_dir.c_str(),
-      o.graph_name.c_str());
-  cfg.path = final_dir + "/" + o.graph_name + ".json";
-  cfg.base_dir = final_dir;
+  cfg.num_classes = labels.NumClasses();
+  LogPartStats(log, cfg);
+  DG_RETURN_IF_ERROR(stage.Commit(&cfg));
+  Log(log, "  write:             %.2f s -> %s\n", Seconds(t), cfg.path.c_str());
   Log(log, "  peak RSS: %.1f MB\n", PeakRssBytes() / 1048576.0);
   return cfg;
 }

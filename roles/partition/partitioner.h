@@ -40,13 +40,21 @@ struct GraphInput {
 struct PartitionOptions {
   std::string graph_name;
   std::string out_dir;        // OUT: receives NAME.json, orig_*.npy, part*/
-  std::string method = "metis";  // metis | random
+  std::string method = "metis";  // metis | random | stream
   int num_parts = 1;
   bool balance_train = false;  // METIS constraint on train nodes (split == 0 or train_mask)
   bool balance_edges = false;  // METIS constraint on in-degree
   bool force = false;          // replace an existing OUT
   uint64_t seed = 0;
   std::FILE* log = nullptr;    // progress lines; nullptr = quiet
+  // --method stream: passes over the adjacency (Fennel, restreamed).
+  int stream_passes = 3;
+  int metis_niter = 0;  // METIS refinement iterations per level (0 = METIS default 10; DGL uses 1)
+  // Out of core (out_of_core.h): memory_budget > 0 selects it.
+  uint64_t memory_budget = 0;  // bytes for the partitioner's data (the process itself comes on top)
+  std::string tmp_dir;         // spilled runs; default: OUT's parent directory
+  uint64_t run_bytes = 0;      // one sorted run; 0 = what the budget leaves (tests force spills with it)
+  bool normalize_features = false;  // out of core only: 'features' rows divided by their sum on the way
 };
 
 // Checks options against the input before any work (method, K, names, output).

@@ -69,7 +69,7 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
   if (C < 1 || C > N) return Status::InvalidArgument("--classes must be in [1, nodes]");
   if (F < 1) return Status::InvalidArgument("--feat-dim must be >= 1");
   if (o.homophily < 0 || o.homophily > 1) return Status::InvalidArgument("--homophily must be in [0, 1]");
-  if (o.train_frac < 0 || o.val_frac < 0 || o.train_frac + o.val_frac > 1)
+  if (o.train_frac < 0 || o.val_frac < 0 || o.train_frac + o.val_frac + std::max(0.0, o.test_frac) > 1)
     return Status::InvalidArgument("split fractions must be >= 0 and sum to <= 1");
   std::error_code ec;
   if (fs::exists(out_dir, ec) && !force)
@@ -119,7 +119,8 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
     Array split = Array::Zeros(DType::kInt8, {N});
     for (int64_t v = 0; v < N && !o.all_train; ++v) {
       double u = Rng(MixSeed(o.seed ^ 0x5117ull, v)).UniformDouble();
-      split.as<int8_t>()[v] = u < o.train_frac ? 0 : u < o.train_frac + o.val_frac ? 1 : 2;
+      const double tv = o.train_frac + o.val_frac;
+      split.as<int8_t>()[v] = u < o.train_frac ? 0 : u < tv ? 1 : (o.test_frac < 0 || u < tv + o.test_frac) ? 2 : -1;
     }
     DG_RETURN_IF_ERROR(NpyWrite((tmp / "split.npy").string(), split));
   }

@@ -35,7 +35,8 @@ struct SyntheticOptions {
   uint64_t seed = 0;
   double homophily = 0.8;
   double separation = 2.0;
-  double train_frac = 0.6, val_frac = 0.2;  // the rest is test
+  double train_frac = 0.6, val_frac = 0.2;
+  double test_frac = -1;  // < 0: the rest is test; else the rest is in no split (-1)
   int threads = 2;
   std::string model = "rmat";  // rmat | uniform
   bool all_train = false;      // every node split 0 (train), as DGL's benchmark

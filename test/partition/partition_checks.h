@@ -2,6 +2,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -90,6 +91,29 @@ inline PartitionConfig CheckPartition(const std::string& json_path, const Refere
     }
     REQUIRE(cfg.parts[p].num_nodes == lp.num_owned());
     REQUIRE(cfg.parts[p].num_edges == lp.num_edges());
+    // Per-part seed files: owned global ids with split 0/1/2 (train_mask != 0), in order.
+    if (cfg.parts[p].num_val >= 0) {
+      auto sp = g.node_data.find("split");
+      auto tm = g.node_data.find("train_mask");
+      REQUIRE((sp != g.node_data.end() || tm != g.node_data.end()));
+      const char* files[] = {"train_nids.npy", "val_nids.npy", "test_nids.npy"};
+      for (int v = 0; v < 3; ++v) {
+        std::vector<int64_t> want;
+        for (int64_t gid = lp.node_begin; gid < lp.node_end; ++gid) {
+          const int64_t o = orig_nids[gid];
+          int64_t s = -1;
+          if (sp != g.node_data.end()) s = sp->second.as<int8_t>()[o];
+          else s = tm->second.as<uint8_t>()[o] ? 0 : -1;
+          if (s == v) want.push_back(gid);
+        }
+        auto ids = NpyMap(cfg.PartDir(p) + "/" + files[v]);
+        REQUIRE(ids.ok());
+        REQUIRE(ids->shape == std::vector<int64_t>{static_cast<int64_t>(want.size())});
+        REQUIRE(std::equal(want.begin(), want.end(), ids->as<int64_t>()));
+      }
+      REQUIRE(cfg.parts[p].num_train == static_cast<int64_t>(
+                  NpyMap(cfg.PartDir(p) + "/train_nids.npy")->shape[0]));
+    }
   }
   for (int64_t e = 0; e < E; ++e) REQUIRE(seen_edge[e]);
   REQUIRE(cfg.edge_cut == cut);

@@ -1,0 +1,359 @@
+#include "roles/partition/out_of_core.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <filesystem>
+#include <unistd.h>
+
+#include "common/logging.h"
+#include "common/npy.h"
+#include "roles/partition/external_sort.h"
+#include "roles/partition/node_assignment.h"
+#include "roles/partition/partition_output.h"
+#include "roles/partition/stream_assignment.h"
+
+namespace dg {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void Log(std::FILE* f, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void Log(std::FILE* f, const char* fmt, ...) {
+  if (!f) return;
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(f, fmt, ap);
+  va_end(ap);
+  std::fflush(f);
+}
+
+// One edge on its way to its destination's CSR row.
+struct EdgeRec {
+  int64_t dst, src, eid;  // new ids; eid = index in the (normalized) input list
+};
+struct ByDstThenEid {
+  bool operator()(const EdgeRec& a, const EdgeRec& b) const {
+    return a.dst != b.dst ? a.dst < b.dst : a.eid < b.eid;
+  }
+};
+
+// Runs are filled in edge-id order, so a stable sort by dst is the (dst, eid)
+// order: LSD radix on dst, 11 bits a pass (3 passes below 2^33 nodes).
+void SortRun(std::vector<EdgeRec>* v, const ByDstThenEid&) {
+  if (v->size() < 2) return;
+  int64_t max_dst = 0;
+  for (const EdgeRec& r : *v) max_dst = std::max(max_dst, r.dst);
+  int bits = 1;
+  while (bits < 63 && (max_dst >> bits) != 0) ++bits;
+  std::vector<EdgeRec> tmp(v->size());
+  constexpr int kDigit = 11;
+  std::vector<size_t> count(size_t{1} << kDigit);
+  for (int shift = 0; shift < bits; shift += kDigit) {
+    std::fill(count.begin(), count.end(), 0);
+    const uint64_t mask = (uint64_t{1} << kDigit) - 1;
+    for (const EdgeRec& r : *v) ++count[(static_cast<uint64_t>(r.dst) >> shift) & mask];
+    size_t sum = 0;
+    for (size_t& c : count) {
+      size_t x = c;
+      c = sum;
+      sum += x;
+    }
+    for (const EdgeRec& r : *v) tmp[count[(static_cast<uint64_t>(r.dst) >> shift) & mask]++] = r;
+    v->swap(tmp);
+  }
+}
+
+constexpr uint64_t kMergeBytes = 32ull << 20;   // read buffers of all runs of a merge
+constexpr uint64_t kWriterBytes = 16ull << 20;  // npy writers' buffers, slack
+constexpr uint64_t kMinRunBytes = 24ull << 10;  // 512 records (+ sort scratch)
+
+uint64_t FixedBytes(int64_t n, const std::string& method) {
+  return static_cast<uint64_t>(n) * (kOutOfCoreBytesPerNode + (method == "stream" ? 4 : 0));
+}
+
+// Streams int64 values into an .npy of known length.
+class Int64Writer {
+ public:
+  Status Open(const std::string& path, int64_t n) {
+    buf_.reserve(1 << 15);
+    return w_.Open(path, DType::kInt64, {n});
+  }
+  Status Add(int64_t v) {
+    buf_.push_back(v);
+    return buf_.size() == buf_.capacity() ? Flush() : Status::OK();
+  }
+  Status Finish() {
+    DG_RETURN_IF_ERROR(Flush());
+    return w_.Finish();
+  }
+
+ private:
+  Status Flush() {
+    DG_RETURN_IF_ERROR(w_.Append(buf_.data(), buf_.size() * sizeof(int64_t)));
+    buf_.clear();
+    return Status::OK();
+  }
+  NpyWriter w_;
+  std::vector<int64_t> buf_;
+};
+
+}  // namespace
+
+ScratchDir::~ScratchDir() {
+  if (!path_.empty()) {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+}
+
+Status ScratchDir::Create(const std::string& root) {
+  static int counter = 0;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))
+    return Status::InvalidArgument("--tmp-dir " + root + " is not a directory");
+  std::string p = root + "/.distgnn-spill-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  fs::remove_all(p, ec);
+  DG_RETURN_IF_ERROR(MakeDir(p));
+  path_ = p;
+  return Status::OK();
+}
+
+std::string DefaultTmpRoot(const PartitionOptions& o) {
+  fs::path out = fs::path(o.out_dir);
+  if (out.filename().empty()) out = out.parent_path();
+  return out.parent_path().empty() ? "." : out.parent_path().string();
+}
+
+Result<uint64_t> ParseByteSize(const std::string& flag, const std::string& text) {
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &pos);
+  } catch (...) {
+    pos = 0;
+  }
+  std::string unit = text.substr(pos);
+  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
+  if (!unit.empty() && (unit.back() == 'i')) unit.pop_back();
+  double mult = 1;
+  if (unit == "K" || unit == "k") mult = 1024.0;
+  else if (unit == "M" || unit == "m") mult = 1024.0 * 1024;
+  else if (unit == "G" || unit == "g") mult = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "t") mult = 1024.0 * 1024 * 1024 * 1024;
+  else if (!unit.empty()) pos = 0;
+  if (pos == 0 || !(v > 0) || !std::isfinite(v))
+    return Status::InvalidArgument(flag + " '" + text + "': expected a size such as 4G, 512M, 64K or bytes");
+  return static_cast<uint64_t>(v * mult);
+}
+
+std::string FormatBytes(uint64_t b) {
+  char buf[32];
+  if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1073741824.0);
+  else if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1048576.0);
+  else std::snprintf(buf, sizeof buf, "%.1f KB", b / 1024.0);
+  return buf;
+}
+
+Status CheckMemoryBudget(int64_t n, int64_t e, const PartitionOptions& o) {
+  const uint64_t budget = o.memory_budget;
+  const uint64_t fixed = FixedBytes(n, o.method);
+  const uint64_t need = fixed + kMergeBytes + kWriterBytes + kMinRunBytes;
+  if (need > budget)
+    return Status::InvalidArgument("--memory-budget " + FormatBytes(budget) + " is too small for " +
+                                   std::to_string(n) + " nodes: the per-node arrays and buffers need " +
+                                   FormatBytes(need) + " (" + std::to_string(fixed / std::max<int64_t>(n, 1)) +
+                                   " B per node + 48 MB); give --memory-budget " + FormatBytes(need) + " or more");
+  if (o.method == "metis" && o.num_parts > 1) {
+    const uint64_t metis = MetisMemoryEstimate(n, e) + 5ull * n;
+    if (metis > budget)
+      return Status::InvalidArgument(
+          "--method metis needs about " + FormatBytes(metis) + " for this graph (" + std::to_string(n) +
+          " nodes, up to " + std::to_string(e) + " edges: METIS holds the whole symmetric adjacency and its "
+          "coarsened copies), more than --memory-budget " + FormatBytes(budget) +
+          "; use --method stream (streaming, " + std::to_string(fixed / std::max<int64_t>(n, 1) + 4) +
+          " B per node) or random, or a budget of at least " + FormatBytes(metis));
+  }
+  return Status::OK();
+}
+
+Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const PartitionOptions& o) {
+  const int K = o.num_parts;
+  const int64_t N = in->num_nodes;
+  const int64_t E = in->edges.size();
+  std::FILE* log = o.log;
+  DG_RETURN_IF_ERROR(CheckMemoryBudget(N, E, o));
+  if (o.method != "metis" && o.method != "random" && o.method != "stream")
+    return Status::InvalidArgument("unknown method '" + o.method + "' (expected metis, random or stream)");
+  const uint64_t fixed = FixedBytes(N, o.method);
+  uint64_t run_bytes = o.run_bytes ? o.run_bytes : o.memory_budget - fixed - kMergeBytes - kWriterBytes;
+  run_bytes = std::max(run_bytes, kMinRunBytes);
+  const std::string tmp_root = o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir;
+  Log(log, "partition (out of core): %lld nodes, %lld edges, %d parts, method %s, budget %s, runs of %s in %s\n",
+      (long long)N, (long long)E, K, o.method.c_str(), FormatBytes(o.memory_budget).c_str(),
+      FormatBytes(run_bytes).c_str(), tmp_root.c_str());
+
+  ScratchDir scratch;  // removed with everything in it at the end
+  DG_RETURN_IF_ERROR(scratch.Create(tmp_root));
+  const std::string& spill_dir = scratch.path();
+
+  // 1. Assignment.
+  auto t = Clock::now();
+  std::vector<uint8_t> is_train = TrainFlags(in->node_data);
+  std::vector<int32_t> part;
+  if (o.method == "metis" && K > 1) {
+    MetisOptions mo;
+    mo.num_parts = K;
+    mo.seed = o.seed;
+    mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
+    mo.balance_edges = o.balance_edges;
+    mo.niter = o.metis_niter;
+    DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(N, in->edges, mo));
+    part = std::move(mr.part);
+    Log(log, "  build METIS graph: %.2f s (%lld adjacency entries)\n", mr.build_seconds,
+        (long long)mr.adjacency_entries);
+    Log(log, "  METIS:             %.2f s (METIS edge cut %lld undirected edges)\n", mr.metis_seconds,
+        (long long)mr.objval);
+  } else if (o.method == "stream" && K > 1) {
+    StreamOptions so;
+    so.num_parts = K;
+    so.passes = o.stream_passes;
+    so.is_train = &is_train;
+    so.tmp_dir = spill_dir;
+    so.sort_records = std::max<uint64_t>(1, run_bytes / (2 * sizeof(uint64_t)));  // + radix scratch
+    so.merge_bytes = kMergeBytes;
+    so.log = log;
+    DG_ASSIGN_OR_RETURN(StreamResult sr, StreamAssignment(N, in->edges, so));
+    part = std::move(sr.part);
+    Log(log, "  stream assignment: %.2f s (%zu sorted runs, %s spilled)\n", Seconds(t), sr.runs,
+        FormatBytes(sr.spilled_bytes).c_str());
+  } else {
+    part = RandomAssignment(N, K, o.seed);
+    Log(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", Seconds(t));
+  }
+
+  // 2. Renumber: part p owns [node_map[p], node_map[p+1]); original order within a part.
+  t = Clock::now();
+  std::vector<int64_t> node_map(K + 1, 0);
+  for (int32_t p : part) ++node_map[p + 1];
+  for (int p = 0; p < K; ++p) node_map[p + 1] += node_map[p];
+  std::vector<int64_t> new_id(static_cast<size_t>(N));
+  std::vector<int64_t> orig_nids(static_cast<size_t>(N));
+  {
+    std::vector<int64_t> cursor(node_map.begin(), node_map.end() - 1);
+    for (int64_t v = 0; v < N; ++v) {
+      int64_t g = cursor[part[v]]++;
+      new_id[v] = g;
+      orig_nids[g] = v;
+    }
+  }
+
+  // 3. Spill: records (new dst, new src, edge id) in sorted runs; edges per part.
+  std::vector<int64_t> part_edges(K, 0);
+  // A run and its radix-sort scratch share run_bytes.
+  ExternalSorter<EdgeRec, ByDstThenEid> sorter(spill_dir, "csr", run_bytes / (2 * sizeof(EdgeRec)), kMergeBytes);
+  DG_RETURN_IF_ERROR(in->edges.ForEachChunk(1 << 20, [&](const int64_t* src, const int64_t* dst, int64_t n, int64_t first) {
+    for (int64_t e = 0; e < n; ++e) {
+      if (src[e] < 0 || src[e] >= N || dst[e] < 0 || dst[e] >= N)
+        return Status::InvalidArgument("edge " + std::to_string(first + e) + " (" + std::to_string(src[e]) + ", " +
+                                       std::to_string(dst[e]) + ") has a node id outside [0, " + std::to_string(N) + ")");
+      ++part_edges[part[dst[e]]];
+      DG_RETURN_IF_ERROR(sorter.Add(EdgeRec{new_id[dst[e]], new_id[src[e]], first + e}));
+    }
+    return Status::OK();
+  }));
+  DG_RETURN_IF_ERROR(sorter.Finish());
+  std::vector<int64_t>().swap(new_id);
+  std::vector<int64_t> edge_map(K + 1, 0);
+  for (int p = 0; p < K; ++p) edge_map[p + 1] = edge_map[p] + part_edges[p];
+  Log(log, "  spill:             %.2f s (%zu sorted runs, %s)\n", Seconds(t), sorter.runs(),
+      FormatBytes(sorter.spilled_bytes()).c_str());
+
+  // 4. Merge into each part's CSR.
+  t = Clock::now();
+  PartitionConfig cfg = BaseConfig(o, N, E, node_map, edge_map, in->node_data, {});
+  StagingDir stage;
+  DG_RETURN_IF_ERROR(stage.Create(o));
+  {
+    NpyWriter w;
+    DG_RETURN_IF_ERROR(w.Open(stage.path() + "/orig_nids.npy", DType::kInt64, {N}));
+    DG_RETURN_IF_ERROR(w.Append(orig_nids.data(), static_cast<size_t>(N) * sizeof(int64_t)));
+    DG_RETURN_IF_ERROR(w.Finish());
+  }
+  for (int p = 0; p < K; ++p) DG_RETURN_IF_ERROR(MakeDir(stage.path() + "/" + cfg.parts[p].dir));
+  {
+    Int64Writer orig_eids;
+    DG_RETURN_IF_ERROR(orig_eids.Open(stage.path() + "/orig_eids.npy", E));
+    std::vector<int32_t> mark(static_cast<size_t>(N), -1);
+    int cur = -1;              // part being written
+    int64_t row = 0, in_part = 0;  // next row whose indptr end is due; edges written in this part
+    Int64Writer indptr, indices;
+    auto open_part = [&](int p) -> Status {
+      cur = p;
+      row = node_map[p];
+      in_part = 0;
+      const std::string dir = stage.path() + "/" + cfg.parts[p].dir;
+      DG_RETURN_IF_ERROR(indptr.Open(dir + "/indptr.npy", node_map[p + 1] - node_map[p] + 1));
+      DG_RETURN_IF_ERROR(indices.Open(dir + "/indices.npy", edge_map[p + 1] - edge_map[p]));
+      return indptr.Add(0);
+    };
+    auto close_part = [&]() -> Status {
+      for (; row < node_map[cur + 1]; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
+      DG_RETURN_IF_ERROR(indptr.Finish());
+      return indices.Finish();
+    };
+    auto advance_to = [&](int p) -> Status {  // close parts before p, open up to p
+      while (cur < p) {
+        if (cur >= 0) DG_RETURN_IF_ERROR(close_part());
+        DG_RETURN_IF_ERROR(open_part(cur + 1));
+      }
+      return Status::OK();
+    };
+    PartitionBook book(node_map);
+    DG_RETURN_IF_ERROR(sorter.Merge([&](const EdgeRec& r) -> Status {
+      if (r.dst >= node_map[cur < 0 ? 0 : cur + 1]) DG_RETURN_IF_ERROR(advance_to(book.Owner(r.dst)));
+      for (; row < r.dst; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
+      ++in_part;
+      DG_RETURN_IF_ERROR(indices.Add(r.src));
+      DG_RETURN_IF_ERROR(orig_eids.Add(r.eid));
+      if (r.src < node_map[cur] || r.src >= node_map[cur + 1]) {
+        ++cfg.edge_cut;
+        if (mark[r.src] != cur) {
+          mark[r.src] = cur;
+          ++cfg.parts[cur].num_halo;
+        }
+      }
+      return Status::OK();
+    }));
+    DG_RETURN_IF_ERROR(advance_to(K - 1));
+    DG_RETURN_IF_ERROR(close_part());
+    DG_RETURN_IF_ERROR(orig_eids.Finish());
+  }
+  Log(log, "  merge into CSR:    %.2f s\n", Seconds(t));
+
+  // 5. Node arrays, part by part, in id order from the (mmap'd) inputs.
+  t = Clock::now();
+  LabelStats labels;
+  for (int p = 0; p < K; ++p) {
+    const int64_t nb = node_map[p], ne = node_map[p + 1];
+    NodeDataOptions nd;
+    nd.normalize_features = o.normalize_features;
+    nd.drop_pages_of = in->mapped;  // only mmaps may have their pages dropped
+    PartInfo& pi = cfg.parts[p];
+    const std::string dir = stage.path() + "/" + pi.dir;
+    DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &pi, &labels));
+  }
+  cfg.num_classes = labels.NumClasses();
+  Log(log, "  node data:         %.2f s\n", Seconds(t));
+  LogPartStats(log, cfg);
+  DG_RETURN_IF_ERROR(stage.Commit(&cfg));
+  Log(log, "  written -> %s\n", cfg.path.c_str());
+  Log(log, "  peak RSS: %.1f MB\n", PeakRssBytes() / 1048576.0);
+  return cfg;
+}
+
+}  // namespace dg

@@ -1,0 +1,69 @@
+// The partitioner under a memory budget (`partition --memory-budget SIZE`):
+// the same output as PartitionGraph (partitioner.h), byte for byte, without
+// holding the edge list, the CSR or the node arrays.
+//
+// Steps: train flags and the assignment (random; METIS if its estimate fits the
+// budget, else an error before anything is written; stream) -> renumbering
+// (O(N) arrays: 25 B per node) -> one pass over the mmap'd edges emitting
+// (new dst, new src, edge id) records into an ExternalSorter whose sorted runs
+// are spilled to tmp_dir -> a k-way merge in (dst, edge id) order, which is the
+// in-memory counting sort's order, streamed into each part's indptr/indices/
+// orig_eids in turn (edge cut and halo counted on the way) -> node arrays
+// copied part by part from the mmap'd inputs in id order, pages dropped
+// behind. Peak RSS: the budget plus the process itself (~170 MB with LibTorch).
+// Edge arrays (--edge-data) are not supported here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/array.h"
+#include "common/partition.h"
+#include "common/status.h"
+#include "roles/partition/edge_source.h"
+#include "roles/partition/partitioner.h"
+
+namespace dg {
+
+struct OutOfCoreInput {
+  int64_t num_nodes = 0;
+  EdgeSource edges;                          // normalized already (edge_normalize.h)
+  std::map<std::string, Array> node_data;    // num_nodes rows each
+  std::set<std::string> mapped;              // names of node_data arrays that are mmaps (pages may be dropped)
+};
+
+// Per-node bytes the out-of-core path holds whatever the method (plus 4 for stream).
+constexpr uint64_t kOutOfCoreBytesPerNode = 25;
+
+// Checks that the budget can hold the per-node arrays, and METIS if asked for
+// (num_edges: an upper bound of the edges after normalization). The message
+// says how much is needed and what to use instead.
+Status CheckMemoryBudget(int64_t num_nodes, int64_t num_edges, const PartitionOptions& opts);
+
+Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* input, const PartitionOptions& opts);
+
+// A private directory ROOT/.distgnn-spill-PID-N for spilled runs and
+// intermediate columns, removed with its contents on destruction.
+class ScratchDir {
+ public:
+  ScratchDir() = default;
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  Status Create(const std::string& root);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// --tmp-dir's default: the output directory's parent (same file system).
+std::string DefaultTmpRoot(const PartitionOptions& opts);
+
+// "4G", "512M", "64K", "1.5G", "1000000" -> bytes (powers of 1024). Errors name the flag.
+Result<uint64_t> ParseByteSize(const std::string& flag, const std::string& text);
+std::string FormatBytes(uint64_t bytes);  // "1.23 GB"
+
+}  // namespace dg

@@ -1,0 +1,120 @@
+#include "roles/partition/out_of_core_input.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/npy.h"
+
+namespace dg {
+
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Writes an in-memory edge list as tmp_dir/input-{src,dst}.npy and maps them.
+Result<EdgeSource> SpillEdgeList(EdgeList* el, const std::string& dir) {
+  Array a;
+  a.dtype = DType::kInt64;
+  a.shape = {static_cast<int64_t>(el->src.size())};
+  a.data = el->src.data();
+  DG_RETURN_IF_ERROR(NpyWrite(dir + "/input-src.npy", a));
+  a.data = el->dst.data();
+  DG_RETURN_IF_ERROR(NpyWrite(dir + "/input-dst.npy", a));
+  std::vector<int64_t>().swap(el->src);
+  std::vector<int64_t>().swap(el->dst);
+  return EdgeSource::Map(dir + "/input-src.npy", dir + "/input-dst.npy");
+}
+
+}  // namespace
+
+Result<int64_t> CountInputEdges(const OutOfCoreSource& src) {
+  std::string s = src.edges_file.empty() ? "" : src.edges_file;
+  if (!src.dataset_dir.empty()) {
+    DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(src.dataset_dir));
+    if (!df.edges_text.empty()) return int64_t{-1};
+    s = df.src_npy;
+  } else {
+    return int64_t{-1};
+  }
+  if (!EndsWith(s, ".npy")) return int64_t{-1};
+  DG_ASSIGN_OR_RETURN(Array a, NpyMap(s));
+  return a.rows();
+}
+
+Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const EdgeListOptions& norm,
+                                          const SpillOptions& spill, std::FILE* log) {
+  OutOfCoreInput in;
+  std::map<std::string, std::string> node_files = src.node_files;
+  std::string text, src_npy, dst_npy;
+  if (!src.dataset_dir.empty()) {
+    DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(src.dataset_dir));
+    node_files = df.node_files;
+    text = df.edges_text;
+    src_npy = df.src_npy;
+    dst_npy = df.dst_npy;
+  } else {
+    text = src.edges_file;
+  }
+  int64_t num_nodes = src.num_nodes;
+  std::string from = num_nodes >= 0 ? "--num-nodes" : "";
+  for (const auto& [name, path] : node_files) {
+    DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
+    if (a.shape.empty())
+      return Status::InvalidArgument(path + ": a node array needs one row per node; got a 0-d array");
+    if (num_nodes < 0) {
+      num_nodes = a.shape[0];
+      from = path;
+    } else if (a.shape[0] != num_nodes) {
+      return Status::InvalidArgument(path + ": has " + std::to_string(a.shape[0]) + " rows, expected " +
+                                     std::to_string(num_nodes) + " (from " + from + ")");
+    }
+    if (EndsWith(path, ".npy")) in.mapped.insert(name);
+    in.node_data[name] = std::move(a);
+  }
+
+  EdgeSource raw;
+  if (!text.empty()) {
+    DG_ASSIGN_OR_RETURN(EdgeList el, ReadEdgeListText(text, num_nodes));
+    if (num_nodes < 0) num_nodes = el.max_id + 1;
+    DG_ASSIGN_OR_RETURN(raw, SpillEdgeList(&el, spill.tmp_dir));
+  } else if (EndsWith(src_npy, ".npy") && EndsWith(dst_npy, ".npy")) {
+    DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(src_npy, dst_npy));
+  } else {
+    DG_ASSIGN_OR_RETURN(EdgeList el, ReadEdgeListNpy(src_npy, dst_npy, num_nodes));
+    DG_ASSIGN_OR_RETURN(raw, SpillEdgeList(&el, spill.tmp_dir));
+  }
+  // Ids: non-negative, below num_nodes if known; else num_nodes = max id + 1.
+  int64_t max_id = -1;
+  const std::string what = text.empty() ? src_npy + " / " + dst_npy : text;
+  DG_RETURN_IF_ERROR(raw.ForEachChunk(1 << 20, [&](const int64_t* s, const int64_t* d, int64_t n, int64_t first) {
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t m = std::max(s[e], d[e]);
+      if (std::min(s[e], d[e]) < 0 || (num_nodes >= 0 && m >= num_nodes))
+        return Status::InvalidArgument(what + ": edge " + std::to_string(first + e) + " (" + std::to_string(s[e]) +
+                                       ", " + std::to_string(d[e]) + ") has a node id outside [0, " +
+                                       (num_nodes >= 0 ? std::to_string(num_nodes) : std::string("inf")) + ")");
+      max_id = std::max(max_id, m);
+    }
+    return Status::OK();
+  }));
+  if (num_nodes < 0) num_nodes = max_id + 1;
+  in.num_nodes = num_nodes;
+  if (NeedsNormalization(norm)) {
+    auto t = std::chrono::steady_clock::now();
+    size_t runs = 0;
+    DG_ASSIGN_OR_RETURN(in.edges, NormalizeEdgesOutOfCore(raw, norm, spill, &runs));
+    if (log) {
+      std::fprintf(log, "  normalize edges:   %.2f s (%lld -> %lld edges, %zu sorted runs)\n",
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(),
+                   (long long)raw.size(), (long long)in.edges.size(), runs);
+      std::fflush(log);
+    }
+  } else {
+    in.edges = std::move(raw);
+  }
+  return in;
+}
+
+}  // namespace dg

@@ -1,0 +1,34 @@
+// Opening a partition input for the out-of-core path without reading it:
+// node arrays mmap'd (.npy.gz ones are read, they are small or the user's
+// choice), the edge list as mmap'd src/dst .npy columns. A text edge list is
+// parsed once into tmp_dir as .npy columns (it is read whole to do so: give
+// src.npy + dst.npy for graphs near the budget); .npy.gz columns likewise.
+// Then the normalization options are applied out of core (edge_normalize.h).
+// num_nodes: --num-nodes, else the node arrays' rows, else max id + 1.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "common/dataset.h"
+#include "common/status.h"
+#include "roles/partition/edge_normalize.h"
+#include "roles/partition/out_of_core.h"
+
+namespace dg {
+
+struct OutOfCoreSource {
+  std::string dataset_dir;                        // either this
+  std::string edges_file;                         // or this with node_files
+  std::map<std::string, std::string> node_files;  // name -> .npy
+  int64_t num_nodes = -1;
+};
+
+// Edge count before normalization, cheaply (npy headers; text: -1 = unknown).
+Result<int64_t> CountInputEdges(const OutOfCoreSource& src);
+
+Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const EdgeListOptions& norm,
+                                          const SpillOptions& spill, std::FILE* log);
+
+}  // namespace dg

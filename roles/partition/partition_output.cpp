@@ -1,0 +1,229 @@
+#include "roles/partition/partition_output.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "common/dataset.h"
+#include "common/npy.h"
+#include "roles/partition/edge_source.h"
+
+namespace dg {
+
+namespace fs = std::filesystem;
+
+int64_t IntAt(const Array& a, int64_t i) {
+  switch (a.dtype) {
+    case DType::kInt64: return a.as<int64_t>()[i];
+    case DType::kInt32: return a.as<int32_t>()[i];
+    case DType::kInt8: return a.as<int8_t>()[i];
+    case DType::kUInt8: return a.as<uint8_t>()[i];
+    case DType::kBool: return a.as<uint8_t>()[i] != 0;
+    case DType::kFloat32: return a.as<float>()[i] != 0.0f;
+    case DType::kFloat64: return a.as<double>()[i] != 0.0;
+  }
+  return 0;
+}
+
+Status MakeDir(const std::string& path) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return Status::IOError("create directory " + path + ": " + ec.message());
+  return Status::OK();
+}
+
+StagingDir::~StagingDir() {
+  if (!tmp_.empty()) {
+    std::error_code ec;
+    fs::remove_all(tmp_, ec);
+  }
+}
+
+Status StagingDir::Create(const PartitionOptions& o) {
+  fs::path out = fs::path(o.out_dir);
+  if (out.filename().empty()) out = out.parent_path();  // trailing slash
+  final_ = out.string();
+  name_ = o.graph_name;
+  force_ = o.force;
+  std::string tmp = (out.parent_path() / ("." + out.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  DG_RETURN_IF_ERROR(MakeDir(tmp));
+  tmp_ = tmp;
+  return Status::OK();
+}
+
+Status StagingDir::Commit(PartitionConfig* cfg) {
+  {
+    std::string json_path = tmp_ + "/" + name_ + ".json";
+    std::ofstream f(json_path);
+    f << PartitionConfigToJson(*cfg);
+    f.close();
+    if (!f) return Status::IOError("write " + json_path + " failed");
+  }
+  std::error_code ec;
+  std::string old_dir;
+  fs::path out(final_);
+  if (fs::exists(final_, ec)) {
+    if (!force_) return Status::AlreadyExists("output " + final_ + " exists (use --force to replace it)");
+    old_dir = (out.parent_path() / ("." + out.filename().string() + ".old-" + std::to_string(::getpid()))).string();
+    fs::rename(final_, old_dir, ec);
+    if (ec) return Status::IOError("rename " + final_ + " -> " + old_dir + ": " + ec.message());
+  }
+  fs::rename(tmp_, final_, ec);
+  if (ec) return Status::IOError("rename " + tmp_ + " -> " + final_ + ": " + ec.message());
+  tmp_.clear();
+  if (!old_dir.empty()) fs::remove_all(old_dir, ec);
+  cfg->path = final_ + "/" + name_ + ".json";
+  cfg->base_dir = final_;
+  return Status::OK();
+}
+
+namespace {
+
+// Streams rows[i] (i in [0, count)) of src into a new .npy at path.
+Status WriteRows(const std::string& path, const Array& src, const int64_t* rows, int64_t count, bool drop_pages,
+                 bool normalize) {
+  std::vector<int64_t> shape = src.shape;
+  shape[0] = count;
+  NpyWriter w;
+  DG_RETURN_IF_ERROR(w.Open(path, src.dtype, shape));
+  const size_t rb = src.row_bytes();
+  const char* base = static_cast<const char*>(src.data);
+  const int64_t f = normalize ? src.row_elems() : 0;
+  std::vector<char> buf;
+  const size_t kChunk = 4 << 20;
+  buf.reserve(kChunk + rb);
+  size_t dropped = 0;  // input bytes [0, dropped) already dropped
+  for (int64_t i = 0; i < count; ++i) {
+    const char* row = base + static_cast<size_t>(rows[i]) * rb;
+    size_t at = buf.size();
+    buf.insert(buf.end(), row, row + rb);
+    if (normalize)
+      NormalizeRow(reinterpret_cast<const float*>(row), f, reinterpret_cast<float*>(buf.data() + at));
+    if (buf.size() >= kChunk) {
+      DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size()));
+      buf.clear();
+      if (drop_pages) {
+        size_t upto = static_cast<size_t>(rows[i]) * rb;
+        if (upto > dropped) DropMappedPages(base + dropped, base + upto);
+        dropped = std::max(dropped, upto);
+      }
+    }
+  }
+  DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size()));
+  if (drop_pages && count > 0) DropMappedPages(base + dropped, base + (static_cast<size_t>(rows[count - 1]) + 1) * rb);
+  return w.Finish();
+}
+
+// Global ids (first_gid + i) of the rows whose flag(i) holds, streamed to path.
+template <typename Pred>
+Result<int64_t> WriteIds(const std::string& path, int64_t count, int64_t first_gid, Pred pred) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < count; ++i) n += pred(i) ? 1 : 0;
+  NpyWriter w;
+  DG_RETURN_IF_ERROR(w.Open(path, DType::kInt64, {n}));
+  std::vector<int64_t> buf;
+  buf.reserve(1 << 16);
+  for (int64_t i = 0; i < count; ++i) {
+    if (!pred(i)) continue;
+    buf.push_back(first_gid + i);
+    if (buf.size() == buf.capacity()) {
+      DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(int64_t)));
+      buf.clear();
+    }
+  }
+  DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(int64_t)));
+  DG_RETURN_IF_ERROR(w.Finish());
+  return n;
+}
+
+}  // namespace
+
+Status WritePartNodeData(const std::string& dir, const std::map<std::string, Array>& node_data, const int64_t* rows,
+                         int64_t count, int64_t first_gid, const NodeDataOptions& o, PartInfo* info,
+                         LabelStats* labels) {
+  if (!node_data.empty()) DG_RETURN_IF_ERROR(MakeDir(dir + "/node_data"));
+  for (const auto& [name, a] : node_data)
+    DG_RETURN_IF_ERROR(WriteRows(dir + "/node_data/" + name + ".npy", a, rows, count, o.drop_pages_of.count(name) > 0,
+                                 o.normalize_features && name == "features"));
+  auto split_it = node_data.find("split");
+  auto mask_it = node_data.find("train_mask");
+  const Array* split = split_it != node_data.end() && split_it->second.shape.size() == 1 ? &split_it->second : nullptr;
+  const Array* mask = mask_it != node_data.end() && mask_it->second.shape.size() == 1 ? &mask_it->second : nullptr;
+  if (!split && !mask) return Status::OK();
+  auto value = [&](int64_t i) -> int64_t {
+    if (split) return IntAt(*split, rows[i]);
+    return IntAt(*mask, rows[i]) != 0 ? 0 : -1;
+  };
+  DG_ASSIGN_OR_RETURN(info->num_train, WriteIds(dir + "/train_nids.npy", count, first_gid,
+                                                [&](int64_t i) { return value(i) == 0; }));
+  DG_ASSIGN_OR_RETURN(info->num_val, WriteIds(dir + "/val_nids.npy", count, first_gid,
+                                              [&](int64_t i) { return value(i) == 1; }));
+  DG_ASSIGN_OR_RETURN(info->num_test, WriteIds(dir + "/test_nids.npy", count, first_gid,
+                                               [&](int64_t i) { return value(i) == 2; }));
+  auto lab = node_data.find("labels");
+  if (split && lab != node_data.end() && lab->second.dtype == DType::kInt64 && lab->second.shape.size() == 1) {
+    const int64_t* l = lab->second.as<int64_t>();
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t s = value(i);
+      if (s < 0 || s > 2) continue;
+      const int64_t v = l[rows[i]];
+      if (v < 0) labels->negative = true;
+      labels->max_label = std::max(labels->max_label, v);
+    }
+  } else {
+    labels->negative = true;  // unknown
+  }
+  return Status::OK();
+}
+
+PartitionConfig BaseConfig(const PartitionOptions& o, int64_t N, int64_t E, const std::vector<int64_t>& node_map,
+                           const std::vector<int64_t>& edge_map, const std::map<std::string, Array>& node_data,
+                           const std::map<std::string, Array>& edge_data) {
+  const int K = o.num_parts;
+  PartitionConfig cfg;
+  cfg.format_version = 1;
+  cfg.graph_name = o.graph_name;
+  cfg.part_method = K == 1 ? "none" : o.method;
+  cfg.num_nodes = N;
+  cfg.num_edges = E;
+  cfg.num_parts = K;
+  cfg.node_map = node_map;
+  cfg.edge_map = edge_map;
+  cfg.orig_nids = "orig_nids.npy";
+  cfg.orig_eids = "orig_eids.npy";
+  for (int p = 0; p < K; ++p) {
+    PartInfo pi;
+    pi.dir = "part" + std::to_string(p);
+    pi.num_nodes = node_map[p + 1] - node_map[p];
+    pi.num_edges = edge_map[p + 1] - edge_map[p];
+    cfg.parts.push_back(pi);
+  }
+  for (const auto& [name, a] : node_data) cfg.node_data[name] = ArrayInfo{a.dtype, a.shape};
+  for (const auto& [name, a] : edge_data) {
+    ArrayInfo info{a.dtype, a.shape};
+    info.shape[0] = E;
+    cfg.edge_data[name] = info;
+  }
+  return cfg;
+}
+
+void LogPartStats(std::FILE* log, const PartitionConfig& cfg) {
+  if (!log) return;
+  const int64_t E = cfg.num_edges;
+  std::fprintf(log, "  edge cut: %lld of %lld edges (%.1f%%) have a source in another part\n",
+               (long long)cfg.edge_cut, (long long)E, E ? 100.0 * cfg.edge_cut / E : 0.0);
+  for (int p = 0; p < cfg.num_parts; ++p) {
+    const PartInfo& pi = cfg.parts[p];
+    std::fprintf(log,
+                 "  part %d: %lld owned nodes, %lld in-edges, %lld train nodes, %lld halo nodes (%.2f x owned)\n", p,
+                 (long long)pi.num_nodes, (long long)pi.num_edges, (long long)pi.num_train, (long long)pi.num_halo,
+                 pi.num_nodes ? double(pi.num_halo) / pi.num_nodes : 0.0);
+  }
+  std::fflush(log);
+}
+
+}  // namespace dg

@@ -1,0 +1,78 @@
+// Writing a partition: the pieces the in-memory and the out-of-core
+// partitioners share, so their outputs are byte-identical.
+//
+// StagingDir: OUT's temporary sibling (OUT/../.NAME.tmp-PID), removed on
+// destruction unless Commit() writes NAME.json and renames it into place (an
+// existing OUT, allowed by force, is moved aside first and removed after).
+//
+// WritePartNodeData: part p's rows of every node array, rows[i] = original id
+// of the part's i-th node (increasing within a part), read from (mmap'd)
+// arrays; for arrays named in drop_pages_of the input pages behind the cursor are dropped from
+// RSS (only for mmap'd arrays). normalize_features divides each row of
+// 'features' by its sum on the way (NormalizeRow). It also writes the part's
+// seed files train_nids.npy / val_nids.npy / test_nids.npy (global ids, in id
+// order, of split 0/1/2; train_mask != 0 if there is no split) and fills
+// PartInfo num_train/num_val/num_test and the running max label.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/array.h"
+#include "common/partition.h"
+#include "common/status.h"
+#include "roles/partition/partitioner.h"
+
+namespace dg {
+
+class StagingDir {
+ public:
+  StagingDir() = default;
+  ~StagingDir();
+  StagingDir(const StagingDir&) = delete;
+  StagingDir& operator=(const StagingDir&) = delete;
+
+  Status Create(const PartitionOptions& opts);
+  const std::string& path() const { return tmp_; }
+  // Writes NAME.json, swaps into place; sets cfg->path and cfg->base_dir.
+  Status Commit(PartitionConfig* cfg);
+
+ private:
+  std::string tmp_, final_, name_;
+  bool force_ = false;
+};
+
+Status MakeDir(const std::string& path);
+
+// Element i of a 1-D integer/bool/float array as int64 (floats: != 0).
+int64_t IntAt(const Array& a, int64_t i);
+
+struct NodeDataOptions {
+  std::set<std::string> drop_pages_of;  // names of mmap'd arrays whose pages may be dropped
+  bool normalize_features = false;
+};
+
+// Label statistics across parts (for PartitionConfig::num_classes).
+struct LabelStats {
+  int64_t max_label = -1;
+  bool negative = false;
+  int64_t NumClasses() const { return negative ? 0 : max_label + 1; }
+};
+
+Status WritePartNodeData(const std::string& part_dir, const std::map<std::string, Array>& node_data,
+                         const int64_t* rows, int64_t count, int64_t first_gid, const NodeDataOptions& opts,
+                         PartInfo* info, LabelStats* labels);
+
+// cfg fields that depend only on the input and the node/edge maps.
+PartitionConfig BaseConfig(const PartitionOptions& opts, int64_t num_nodes, int64_t num_edges,
+                           const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
+                           const std::map<std::string, Array>& node_data,
+                           const std::map<std::string, Array>& edge_data);
+
+// The per-part lines and the edge cut line of the progress log.
+void LogPartStats(std::FILE* log, const PartitionConfig& cfg);
+
+}  // namespace dg
