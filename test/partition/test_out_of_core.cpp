@@ -114,7 +114,7 @@ TEST_CASE("out of core with many spills = in memory, byte for byte (Cora, random
     CHECK(e.path().filename().string().find("spill") == std::string::npos);
 }
 
-TEST_CASE("--method stream: invariants, balance within 5%, cut below random", "[partition][ooc][stream]") {
+TEST_CASE("partition --method stream: invariants, balance within 5%, cut below random", "[partition][ooc][stream]") {
   test::TempDir tmp;
   const std::string rmat = MakeRandomGraph(tmp);
   for (const auto& [dataset, undirected] : std::vector<std::pair<std::string, bool>>{{test::CoraDir(), true},

@@ -3,8 +3,9 @@
 //   NoTests:      a test spec that matches no test case fails (a ctest entry
 //                 whose name Catch cannot match must never pass as a no-op);
 //   NoAssertions: a test case or leaf section that checks nothing fails.
-// And a test case whose name contains ';' makes every run of its executable
-// fail: ctest would split it into entries that match nothing.
+// And a test case whose name contains ';' or starts with '-' makes every run
+// of its executable fail: ctest would split the first into entries that match
+// nothing, and Catch reads the second as a command-line flag.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -23,6 +24,11 @@ int main(int argc, char* argv[]) {
     for (const Catch::TestCase& tc : Catch::getAllTestCasesSorted(session.config())) {
       if (tc.name.find(';') != std::string::npos) {
         Catch::cerr() << "test case name contains ';' (ctest splits it into entries that match nothing): \""
+                      << tc.name << "\"\n";
+        return 1;
+      }
+      if (!tc.name.empty() && tc.name[0] == '-') {
+        Catch::cerr() << "test case name starts with '-' (Catch reads it as a flag under ctest): \""
                       << tc.name << "\"\n";
         return 1;
       }
