@@ -20,13 +20,13 @@ TEST_CASE("copy sends each ssh machine its share, by rsync and by scp", "[launch
   std::string ws = remote / "ws";
   FakeJob job(Behaviors{}, 2, sshd.MachineYaml(ws));
 
-  auto dry = RunDistgnn({"copy", job.yaml, "--dry-run"}, 30);
+  auto dry = RunDistgnn({"copy", job.yaml, "--dry-run"}, 120);
   INFO(dry.output);
   REQUIRE(dry.exit_code == 0);
   CHECK(dry.output.find("mkdir -p") != std::string::npos);
   CHECK(!std::filesystem::exists(ws));
 
-  auto r = RunDistgnn({"copy", job.yaml}, 60);
+  auto r = RunDistgnn({"copy", job.yaml}, 180);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   for (const char* f : {"job.yaml", "parts/toy.json", "parts/orig_nids.npy", "parts/part0/indptr.npy",
@@ -37,7 +37,7 @@ TEST_CASE("copy sends each ssh machine its share, by rsync and by scp", "[launch
   std::string ws0 = remote / "scp0", ws1 = remote / "scp1";
   r = RunDistgnn({"copy", job.yaml, "--scp", "--set", "machines[0].workspace=" + ws0, "--set",
                   "machines[1].workspace=" + ws1},
-                 60);
+                 180);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(std::filesystem::exists(ws0 + "/parts/part0/indptr.npy"));
@@ -57,7 +57,7 @@ TEST_CASE("a failing remote trainer stops every remote process via ssh", "[launc
   std::string ws = remote / "ws";
   FakeJob job(Behaviors{{"trainer-1-0", R"({"sleep": 2, "exit": 3})"}, {"server-0-0", R"({"ignore_term": true})"}},
               2, sshd.MachineYaml(ws));
-  REQUIRE(RunDistgnn({"copy", job.yaml}, 60).exit_code == 0);
+  REQUIRE(RunDistgnn({"copy", job.yaml}, 180).exit_code == 0);
   std::filesystem::copy_file(job.dir / "fake_roles.json", ws + "/fake_roles.json");
   FakeRoles fake;
   auto t0 = std::chrono::steady_clock::now();

@@ -46,7 +46,7 @@ double TrainCora(const std::string& model, const std::string& out,
   std::vector<std::string> args{"train-local", "--dataset", test::CoraDir(), "--undirected",
                                 "--model", model, "--out", out, "--threads", "2"};
   args.insert(args.end(), extra.begin(), extra.end());
-  auto r = test::RunDistgnn(args, 120);
+  auto r = test::RunDistgnn(args, 300);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   auto lines = ReadLines(out + "/metrics.jsonl");
