@@ -59,8 +59,11 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
     if (n_hint < 0 && !src.dataset_dir.empty()) {
       DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(src.dataset_dir));
       for (const auto& [nm, path] : df.node_files) {
-        auto a = NpyLoad(path);
-        if (a.ok() && !a->shape.empty()) { n_hint = a->shape[0]; break; }
+        auto a = NpyMap(path);  // headers only; .npy.gz ones are skipped here
+        if (a.ok() && !a->shape.empty()) {
+          n_hint = a->shape[0];
+          break;
+        }
       }
     }
     DG_RETURN_IF_ERROR(CheckMemoryBudget(std::max<int64_t>(n_hint, 0), e0 * (eo.undirected ? 2 : 1), po));

@@ -62,7 +62,8 @@ for K in $PARTS_LIST; do
       --method "$METHOD" --memory-budget "$BUDGET" --name scale --out "$PARTS" 2>&1 \
       | grep -E "edge cut|stream assignment|spill|merge|node data|done:|partition:|error" || true
   echo "== launch $K parts on 127.0.0.1 (1 server, 1 trainer, 1 sampler each)"
-  PORT=$(python3 -c "import random; print(random.randrange(20000, 60000, 20))")
+  # Below the kernel's ephemeral range, so no outgoing connection takes a listening port.
+  PORT=$(python3 -c "import random; print(random.randrange(20000, 32000, 20))")
   MACHINES=$(for i in $(seq 1 "$K"); do echo "  - host: 127.0.0.1"; done)
   cat > "$WORK/job-$K.yaml" <<YAML
 job: scale$K
