@@ -20,7 +20,7 @@ TEST_CASE("launch runs servers, trainers and samplers and exits 0 when the train
   FakeJob job(Behaviors{{"trainer", R"({"sleep": 1, "exit": 0})"}, {"server-0-0", R"({"grandchild": true})"}}, 2, "",
               "s3cret");
   Subprocess launch;
-  launch.Start({DistgnnBin(), "launch", job.yaml, "--set", "train.epochs=3"}, job.dir / "launch.log");
+  launch.Start({DistgnnBin(), "launch", job.yaml, "--verbose", "--set", "train.epochs=3"}, job.dir / "launch.log");
   int rc = launch.Wait(60);
   std::string out = launch.Output();
   INFO(out);
@@ -42,6 +42,28 @@ TEST_CASE("launch runs servers, trainers and samplers and exits 0 when the train
   CHECK(ReadFile(logs + "/0-sampler-0.log").find("got SIGTERM") != std::string::npos);
   CHECK(job.Pids().size() == 7);  // 6 roles + the server's helper
   CHECK(WaitFor(5, [&] { return job.Survivors().empty(); }));
+}
+
+TEST_CASE("without --verbose launch shows trainer 0's epochs and every warning, as plain lines", "[launch]") {
+  FakeRoles fake;
+  const char* lead = R"J({"sleep": 1, "exit": 0, "say": [
+      "[12:00:00.000] [trainer 0] info: epoch 1 step 5/10 loss 1.5000 acc 0.5000 9.0 steps/s wait 3% ETA 1s",
+      "[12:00:00.100] [trainer 0] info: epoch 1: loss 1.2000 train_acc 0.6000 val_acc 0.5000 test_acc 0.4000 (1.00 s, wait 3%)",
+      "[12:00:00.200] [trainer 0] info: model chatter"]})J";
+  FakeJob job(Behaviors{{"trainer", R"({"sleep": 1, "exit": 0, "say": ["[t] [trainer 1] info: epoch 1: loss 9"]})"},
+                        {"trainer-0-0", lead},
+                        {"sampler-1-0", R"({"say": ["[t] [sampler 2] warning: slow server 1"]})"}});
+  auto r = RunDistgnn({"launch", job.yaml}, 60);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("\nepoch 1: loss 1.2000 train_acc 0.6000 val_acc 0.5000") != std::string::npos);
+  CHECK(r.output.find("[1/sampler/0] [t] [sampler 2] warning: slow server 1") != std::string::npos);
+  CHECK(r.output.find("epoch 1: loss 9") == std::string::npos);       // not trainer 0
+  CHECK(r.output.find("model chatter") == std::string::npos);         // trainer 0's other info lines
+  CHECK(r.output.find("step 5/10") == std::string::npos);             // no progress bar without a terminal
+  CHECK(r.output.find("fake server-0-0") == std::string::npos);       // only in the logs
+  CHECK(r.output.find_first_of("\r\033") == std::string::npos);       // no control characters
+  CHECK(ReadFile(job.dir / "runs/toy/logs/0-server-0.log").find("fake server-0-0") != std::string::npos);
 }
 
 TEST_CASE("a failing trainer makes launch exit non-zero within 15 s, naming it, with nothing left behind",

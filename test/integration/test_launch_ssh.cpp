@@ -132,7 +132,7 @@ TEST_CASE("launch over ssh runs the roles in the workspace and exits 0", "[launc
   REQUIRE(RunDistgnn({"copy", job.yaml}, 60).exit_code == 0);
   std::filesystem::copy_file(job.dir / "fake_roles.json", ws + "/fake_roles.json");
   FakeRoles fake;
-  auto r = RunDistgnn({"launch", job.yaml}, 60);
+  auto r = RunDistgnn({"launch", job.yaml, "--verbose"}, 60);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   std::string tlog = ReadFile(job.dir / "runs/toy/logs/1-trainer-0.log");
