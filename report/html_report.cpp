@@ -148,7 +148,7 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
       times += "\n";
     }
     for (const auto& t : run.trainers) {
-      tsplit += "trainer_" + std::to_string(t.rank);
+      tsplit += "trainer-" + std::to_string(t.rank);
       for (const auto& p : phases) tsplit += " " + D(t.step_ms.count(p) ? t.step_ms.at(p) : 0);
       tsplit += "\n";
     }
