@@ -54,6 +54,7 @@ int RunLaunch(int argc, char** argv) {
       ("server-timeout", po::value(&settings.server_timeout_s)->default_value(60),
        "seconds for every server to accept connections")
       ("grace", po::value(&settings.grace_s)->default_value(5), "seconds between SIGTERM and SIGKILL")
+      ("metrics-port", po::value<int>(), "every process serves Prometheus /metrics from this base port (= --set ports.metrics=N)")
       ("verbose,v", "echo every line of every process (default: trainer 0's progress and every warning/error)")
       ("quiet", "do not echo process output (it still goes to the log files)")
       ("dry-run", "print the plan and exit");
@@ -66,6 +67,7 @@ int RunLaunch(int argc, char** argv) {
   settings.verbose = vm.count("verbose") > 0;
   settings.tty = IsTerminal(STDOUT_FILENO);
 
+  if (vm.count("metrics-port")) sets.push_back("ports.metrics=" + std::to_string(vm["metrics-port"].as<int>()));
   auto cfg = LoadJobConfig(file, sets);
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], cfg.status().message().c_str());

@@ -25,4 +25,8 @@ struct TrainProgress {
   std::atomic<bool> done{false};
 };
 
+class PromText;
+// distgnn_trainer_* gauges and counters of `p` (labels: rank).
+void WriteTrainProgressMetrics(const TrainProgress& p, int rank, PromText* out);
+
 }  // namespace dg
