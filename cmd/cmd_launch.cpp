@@ -1,16 +1,42 @@
 // `distgnn launch FILE [--set key=value ...] [--mode infer] [--resume]`: start every role of a job on
 // every machine, stream their output, and tear everything down at the end or on
-// the first failure (see cmd/launcher.h).
+// the first failure (see cmd/launcher.h). Records RUN_DIR/run.json and job.yaml
+// (token redacted) first and writes RUN_DIR/report.html at the end (train mode).
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <regex>
 
 #include "cmd/cli.h"
 #include "cmd/launcher.h"
+#include "common/console.h"
+#include "report/html_report.h"
 #include "config/job_config.h"
 #include "config/launch_plan.h"
 
 namespace dg {
+namespace {
+
+// RUN_DIR/run.json and job.yaml (the YAML with its token line blanked) for the report.
+void RecordRun(const JobConfig& cfg, const LaunchPlan& plan, const std::string& mode) {
+  std::ifstream in(cfg.path);
+  std::string yaml, line;
+  const std::regex token_line("^(\\s*token\\s*:).*$");
+  while (std::getline(in, line)) yaml += std::regex_replace(line, token_line, "$1 \"<redacted>\"") + "\n";
+  std::string sets;
+  for (const auto& o : cfg.overrides) sets += (sets.empty() ? "" : " ") + std::string("--set ") + o;
+  if (!sets.empty()) yaml += "# launched with " + sets + "\n";
+  Status st = WriteRunInfo(cfg.RunDir(),
+                           {{"kind", "launch"}, {"mode", mode}, {"job", cfg.job}, {"job_id", plan.job_id},
+                            {"config", cfg.path}, {"partition", cfg.partition}, {"overrides", sets}},
+                           yaml);
+  if (!st.ok()) std::fprintf(stderr, "distgnn launch: warning: %s\n", st.message().c_str());
+}
+
+}  // namespace
 
 int RunLaunch(int argc, char** argv) {
   namespace po = cli::po;
@@ -28,6 +54,8 @@ int RunLaunch(int argc, char** argv) {
       ("server-timeout", po::value(&settings.server_timeout_s)->default_value(60),
        "seconds for every server to accept connections")
       ("grace", po::value(&settings.grace_s)->default_value(5), "seconds between SIGTERM and SIGKILL")
+      ("metrics-port", po::value<int>(), "every process serves Prometheus /metrics from this base port (= --set ports.metrics=N)")
+      ("verbose,v", "echo every line of every process (default: trainer 0's progress and every warning/error)")
       ("quiet", "do not echo process output (it still goes to the log files)")
       ("dry-run", "print the plan and exit");
   po::positional_options_description pos;
@@ -36,7 +64,10 @@ int RunLaunch(int argc, char** argv) {
   Status st = cli::Parse(desc, argc, argv, &vm, &pos);
   if (!st.ok()) return cli::ExitCode(argv[0], st);
   settings.echo = !vm.count("quiet");
+  settings.verbose = vm.count("verbose") > 0;
+  settings.tty = IsTerminal(STDOUT_FILENO);
 
+  if (vm.count("metrics-port")) sets.push_back("ports.metrics=" + std::to_string(vm["metrics-port"].as<int>()));
   auto cfg = LoadJobConfig(file, sets);
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], cfg.status().message().c_str());
@@ -66,7 +97,14 @@ int RunLaunch(int argc, char** argv) {
     std::fputs(FormatPlan(*cfg, *plan).c_str(), stdout);
     return 0;
   }
+  RecordRun(*cfg, *plan, mode);
   st = RunLaunchPlan(*cfg, *plan, settings);
+  if (mode == "train") {  // the report, also of a failed run (what it did until then)
+    auto report = WriteRunReport(cfg->RunDir());
+    if (report.ok()) std::printf("launch: report %s\n", report->c_str());
+    else std::fprintf(stderr, "%s: warning: no report: %s\n", argv[0], report.status().message().c_str());
+    std::fflush(stdout);
+  }
   if (st.ok()) return 0;
   std::fprintf(stderr, "%s: error: %s\n", argv[0], st.message().c_str());
   int sig = LaunchInterruptSignal();

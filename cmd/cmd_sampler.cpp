@@ -7,12 +7,14 @@
 // (its own machine's partition through the mmap) and dials its trainer.
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <thread>
 
 #include "cmd/cli.h"
 #include "cmd/role_args.h"
 #include "common/dist_neighbor_source.h"
 #include "common/logging.h"
+#include "common/prometheus.h"
 #include "config/cluster_client.h"
 #include "roles/sampler/sampler.h"
 
@@ -59,6 +61,24 @@ Status Run(int argc, char** argv) {
   if (!job.train.embedding.uses_features()) o.feature_name = "";
   spdlog::info("sampler {} of machine {} for {}; {} partitions, {} nodes", args.index, M, o.trainer_name,
                partition.num_parts, partition.num_nodes);
+  SamplerCounters counters;
+  o.counters = &counters;
+  const auto started = std::chrono::steady_clock::now();
+  DG_ASSIGN_OR_RETURN(auto metrics, StartRoleMetrics(args, &job, MetricsRole::kSampler, job.machines[M].host, [&] {
+    PromText out;
+    const PromText::Labels r{{"rank", std::to_string(rank)}, {"trainer", std::to_string(trainer_rank)}};
+    out.Gauge("distgnn_sampler_epoch", "Epoch being produced.", double(counters.epoch.load()), r);
+    out.Counter("distgnn_sampler_batches_total", "MINIBATCH frames sent.", double(counters.batches.load()), r);
+    out.Counter("distgnn_sampler_seeds_total", "Seed nodes in the batches sent.", double(counters.seeds.load()), r);
+    out.Counter("distgnn_sampler_sent_bytes_total", "MINIBATCH payload bytes sent.", double(counters.bytes_sent.load()), r);
+    out.Gauge("distgnn_sampler_credits", "Credits left from the trainer.", double(counters.credits.load()), r);
+    out.Counter("distgnn_sampler_sample_seconds_total", "Seconds spent sampling and building blocks (all workers).",
+                counters.sample_seconds.load(), r);
+    out.Counter("distgnn_sampler_gather_seconds_total", "Seconds spent gathering features and labels (all workers).",
+                counters.gather_seconds.load(), r);
+    AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return out.str();
+  }));
   Sampler sampler(&source, o);
   Status st = sampler.Run();
   spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);

@@ -6,6 +6,7 @@
 // With --config, the partition, bind address (machines[M].host), port
 // (ports.server + M * servers + I), token and limits come from the job YAML;
 // the standalone flags (for tests and systemd units) override single values.
+// --metrics-port (or ports.metrics) serves Prometheus metrics (server_metrics.cpp).
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
@@ -46,8 +47,9 @@ int RunServerRole(int argc, char** argv) {
   ServerOptions opt;
   if (const char* env = std::getenv("DISTGNN_TOKEN")) opt.token = env;
   const int machine = args.machine, index = args.index;
+  Result<JobConfig> job = Status::NotFound("no --config");
   if (!args.config.empty()) {
-    auto job = LoadRoleJob(args, "server");
+    job = LoadRoleJob(args, "server");
     if (!job.ok()) return cli::ExitCode(argv[0], job.status());
     opt.partition_config = job->partition;
     opt.part = machine;
@@ -81,7 +83,15 @@ int RunServerRole(int argc, char** argv) {
     spdlog::error("{}", server.status().ToString());
     return cli::ExitCode(argv[0], server.status());
   }
+  GraphServer* srv = server->get();
+  auto metrics = StartRoleMetrics(args, job.ok() ? &*job : nullptr, MetricsRole::kServer, opt.host,
+                                  [srv] { return srv->MetricsText(); });
+  if (!metrics.ok()) {
+    spdlog::error("{}", metrics.status().ToString());
+    return cli::ExitCode(argv[0], metrics.status());
+  }
   Status run = (*server)->Run();
+  metrics->reset();  // before the server goes
   spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
   return cli::ExitCode(argv[0], run);
 }

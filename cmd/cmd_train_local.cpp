@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "cmd/cli.h"
@@ -12,6 +14,8 @@
 #include "common/logging.h"
 #include "common/minibatch.h"
 #include "common/batch_provider.h"
+#include "config/launch_plan.h"
+#include "report/html_report.h"
 #include "roles/trainer/trainer.h"
 
 namespace dg {
@@ -134,10 +138,22 @@ Status Run(int argc, char** argv) {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     o.threads = std::max(1, cores - sampler_threads);
   }
+  std::string command = "distgnn train-local";
+  for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
+  DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   LocalBatchProvider provider(graph.get(), sampler_threads, 4, no_features ? "" : "features");
-  DG_RETURN_IF_ERROR(trainer->Fit(&provider, seeds));
-  spdlog::info("done; outputs in {}", o.out_dir);
+  Status fit = trainer->Fit(&provider, seeds);
+  {  // the report reads peak RSS lines from RUN_DIR/logs/
+    std::filesystem::create_directories(o.out_dir + "/logs");
+    std::ofstream log(o.out_dir + "/logs/train-local.log");
+    log << "peak RSS " << PeakRssBytes() / 1048576.0 << " MB\n";
+  }
+  auto report = WriteRunReport(o.out_dir);
+  if (report.ok()) spdlog::info("report {}", *report);
+  else spdlog::warn("no report: {}", report.status().message());
+  DG_RETURN_IF_ERROR(fit);
+  spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
   return Status::OK();
 }
 

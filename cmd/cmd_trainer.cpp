@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include "common/node_embedding.h"
 #include "common/npy.h"
 #include "common/partition_seeds.h"
+#include "common/prometheus.h"
 #include "config/cluster_client.h"
 #include "roles/trainer/layerwise_inference.h"
 #include "roles/trainer/propagate.h"
@@ -264,7 +266,18 @@ Status Run(int argc, char** argv) {
     provider = local.get();
   }
   // 4. The other trainers, and training.
+  TrainProgress progress;
+  const auto metrics_start = std::chrono::steady_clock::now();
+  DG_ASSIGN_OR_RETURN(auto metrics,
+                      StartRoleMetrics(args, &job, MetricsRole::kTrainer, host, [&progress, rank, metrics_start] {
+                        PromText out;
+                        WriteTrainProgressMetrics(progress, rank, &out);
+                        AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                                              metrics_start).count());
+                        return out.str();
+                      }));
   TrainerOptions o;
+  o.progress = &progress;
   o.model_path = job.train.model;
   o.out_dir = job.RunDir();
   o.epochs = job.train.epochs;

@@ -19,6 +19,7 @@
 #include <memory>
 #include <thread>
 
+#include "cmd/console_view.h"
 #include "common/dist_graph_client.h"
 #include "common/partition.h"
 #include "config/cluster_client.h"
@@ -129,7 +130,7 @@ std::string DescribeExit(int status) {
 class Launcher {
  public:
   Launcher(const JobConfig& cfg, const LaunchPlan& plan, const LaunchSettings& s)
-      : cfg_(cfg), plan_(plan), s_(s) {
+      : cfg_(cfg), plan_(plan), s_(s), console_(s.verbose, s.tty, cfg.train.epochs) {
     for (const auto& spec : plan.processes) {
       procs_.push_back(std::make_unique<Proc>());
       procs_.back()->spec = &spec;
@@ -137,6 +138,7 @@ class Launcher {
   }
 
   ~Launcher() {
+    console_.Finish();
     // Whatever happened, nobody survives us.
     for (auto& p : procs_) {
       if (p->running) {
@@ -196,10 +198,7 @@ class Launcher {
   }
 
  private:
-  void Say(const std::string& line) {
-    std::fprintf(stdout, "launch: %s\n", line.c_str());
-    std::fflush(stdout);
-  }
+  void Say(const std::string& line) { console_.Say("launch: " + line); }
 
   int CountRole(Role r) const {
     int n = 0;
@@ -244,10 +243,7 @@ class Launcher {
   }
 
   void Line(Proc& p, const std::string& line) {
-    if (s_.echo) {
-      std::fprintf(stdout, "[%s] %s\n", p.spec->label.c_str(), line.c_str());
-      std::fflush(stdout);
-    }
+    if (s_.echo) console_.ProcessLine(p.spec->label, p.spec->role == Role::kTrainer && p.spec->rank == 0, line);
     if (p.log) std::fprintf(p.log, "%s\n", line.c_str());
     p.tail.push_back(line);
     if (p.tail.size() > 20) p.tail.pop_front();
@@ -316,14 +312,13 @@ class Launcher {
     std::string msg = what;
     if (p) {
       Drain(*p);
-      std::fprintf(stdout, "launch: FAILED: %s\n", what.c_str());
-      std::fprintf(stdout, "launch: last %zu log lines of [%s] (%s):\n", p->tail.size(), p->spec->label.c_str(),
-                   p->spec->log_file.c_str());
-      for (const auto& l : p->tail) std::fprintf(stdout, "    %s\n", l.c_str());
+      Say("FAILED: " + what);
+      Say("last " + std::to_string(p->tail.size()) + " log lines of [" + p->spec->label + "] (" +
+          p->spec->log_file + "):");
+      for (const auto& l : p->tail) console_.Say("    " + l);
     } else {
-      std::fprintf(stdout, "launch: FAILED: %s\n", what.c_str());
+      Say("FAILED: " + what);
     }
-    std::fflush(stdout);
     Say("stopping every other process of the job");
     std::vector<Proc*> all;
     for (auto& q : procs_) all.push_back(q.get());
@@ -475,6 +470,7 @@ class Launcher {
   const JobConfig& cfg_;
   const LaunchPlan& plan_;
   LaunchSettings s_;
+  ConsoleView console_;
   std::vector<std::unique_ptr<Proc>> procs_;
 };
 

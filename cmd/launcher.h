@@ -2,8 +2,10 @@
 //
 // Order: every server; wait until each server's port accepts TCP connections
 // (deadline; a server that does not come up is named with its last log lines);
-// then the trainers, then the samplers. Each process's stdout/stderr is streamed
-// to the console as "[machine/role/rank] line" and into its own log file.
+// then the trainers, then the samplers. Each process's stdout/stderr goes into
+// its own log file; the console shows what cmd/console_view.h says (trainer 0's
+// progress and epoch summaries, every process's warnings and errors; with
+// `verbose` every line as "[machine/role/rank] line").
 // When every trainer has exited 0, samplers get a short grace to finish, then
 // samplers and servers are stopped (SIGTERM, SIGKILL after the grace period;
 // remote processes by `ssh TARGET pkill -f <job-id pattern>`), and Run returns OK.
@@ -26,7 +28,9 @@ struct LaunchSettings {
   double server_timeout_s = 60;  // servers must accept connections by then
   double grace_s = 5;            // SIGTERM -> SIGKILL
   double sampler_grace_s = 5;    // after the trainers finish, samplers may exit on their own
-  bool echo = true;              // stream process output to the console
+  bool echo = true;              // false: process output only to the log files
+  bool verbose = false;          // every process line to the console, not only trainer 0's progress
+  bool tty = false;              // the console is a terminal: redraw a progress bar in place
 };
 
 Status RunLaunchPlan(const JobConfig& config, const LaunchPlan& plan, const LaunchSettings& settings);

@@ -2,7 +2,7 @@
 //
 //   distgnn generate|partition|train-local|launch|propagate|copy ...
 //   distgnn model export ...      distgnn config check FILE
-//   distgnn bench rpc|train ...
+//   distgnn bench rpc|train ...   distgnn report RUN_DIR   distgnn status JOB.yaml
 //   distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]
 #include <cstdio>
 #include <cstring>
@@ -25,6 +25,7 @@ const char kUsage[] =
     "  distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]\n"
     "  distgnn launch JOB.yaml        distgnn config check JOB.yaml      distgnn copy JOB.yaml\n"
     "  distgnn propagate --config JOB.yaml --input X --hops K --norm mean|sum|sym --output NAME\n"
+    "  distgnn report RUN_DIR [-o FILE.html]    distgnn status JOB.yaml [--once]\n"
     "  distgnn bench rpc|train ...\n"
     "\n"
     "Run `distgnn <command> --help` for a command's flags.\n";
@@ -71,6 +72,8 @@ int main(int argc, char** argv) {
   if (cmd == "train-local") return Dispatch(dg::RunTrainLocal, cmd, argc, argv, 1);
   if (cmd == "launch") return Dispatch(dg::RunLaunch, cmd, argc, argv, 1);
   if (cmd == "propagate") return Dispatch(dg::RunPropagate, cmd, argc, argv, 1);
+  if (cmd == "report") return Dispatch(dg::RunReport, cmd, argc, argv, 1);
+  if (cmd == "status") return Dispatch(dg::RunStatus, cmd, argc, argv, 1);
   if (cmd == "copy") return Dispatch(dg::RunCopy, cmd, argc, argv, 1);
   if (cmd == "model" && sub == "export") return Dispatch(dg::RunModel, "model export", argc, argv, 2);
   if (cmd == "config" && sub == "check") return Dispatch(dg::RunConfig, "config check", argc, argv, 2);

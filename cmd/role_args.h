@@ -1,13 +1,16 @@
 // The flags every role shares when it runs from a job YAML:
 //   --config JOB.yaml --machine M [--index I] [--job-id ID] [--set key=value ...]
+//   [--metrics-port N]
 // --job-id only marks the process for the launcher (so teardown can find it);
 // --set overrides single keys of the YAML, exactly as `distgnn launch --set`.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cmd/cli.h"
+#include "common/metrics_http.h"
 #include "config/job_config.h"
 
 namespace dg {
@@ -15,6 +18,7 @@ namespace dg {
 struct RoleArgs {
   std::string role, config, job_id, log_level;
   int machine = -1, index = 0;
+  int metrics_port = -1;  // -1: from the YAML (ports.metrics, derived); 0: any free port; N: that port
   std::vector<std::string> sets;
 };
 
@@ -23,5 +27,12 @@ void AddRoleOptions(cli::po::options_description* desc, RoleArgs* args);
 // Loads the YAML with the overrides and checks --machine and --index against
 // it (role_name: "server", "sampler" or "trainer").
 Result<JobConfig> LoadRoleJob(const RoleArgs& args, const std::string& role_name);
+
+// Starts this process's metrics endpoint on host at --metrics-port, else at
+// the YAML's derived port (job may be null: standalone); nullptr when neither
+// asks for one. Logs "metrics on http://HOST:PORT/metrics".
+Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args, const JobConfig* job,
+                                                             MetricsRole role, const std::string& host,
+                                                             MetricsHttpServer::Render render);
 
 }  // namespace dg

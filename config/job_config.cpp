@@ -274,7 +274,7 @@ const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "
                                            "network"};
 const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port",   "ssh_key",
                                                "workspace", "binary", "ssh_options"};
-const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous"};
+const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "metrics"};
 const std::vector<std::string> kProcessKeys = {"servers", "trainers", "samplers_per_trainer"};
 const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
@@ -444,6 +444,22 @@ Status CheckPorts(const Checker& c, const YAML::Node& ports_node, const JobConfi
                                "trainer " + std::to_string(t) + " of machine " + std::to_string(m)));
   }
   DG_RETURN_IF_ERROR(claim(cfg.RendezvousHost(), cfg.rendezvous_port, "the trainers' rendezvous (ports.rendezvous)"));
+  if (cfg.metrics_port > 0) {
+    const int last = cfg.MetricsPort(MetricsRole::kSampler, M - 1, cfg.num_samplers_per_machine() - 1);
+    if (std::max(last, cfg.MetricsPort(MetricsRole::kTrainer, M - 1, cfg.trainers_per_machine - 1)) > 65535)
+      return c.Err(ports_node, "ports.metrics",
+                   "derived metrics ports run beyond 65535 (ports.metrics + machines * processes per machine - 1)");
+    for (int m = 0; m < M; ++m) {
+      const std::string& host = cfg.machines[m].host;
+      const std::string of = " of machine " + std::to_string(m) + " (ports.metrics)";
+      for (int i = 0; i < cfg.servers_per_machine; ++i)
+        DG_RETURN_IF_ERROR(claim(host, cfg.MetricsPort(MetricsRole::kServer, m, i), "metrics of server " + std::to_string(i) + of));
+      for (int t = 0; t < cfg.trainers_per_machine; ++t)
+        DG_RETURN_IF_ERROR(claim(host, cfg.MetricsPort(MetricsRole::kTrainer, m, t), "metrics of trainer " + std::to_string(t) + of));
+      for (int k = 0; k < cfg.num_samplers_per_machine(); ++k)
+        DG_RETURN_IF_ERROR(claim(host, cfg.MetricsPort(MetricsRole::kSampler, m, k), "metrics of sampler " + std::to_string(k) + of));
+    }
+  }
   return Status::OK();
 }
 
@@ -511,6 +527,7 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
     if (ports["trainer"]) DG_RETURN_IF_ERROR(c.Int(ports["trainer"], "ports.trainer", 1, 65535, &cfg.trainer_port));
     if (ports["rendezvous"])
       DG_RETURN_IF_ERROR(c.Int(ports["rendezvous"], "ports.rendezvous", 1, 65535, &cfg.rendezvous_port));
+    if (ports["metrics"]) DG_RETURN_IF_ERROR(c.Int(ports["metrics"], "ports.metrics", 0, 65535, &cfg.metrics_port));
   }
 
   // processes

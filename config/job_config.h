@@ -63,6 +63,8 @@ struct TrainConfig {
   EmbeddingConfig embedding;
 };
 
+enum class MetricsRole { kServer, kTrainer, kSampler };
+
 struct JobConfig {
   std::string path;           // the YAML file
   std::string base_dir;       // its folder
@@ -73,6 +75,7 @@ struct JobConfig {
   int server_port = 30050;
   int trainer_port = 30200;
   int rendezvous_port = 29500;
+  int metrics_port = 0;       // ports.metrics: base of the metrics endpoints; 0 = none
   int servers_per_machine = 1;
   int trainers_per_machine = 1;
   int samplers_per_trainer = 1;
@@ -94,6 +97,18 @@ struct JobConfig {
   // Trainer t of machine m (samplers dial it): ports.trainer + m * trainers + t.
   int TrainerPort(int machine, int index) const {
     return trainer_port + machine * trainers_per_machine + index;
+  }
+  // The metrics endpoint (HTTP /metrics) of a process, with P = servers +
+  // trainers + samplers_per_trainer * trainers per machine:
+  //   server i: ports.metrics + m*P + i;  trainer t: ports.metrics + m*P + servers + t;
+  //   sampler s: ports.metrics + m*P + servers + trainers + s.  0 when ports.metrics is 0.
+  int MetricsPort(MetricsRole role, int machine, int index) const {
+    if (metrics_port <= 0) return 0;
+    const int per = servers_per_machine + trainers_per_machine + num_samplers_per_machine();
+    const int offset = role == MetricsRole::kServer    ? index
+                       : role == MetricsRole::kTrainer ? servers_per_machine + index
+                                                       : servers_per_machine + trainers_per_machine + index;
+    return metrics_port + machine * per + offset;
   }
   int TrainerRank(int machine, int index) const { return machine * trainers_per_machine + index; }
   std::string RunDir() const { return output_dir + "/" + job; }

@@ -178,6 +178,11 @@ std::string FormatPlan(const JobConfig& cfg, const LaunchPlan& plan) {
       << "processes:  per machine " << cfg.servers_per_machine << " server(s), " << cfg.trainers_per_machine
       << " trainer(s), " << cfg.samplers_per_trainer << " sampler(s) per trainer\n"
       << "rendezvous: " << cfg.RendezvousHost() << ":" << cfg.rendezvous_port << " (trainer 0)\n"
+      << "metrics:    "
+      << (cfg.metrics_port > 0 ? "http://HOST:PORT/metrics per process (ports.metrics = " +
+                                     std::to_string(cfg.metrics_port) + ")"
+                               : std::string("off (set ports.metrics or launch --metrics-port)"))
+      << "\n"
       << "outputs:    " << cfg.RunDir() << " (logs in " << plan.log_dir << ")\n";
   for (const auto& o : cfg.overrides) out << "override:   --set " << o << "\n";
   out << "\n";
@@ -185,6 +190,10 @@ std::string FormatPlan(const JobConfig& cfg, const LaunchPlan& plan) {
     out << "[" << p.label << "] " << RoleName(p.role) << " machine " << p.machine << " index " << p.index
         << " rank " << p.rank << " on " << p.host;
     if (p.port) out << ":" << p.port;
+    const MetricsRole mr = p.role == Role::kServer    ? MetricsRole::kServer
+                           : p.role == Role::kTrainer ? MetricsRole::kTrainer
+                                                      : MetricsRole::kSampler;
+    if (cfg.metrics_port > 0) out << " metrics :" << cfg.MetricsPort(mr, p.machine, p.index);
     out << (p.remote ? " via ssh " + cfg.machines[p.machine].ssh : std::string(" (local)"));
     if (p.role == Role::kSampler && cfg.samplers_per_trainer > 0)
       out << " serves trainer " << p.index / cfg.samplers_per_trainer;

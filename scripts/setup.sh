@@ -16,6 +16,8 @@ PACKAGES=(
   # tests: the ssh launch path, and loading a model exported from Python
   openssh-server openssh-client rsync python3-torch
   procps time
+  # the run report's plots (distgnn report), and the browser its test renders it in
+  gnuplot-nox chromium
 )
 
 missing=()

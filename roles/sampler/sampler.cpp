@@ -163,7 +163,17 @@ Status Sampler::Run() {
     }
     if (*more) {
       mb.send_time = MonotonicSeconds();
-      conn->Send(MsgType::kMinibatch, 0, seq, EncodeMiniBatch(mb));
+      BufferList payload = EncodeMiniBatch(mb);
+      if (SamplerCounters* c = o.counters) {
+        c->epoch = epoch;
+        c->batches += 1;
+        c->seeds += static_cast<int64_t>(mb.seeds.size());
+        c->bytes_sent += static_cast<int64_t>(payload.size());
+        c->credits = credits - 1;
+        c->sample_seconds = c->sample_seconds + mb.sample_seconds;
+        c->gather_seconds = c->gather_seconds + mb.gather_seconds;
+      }
+      conn->Send(MsgType::kMinibatch, 0, seq, std::move(payload));
       --credits;
       ++sent;
     } else {

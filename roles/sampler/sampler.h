@@ -16,6 +16,8 @@
 // so any number of samplers produce the same batches.
 #pragma once
 
+#include <atomic>
+
 #include <string>
 
 #include "common/connection.h"
@@ -23,6 +25,12 @@
 #include "common/status.h"
 
 namespace dg {
+
+// Live counters for the metrics endpoint (written by Run, read by any thread).
+struct SamplerCounters {
+  std::atomic<int64_t> epoch{0}, batches{0}, seeds{0}, bytes_sent{0}, credits{0};
+  std::atomic<double> sample_seconds{0}, gather_seconds{0};
+};
 
 struct SamplerOptions {
   std::string trainer_host;
@@ -34,6 +42,7 @@ struct SamplerOptions {
   int workers = 2;                // threads building batches
   int prefetch = 2;               // finished batches waiting beyond the credits
   std::string feature_name = "features";  // "" = batches carry no features (embedding-only models)
+  SamplerCounters* counters = nullptr;    // not owned; may be null
 };
 
 class Sampler {

@@ -69,6 +69,8 @@ class GraphServer {
   const PartitionStore& store() const { return *store_; }
   Status Run(bool handle_signals = true);
   void RequestShutdown(const std::string& why);  // thread-safe
+  // Prometheus text of this server (roles/server/server_metrics.cpp); thread-safe.
+  std::string MetricsText();
 
  private:
   struct Session;

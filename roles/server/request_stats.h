@@ -1,6 +1,7 @@
 // RequestStats: per-message-type counters and latency percentiles for STATS.
 // Lock-free recording (atomics); latencies go into log-spaced buckets
-// (x1.25 from 1 us), so p50/p99 are accurate to about 12%.
+// (x1.25 from 1 us), so p50/p99 are accurate to about 12%. WritePrometheus
+// exports the same counters and a latency histogram per message type.
 #pragma once
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "common/messages.h"
+#include "common/prometheus.h"
 
 namespace dg {
 
@@ -16,12 +18,13 @@ class RequestStats {
  public:
   void Record(uint16_t type, bool error, uint64_t bytes_in, uint64_t bytes_out, double seconds);
   std::vector<TypeStats> Snapshot() const;
+  void WritePrometheus(PromText* out) const;
 
  private:
   static constexpr int kTypes = 32;     // message types 16..47 are tracked
   static constexpr int kBuckets = 96;
   struct PerType {
-    std::atomic<uint64_t> requests{0}, errors{0}, bytes_in{0}, bytes_out{0};
+    std::atomic<uint64_t> requests{0}, errors{0}, bytes_in{0}, bytes_out{0}, nanos{0};
     std::array<std::atomic<uint64_t>, kBuckets> buckets{};
   };
   static double BucketUpperMs(int b);

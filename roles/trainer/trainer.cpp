@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/console.h"
 #include "common/neighbor_sampling.h"
 #include "common/npy.h"
 #include "roles/trainer/grad_sync.h"
@@ -58,6 +59,8 @@ struct Trainer::Impl {
   double best_val = -1, best_test = -1;
   std::vector<torch::Tensor> best_params;
   bool tty = false;
+  int64_t steps_per_epoch = 0;     // of the epoch running (every trainer runs the same number)
+  Clock::time_point last_progress = Clock::now();
 
   int64_t EvalBatchSize() const {
     return opt.eval_batch_size > 0 ? opt.eval_batch_size : std::max<int64_t>(opt.batch_size, 1024);
@@ -295,17 +298,31 @@ std::string StepSplit::PerStepJson(int64_t steps) const {
 
 void Trainer::Impl::Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed,
                              double wait, bool done) {
+  const double sps = elapsed > 0 ? step / elapsed : 0;
+  const double wf = elapsed > 0 ? wait / elapsed : 0;
+  const double eta = sps > 0 ? (steps_per_epoch - step) / sps : -1;
+  if (TrainProgress* p = opt.progress) {
+    p->epoch = epoch;
+    p->step = step;
+    p->steps_per_epoch = steps_per_epoch;
+    p->loss = loss;
+    p->wait_fraction = wf;
+    p->steps_per_second = sps;
+    p->epoch_seconds = elapsed;
+  }
   if (opt.quiet || opt.dp.rank != 0) return;
-  double sps = elapsed > 0 ? step / elapsed : 0;
-  double wf = elapsed > 0 ? wait / elapsed : 0;
-  if (tty) {
-    std::fprintf(stderr, "\repoch %lld  step %lld  loss %.4f  acc %.4f  %.1f steps/s  wait %.0f%%   ",
-                 static_cast<long long>(epoch), static_cast<long long>(step), loss, acc, sps,
-                 100 * wf);
-    if (done) std::fprintf(stderr, "\n");
-  } else if (done || (opt.log_every > 0 && step % opt.log_every == 0)) {
-    spdlog::info("epoch {} step {} loss {:.4f} acc {:.4f} {:.1f} steps/s wait {:.0f}%", epoch, step,
-                 loss, acc, sps, 100 * wf);
+  if (tty) {  // redrawn in place; cleared at the end of the epoch (the summary line follows)
+    std::string bar = done ? std::string(kClearLine)
+                           : kClearLine + ProgressBar(epoch, opt.epochs, step, steps_per_epoch, loss, sps, eta);
+    std::fputs(bar.c_str(), stderr);
+    std::fflush(stderr);
+    return;
+  }
+  // Plain lines (a launcher parses them): every log_every steps, every 2 s, and the last.
+  if (done || (opt.log_every > 0 && step % opt.log_every == 0) || Since(last_progress) >= 2) {
+    last_progress = Clock::now();
+    spdlog::info("epoch {} step {}/{} loss {:.4f} acc {:.4f} {:.1f} steps/s wait {:.0f}% ETA {:.0f}s", epoch, step,
+                 steps_per_epoch, loss, acc, sps, 100 * wf, std::max(0.0, eta));
   }
 }
 
@@ -320,6 +337,8 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
   req.fanouts = s.opt.fanouts;
   req.job_seed = s.opt.seed;
   DG_RETURN_IF_ERROR(provider->BeginEpoch(req));
+  s.steps_per_epoch = (static_cast<int64_t>(seeds.size()) + s.opt.batch_size - 1) / std::max<int64_t>(1, s.opt.batch_size);
+  s.last_progress = Clock::now();
   EpochStats st;
   st.epoch = epoch;
   auto t0 = Clock::now();
@@ -345,6 +364,10 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
     loss_sum += loss;
     correct += c;
     count += n;
+    if (s.opt.progress) {
+      s.opt.progress->steps_total += 1;
+      s.opt.progress->seeds_total += n;
+    }
     s.Progress(epoch, st.steps, loss_sum / st.steps, count ? double(correct) / count : 0,
                Since(t0), st.wait_seconds, false);
   }
@@ -363,6 +386,7 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
     st.loss = st.steps ? loss_sum / st.steps : 0;
   }
   st.train_acc = count ? double(correct) / count : 0;
+  st.seeds = count;
   s.Progress(epoch, st.steps, st.loss, st.train_acc, st.seconds, st.wait_seconds, true);
   return st;
 }
@@ -624,6 +648,7 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
   if (seeds.train.empty())
     return Status::InvalidArgument("no training nodes for trainer " + std::to_string(s.opt.dp.rank) +
                                    " (split has no nodes with value 0, or fewer train nodes than trainers)");
+  if (s.opt.progress) s.opt.progress->epochs = s.opt.epochs;
   for (int64_t epoch = start; epoch <= s.opt.epochs; ++epoch) {
     DG_ASSIGN_OR_RETURN(EpochStats st, TrainEpoch(provider, seeds.train, epoch));
     if (epoch % s.opt.eval_every == 0 || epoch == s.opt.epochs) {
@@ -636,10 +661,23 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
         s.best_params.clear();
         for (const auto& p : s.params) s.best_params.push_back(p.detach().clone());
       }
-      if (!s.opt.quiet && s.opt.dp.rank == 0)
+    }
+    // One summary line per epoch (launch shows trainer 0's at the terminal).
+    if (!s.opt.quiet && s.opt.dp.rank == 0) {
+      const double wf = 100 * st.wait_seconds / std::max(1e-9, st.seconds);
+      if (st.val_acc >= 0)
         spdlog::info("epoch {}: loss {:.4f} train_acc {:.4f} val_acc {:.4f} test_acc {:.4f} ({:.2f} s, wait {:.0f}%)",
-                     epoch, st.loss, st.train_acc, st.val_acc, st.test_acc, st.seconds,
-                     100 * st.wait_seconds / std::max(1e-9, st.seconds));
+                     epoch, st.loss, st.train_acc, st.val_acc, st.test_acc, st.seconds, wf);
+      else
+        spdlog::info("epoch {}: loss {:.4f} train_acc {:.4f} ({:.2f} s, wait {:.0f}%)", epoch, st.loss,
+                     st.train_acc, st.seconds, wf);
+    }
+    if (TrainProgress* p = s.opt.progress) {
+      p->last_epoch_loss = st.loss;
+      p->train_acc = st.train_acc;
+      if (st.val_acc >= 0) p->val_acc = st.val_acc;
+      if (st.test_acc >= 0) p->test_acc = st.test_acc;
+      p->last_epoch_seconds = st.seconds;
     }
     s.history.push_back(st);
     torch::Tensor rng_states;
@@ -654,12 +692,13 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
            << ", \"test_acc\": " << (st.test_acc < 0 ? "null" : Num(st.test_acc))
            << ", \"epoch_seconds\": " << Num(st.seconds)
            << ", \"wait_fraction\": " << Num(st.wait_seconds / std::max(1e-9, st.seconds))
-           << ", \"steps\": " << st.steps << ", \"step_ms\": " << st.split.PerStepJson(st.steps)
+           << ", \"steps\": " << st.steps << ", \"seeds\": " << st.seeds << ", \"step_ms\": " << st.split.PerStepJson(st.steps)
            << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
       DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_states));
     }
   }
+  if (s.opt.progress) s.opt.progress->done = true;
   if (s.writer()) {
     DG_RETURN_IF_ERROR(s.WriteModel(s.OutPath("model.pt"), true));
     std::ostringstream line;

@@ -6,7 +6,8 @@
 // parameters broadcast), evaluates on validation/test seeds every eval_every
 // epochs, keeps the best-validation parameters, and writes into out_dir:
 //   metrics.jsonl   per epoch {"epoch","loss","train_acc","val_acc","test_acc",
-//                   "epoch_seconds","wait_fraction"}; last {"final":true,...}
+//                   "epoch_seconds","wait_fraction","steps","seeds","step_ms"};
+//                   last {"final":true,...}
 //   model.pt        TorchScript, best-validation weights
 //   checkpoint.pt   params, optimizer state, epoch, best so far, torch RNG
 //   predictions.npy / embeddings.npy  (on request; rows in original node order)
@@ -31,6 +32,7 @@
 #include "common/node_embedding.h"
 #include "common/status.h"
 #include "common/batch_provider.h"
+#include "common/train_progress.h"
 
 namespace dg {
 
@@ -63,8 +65,9 @@ struct TrainerOptions {
   bool save_predictions = false;
   bool save_embeddings = false;
   int64_t num_classes = 0;         // the model's output width must match
-  int log_every = 20;              // steps between log lines (non-tty)
+  int log_every = 20;              // steps between progress lines (non-tty; also every 2 s)
   bool quiet = false;              // no progress output
+  TrainProgress* progress = nullptr;   // not owned; live state for the metrics endpoint
   DataParallelOptions dp;
   NodeEmbedding* embedding = nullptr;  // not owned; outlives the trainer
   bool use_features = true;            // false: the embedding is the whole input
@@ -101,6 +104,7 @@ struct EpochStats {
   double sample_seconds = 0, gather_seconds = 0;  // summed over batches (worker time)
   StepSplit split;
   int64_t steps = 0;
+  int64_t seeds = 0;  // training seeds stepped on, all trainers
 };
 
 class Trainer {

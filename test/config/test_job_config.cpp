@@ -263,3 +263,24 @@ TEST_CASE("the bundled examples are valid configs", "[config]") {
     CHECK(r.ok());
   }
 }
+
+TEST_CASE("metrics ports are derived per process from ports.metrics and checked for clashes", "[config][metrics]") {
+  Job job;
+  auto off = LoadJobConfig(job.path());
+  REQUIRE(off.ok());
+  CHECK(off->metrics_port == 0);
+  CHECK(off->MetricsPort(dg::MetricsRole::kServer, 0, 0) == 0);  // off
+  // 2 machines x (1 server + 1 trainer + 2 samplers): P = 4.
+  auto on = LoadJobConfig(job.path(), {"ports.metrics=30400"});
+  REQUIRE(on.ok());
+  CHECK(on->MetricsPort(dg::MetricsRole::kServer, 0, 0) == 30400);
+  CHECK(on->MetricsPort(dg::MetricsRole::kTrainer, 0, 0) == 30401);
+  CHECK(on->MetricsPort(dg::MetricsRole::kSampler, 0, 1) == 30403);
+  CHECK(on->MetricsPort(dg::MetricsRole::kServer, 1, 0) == 30404);
+  CHECK(on->MetricsPort(dg::MetricsRole::kSampler, 1, 1) == 30407);
+  std::string e = job.Error({"ports.metrics=30049"});  // 30049..30056 covers server 0 of machine 0 (30050)
+  CHECK(e.find("port 30050 on host 127.0.0.1 is used by both server 0 of machine 0 and metrics of trainer 0 of "
+                "machine 0 (ports.metrics)") != std::string::npos);
+  e = job.Error({"ports.metrics=65533"});
+  CHECK(e.find("key 'ports.metrics'") != std::string::npos);
+}

@@ -42,6 +42,9 @@ if role == 'server' and not b.get('no_listen'):
         c, _ = s.accept()
         c.close()
 
+for line in b.get('say', []):  # log lines the console filter is tested with
+    print(line, flush=True)
+
 time.sleep(b.get('sleep', 3600))
 print('fake %s exits with %d' % (key, b.get('exit', 0)), flush=True)
 sys.exit(b.get('exit', 0))

@@ -23,7 +23,7 @@ TEST_CASE("launch runs the real roles with the token and --set overrides and exi
   TempDir dir;
   PrepareCoraLaunch(dir, {"", ""}, "s3cret");  // roles refuse each other's HELLO unless all got the token
   Subprocess launch;
-  launch.Start({DistgnnBin(), "launch", dir / "job.yaml", "--set", "train.epochs=3"}, dir / "launch.log");
+  launch.Start({DistgnnBin(), "launch", dir / "job.yaml", "--verbose", "--set", "train.epochs=3"}, dir / "launch.log");
   int rc = launch.Wait(300);
   std::string out = launch.Output();
   INFO(out);
@@ -39,6 +39,28 @@ TEST_CASE("launch runs the real roles with the token and --set overrides and exi
   CHECK(EpochLines(dir / "runs/cora/metrics.jsonl") == 3);  // --set train.epochs=3 reached the trainers
   CHECK(ReadFile(logs + "/0-trainer-0.log").find("epoch 3:") != std::string::npos);
   CHECK(FindProcesses("--job-id " + JobId(out)).empty());
+}
+
+TEST_CASE("without --verbose launch shows trainer 0's epochs and every warning, as plain lines", "[launch]") {
+  FakeRoles fake;
+  const char* lead = R"J({"sleep": 1, "exit": 0, "say": [
+      "[12:00:00.000] [trainer 0] info: epoch 1 step 5/10 loss 1.5000 acc 0.5000 9.0 steps/s wait 3% ETA 1s",
+      "[12:00:00.100] [trainer 0] info: epoch 1: loss 1.2000 train_acc 0.6000 val_acc 0.5000 test_acc 0.4000 (1.00 s, wait 3%)",
+      "[12:00:00.200] [trainer 0] info: model chatter"]})J";
+  FakeJob job(Behaviors{{"trainer", R"({"sleep": 1, "exit": 0, "say": ["[t] [trainer 1] info: epoch 1: loss 9"]})"},
+                        {"trainer-0-0", lead},
+                        {"sampler-1-0", R"({"say": ["[t] [sampler 2] warning: slow server 1"]})"}});
+  auto r = RunDistgnn({"launch", job.yaml}, 60);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("\nepoch 1: loss 1.2000 train_acc 0.6000 val_acc 0.5000") != std::string::npos);
+  CHECK(r.output.find("[1/sampler/0] [t] [sampler 2] warning: slow server 1") != std::string::npos);
+  CHECK(r.output.find("epoch 1: loss 9") == std::string::npos);       // not trainer 0
+  CHECK(r.output.find("model chatter") == std::string::npos);         // trainer 0's other info lines
+  CHECK(r.output.find("step 5/10") == std::string::npos);             // no progress bar without a terminal
+  CHECK(r.output.find("fake server-0-0") == std::string::npos);       // only in the logs
+  CHECK(r.output.find_first_of("\r\033") == std::string::npos);       // no control characters
+  CHECK(ReadFile(job.dir / "runs/toy/logs/0-server-0.log").find("fake server-0-0") != std::string::npos);
 }
 
 TEST_CASE("a failing trainer makes launch exit non-zero within 15 s, naming it, with nothing left behind",
