@@ -123,11 +123,13 @@ TEST_CASE("ssh machines run through ssh in their workspace", "[plan]") {
         std::vector<std::string>{"ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=accept-new", "-o",
                                  "ConnectTimeout=10", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
                                  "-p", "2222", "u@node0",
-                                 "cd /srv/ws && exec env DISTGNN_TOKEN='it'\\''s' distgnn --role server --config "
+                                 "cd /srv/ws && IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && exec distgnn --role server --config "
                                  "job.yaml --machine 0 --index 0 '--job-id' g-abc"});
+  CHECK(s0.stdin_text == "it's\n");  // the token travels on ssh's stdin, in no argv
+  for (const auto& a : s0.command) CHECK(a.find("it's") == std::string::npos);
   // No workspace: same absolute paths (shared filesystem), the machine's own binary.
   const ProcessSpec& s1 = plan->processes[1];
-  CHECK(s1.command.back() == "cd " + job.dir.path() + " && exec env DISTGNN_TOKEN='it'\\''s' /opt/bin/distgnn --role "
+  CHECK(s1.command.back() == "cd " + job.dir.path() + " && IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && exec /opt/bin/distgnn --role "
                              "server --config " + job.dir / "job.yaml" + " --machine 1 --index 0 '--job-id' g-abc");
 
   // The kill pattern finds exactly this process, never the ssh client that started it.

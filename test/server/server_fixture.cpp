@@ -101,8 +101,8 @@ ClientOptions FastClientOptions() {
 }
 
 std::unique_ptr<DistGraphClient> ConnectClient(const TestGraph& tg, const ServerCluster& c, ClientOptions options,
-                                               const std::string& token) {
-  auto client = DistGraphClient::Connect(tg.config, c.endpoints(), token, "client", 0, options);
+                                               const std::string& token, const std::string& role) {
+  auto client = DistGraphClient::Connect(tg.config, c.endpoints(), token, role, 0, options);
   INFO(client.status().ToString());
   REQUIRE(client.ok());
   return std::move(*client);
@@ -120,6 +120,41 @@ RawClient::RawClient(int port) {
   REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
   int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+RawClient::RawClient(int port, bool) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd_ < 0) return;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  int one = 1;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+bool RawClient::TryHello(const std::string& token) {
+  dg::Hello hello;
+  hello.role = "client";
+  hello.rank = 8;
+  hello.token = token;
+  HandshakeDialer dialer(hello);
+  auto payload = dialer.EncodeHello();
+  if (!payload.ok()) return false;
+  SendFrame(uint16_t(MsgType::kHello), 0, payload->Flatten());
+  FrameHeader h;
+  std::string p;
+  if (!ReadFrame(&h, &p) || h.type != uint16_t(MsgType::kChallenge)) return false;
+  auto auth = dialer.OnChallenge(reinterpret_cast<const uint8_t*>(p.data()), p.size());
+  if (!auth.ok()) return false;
+  SendFrame(uint16_t(MsgType::kAuth), 0, auth->Flatten());
+  if (!ReadFrame(&h, &p) || h.type != uint16_t(MsgType::kWelcome)) return false;
+  return dialer.OnWelcome(reinterpret_cast<const uint8_t*>(p.data()), p.size()).ok();
 }
 
 RawClient::~RawClient() {
@@ -146,16 +181,33 @@ void RawClient::SendFrame(uint16_t type, uint64_t id, const std::string& payload
   SendBytes(std::string(reinterpret_cast<char*>(buf), kFrameHeaderSize) + payload);
 }
 
+void RawClient::Handshake(const dg::Hello& hello, FrameHeader* h, std::string* p) {
+  HandshakeDialer dialer(hello);
+  auto payload = dialer.EncodeHello();
+  REQUIRE(payload.ok());
+  SendFrame(uint16_t(MsgType::kHello), 0, payload->Flatten());
+  REQUIRE(ReadFrame(h, p));
+  if (h->type != uint16_t(MsgType::kChallenge)) return;
+  auto auth = dialer.OnChallenge(reinterpret_cast<const uint8_t*>(p->data()), p->size());
+  REQUIRE(auth.ok());
+  SendFrame(uint16_t(MsgType::kAuth), 0, auth->Flatten());
+  REQUIRE(ReadFrame(h, p));
+  if (h->type == uint16_t(MsgType::kWelcome)) {
+    auto w = dialer.OnWelcome(reinterpret_cast<const uint8_t*>(p->data()), p->size());
+    INFO(w.status().ToString());
+    REQUIRE(w.ok());
+  }
+}
+
 void RawClient::Hello(const std::string& token, const std::string& graph) {
   dg::Hello hello;
   hello.role = "client";
   hello.rank = 7;
   hello.graph_name = graph;
   hello.token = token;
-  SendFrame(uint16_t(MsgType::kHello), 0, EncodeHello(hello).Flatten());
   FrameHeader h;
   std::string p;
-  REQUIRE(ReadFrame(&h, &p));
+  Handshake(hello, &h, &p);
   INFO(ErrorMessage(p));
   REQUIRE(h.type == uint16_t(MsgType::kWelcome));
 }

@@ -48,16 +48,23 @@ std::unique_ptr<TestGraph> MakeTestGraph(int64_t nodes, int64_t edges, int64_t f
 ClientOptions FastClientOptions();  // short heartbeats/timeouts for tests
 std::unique_ptr<DistGraphClient> ConnectClient(const TestGraph& tg, const ServerCluster& c,
                                                ClientOptions options = FastClientOptions(),
-                                               const std::string& token = "");
+                                               const std::string& token = "", const std::string& role = "client");
 
 // A blocking POSIX-socket peer for sending arbitrary bytes.
 class RawClient {
  public:
   explicit RawClient(int port);
+  // No Catch assertions (safe on other threads): ok() says if it connected.
+  RawClient(int port, bool quiet);
+  bool ok() const { return fd_ >= 0; }
+  bool TryHello(const std::string& token);  // handshake; false unless WELCOME
   ~RawClient();
   void SendBytes(const std::string& bytes);
   void SendFrame(uint16_t type, uint64_t id, const std::string& payload, uint32_t flags = 0);
   void Hello(const std::string& token = "", const std::string& graph = "");  // expects WELCOME
+  // Runs the v2 handshake (HELLO, CHALLENGE, AUTH) with `hello`; returns the
+  // last frame read (WELCOME, or the ERROR that ended it).
+  void Handshake(const dg::Hello& hello, FrameHeader* h, std::string* payload);
   // Next frame, or false on close/timeout. Heartbeats are skipped.
   bool ReadFrame(FrameHeader* h, std::string* payload, double timeout_s = 10);
   // True if the peer closed the connection within timeout_s (frames are drained).

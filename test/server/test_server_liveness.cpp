@@ -121,7 +121,15 @@ TEST_CASE("SHUTDOWN and SIGTERM stop servers with exit 0", "[server][lifecycle]"
   auto tg = MakeTestGraph(300, 2000, 4, 2, 71);
   ServerCluster cluster;
   cluster.Start(tg->json, 2, 1);
-  auto client = ConnectClient(*tg, cluster);
+  // Least privilege: a sampler or a tool ("client") may not stop a server.
+  for (const char* role : {"sampler", "client"}) {
+    auto other = ConnectClient(*tg, cluster, FastClientOptions(), "", role);
+    Status refused = other->Shutdown(0, 0);
+    CHECK(refused.code() == Status::Code::kInvalidArgument);
+    CHECK(refused.message().find(std::string(role) + " 0 may not send SHUTDOWN") != std::string::npos);
+  }
+  REQUIRE(cluster.proc(0, 0).running());
+  auto client = ConnectClient(*tg, cluster, FastClientOptions(), "", "launcher");
   REQUIRE(client->Shutdown(0, 0).ok());
   CHECK(cluster.proc(0, 0).Wait(15) == 0);
   CHECK(cluster.proc(0, 0).Output().find("server stopped") != std::string::npos);
