@@ -268,7 +268,9 @@ void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
     return;
   }
   bytes_out_ += n;
-  queued_bytes_ -= static_cast<int64_t>(n);
+  const int64_t left = queued_bytes_ -= static_cast<int64_t>(n);
+  const bool drained = options_.max_queued_bytes > 0 && left <= options_.max_queued_bytes &&
+                       left + static_cast<int64_t>(n) > options_.max_queued_bytes;
   last_send_ns_ = NowNs();
   bool close_after = false;
   for (const OutFrame& f : writing_frames_) close_after |= f.close_after;
@@ -283,6 +285,7 @@ void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
     last_recv_ns_ = NowNs();  // our backpressure is not the peer's silence
     if (!reading_ && !paused_) ReadHeader();
   }
+  if (drained && options_.on_drained) options_.on_drained();
   StartWrite();
 }
 

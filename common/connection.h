@@ -50,6 +50,9 @@ struct ConnectionOptions {
   // frame is read (a peer that does not read its replies cannot make us
   // queue without bound). 0 = no limit.
   int64_t max_queued_bytes = 0;
+  // Called (on the strand) when the queued bytes fall back to max_queued_bytes
+  // or below after being above it.
+  std::function<void()> on_drained;
 };
 
 // A received frame; the payload is heap memory kept alive by `holder`.
@@ -96,6 +99,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string remote_address() const { return remote_; }  // "ip:port" of the socket
   uint64_t bytes_received() const { return bytes_in_.load(); }
   uint64_t bytes_sent() const { return bytes_out_.load(); }
+  // Bytes queued or being written; over max_queued_bytes means backpressure.
+  int64_t queued_bytes() const { return queued_bytes_.load(); }
+  bool backpressured() const {
+    return options_.max_queued_bytes > 0 && queued_bytes_.load() > options_.max_queued_bytes;
+  }
 
  private:
   struct OutFrame {

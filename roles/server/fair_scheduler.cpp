@@ -4,9 +4,10 @@
 
 namespace dg {
 
-void FairScheduler::Push(const void* client, Job job) {
+void FairScheduler::Push(const void* client, Job job, std::function<bool()> ready) {
   std::lock_guard<std::mutex> l(mu_);
   Client& c = clients_[client];
+  if (!c.ready) c.ready = std::move(ready);
   if (c.jobs.empty()) order_.push_back(client);
   c.jobs.push_back(std::move(job));
   ++queued_;
@@ -25,8 +26,8 @@ bool FairScheduler::Pop(const void** client, Job* job) {
     const void* key = order_.front();
     order_.pop_front();
     Client& c = clients_[key];
-    if (c.running >= cap_) {
-      order_.push_back(key);  // at its cap: keep its turn for later
+    if (c.running >= cap_ || (c.ready && !c.ready())) {
+      order_.push_back(key);  // at its cap or not ready: keep its turn for later
       continue;
     }
     *job = std::move(c.jobs.front());
@@ -47,6 +48,15 @@ bool FairScheduler::Done(const void* client) {
     --it->second.running;
     if (it->second.running == 0 && it->second.jobs.empty()) clients_.erase(it);
   }
+  if (queued_ > tokens_) {
+    ++tokens_;
+    return true;
+  }
+  return false;
+}
+
+bool FairScheduler::Wake() {
+  std::lock_guard<std::mutex> l(mu_);
   if (queued_ > tokens_) {
     ++tokens_;
     return true;

@@ -3,7 +3,7 @@
 //
 // Each client (a connection) has a FIFO of jobs. Pop() takes the oldest job of
 // the next client in round-robin order whose running jobs are below
-// `per_client_cap`; so one client pipelining many slow requests holds at most
+// `per_client_cap` and that is ready; so one client pipelining many slow requests holds at most
 // `per_client_cap` pool threads and every other client's next request runs
 // after at most one request of each client ahead of it. Thread-safe.
 //
@@ -26,7 +26,12 @@ class FairScheduler {
   using Job = std::function<void()>;
   explicit FairScheduler(int per_client_cap) : cap_(per_client_cap < 1 ? 1 : per_client_cap) {}
 
-  void Push(const void* client, Job job);
+  // `ready` (optional, per client, taken from its first Push): while it
+  // returns false the client's jobs wait (e.g. its replies are not being read);
+  // call Wake() when it may have turned true.
+  void Push(const void* client, Job job, std::function<bool()> ready = nullptr);
+  // True when the caller must post a token (jobs are queued that no token will pick up).
+  bool Wake();
   // Runs one job fairly (if any is runnable); returns true when the caller
   // must post another token (a job is queued that no token will pick up).
   bool TakeAndRun();
@@ -37,6 +42,7 @@ class FairScheduler {
   struct Client {
     std::deque<Job> jobs;
     int running = 0;
+    std::function<bool()> ready;
   };
   bool Pop(const void** client, Job* job);
   bool Done(const void* client);

@@ -131,7 +131,12 @@ void GraphServer::Accept() {
     co.max_frame_bytes = options_.max_frame_bytes;
     co.heartbeat_seconds = options_.heartbeat_seconds;
     co.peer_timeout_seconds = options_.peer_timeout_seconds;
-    co.max_queued_bytes = options_.max_frame_bytes;  // one full reply may wait; then stop reading
+    // One full reply may wait; then this connection is neither read nor
+    // given pool threads until its client reads (FairScheduler readiness).
+    co.max_queued_bytes = options_.max_frame_bytes;
+    co.on_drained = [this] {
+      if (scheduler_->Wake()) PostRunToken();
+    };
     auto session = std::make_shared<Session>();
     boost::system::error_code e2;
     auto rep = socket.remote_endpoint(e2);
@@ -151,8 +156,11 @@ void GraphServer::Accept() {
           auto s = weak.lock();
           if (!s) return;
           if (!why.ok()) spdlog::info("connection from {} closed: {}", s->conn->peer(), why.message());
-          std::lock_guard<std::mutex> l(mu_);
-          sessions_.erase(s.get());
+          {
+            std::lock_guard<std::mutex> l(mu_);
+            sessions_.erase(s.get());
+          }
+          if (scheduler_->Wake()) PostRunToken();  // its queued jobs may run (and fail) now
         });
     Accept();
   });
@@ -237,7 +245,13 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
   }
   // Fair order: round-robin over connections, each capped at
   // max_threads_per_connection pool threads (roles/server/fair_scheduler.h).
-  scheduler_->Push(s.get(), [this, s, f = std::move(f)]() mutable { Execute(s, std::move(f)); });
+  std::weak_ptr<Connection> conn = s->conn;
+  scheduler_->Push(
+      s.get(), [this, s, f = std::move(f)]() mutable { Execute(s, std::move(f)); },
+      [conn] {
+        auto c = conn.lock();
+        return !c || c->closed() || !c->backpressured();
+      });
   PostRunToken();
 }
 
