@@ -142,7 +142,7 @@ Result<std::unique_ptr<DistGraphClient>> ConnectWithRetry(const PartitionConfig&
                                                           ClientOptions o) {
   auto t0 = Clock::now();
   while (true) {
-    auto c = DistGraphClient::Connect(cfg, {ServerEndpoints{"127.0.0.1", {s.port}}}, "", "client", 0, o);
+    auto c = DistGraphClient::Connect(cfg, {ServerEndpoints{"127.0.0.1", {s.port}}}, "", "launcher", 0, o);  // it stops its server
     if (c.ok() || Since(t0) > 60) return c;
     int status;
     if (waitpid(s.pid, &status, WNOHANG) == s.pid) {

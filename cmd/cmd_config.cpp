@@ -34,7 +34,9 @@ int RunConfig(int argc, char** argv) {
   if (vm.count("job-id")) opt.job_id = vm["job-id"].as<std::string>();
   auto plan = BuildLaunchPlan(*cfg, opt);
   if (!plan.ok()) return cli::ExitCode(argv[0], plan.status());
-  std::cout << file << ": OK\n\n" << FormatPlan(*cfg, *plan);
+  std::cout << file << ": OK\n";
+  for (const std::string& w : SecurityWarnings(*cfg)) std::cout << "warning: " << w << "\n";
+  std::cout << "\n" << FormatPlan(*cfg, *plan);
   return 0;
 }
 

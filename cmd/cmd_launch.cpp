@@ -73,6 +73,11 @@ int RunLaunch(int argc, char** argv) {
     std::fprintf(stderr, "%s: error: %s\n", argv[0], cfg.status().message().c_str());
     return 1;
   }
+  if (auto made = EnsureJobToken(&*cfg); !made.ok()) {
+    return cli::ExitCode(argv[0], made.status());
+  } else if (*made) {
+    std::fprintf(stderr, "launch: no cluster token configured; using a random one for this job\n");
+  }
   if (mode != "train" && mode != "infer")
     return cli::ExitCode(argv[0], Status::InvalidArgument("--mode: expected train or infer, got '" + mode + "'"));
   PlanOptions plan_options = DefaultPlanOptions();

@@ -54,6 +54,7 @@ Status Run(int argc, char** argv) {
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
   settings.echo = !vm.count("quiet");
   DG_ASSIGN_OR_RETURN(JobConfig cfg, LoadJobConfig(file, sets));
+  DG_RETURN_IF_ERROR(EnsureJobToken(&cfg).status());
   DG_ASSIGN_OR_RETURN(PartitionConfig pc, LoadPartitionConfig(cfg.partition));
   DG_RETURN_IF_ERROR(CheckPropagateOptions(o, pc));  // before anything starts
 

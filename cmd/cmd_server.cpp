@@ -26,8 +26,10 @@ int RunServerRole(int argc, char** argv) {
   RoleArgs args;
   std::string partition_config, host, token;
   int part = -1, port = -1, threads = 0;
-  int64_t max_frame = -1;
+  int64_t max_frame = -1, mutable_bytes = -2, max_fanout = -1;
+  int threads_per_conn = -1;
   double heartbeat = -1, peer_timeout = -1;
+  bool insecure = false;
   desc.add_options()
       ("help,h", "show this help")
       ("partition-config", po::value(&partition_config), "partition json (standalone mode)")
@@ -38,14 +40,22 @@ int RunServerRole(int argc, char** argv) {
       ("threads", po::value(&threads)->default_value(0), "server threads (0 = this machine's share of the host's cores / servers per machine)")
       ("max-frame-bytes", po::value(&max_frame), "largest accepted frame payload (default 1 GiB)")
       ("heartbeat", po::value(&heartbeat), "seconds between heartbeats on idle connections")
-      ("peer-timeout", po::value(&peer_timeout), "seconds of silence before a client is dropped");
+      ("peer-timeout", po::value(&peer_timeout), "seconds of silence before a client is dropped")
+      ("mutable-tensor-bytes", po::value(&mutable_bytes), "budget for all mutable tensors (default: half the RAM)")
+      ("max-fanout", po::value(&max_fanout), "largest SAMPLE_NEIGHBORS fanout with replacement (default 1000000)")
+      ("max-threads-per-connection", po::value(&threads_per_conn), "pool threads one connection may hold (0 = threads - 1)")
+      ("insecure", po::bool_switch(&insecure), "serve a non-loopback address without a cluster token");
   AddRoleOptions(&desc, &args);
   po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm);
   if (!st.ok()) return cli::ExitCode(argv[0], st);
 
   ServerOptions opt;
-  if (const char* env = std::getenv("DISTGNN_TOKEN")) opt.token = env;
+  {
+    auto env_token = TokenFromEnvironment();
+    if (!env_token.ok()) return cli::ExitCode(argv[0], env_token.status());
+    opt.token = *env_token;
+  }
   const int machine = args.machine, index = args.index;
   Result<JobConfig> job = Status::NotFound("no --config");
   if (!args.config.empty()) {
@@ -60,6 +70,11 @@ int RunServerRole(int argc, char** argv) {
     opt.heartbeat_seconds = job->heartbeat_seconds;
     opt.peer_timeout_seconds = job->peer_timeout_seconds;
     opt.threads = std::max(1, job->CoresPerMachine(machine) / job->servers_per_machine);
+    opt.mutable_tensor_bytes = job->limits.mutable_tensor_bytes;
+    opt.max_fanout = job->limits.max_fanout;
+    opt.max_pending_bytes = job->limits.max_pending_bytes;
+    opt.max_pending = job->limits.max_pending;
+    opt.max_threads_per_connection = job->limits.max_threads_per_connection;
   } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
     return cli::ExitCode(argv[0], Status::InvalidArgument(
                                       "give --config JOB.yaml --machine M, or --partition-config FILE.json "
@@ -76,6 +91,16 @@ int RunServerRole(int argc, char** argv) {
   if (max_frame > 0) opt.max_frame_bytes = max_frame;
   if (heartbeat > 0) opt.heartbeat_seconds = heartbeat;
   if (peer_timeout > 0) opt.peer_timeout_seconds = peer_timeout;
+  if (mutable_bytes >= -1) opt.mutable_tensor_bytes = mutable_bytes;
+  if (max_fanout > 0) opt.max_fanout = max_fanout;
+  if (threads_per_conn >= 0) opt.max_threads_per_connection = threads_per_conn;
+  // No open cluster by accident: without a token only loopback may be served.
+  if (opt.token.empty() && !insecure && !IsLoopbackAddress(opt.host)) {
+    return cli::ExitCode(argv[0], Status::InvalidArgument(
+        "refusing to serve " + opt.host + " without a cluster token: anyone who can reach it could read, "
+        "change or shut down this partition. Set token: in the job YAML, DISTGNN_TOKEN or DISTGNN_TOKEN_FILE "
+        "(distgnn launch makes one per job), or pass --insecure on a trusted network"));
+  }
 
   SetupLogging("server", opt.part, args.log_level);
   auto server = GraphServer::Create(opt);

@@ -61,12 +61,25 @@ struct Proc {
 };
 
 // Starts argv in a new process group; output to out_fd (or /dev/null when -1).
+// stdin_text (if any) is what the child reads on stdin (then EOF); it is
+// short (a token line), so it fits the pipe buffer and never blocks us.
 pid_t SpawnChild(const std::vector<std::string>& argv, const std::string& workdir,
-                 const std::vector<std::pair<std::string, std::string>>& env, int out_fd) {
+                 const std::vector<std::pair<std::string, std::string>>& env, int out_fd,
+                 const std::string& stdin_text = "") {
   const pid_t parent = getpid();
+  int in_pipe[2] = {-1, -1};
+  if (!stdin_text.empty() && pipe2(in_pipe, O_CLOEXEC) != 0) return -1;
   pid_t pid = fork();
   if (pid != 0) {
     if (pid > 0) setpgid(pid, pid);  // also in the child: no race either way
+    if (in_pipe[0] >= 0) {
+      close(in_pipe[0]);
+      if (pid > 0) {
+        ssize_t w = write(in_pipe[1], stdin_text.data(), stdin_text.size());
+        (void)w;
+      }
+      close(in_pipe[1]);
+    }
     return pid;
   }
   setpgid(0, 0);
@@ -77,7 +90,7 @@ pid_t SpawnChild(const std::vector<std::string>& argv, const std::string& workdi
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
   int devnull = open("/dev/null", O_RDWR);
-  dup2(devnull, 0);
+  dup2(in_pipe[0] >= 0 ? in_pipe[0] : devnull, 0);
   dup2(out_fd >= 0 ? out_fd : devnull, 1);
   dup2(out_fd >= 0 ? out_fd : devnull, 2);
   if (!workdir.empty() && chdir(workdir.c_str()) != 0) {
@@ -230,7 +243,8 @@ class Launcher {
     setvbuf(p.log, nullptr, _IOLBF, 0);
     std::fprintf(p.log, "# %s\n", ShellJoin(s.command).c_str());
     // Local children run in the workdir with the env; ssh carries both in its command.
-    p.pid = SpawnChild(s.command, s.remote ? "" : s.workdir, s.remote ? decltype(s.env){} : s.env, fds[1]);
+    p.pid = SpawnChild(s.command, s.remote ? "" : s.workdir, s.remote ? decltype(s.env){} : s.env, fds[1],
+                       s.stdin_text);
     close(fds[1]);
     if (p.pid < 0) {
       close(fds[0]);

@@ -52,6 +52,61 @@ Array Array::Zeros(DType dtype, std::vector<int64_t> shape) {
   return a;
 }
 
+Result<Array> Array::TryZeros(DType dtype, std::vector<int64_t> shape, const std::string& what) {
+  Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  for (int64_t d : a.shape)
+    if (d < 0) return Status::InvalidArgument(what + ": negative dimension in shape " + a.ShapeString());
+  const int64_t n = CheckedByteSize(dtype, a.shape);
+  if (n < 0) {
+    return Status::ResourceExhausted(what + ": " + DTypeName(dtype) + " " + a.ShapeString() +
+                                     " is larger than any allocation (its byte count overflows)");
+  }
+  void* p = std::calloc(n == 0 ? 1 : static_cast<size_t>(n), 1);
+  if (p == nullptr) {
+    return Status::ResourceExhausted(what + ": out of memory allocating " + std::to_string(n) + " bytes for " +
+                                     DTypeName(dtype) + " " + a.ShapeString());
+  }
+  a.data = p;
+  a.holder = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  return a;
+}
+
+Status CheckShape(const std::vector<int64_t>& shape, const std::string& what) {
+  Array a;
+  a.shape = shape;
+  unsigned __int128 nonzero = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return Status::InvalidArgument(what + ": negative dimension in shape " + a.ShapeString());
+    if (d > kMaxDim) {
+      return Status::InvalidArgument(what + ": dimension " + std::to_string(d) + " of shape " + a.ShapeString() +
+                                     " exceeds the limit of " + std::to_string(kMaxDim));
+    }
+    if (d > 0) nonzero *= static_cast<uint64_t>(d);
+    if (nonzero > static_cast<unsigned __int128>(kMaxElems)) {
+      return Status::InvalidArgument(what + ": shape " + a.ShapeString() + " has more than " +
+                                     std::to_string(kMaxElems) + " elements");
+    }
+  }
+  return Status::OK();
+}
+
+int64_t CheckedByteSize(DType dtype, const std::vector<int64_t>& shape) {
+  unsigned __int128 n = DTypeSize(dtype);
+  bool zero = false;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    if (d == 0) zero = true;
+  }
+  if (zero) return 0;
+  for (int64_t d : shape) {
+    n *= static_cast<uint64_t>(d);
+    if (n > static_cast<unsigned __int128>(INT64_MAX)) return -1;
+  }
+  return static_cast<int64_t>(n);
+}
+
 int64_t Array::numel() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -37,8 +37,11 @@ struct Array {
   void* data = nullptr;             // first byte; read-only when mmap'd read-only
   std::shared_ptr<void> holder;     // keeps the bytes alive (heap buffer or mapping)
 
-  // A zero-filled heap array.
+  // A zero-filled heap array (aborts if memory runs out: not for sizes from the wire).
   static Array Zeros(DType dtype, std::vector<int64_t> shape);
+  // Same, but a negative dim, an overflowing size or a failed allocation is
+  // ResourceExhausted (InvalidArgument for a negative dim) naming `what`.
+  static Result<Array> TryZeros(DType dtype, std::vector<int64_t> shape, const std::string& what);
 
   int64_t numel() const;
   size_t nbytes() const { return static_cast<size_t>(numel()) * DTypeSize(dtype); }
@@ -52,5 +55,16 @@ struct Array {
   template <typename T>
   const T* as() const { return static_cast<const T*>(data); }
 };
+
+// Bounds every shape from the wire obeys (so numel() and byte counts never
+// overflow): each dim in [0, kMaxDim], the product of the non-zero dims at
+// most kMaxElems. CheckShape says which rule `shape` breaks (InvalidArgument).
+constexpr int64_t kMaxDim = int64_t(1) << 48;
+constexpr int64_t kMaxElems = int64_t(1) << 56;
+Status CheckShape(const std::vector<int64_t>& shape, const std::string& what);
+
+// product(shape) * itemsize, or -1 if a dim is negative or the product
+// exceeds INT64_MAX (overflow-checked; for sizes that come from the wire).
+int64_t CheckedByteSize(DType dtype, const std::vector<int64_t>& shape);
 
 }  // namespace dg

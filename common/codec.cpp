@@ -193,17 +193,28 @@ Array Decoder::ArrayView() {
   }
   a.dtype = static_cast<DType>(dt);
   a.shape.resize(ndim);
-  // Overflow-safe element count: every dim must be >= 0 and the product must
-  // match nbytes, which itself must fit in the payload.
-  unsigned __int128 elems = 1;
+  // Overflow-safe element count: every dim must be in [0, kMaxDim] and the
+  // product of the non-zero dims at most kMaxElems (so numel() never
+  // overflows anywhere later); the product must then match nbytes, which
+  // itself must fit in the payload.
+  unsigned __int128 elems = 1, nonzero = 1;
   for (auto& d : a.shape) {
     d = I64();
+    if (!status_.ok()) return Array();
     if (d < 0) {
       Fail("negative array dimension " + std::to_string(d));
       return Array();
     }
+    if (d > kMaxDim) {
+      Fail("array dimension " + std::to_string(d) + " exceeds the limit of " + std::to_string(kMaxDim));
+      return Array();
+    }
     elems *= static_cast<uint64_t>(d);
-    if (elems > (unsigned __int128)size_) elems = (unsigned __int128)size_ + 1;  // clamp
+    if (d > 0) nonzero *= static_cast<uint64_t>(d);
+    if (nonzero > (unsigned __int128)kMaxElems) {
+      Fail("array shape " + a.ShapeString() + " has more than " + std::to_string(kMaxElems) + " elements");
+      return Array();
+    }
   }
   uint64_t nbytes = U64();
   size_t pad = (8 - pos_ % 8) % 8;

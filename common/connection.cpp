@@ -12,9 +12,10 @@ namespace {
 
 constexpr size_t kMaxFramesPerWrite = 64;
 
+// nullptr when the memory is not there (the caller answers ResourceExhausted).
 std::shared_ptr<void> AllocPayload(size_t n) {
   void* p = std::malloc(n == 0 ? 1 : n);
-  DG_CHECK_MSG(p != nullptr, "out of memory allocating a " + std::to_string(n) + "-byte frame");
+  if (p == nullptr) return nullptr;
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
@@ -100,6 +101,11 @@ void Connection::ReadHeader() {
     reading_ = false;
     return;
   }
+  if (options_.max_queued_bytes > 0 && queued_bytes_.load() > options_.max_queued_bytes) {
+    blocked_ = true;  // OnWrite resumes once the queue drains
+    reading_ = false;
+    return;
+  }
   reading_ = true;
   auto self = shared_from_this();
   asio::async_read(socket_, asio::buffer(header_buf_, kFrameHeaderSize),
@@ -133,6 +139,14 @@ void Connection::OnHeader(const boost::system::error_code& ec) {
     return;
   }
   payload_ = AllocPayload(header_.payload_length);
+  if (!payload_) {
+    Status st = Status::ResourceExhausted("out of memory receiving a " + MsgTypeName(header_.type) + " payload of " +
+                                          std::to_string(header_.payload_length) + " bytes");
+    spdlog::warn("{} from {}; closing the connection", st.message(), peer());
+    reading_ = false;
+    SendError(0, st, /*close_after=*/true);
+    return;
+  }
   auto self = shared_from_this();
   asio::async_read(socket_, asio::buffer(payload_.get(), header_.payload_length),
                    asio::bind_executor(strand_, [self](const boost::system::error_code& ec, size_t) {
@@ -202,6 +216,7 @@ void Connection::Send(MsgType type, uint32_t flags, uint64_t request_id, BufferL
   EncodeFrameHeader(h, f.header);
   f.payload = std::move(payload);
   f.close_after = close_after;
+  queued_bytes_ += static_cast<int64_t>(kFrameHeaderSize + f.payload.size());
   {
     std::lock_guard<std::mutex> l(mu_);
     queue_.push_back(std::move(f));
@@ -253,6 +268,9 @@ void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
     return;
   }
   bytes_out_ += n;
+  const int64_t left = queued_bytes_ -= static_cast<int64_t>(n);
+  const bool drained = options_.max_queued_bytes > 0 && left <= options_.max_queued_bytes &&
+                       left + static_cast<int64_t>(n) > options_.max_queued_bytes;
   last_send_ns_ = NowNs();
   bool close_after = false;
   for (const OutFrame& f : writing_frames_) close_after |= f.close_after;
@@ -262,6 +280,12 @@ void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
     CloseOnStrand(Status::OK());
     return;
   }
+  if (blocked_ && queued_bytes_.load() <= options_.max_queued_bytes) {
+    blocked_ = false;
+    last_recv_ns_ = NowNs();  // our backpressure is not the peer's silence
+    if (!reading_ && !paused_) ReadHeader();
+  }
+  if (drained && options_.on_drained) options_.on_drained();
   StartWrite();
 }
 
@@ -380,72 +404,9 @@ Status DecodeErrorFrame(const Frame& frame, const std::string& peer) {
     case Status::Code::kAlreadyExists: return Status::AlreadyExists(text);
     case Status::Code::kUnsupported: return Status::Unsupported(text);
     case Status::Code::kInternal: return Status::Internal(text);
+    case Status::Code::kResourceExhausted: return Status::ResourceExhausted(text);
     default: return Status::Protocol(text);
   }
-}
-
-BufferList EncodeHello(const Hello& h) {
-  Encoder e;
-  e.U16(h.version);
-  e.String(h.role);
-  e.I32(h.rank);
-  e.String(h.graph_name);
-  e.String(h.token);
-  return e.Finish();
-}
-
-Result<Hello> DecodeHello(const Frame& f) {
-  Hello h;
-  Decoder d = f.decoder("HELLO");
-  h.version = d.U16();
-  h.role = d.String();
-  h.rank = d.I32();
-  h.graph_name = d.String();
-  h.token = d.String();
-  DG_RETURN_IF_ERROR(d.Finish());
-  return h;
-}
-
-BufferList EncodeWelcome(const Welcome& w) {
-  Encoder e;
-  e.String(w.role);
-  e.I32(w.rank);
-  e.I32(w.index);
-  e.String(w.graph_name);
-  return e.Finish();
-}
-
-Result<Welcome> DecodeWelcome(const Frame& f) {
-  Welcome w;
-  Decoder d = f.decoder("WELCOME");
-  w.role = d.String();
-  w.rank = d.I32();
-  w.index = d.I32();
-  w.graph_name = d.String();
-  DG_RETURN_IF_ERROR(d.Finish());
-  return w;
-}
-
-Status CheckHello(const Hello& hello, const std::string& graph_name, const std::string& token) {
-  if (hello.version != kProtocolVersion) {
-    return Status::Protocol("HELLO: protocol version " + std::to_string(hello.version) +
-                            " not supported (this server speaks " +
-                            std::to_string(kProtocolVersion) + ")");
-  }
-  if (!hello.graph_name.empty() && !graph_name.empty() && hello.graph_name != graph_name) {
-    return Status::InvalidArgument("HELLO: graph '" + hello.graph_name + "' requested but this serves '" +
-                                   graph_name + "'");
-  }
-  // Compare without early exit so timing does not reveal a prefix.
-  bool same = hello.token.size() == token.size();
-  unsigned char diff = 0;
-  for (size_t i = 0; i < hello.token.size() && i < token.size(); ++i)
-    diff |= static_cast<unsigned char>(hello.token[i] ^ token[i]);
-  if (!same || diff != 0) {
-    return Status::InvalidArgument(hello.token.empty() ? "HELLO: this cluster requires a token (set token: in the job YAML or DISTGNN_TOKEN)"
-                                                       : "HELLO: wrong cluster token");
-  }
-  return Status::OK();
 }
 
 Result<DialResult> DialAndHello(asio::io_context& io, const std::string& host, int port,
@@ -457,15 +418,26 @@ Result<DialResult> DialAndHello(asio::io_context& io, const std::string& host, i
   DG_ASSIGN_OR_RETURN(tcp::socket socket, ConnectTcp(io, host, port, timeout_s, peer));
   auto conn = std::make_shared<Connection>(std::move(socket), options, peer);
   auto reply = std::make_shared<OneShot<Result<Welcome>>>();
+  auto dialer = std::make_shared<HandshakeDialer>(hello);
+  DG_ASSIGN_OR_RETURN(BufferList hello_payload, dialer->EncodeHello());
   std::weak_ptr<Connection> weak = conn;
+  // Runs on the connection's strand, one frame at a time.
   conn->Start(
-      [reply, weak, peer, on_frame](Frame f) {
-        if (f.type() == MsgType::kWelcome) {
-          auto w = DecodeWelcome(f);
+      [reply, weak, peer, on_frame, dialer](Frame f) {
+        if (f.type() == MsgType::kChallenge) {
+          auto auth = dialer->OnChallenge(f.data, f.size);
+          auto c = weak.lock();
+          if (!auth.ok()) {
+            reply->Set(auth.status().WithContext(peer));
+          } else if (c) {
+            c->Send(MsgType::kAuth, 0, 0, std::move(*auth));
+          }
+        } else if (f.type() == MsgType::kWelcome) {
+          auto w = dialer->OnWelcome(f.data, f.size);
           if (w.ok()) {
             if (auto c = weak.lock()) c->SetFrameHandler(on_frame);
           }
-          reply->Set(w);
+          reply->Set(w.ok() ? w : Result<Welcome>(w.status().WithContext(peer)));
         } else if (f.type() == MsgType::kError) {
           reply->Set(DecodeErrorFrame(f, peer));
         } else {
@@ -477,7 +449,7 @@ Result<DialResult> DialAndHello(asio::io_context& io, const std::string& host, i
                             : why);
         if (on_close) on_close(why);
       });
-  conn->Send(MsgType::kHello, 0, 0, EncodeHello(hello));
+  conn->Send(MsgType::kHello, 0, 0, std::move(hello_payload));
   double left = timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto got = reply->WaitFor(std::max(left, 0.1));
   if (!got) {

@@ -17,7 +17,9 @@
 //
 // Framing errors (bad magic/version, frame over the limit) are answered with an
 // ERROR frame, logged once, and the connection is closed: after a bad header
-// the byte stream cannot be trusted.
+// the byte stream cannot be trusted. So is a payload that cannot be allocated
+// (ResourceExhausted). With max_queued_bytes, reading stops while that many
+// bytes wait to be written (backpressure on peers that do not read).
 #pragma once
 
 #include <atomic>
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "common/codec.h"
+#include "common/handshake.h"
 #include "common/protocol.h"
 #include "common/status.h"
 
@@ -43,6 +46,13 @@ struct ConnectionOptions {
   int64_t max_frame_bytes = kDefaultMaxFrameBytes;
   double heartbeat_seconds = 1.0;     // <= 0 disables heartbeats
   double peer_timeout_seconds = 10.0; // <= 0 disables the liveness check
+  // Backpressure: while more than this many bytes wait to be written, no new
+  // frame is read (a peer that does not read its replies cannot make us
+  // queue without bound). 0 = no limit.
+  int64_t max_queued_bytes = 0;
+  // Called (on the strand) when the queued bytes fall back to max_queued_bytes
+  // or below after being above it.
+  std::function<void()> on_drained;
 };
 
 // A received frame; the payload is heap memory kept alive by `holder`.
@@ -89,6 +99,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string remote_address() const { return remote_; }  // "ip:port" of the socket
   uint64_t bytes_received() const { return bytes_in_.load(); }
   uint64_t bytes_sent() const { return bytes_out_.load(); }
+  // Bytes queued or being written; over max_queued_bytes means backpressure.
+  int64_t queued_bytes() const { return queued_bytes_.load(); }
+  bool backpressured() const {
+    return options_.max_queued_bytes > 0 && queued_bytes_.load() > options_.max_queued_bytes;
+  }
 
  private:
   struct OutFrame {
@@ -125,12 +140,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   FrameHeader header_;
   std::shared_ptr<void> payload_;
   bool reading_ = false, paused_ = false, writing_ = false;
+  bool blocked_ = false;  // not reading: too many bytes queued for writing (backpressure)
   std::vector<OutFrame> writing_frames_;
   std::vector<asio::const_buffer> write_bufs_;
 
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> last_recv_ns_{0}, last_send_ns_{0};
   std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
+  std::atomic<int64_t> queued_bytes_{0};  // queued or being written
 };
 
 // Connects to host:port within timeout_s. Errors are IOError/Timeout naming
@@ -143,32 +160,11 @@ Result<tcp::socket> ConnectTcp(asio::io_context& io, const std::string& host, in
 Status DecodeErrorFrame(const Frame& frame, const std::string& peer);
 
 // ------------------------------------------------------------ handshake
+// Hello, Welcome and the HMAC handshake itself: common/handshake.h.
 
-struct Hello {
-  uint16_t version = kProtocolVersion;
-  std::string role;        // "sampler", "trainer", "client", ...
-  int32_t rank = -1;
-  std::string graph_name;  // "" = any
-  std::string token;       // cluster token; "" = none
-};
-struct Welcome {
-  std::string role;        // the acceptor's role ("server", "trainer")
-  int32_t rank = -1;       // server: partition id; trainer: its rank
-  int32_t index = 0;       // server: index among its partition's servers
-  std::string graph_name;
-};
-
-BufferList EncodeHello(const Hello& h);
-Result<Hello> DecodeHello(const Frame& f);
-BufferList EncodeWelcome(const Welcome& w);
-Result<Welcome> DecodeWelcome(const Frame& f);
-
-// Acceptor side: checks a HELLO against what this process expects; the error
-// message says exactly what mismatched (never echoes the expected token).
-Status CheckHello(const Hello& hello, const std::string& graph_name, const std::string& token);
-
-// Dialer side: connect, send HELLO, wait for WELCOME (or ERROR) within
-// timeout_s. On WELCOME, `on_frame` becomes the frame handler (before any later
+// Dialer side: connect, run the handshake (HELLO, CHALLENGE, AUTH, WELCOME;
+// hello.token is the MAC key and is never sent), within timeout_s; a WELCOME
+// whose proof is wrong fails. On WELCOME, `on_frame` becomes the frame handler (before any later
 // frame is read) and `on_close` the close handler.
 struct DialResult {
   std::shared_ptr<Connection> connection;

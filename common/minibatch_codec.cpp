@@ -10,7 +10,7 @@ namespace {
 constexpr uint32_t kMaxLayers = 64;
 
 std::vector<int64_t> ToVector(const Array& ids) {
-  if (ids.shape.size() != 1) return {};  // a failed decode (the Decoder holds the error), not one id
+  if (ids.data == nullptr || ids.shape.size() != 1) return {};  // a failed decode (the Decoder holds the error), not one id
   std::vector<int64_t> v(static_cast<size_t>(ids.numel()));
   if (!v.empty()) std::memcpy(v.data(), ids.data, v.size() * sizeof(int64_t));
   return v;
@@ -59,7 +59,15 @@ Status DecodeEpoch(const Frame& f, EpochRequest* r, uint32_t* credits) {
   r->batch_offset = d.I64();
   r->batch_stride = d.I64();
   *credits = d.U32();
-  return d.Finish();
+  DG_RETURN_IF_ERROR(d.Finish());
+  // Bounds a sampler relies on (loops over batches and layers).
+  if (r->batch_size < 1 || r->batch_offset < 0 || r->batch_stride < 1)
+    return Status::Protocol("EPOCH: batch size " + std::to_string(r->batch_size) + ", offset " +
+                            std::to_string(r->batch_offset) + ", stride " + std::to_string(r->batch_stride) +
+                            " (need >= 1, >= 0, >= 1)");
+  for (int fo : r->fanouts)
+    if (fo < -1 || fo == 0) return Status::Protocol("EPOCH: fanout " + std::to_string(fo) + " (need >= 1 or -1)");
+  return Status::OK();
 }
 
 BufferList EncodeCredit(uint32_t n) {
@@ -127,8 +135,8 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
   for (size_t l = 0; l < mb->blocks.size(); ++l) {
     const Block& b = mb->blocks[l];
     if (b.num_dst < 0 || b.num_src < b.num_dst ||
-        b.indptr.size() != static_cast<size_t>(b.num_dst + 1) || b.indptr.front() != 0 ||
-        b.indptr.back() != b.num_edges())
+        b.indptr.size() != static_cast<size_t>(b.num_dst) + 1 || b.indptr.front() != 0 ||
+        b.indptr.back() != b.num_edges() || !std::is_sorted(b.indptr.begin(), b.indptr.end()))
       return Status::Protocol("MINIBATCH: block " + std::to_string(l) + " has an inconsistent CSR");
     for (int64_t i : b.indices)
       if (i < 0 || i >= b.num_src)

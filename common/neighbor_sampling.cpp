@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <unordered_set>
 #include <utility>
 
 namespace dg {
@@ -23,10 +24,23 @@ int64_t SampleRowUniform(int64_t degree, int64_t fanout, bool replace, uint64_t 
   // Floyd: for j in [degree-fanout, degree): pick t in [0, j]; take t unless
   // already taken, else take j. Every fanout-subset is equally likely. The
   // membership test is a linear scan: fanouts are small (tens).
+  // Large fanouts use a hash set for the same test (same draws, same result),
+  // so the work stays O(fanout) whatever a request asks for.
+  if (fanout <= 64) {
+    for (int64_t j = degree - fanout; j < degree; ++j) {
+      int64_t t = static_cast<int64_t>(rng.Uniform(static_cast<uint64_t>(j) + 1));
+      bool taken = std::find(out->begin() + start, out->end(), t) != out->end();
+      out->push_back(taken ? j : t);
+    }
+    return fanout;
+  }
+  std::unordered_set<int64_t> seen;
+  seen.reserve(static_cast<size_t>(fanout) * 2);
   for (int64_t j = degree - fanout; j < degree; ++j) {
     int64_t t = static_cast<int64_t>(rng.Uniform(static_cast<uint64_t>(j) + 1));
-    bool taken = std::find(out->begin() + start, out->end(), t) != out->end();
-    out->push_back(taken ? j : t);
+    int64_t pick = seen.count(t) ? j : t;
+    seen.insert(pick);
+    out->push_back(pick);
   }
   return fanout;
 }

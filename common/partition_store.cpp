@@ -248,9 +248,7 @@ Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
     return Status::InvalidArgument("INIT_TENSOR '" + name + "': shape " + s.ShapeString() +
                                    " must have num_nodes = " + std::to_string(num_nodes_) + " rows");
   }
-  for (int64_t d : spec.shape) {
-    if (d < 0) return Status::InvalidArgument("INIT_TENSOR '" + name + "': negative dimension");
-  }
+  DG_RETURN_IF_ERROR(CheckShape(spec.shape, "INIT_TENSOR '" + name + "'"));
   if (spec.init != Initializer::kZeros && spec.dtype != DType::kFloat32 && spec.dtype != DType::kFloat64) {
     return Status::InvalidArgument("INIT_TENSOR '" + name + "': uniform/normal need float32 or float64, got " +
                                    DTypeName(spec.dtype));
@@ -278,12 +276,26 @@ Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
                                  " " + have.ShapeString() + ", asked for " + DTypeName(spec.dtype) + " " +
                                  want.ShapeString());
   }
+  std::vector<int64_t> local = spec.shape;
+  local[0] = part_.num_owned();
+  const int64_t bytes = CheckedByteSize(spec.dtype, local);
+  Array want;
+  want.shape = local;
+  if (bytes < 0) {
+    return Status::ResourceExhausted("INIT_TENSOR '" + name + "': " + DTypeName(spec.dtype) + " " +
+                                     want.ShapeString() + " here is larger than any allocation");
+  }
+  if (mutable_budget_ >= 0 && bytes > mutable_budget_ - mutable_bytes_) {
+    return Status::ResourceExhausted("INIT_TENSOR '" + name + "': its " + std::to_string(bytes) + " bytes here (" +
+                                     DTypeName(spec.dtype) + " " + want.ShapeString() +
+                                     ") and the existing mutable tensors would use " +
+                                     std::to_string(mutable_bytes_ + bytes) + " bytes, over this server's budget of " +
+                                     std::to_string(mutable_budget_) + " bytes (limits.mutable_tensor_bytes)");
+  }
   auto t = std::make_shared<MutableTensor>();
   t->persistent = spec.persistent;
   t->global_shape = spec.shape;
-  std::vector<int64_t> local = spec.shape;
-  local[0] = part_.num_owned();
-  t->data = Array::Zeros(spec.dtype, local);
+  DG_ASSIGN_OR_RETURN(t->data, Array::TryZeros(spec.dtype, local, "INIT_TENSOR '" + name + "'"));
   if (spec.init != Initializer::kZeros) {
     const int64_t elems = t->data.row_elems();
     std::vector<double> row(static_cast<size_t>(elems));
@@ -296,6 +308,7 @@ Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
     }
   }
   mutable_.emplace(name, std::move(t));
+  mutable_bytes_ += bytes;
   *created = true;
   return Status::OK();
 }
@@ -335,9 +348,10 @@ Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bo
   const int64_t* indices = part_.indices.as<int64_t>();
   std::vector<int64_t> pos;
   out->counts.reserve(out->counts.size() + n);
-  if (fanout > 0) {
-    out->src.reserve(out->src.size() + n * fanout);
-    out->eids.reserve(out->eids.size() + n * fanout);
+  DG_ASSIGN_OR_RETURN(const int64_t bound, SampleBound(seeds, n, fanout, replace));
+  if (bound <= (int64_t(1) << 26)) {  // callers with huge requests check SampleBound first
+    out->src.reserve(out->src.size() + static_cast<size_t>(bound));
+    out->eids.reserve(out->eids.size() + static_cast<size_t>(bound));
   }
   for (size_t i = 0; i < n; ++i) {
     const int64_t l = seeds[i] - part_.node_begin;
@@ -353,6 +367,28 @@ Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bo
     }
   }
   return Status::OK();
+}
+
+Result<int64_t> PartitionStore::SampleBound(const int64_t* seeds, size_t n, int64_t fanout, bool replace) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  if (fanout == 0) return int64_t(0);
+  unsigned __int128 total = 0;
+  if (replace && fanout > 0) {
+    total = static_cast<unsigned __int128>(n) * static_cast<uint64_t>(fanout);
+  } else {
+    const int64_t* indptr = part_.indptr.as<int64_t>();
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t l = seeds[i] - part_.node_begin;
+      const int64_t degree = indptr[l + 1] - indptr[l];
+      total += static_cast<uint64_t>(fanout < 0 ? degree : std::min(degree, fanout));
+    }
+  }
+  return total > static_cast<unsigned __int128>(INT64_MAX / 64) ? INT64_MAX / 64 : static_cast<int64_t>(total);
+}
+
+int64_t PartitionStore::mutable_bytes() const {
+  std::shared_lock<std::shared_mutex> l(mutable_mu_);
+  return mutable_bytes_;
 }
 
 Status PartitionStore::InDegrees(const int64_t* ids, size_t n, int64_t* out, const int64_t* out_pos) const {
@@ -493,6 +529,7 @@ Status PartitionStore::LoadPersistent(const std::string& dir, std::vector<std::s
     t->global_shape[0] = num_nodes_;
     t->data = std::move(a);
     std::unique_lock<std::shared_mutex> l(mutable_mu_);
+    mutable_bytes_ += static_cast<int64_t>(t->data.nbytes());
     mutable_[name] = std::move(t);
     if (loaded) loaded->push_back(name);
   }

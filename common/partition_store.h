@@ -142,6 +142,16 @@ class PartitionStore {
 
   Status InDegrees(const int64_t* ids, size_t n, int64_t* out, const int64_t* out_pos) const;
 
+  // Upper bound of the edges Sample would return for these arguments (seeds
+  // must be owned; checked): n * fanout with replacement, else the sum of
+  // min(degree, fanout) (all in-edges for fanout < 0). O(n), no allocation.
+  Result<int64_t> SampleBound(const int64_t* seeds, size_t n, int64_t fanout, bool replace) const;
+
+  // Budget for the bytes of all mutable tensors held here (server limit);
+  // < 0 = unlimited. An INIT_TENSOR that would exceed it is ResourceExhausted.
+  void set_mutable_budget(int64_t bytes) { mutable_budget_ = bytes; }
+  int64_t mutable_bytes() const;
+
  private:
   struct MutableTensor {
     Array data;  // rows [node_begin, node_end)
@@ -164,6 +174,8 @@ class PartitionStore {
   bool holds_mutable_;
   mutable std::shared_mutex mutable_mu_;
   std::map<std::string, std::shared_ptr<MutableTensor>> mutable_;
+  int64_t mutable_budget_ = -1;
+  int64_t mutable_bytes_ = 0;   // guarded by mutable_mu_
   mutable std::mutex save_mu_;  // one save at a time (they share "<file>.tmp" names)
 };
 

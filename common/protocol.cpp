@@ -36,6 +36,8 @@ std::string MsgTypeName(uint16_t type) {
     case MsgType::kWelcome: return "WELCOME";
     case MsgType::kError: return "ERROR";
     case MsgType::kHeartbeat: return "HEARTBEAT";
+    case MsgType::kChallenge: return "CHALLENGE";
+    case MsgType::kAuth: return "AUTH";
     case MsgType::kPull: return "PULL";
     case MsgType::kPush: return "PUSH";
     case MsgType::kInitTensor: return "INIT_TENSOR";

@@ -17,7 +17,7 @@
 namespace dg {
 
 constexpr uint32_t kFrameMagic = 0x4E474744;  // bytes "DGGN" on the wire
-constexpr uint16_t kProtocolVersion = 1;
+constexpr uint16_t kProtocolVersion = 2;  // 2: HMAC challenge-response handshake
 constexpr size_t kFrameHeaderSize = 32;
 constexpr int64_t kDefaultMaxFrameBytes = int64_t(1) << 30;  // payload limit, 1 GiB
 
@@ -30,6 +30,8 @@ enum class MsgType : uint16_t {
   kWelcome = 2,
   kError = 3,
   kHeartbeat = 4,
+  kChallenge = 5,  // acceptor -> dialer, handshake (common/handshake.h)
+  kAuth = 6,       // dialer -> acceptor, handshake
   // Graph server requests (client -> server; answered with the same type | response flag).
   kPull = 16,
   kPush = 17,

@@ -27,6 +27,7 @@ const char* Status::CodeName(Code c) {
     case Code::kAlreadyExists: return "AlreadyExists";
     case Code::kUnsupported: return "Unsupported";
     case Code::kInternal: return "Internal";
+    case Code::kResourceExhausted: return "ResourceExhausted";
   }
   return "Unknown";
 }

@@ -29,6 +29,7 @@ class Status {
     kAlreadyExists,    // an output that would be overwritten
     kUnsupported,      // valid but not handled (e.g. big-endian .npy)
     kInternal,         // should not happen; a bug
+    kResourceExhausted,  // a request needs more memory/work than this process allows
   };
 
   Status() = default;  // ok
@@ -43,6 +44,7 @@ class Status {
   static Status AlreadyExists(std::string m) { return Status(Code::kAlreadyExists, std::move(m)); }
   static Status Unsupported(std::string m) { return Status(Code::kUnsupported, std::move(m)); }
   static Status Internal(std::string m) { return Status(Code::kInternal, std::move(m)); }
+  static Status ResourceExhausted(std::string m) { return Status(Code::kResourceExhausted, std::move(m)); }
   // IOError with strerror(errno) appended: "open /x/y.npy: No such file or directory".
   static Status FromErrno(const std::string& what, int err);
 

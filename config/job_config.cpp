@@ -12,6 +12,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <cerrno>
 #include <map>
 #include <set>
 
@@ -271,7 +274,7 @@ Status ApplyOverride(YAML::Node root, const std::string& text, std::map<std::str
 
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
                                            "ports",     "processes", "train",  "output_dir",
-                                           "network"};
+                                           "network",   "limits"};
 const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port",   "ssh_key",
                                                "workspace", "binary", "ssh_options"};
 const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "metrics"};
@@ -285,6 +288,25 @@ const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "feat
                                                  "init_scale"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
                                                "peer_timeout_seconds", "rendezvous_timeout_seconds"};
+
+const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
+                                             "max_pending", "max_threads_per_connection"};
+
+Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
+  DG_RETURN_IF_ERROR(c.Map(n, "limits"));
+  DG_RETURN_IF_ERROR(c.CheckKeys(n, "limits", kLimitKeys));
+  if (n["mutable_tensor_bytes"])
+    DG_RETURN_IF_ERROR(c.Int(n["mutable_tensor_bytes"], "limits.mutable_tensor_bytes", 0, INT64_MAX,
+                             &l->mutable_tensor_bytes));
+  if (n["max_fanout"]) DG_RETURN_IF_ERROR(c.Int(n["max_fanout"], "limits.max_fanout", 1, INT64_MAX, &l->max_fanout));
+  if (n["max_pending_bytes"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_pending_bytes"], "limits.max_pending_bytes", 0, INT64_MAX, &l->max_pending_bytes));
+  if (n["max_pending"]) DG_RETURN_IF_ERROR(c.Int(n["max_pending"], "limits.max_pending", 1, 1 << 24, &l->max_pending));
+  if (n["max_threads_per_connection"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_threads_per_connection"], "limits.max_threads_per_connection", 0, 1024,
+                             &l->max_threads_per_connection));
+  return Status::OK();
+}
 
 Status ExpectFile(const Checker& c, const YAML::Node& n, const std::string& key, const std::string& resolved,
                   const std::string& what) {
@@ -505,9 +527,11 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
 
   // token
   if (r["token"]) DG_RETURN_IF_ERROR(c.String(r["token"], "token", false, &cfg.token));
+  cfg.token_from_yaml = !cfg.token.empty();
   if (cfg.token.empty()) {
-    const char* env = std::getenv("DISTGNN_TOKEN");
-    if (env) cfg.token = env;
+    auto env = TokenFromEnvironment();
+    if (!env.ok()) return env.status();
+    cfg.token = *env;
   }
 
   // machines
@@ -567,11 +591,34 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
       return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
   }
 
+  if (const YAML::Node l = r["limits"]) DG_RETURN_IF_ERROR(LoadLimits(c, l, &cfg.limits));
+
   DG_RETURN_IF_ERROR(CheckPorts(c, ports ? ports : r, cfg));
   return cfg;
 }
 
 }  // namespace
+
+Result<std::string> TokenFromEnvironment() {
+  if (const char* env = std::getenv("DISTGNN_TOKEN"); env && *env) return std::string(env);
+  const char* file = std::getenv("DISTGNN_TOKEN_FILE");
+  if (!file || !*file) return std::string();
+  struct stat st;
+  if (::stat(file, &st) != 0) return Status::FromErrno("DISTGNN_TOKEN_FILE " + std::string(file), errno);
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%03o", unsigned(st.st_mode & 0777));
+    return Status::InvalidArgument("DISTGNN_TOKEN_FILE " + std::string(file) + " has mode " + mode +
+                                   ": a token file must be readable by its owner only (chmod 600)");
+  }
+  std::ifstream in(file);
+  std::string token;
+  if (!in || !std::getline(in, token)) return Status::IOError("DISTGNN_TOKEN_FILE " + std::string(file) + ": cannot read");
+  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  return token;
+}
+
+bool IsLoopbackAddress(const std::string& host) { return IsLoopbackName(host); }
 
 Result<JobConfig> LoadJobConfig(const std::string& yaml_path, const std::vector<std::string>& overrides) {
   // yaml-cpp throws (bad conversions, odd trees); nothing crosses this edge.

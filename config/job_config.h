@@ -63,6 +63,15 @@ struct TrainConfig {
   EmbeddingConfig embedding;
 };
 
+// limits: what one server lets requests use (issue 12; README "Security").
+struct LimitsConfig {
+  int64_t mutable_tensor_bytes = -1;       // all mutable tensors of a server; -1 = half its RAM
+  int64_t max_fanout = 1000000;            // SAMPLE_NEIGHBORS with replacement
+  int64_t max_pending_bytes = int64_t(2) << 30;  // SPARSE_UPDATE payloads waiting for their step
+  int max_pending = 4096;                  // open barriers + sparse steps
+  int max_threads_per_connection = 0;      // 0 = server threads - 1 (at least 1)
+};
+
 enum class MetricsRole { kServer, kTrainer, kSampler };
 
 struct JobConfig {
@@ -85,6 +94,8 @@ struct JobConfig {
   double heartbeat_seconds = 1.0;
   double peer_timeout_seconds = 10.0;
   double rendezvous_timeout_seconds = 300.0;  // trainers waiting for each other at start
+  LimitsConfig limits;
+  bool token_from_yaml = false;  // token: set in the file (not from DISTGNN_TOKEN)
   // The --set overrides that were applied (the launcher passes them on to every role).
   std::vector<std::string> overrides;
 
@@ -122,6 +133,14 @@ struct JobConfig {
   // gloo rendezvous: trainer 0 (machine 0's host) at ports.rendezvous.
   const std::string& RendezvousHost() const { return machines.at(0).host; }
 };
+
+// The cluster token from the environment: DISTGNN_TOKEN, else the first line
+// of the file DISTGNN_TOKEN_FILE (which must not be readable by group or
+// others), else "". A token file that cannot be read, or is too open, is an error.
+Result<std::string> TokenFromEnvironment();
+
+// True for loopback addresses and names ("127.x.y.z", "::1", "localhost").
+bool IsLoopbackAddress(const std::string& host);
 
 // Parse and validate; `overrides` are "key.path=value" strings from --set flags.
 Result<JobConfig> LoadJobConfig(const std::string& yaml_path,

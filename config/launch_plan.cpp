@@ -1,5 +1,7 @@
 #include "config/launch_plan.h"
 
+#include "common/handshake.h"
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
@@ -132,10 +134,16 @@ Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt)
                    "--job-id", plan.job_id};
     for (const auto& o : cfg.overrides) p.role_argv.insert(p.role_argv.end(), {"--set", o});
     if (role == Role::kTrainer) p.role_argv.insert(p.role_argv.end(), opt.trainer_args.begin(), opt.trainer_args.end());
-    if (!cfg.token.empty()) p.env.emplace_back("DISTGNN_TOKEN", cfg.token);
+    if (!cfg.token.empty() && !p.remote) p.env.emplace_back("DISTGNN_TOKEN", cfg.token);
     if (const char* lvl = std::getenv("DISTGNN_LOG_LEVEL")) p.env.emplace_back("DISTGNN_LOG_LEVEL", lvl);
     if (p.remote) {
-      std::string remote = CdCommand(p.workdir) + " && exec ";
+      // The token goes through ssh's stdin (one line), never into an argv.
+      std::string remote = CdCommand(p.workdir) + " && ";
+      if (!cfg.token.empty()) {
+        p.stdin_text = cfg.token + "\n";
+        remote += "IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && ";
+      }
+      remote += "exec ";
       if (!p.env.empty()) {
         remote += "env";
         for (const auto& [k, v] : p.env) remote += " " + k + "=" + ShellQuote(v);
@@ -168,13 +176,43 @@ Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt)
   return plan;
 }
 
+Result<bool> EnsureJobToken(JobConfig* cfg) {
+  if (!cfg->token.empty()) return false;
+  DG_ASSIGN_OR_RETURN(Nonce n, RandomNonce());
+  static const char* kHex = "0123456789abcdef";
+  std::string t;
+  for (uint8_t b : n) t += std::string(1, kHex[b >> 4]) + kHex[b & 15];
+  cfg->token = t;
+  return true;
+}
+
+std::vector<std::string> SecurityWarnings(const JobConfig& cfg) {
+  std::vector<std::string> w;
+  if (cfg.token.empty()) {
+    bool open = false;
+    for (const auto& m : cfg.machines) open |= !IsLoopbackAddress(m.host);
+    w.push_back(std::string("no cluster token (token: \"\" and no DISTGNN_TOKEN): `distgnn launch` makes a random one "
+                            "per job, but servers started by hand would accept anyone") +
+                (open ? "; they refuse to serve a non-loopback address without a token unless given --insecure" : ""));
+  }
+  if (cfg.token_from_yaml) {
+    w.push_back("the token is written in " + cfg.path + ": keep that file private (chmod 600) or use DISTGNN_TOKEN / "
+                "DISTGNN_TOKEN_FILE instead");
+  }
+  if (!cfg.token.empty() && cfg.token.size() < 16) {
+    w.push_back("the cluster token has only " + std::to_string(cfg.token.size()) +
+                " characters; use at least 16 random ones (e.g. openssl rand -hex 32)");
+  }
+  return w;
+}
+
 std::string FormatPlan(const JobConfig& cfg, const LaunchPlan& plan) {
   std::ostringstream out;
   out << "job:        " << cfg.job << " (job id " << plan.job_id << ")\n"
       << "config:     " << cfg.path << "\n"
       << "partition:  " << cfg.partition << " (" << cfg.num_machines() << " parts)\n"
       << "model:      " << cfg.train.model << "\n"
-      << "token:      " << (cfg.token.empty() ? "none" : "set (passed as DISTGNN_TOKEN)") << "\n"
+      << "token:      " << (cfg.token.empty() ? "none" : "set (DISTGNN_TOKEN in the environment; over ssh on stdin)") << "\n"
       << "processes:  per machine " << cfg.servers_per_machine << " server(s), " << cfg.trainers_per_machine
       << " trainer(s), " << cfg.samplers_per_trainer << " sampler(s) per trainer\n"
       << "rendezvous: " << cfg.RendezvousHost() << ":" << cfg.rendezvous_port << " (trainer 0)\n"

@@ -9,11 +9,13 @@
 // 0..T-1, samplers 0..T*K-1; sampler I serves trainer I / K of that machine),
 // JOB_ID is a per-launch marker the launcher uses to find the job's processes
 // on remote hosts (pkill -f), and the --set overrides are the launch's own.
-// The cluster token travels in the environment (DISTGNN_TOKEN), never in argv.
+// The cluster token never goes into an argv (`ps` shows those to everyone):
+// local processes get it in their environment (DISTGNN_TOKEN); ssh processes
+// read it from ssh's stdin (ProcessSpec::stdin_text).
 //
 // Local machines (no `ssh` key) run the command directly in the config's
-// folder; ssh machines run `ssh -o BatchMode=yes ... TARGET 'cd WS && exec env
-// DISTGNN_TOKEN=... BINARY ...'` (CONFIG is then the config's file name inside
+// folder; ssh machines run `ssh -o BatchMode=yes ... TARGET 'cd WS && IFS= read
+// -r DISTGNN_TOKEN && export DISTGNN_TOKEN && exec BINARY ...'` (CONFIG is then the config's file name inside
 // the workspace, where `distgnn copy` puts it; without a workspace the same
 // absolute paths are assumed on a shared filesystem).
 #pragma once
@@ -39,7 +41,8 @@ struct ProcessSpec {
   bool remote = false;
   std::string workdir;                 // where the role runs (cd there first)
   std::vector<std::string> role_argv;  // BINARY --role ... (what runs on the host)
-  std::vector<std::pair<std::string, std::string>> env;  // extra environment
+  std::vector<std::pair<std::string, std::string>> env;  // extra environment (local processes)
+  std::string stdin_text;              // written to the process's stdin (ssh: the token line)
   std::vector<std::string> command;    // what the launcher execs: role_argv or ssh ...
   std::string label;                   // "machine/role/rank", e.g. "1/trainer/1"
   std::string log_file;                // RUN_DIR/logs/<machine>-<role>-<index>.log
@@ -78,6 +81,15 @@ std::string ShellJoin(const std::vector<std::string>& argv);
 
 // ssh argv prefix for a machine: ssh -o BatchMode=yes [-o opts] [-p P] [-i K] TARGET
 std::vector<std::string> SshPrefix(const MachineConfig& machine);
+
+// A job without a cluster token gets a fresh random one (64 hex digits) for
+// this launch; returns true if it made one. Every process the plan starts
+// then receives it (environment / ssh stdin), so the job is never open.
+Result<bool> EnsureJobToken(JobConfig* config);
+
+// Warnings for `distgnn config check`: no token in the YAML or environment,
+// servers on non-loopback addresses, ... (empty when all is well).
+std::vector<std::string> SecurityWarnings(const JobConfig& config);
 
 // "JOB-<12 random hex digits>".
 std::string NewJobId(const std::string& job);

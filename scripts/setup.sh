@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev zlib1g-dev
+  libssl-dev
   libmetis-dev
   libtorch-dev libgloo-dev
   # Debian's LibTorch calls the system BLAS; the default reference BLAS makes a

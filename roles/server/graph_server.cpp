@@ -1,20 +1,38 @@
 #include "roles/server/graph_server.h"
+#include "roles/server/role_policy.h"
 
 #include <spdlog/spdlog.h>
+
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 namespace dg {
 
 struct GraphServer::Session {
   std::shared_ptr<Connection> conn;
   std::string remote;
+  std::unique_ptr<HandshakeAcceptor> handshake;  // until authenticated (strand only)
+  std::string role;  // from the authenticated HELLO
+  int32_t rank = -1;
   std::atomic<bool> ready{false};
   std::atomic<int> inflight{0};
   std::atomic<bool> paused{false};
 };
+
+namespace {
+constexpr size_t kMaxBarrierName = 256;
+constexpr uint32_t kMaxBarrierParticipants = 65536;
+}  // namespace
+
+int64_t DefaultMutableTensorBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return int64_t(4) << 30;
+  return static_cast<int64_t>(pages) * page / 2;
+}
 
 Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& options) {
   std::unique_ptr<GraphServer> s(new GraphServer());
@@ -29,6 +47,11 @@ Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& op
   DG_ASSIGN_OR_RETURN(LocalPartition part, OpenLocalPartition(s->config_, options.part));
   DG_RETURN_IF_ERROR(ValidatePartitionStructure(part, s->config_.PartDir(options.part)));
   s->store_ = std::make_unique<PartitionStore>(s->config_, std::move(part), options.index == 0);
+  if (s->options_.mutable_tensor_bytes < 0) s->options_.mutable_tensor_bytes = DefaultMutableTensorBytes();
+  s->store_->set_mutable_budget(s->options_.mutable_tensor_bytes);
+  int per_conn = s->options_.max_threads_per_connection;
+  if (per_conn <= 0) per_conn = std::max(1, s->options_.threads - 1);
+  s->scheduler_ = std::make_unique<FairScheduler>(per_conn);
   s->part_dir_ = s->config_.PartDir(options.part);
   if (s->store_->holds_mutable()) {
     std::vector<std::string> loaded;
@@ -108,6 +131,12 @@ void GraphServer::Accept() {
     co.max_frame_bytes = options_.max_frame_bytes;
     co.heartbeat_seconds = options_.heartbeat_seconds;
     co.peer_timeout_seconds = options_.peer_timeout_seconds;
+    // One full reply may wait; then this connection is neither read nor
+    // given pool threads until its client reads (FairScheduler readiness).
+    co.max_queued_bytes = options_.max_frame_bytes;
+    co.on_drained = [this] {
+      if (scheduler_->Wake()) PostRunToken();
+    };
     auto session = std::make_shared<Session>();
     boost::system::error_code e2;
     auto rep = socket.remote_endpoint(e2);
@@ -127,8 +156,11 @@ void GraphServer::Accept() {
           auto s = weak.lock();
           if (!s) return;
           if (!why.ok()) spdlog::info("connection from {} closed: {}", s->conn->peer(), why.message());
-          std::lock_guard<std::mutex> l(mu_);
-          sessions_.erase(s.get());
+          {
+            std::lock_guard<std::mutex> l(mu_);
+            sessions_.erase(s.get());
+          }
+          if (scheduler_->Wake()) PostRunToken();  // its queued jobs may run (and fail) now
         });
     Accept();
   });
@@ -140,26 +172,34 @@ void GraphServer::Reject(const std::shared_ptr<Session>& s, uint64_t id, uint16_
   s->conn->SendError(id, st, close_after);
 }
 
+// Frames before authentication: HELLO (answered with CHALLENGE), then AUTH
+// (answered with WELCOME). Anything else, or a failed check, closes.
 void GraphServer::OnHello(const std::shared_ptr<Session>& s, const Frame& f) {
-  if (f.type() != MsgType::kHello) {
-    Reject(s, f.header.request_id, f.header.type,
-           Status::Protocol("the first frame must be HELLO, got " + MsgTypeName(f.header.type)), true);
+  if (!s->handshake) s->handshake = std::make_unique<HandshakeAcceptor>(config_.graph_name, options_.token);
+  BufferList reply;
+  auto step = s->handshake->OnFrame(f.header.type, f.data, f.size, &reply);
+  if (!step.ok()) {
+    Reject(s, f.header.type == uint16_t(MsgType::kHello) || f.header.type == uint16_t(MsgType::kAuth)
+                  ? 0 : f.header.request_id,
+           f.header.type, step.status(), true);
     return;
   }
-  auto hello = DecodeHello(f);
-  Status st = hello.ok() ? CheckHello(*hello, config_.graph_name, options_.token) : hello.status();
-  if (!st.ok()) {
-    Reject(s, 0, f.header.type, st, true);
+  if (*step == HandshakeAcceptor::Step::kReply) {
+    s->conn->Send(MsgType::kChallenge, 0, 0, std::move(reply));
     return;
   }
-  s->conn->set_peer(hello->role + " " + std::to_string(hello->rank) + " at " + s->remote);
+  const Hello& hello = s->handshake->hello();
+  s->role = hello.role;
+  s->rank = hello.rank;
+  s->conn->set_peer(hello.role + " " + std::to_string(hello.rank) + " at " + s->remote);
   s->ready = true;
   Welcome w;
   w.role = kRoleServer;
   w.rank = options_.part;
   w.index = options_.index;
   w.graph_name = config_.graph_name;
-  s->conn->Send(MsgType::kWelcome, 0, 0, EncodeWelcome(w));
+  s->conn->Send(MsgType::kWelcome, 0, 0, s->handshake->EncodeWelcome(w));
+  s->handshake.reset();
   spdlog::debug("handshake with {}", s->conn->peer());
 }
 
@@ -180,6 +220,11 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
     Reject(s, id, type, st);
     return;
   }
+  if (Status allowed = CheckRoleAllows(s->role, s->rank, type); !allowed.ok()) {
+    stats_.Record(type, true, f.size, 0, 0);
+    Reject(s, id, type, allowed);
+    return;
+  }
   if (stopping_) {
     Reject(s, id, type, Status::PeerLost("server is shutting down"));
     return;
@@ -198,7 +243,22 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
     s->paused = true;
     s->conn->PauseReading();
   }
-  asio::post(io_, [this, s, f = std::move(f)]() mutable { Execute(s, std::move(f)); });
+  // Fair order: round-robin over connections, each capped at
+  // max_threads_per_connection pool threads (roles/server/fair_scheduler.h).
+  std::weak_ptr<Connection> conn = s->conn;
+  scheduler_->Push(
+      s.get(), [this, s, f = std::move(f)]() mutable { Execute(s, std::move(f)); },
+      [conn] {
+        auto c = conn.lock();
+        return !c || c->closed() || !c->backpressured();
+      });
+  PostRunToken();
+}
+
+void GraphServer::PostRunToken() {
+  asio::post(io_, [this] {
+    if (scheduler_->TakeAndRun()) PostRunToken();
+  });
 }
 
 void GraphServer::Execute(const std::shared_ptr<Session>& s, Frame f) {
@@ -211,7 +271,16 @@ void GraphServer::Execute(const std::shared_ptr<Session>& s, Frame f) {
     failed = !st.ok();
     if (failed) Reject(s, f.header.request_id, type, st);
   } else {
-    Result<BufferList> r = Handle(f);
+    Result<BufferList> r = Status::Internal("not handled");
+    try {
+      r = Handle(f);
+    } catch (const std::bad_alloc&) {
+      r = Status::ResourceExhausted(MsgTypeName(type) + ": out of memory");
+    } catch (const std::length_error& e) {
+      r = Status::ResourceExhausted(MsgTypeName(type) + ": request too large (" + e.what() + ")");
+    } catch (const std::exception& e) {
+      r = Status::Internal(MsgTypeName(type) + ": " + e.what());
+    }
     failed = !r.ok();
     if (r.ok()) {
       out_bytes = r->size();
@@ -233,6 +302,13 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
   switch (f.type()) {
     case MsgType::kPull: {
       DG_ASSIGN_OR_RETURN(PullRequest req, DecodePull(f));
+      {
+        DG_ASSIGN_OR_RETURN(TensorMeta meta, store_->Meta(req.kind, req.name));
+        meta.shape[0] = req.ids.numel();
+        int64_t bytes = CheckedByteSize(meta.dtype, meta.shape);
+        DG_RETURN_IF_ERROR(CheckResponseSize("PULL '" + req.name + "' of " + std::to_string(req.ids.numel()) + " rows",
+                                             bytes < 0 ? INT64_MAX : bytes + 64));
+      }
       DG_ASSIGN_OR_RETURN(Array rows, store_->Pull(req.kind, req.name, req.ids.as<int64_t>(), req.ids.numel()));
       e.ArrayRef(rows);
       break;
@@ -255,6 +331,16 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
     }
     case MsgType::kSampleNeighbors: {
       DG_ASSIGN_OR_RETURN(SampleRequest req, DecodeSample(f));
+      const std::string what = "SAMPLE_NEIGHBORS: fanout " + std::to_string(req.fanout) +
+                               (req.replace ? " with" : " without") + " replacement for " +
+                               std::to_string(req.seeds.numel()) + " seeds";
+      if (req.replace && req.fanout > options_.max_fanout) {
+        return Status::ResourceExhausted(what + ": the fanout is over this server's limit of " +
+                                         std::to_string(options_.max_fanout) + " (limits.max_fanout)");
+      }
+      DG_ASSIGN_OR_RETURN(int64_t bound, store_->SampleBound(req.seeds.as<int64_t>(), req.seeds.numel(),
+                                                             req.fanout, req.replace));
+      DG_RETURN_IF_ERROR(CheckResponseSize(what, 8 * req.seeds.numel() + 16 * bound + 192));
       SampleResult out;
       DG_RETURN_IF_ERROR(store_->Sample(req.seeds.as<int64_t>(), req.seeds.numel(), req.fanout, req.replace,
                                         req.seed, req.weight_name, &out));
@@ -305,6 +391,15 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
   return e.Finish();
 }
 
+// An answer of `bytes` must fit in a frame: refused before the work is done.
+Status GraphServer::CheckResponseSize(const std::string& what, int64_t bytes) const {
+  if (bytes <= options_.max_frame_bytes) return Status::OK();
+  return Status::ResourceExhausted(what + ": the answer would be " +
+                                   (bytes >= INT64_MAX / 64 ? std::string("too many") : std::to_string(bytes)) +
+                                   " bytes, over the frame limit of " + std::to_string(options_.max_frame_bytes) +
+                                   " bytes; ask for less per request");
+}
+
 StatsReply GraphServer::MakeStats() const {
   StatsReply r;
   r.part_id = options_.part;
@@ -322,9 +417,29 @@ void GraphServer::OnBarrier(const std::shared_ptr<Session>& s, const Frame& f) {
     Reject(s, f.header.request_id, f.header.type, req.status());
     return;
   }
+  Status bad;
+  if (req->name.size() > kMaxBarrierName) {
+    bad = Status::InvalidArgument("BARRIER: name of " + std::to_string(req->name.size()) + " bytes (at most " +
+                                  std::to_string(kMaxBarrierName) + ")");
+  } else if (req->participants > kMaxBarrierParticipants) {
+    bad = Status::InvalidArgument("BARRIER '" + req->name + "': " + std::to_string(req->participants) +
+                                  " participants (at most " + std::to_string(kMaxBarrierParticipants) + ")");
+  }
+  if (!bad.ok()) {
+    stats_.Record(f.header.type, true, f.size, 0, 0);
+    Reject(s, f.header.request_id, f.header.type, bad);
+    return;
+  }
   std::vector<BarrierWaiter> release;
   {
     std::lock_guard<std::mutex> l(mu_);
+    if (!barriers_.count(req->name) &&
+        static_cast<int64_t>(barriers_.size() + sparse_steps_.size()) >= options_.max_pending) {
+      Reject(s, f.header.request_id, f.header.type,
+             Status::ResourceExhausted("BARRIER '" + req->name + "': " + std::to_string(options_.max_pending) +
+                                       " barriers and sparse steps are already waiting here (limits.max_pending)"));
+      return;
+    }
     BarrierState& b = barriers_[req->name];
     if (b.waiters.empty()) b.participants = req->participants;
     if (b.participants != req->participants) {
@@ -362,6 +477,20 @@ Status GraphServer::OnSparseUpdate(const std::shared_ptr<Session>& s, const Fram
     std::lock_guard<std::mutex> l(mu_);
     if (stopping_) return Status::PeerLost("server is shutting down");
     auto it = sparse_steps_.find(key);
+    // What parking this contribution costs: its payload, plus the step's
+    // per-rank slots when it opens the step.
+    const int64_t cost = static_cast<int64_t>(f.size) +
+                         (it == sparse_steps_.end() ? int64_t(req.contributors) * 256 : 0);
+    if (req.contributors > 1 && pending_bytes_ + cost > options_.max_pending_bytes) {
+      return Status::ResourceExhausted(where + ": " + std::to_string(pending_bytes_) +
+                                       " bytes of contributions already wait here; this one would exceed the limit of " +
+                                       std::to_string(options_.max_pending_bytes) + " (limits.max_pending_bytes)");
+    }
+    if (it == sparse_steps_.end() &&
+        static_cast<int64_t>(barriers_.size() + sparse_steps_.size()) >= options_.max_pending) {
+      return Status::ResourceExhausted(where + ": " + std::to_string(options_.max_pending) +
+                                       " barriers and sparse steps are already waiting here (limits.max_pending)");
+    }
     if (it == sparse_steps_.end()) {
       SparseStep st;
       st.contributors = req.contributors;
@@ -393,9 +522,12 @@ Status GraphServer::OnSparseUpdate(const std::shared_ptr<Session>& s, const Fram
                                      " already contributed to this step");
     }
     st.waiters[req.rank] = {s->conn, f.header.request_id};
+    st.cost += cost;
+    pending_bytes_ += cost;
     const uint32_t rank = req.rank;
     st.reqs[rank] = std::move(req);
     if (++st.arrived < st.contributors) return Status::OK();  // deferred
+    pending_bytes_ -= st.cost;
     done = std::move(st);
     sparse_steps_.erase(it);
   }
@@ -422,6 +554,7 @@ void GraphServer::ExpireSparseStep(const std::pair<std::string, uint64_t>& key, 
     std::lock_guard<std::mutex> l(mu_);
     auto it = sparse_steps_.find(key);
     if (it == sparse_steps_.end() || it->second.generation != generation) return;
+    pending_bytes_ -= it->second.cost;
     st = std::move(it->second);
     sparse_steps_.erase(it);
   }
@@ -446,6 +579,7 @@ void GraphServer::FailPendingOnShutdown() {
     std::lock_guard<std::mutex> l(mu_);
     barriers.swap(barriers_);
     steps.swap(sparse_steps_);
+    pending_bytes_ = 0;
   }
   for (auto& [name, b] : barriers)
     for (auto& w : b.waiters)

@@ -41,6 +41,7 @@
 #include "common/connection.h"
 #include "common/messages.h"
 #include "common/partition_store.h"
+#include "roles/server/fair_scheduler.h"
 #include "roles/server/request_stats.h"
 
 namespace dg {
@@ -58,7 +59,18 @@ struct ServerOptions {
   double peer_timeout_seconds = 10.0;
   int max_inflight_per_connection = 32;
   double drain_seconds = 30.0;
+  // Limits (issue 12; YAML `limits:`). Every size a request names is checked
+  // against these before anything is allocated or computed.
+  int64_t mutable_tensor_bytes = -1;   // all mutable tensors here; -1 = half the machine's RAM
+  int64_t max_fanout = 1000000;        // SAMPLE_NEIGHBORS with replacement
+  int64_t max_pending_bytes = int64_t(2) << 30;  // payloads parked by SPARSE_UPDATE steps
+  int max_pending = 4096;              // open barriers + sparse steps
+  // Pool threads one connection may hold at once; 0 = threads - 1 (at least 1).
+  int max_threads_per_connection = 0;
 };
+
+// Half of the physical memory (the default mutable-tensor budget).
+int64_t DefaultMutableTensorBytes();
 
 class GraphServer {
  public:
@@ -79,7 +91,9 @@ class GraphServer {
   void OnFrame(const std::shared_ptr<Session>& s, Frame f);
   void OnHello(const std::shared_ptr<Session>& s, const Frame& f);
   void Execute(const std::shared_ptr<Session>& s, Frame f);
+  void PostRunToken();
   Result<BufferList> Handle(const Frame& f);
+  Status CheckResponseSize(const std::string& what, int64_t bytes) const;
   void OnBarrier(const std::shared_ptr<Session>& s, const Frame& f);
   Status OnSparseUpdate(const std::shared_ptr<Session>& s, const Frame& f);
   void ExpireSparseStep(const std::pair<std::string, uint64_t>& key, uint64_t generation);
@@ -121,10 +135,13 @@ class GraphServer {
     std::vector<BarrierWaiter> waiters;     // by rank; conn == nullptr: not yet arrived
     uint32_t arrived = 0;
     uint64_t generation = 0;
+    int64_t cost = 0;  // bytes charged to pending_bytes_
     std::shared_ptr<asio::steady_timer> deadline;
   };
   std::map<std::pair<std::string, uint64_t>, SparseStep> sparse_steps_;  // by (tensor, step)
   uint64_t sparse_generation_ = 0;
+  int64_t pending_bytes_ = 0;  // payload bytes parked in sparse_steps_ (under mu_)
+  std::unique_ptr<FairScheduler> scheduler_;
   uint64_t total_connections_ = 0;
 
   std::atomic<bool> stopping_{false};

@@ -79,13 +79,14 @@ void RemoteBatchProvider::Accept() {
       std::lock_guard<std::mutex> lock(mu_);
       handshaking_.push_back(conn);
     }
-    // The slot is unknown until the HELLO names the sampler.
+    // The slot is unknown until the authenticated HELLO names the sampler.
     auto slot = std::make_shared<std::atomic<int>>(-1);
+    auto handshake = std::make_shared<HandshakeAcceptor>(options_.graph_name, options_.token);
     std::weak_ptr<Connection> weak = conn;
     conn->Start(
-        [this, weak, remote, slot](Frame f) {
+        [this, weak, remote, slot, handshake](Frame f) {
           if (*slot >= 0) return OnFrame(*slot, std::move(f));
-          if (auto c = weak.lock()) *slot = OnHello(c, remote, std::move(f));
+          if (auto c = weak.lock()) *slot = OnHello(c, remote, *handshake, std::move(f));
         },
         [this, slot](const Status& why) {
           if (*slot >= 0) OnClose(*slot, why);
@@ -97,16 +98,20 @@ void RemoteBatchProvider::Accept() {
 // First frame of an accepted connection: must be a sampler of this trainer.
 // Returns its slot, or -1 when refused.
 int RemoteBatchProvider::OnHello(const std::shared_ptr<Connection>& conn, const std::string& remote,
-                                 Frame f) {
+                                 HandshakeAcceptor& handshake, Frame f) {
   auto reject = [&](const Status& st) {
     spdlog::warn("refused {}: {}", remote, st.message());
     conn->SendError(f.header.request_id, st, /*close_after=*/true);
     return -1;
   };
-  if (f.type() != MsgType::kHello) return reject(Status::Protocol("the first frame must be HELLO"));
-  auto hello = DecodeHello(f);
-  Status st = hello.ok() ? CheckHello(*hello, options_.graph_name, options_.token) : hello.status();
-  if (!st.ok()) return reject(st);
+  BufferList challenge;
+  auto step = handshake.OnFrame(f.header.type, f.data, f.size, &challenge);
+  if (!step.ok()) return reject(step.status());
+  if (*step == HandshakeAcceptor::Step::kReply) {
+    conn->Send(MsgType::kChallenge, 0, 0, std::move(challenge));
+    return -1;
+  }
+  const Hello* hello = &handshake.hello();
   const int k = hello->rank - options_.first_sampler_rank;
   const std::string me = "trainer " + std::to_string(options_.trainer_rank);
   if (hello->role != kRoleSampler)
@@ -131,7 +136,7 @@ int RemoteBatchProvider::OnHello(const std::shared_ptr<Connection>& conn, const 
   w.role = kRoleTrainer;
   w.rank = options_.trainer_rank;
   w.graph_name = options_.graph_name;
-  conn->Send(MsgType::kWelcome, 0, 0, EncodeWelcome(w));
+  conn->Send(MsgType::kWelcome, 0, 0, handshake.EncodeWelcome(w));
   cv_.notify_all();
   spdlog::info("{} connected", slots_[k].name);
   return k;

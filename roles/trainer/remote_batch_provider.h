@@ -62,7 +62,8 @@ class RemoteBatchProvider : public BatchProvider {
   };
   explicit RemoteBatchProvider(RemoteProviderOptions options);
   void Accept();
-  int OnHello(const std::shared_ptr<Connection>& conn, const std::string& remote, Frame f);
+  int OnHello(const std::shared_ptr<Connection>& conn, const std::string& remote, HandshakeAcceptor& handshake,
+              Frame f);
   void OnFrame(int slot, Frame f);
   void OnClose(int slot, const Status& why);
   Status FirstError();  // requires mu_

@@ -151,7 +151,19 @@ TEST_CASE("decoder reports truncation, bad fields and trailing bytes exactly", "
     a.U64(0);
     Decoder d = DecoderOf(a.Finish().Flatten());
     d.ArrayView();
-    CHECK(d.status().message().find("does not match shape") != std::string::npos);
+    CHECK(d.status().message() == "test: array dimension 9223372036854775807 exceeds the limit of 281474976710656");
+  }
+  {  // dims within bounds whose product would overflow int64 (numel) are refused
+    Encoder a;
+    a.U8(uint8_t(DType::kInt64));
+    a.U8(3);
+    a.I64(int64_t(1) << 40);
+    a.I64(int64_t(1) << 40);
+    a.I64(0);
+    a.U64(0);
+    Decoder d = DecoderOf(a.Finish().Flatten());
+    d.ArrayView();
+    CHECK(d.status().message().find("has more than 72057594037927936 elements") != std::string::npos);
   }
   {
     Encoder a;
@@ -183,8 +195,8 @@ TEST_CASE("frame header round trip and validation", "[codec][protocol]") {
   b[0] = 'X';
   CHECK(DecodeFrameHeader(b, 1 << 20).status().message().find("bad frame magic") == 0);
   EncodeFrameHeader(h, b);
-  b[4] = 2;
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 2 not supported (this build speaks 1)");
+  b[4] = 1;  // a version-1 peer (before the authenticated handshake)
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 1 not supported (this build speaks 2)");
   CHECK(MsgTypeName(66) == "MINIBATCH");
   CHECK(MsgTypeName(1000) == "TYPE_1000");
   CHECK(!IsKnownMsgType(99));

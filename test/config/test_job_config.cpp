@@ -284,3 +284,45 @@ TEST_CASE("metrics ports are derived per process from ports.metrics and checked 
   e = job.Error({"ports.metrics=65533"});
   CHECK(e.find("key 'ports.metrics'") != std::string::npos);
 }
+
+TEST_CASE("DISTGNN_TOKEN_FILE: read when private, refused when others may read it", "[config][security]") {
+  Job job;
+  unsetenv("DISTGNN_TOKEN");
+  const std::string file = job.dir / "token";
+  std::ofstream(file) << "file-token\n";
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  setenv("DISTGNN_TOKEN_FILE", file.c_str(), 1);
+  auto r = LoadJobConfig(job.path());
+  REQUIRE(r.ok());
+  CHECK(r->token == "file-token");
+  CHECK_FALSE(r->token_from_yaml);
+  std::filesystem::permissions(file, std::filesystem::perms::group_read, std::filesystem::perm_options::add);
+  r = LoadJobConfig(job.path());
+  unsetenv("DISTGNN_TOKEN_FILE");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message().find("has mode 640: a token file must be readable by its owner only") !=
+        std::string::npos);
+}
+
+TEST_CASE("limits: keys load, defaults hold, bad values name the key", "[config][security]") {
+  Job job;
+  unsetenv("DISTGNN_TOKEN");
+  auto r = LoadJobConfig(job.path());
+  REQUIRE(r.ok());
+  CHECK(r->limits.mutable_tensor_bytes == -1);  // half the server's RAM
+  CHECK(r->limits.max_fanout == 1000000);
+  CHECK(r->limits.max_pending == 4096);
+  job.Write(std::string(kGood) + "limits: {mutable_tensor_bytes: 1000, max_fanout: 50, max_pending_bytes: 7, "
+                                 "max_pending: 3, max_threads_per_connection: 2}\n");
+  r = LoadJobConfig(job.path());
+  REQUIRE(r.ok());
+  CHECK(r->limits.mutable_tensor_bytes == 1000);
+  CHECK(r->limits.max_fanout == 50);
+  CHECK(r->limits.max_pending_bytes == 7);
+  CHECK(r->limits.max_pending == 3);
+  CHECK(r->limits.max_threads_per_connection == 2);
+  job.Write(std::string(kGood) + "limits: {max_fanout: 0}\n");
+  CHECK(job.Error().find("key 'limits.max_fanout': expected an integer in [1, ") != std::string::npos);
+  job.Write(std::string(kGood) + "limits: {max_fanot: 5}\n");
+  CHECK(job.Error().find("did you mean 'limits.max_fanout'?") != std::string::npos);
+}

@@ -123,11 +123,13 @@ TEST_CASE("ssh machines run through ssh in their workspace", "[plan]") {
         std::vector<std::string>{"ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=accept-new", "-o",
                                  "ConnectTimeout=10", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
                                  "-p", "2222", "u@node0",
-                                 "cd /srv/ws && exec env DISTGNN_TOKEN='it'\\''s' distgnn --role server --config "
+                                 "cd /srv/ws && IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && exec distgnn --role server --config "
                                  "job.yaml --machine 0 --index 0 '--job-id' g-abc"});
+  CHECK(s0.stdin_text == "it's\n");  // the token travels on ssh's stdin, in no argv
+  for (const auto& a : s0.command) CHECK(a.find("it's") == std::string::npos);
   // No workspace: same absolute paths (shared filesystem), the machine's own binary.
   const ProcessSpec& s1 = plan->processes[1];
-  CHECK(s1.command.back() == "cd " + job.dir.path() + " && exec env DISTGNN_TOKEN='it'\\''s' /opt/bin/distgnn --role "
+  CHECK(s1.command.back() == "cd " + job.dir.path() + " && IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && exec /opt/bin/distgnn --role "
                              "server --config " + job.dir / "job.yaml" + " --machine 1 --index 0 '--job-id' g-abc");
 
   // The kill pattern finds exactly this process, never the ssh client that started it.
@@ -189,4 +191,37 @@ TEST_CASE("copy refuses files outside the config's folder", "[plan]") {
   REQUIRE_FALSE(plan.ok());
   CHECK(plan.status().message().find("train.model: " + other / "model.pt" + " lies outside the config's folder") !=
         std::string::npos);
+}
+
+TEST_CASE("a job without a token gets a random one per launch, handed over outside any argv", "[plan][security]") {
+  Job job("  - host: 127.0.0.1\n  - host: 10.0.0.2\n    ssh: node1\n", 2);
+  REQUIRE(job.cfg.token.empty());
+  auto warnings = dg::SecurityWarnings(job.cfg);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("no cluster token") != std::string::npos);
+  CHECK(warnings[0].find("--insecure") != std::string::npos);  // machine 1 is not loopback
+  JobConfig a = job.cfg, b = job.cfg;
+  REQUIRE(*dg::EnsureJobToken(&a));
+  REQUIRE(*dg::EnsureJobToken(&b));
+  CHECK(a.token.size() == 64);
+  CHECK(a.token != b.token);
+  CHECK_FALSE(*dg::EnsureJobToken(&a));  // an existing token is kept
+  PlanOptions opt;
+  opt.job_id = "t-1";
+  auto plan = BuildLaunchPlan(a, opt);
+  REQUIRE(plan.ok());
+  for (const auto& p : plan->processes) {
+    for (const auto& arg : p.command) CHECK(arg.find(a.token) == std::string::npos);
+    if (p.remote) {
+      CHECK(p.stdin_text == a.token + "\n");
+      CHECK(p.env.empty());
+    } else {
+      CHECK(p.env == std::vector<std::pair<std::string, std::string>>{{"DISTGNN_TOKEN", a.token}});
+    }
+  }
+  Job in_file("  - host: 127.0.0.1\n  - host: 127.0.0.1\n", 2, "token: short\n");
+  warnings = dg::SecurityWarnings(in_file.cfg);
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].find("keep that file private") != std::string::npos);
+  CHECK(warnings[1].find("only 5 characters") != std::string::npos);
 }

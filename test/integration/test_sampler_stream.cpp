@@ -10,6 +10,7 @@
 
 #include "common/codec.h"
 #include "common/connection.h"
+#include "common/handshake.h"
 #include "common/minibatch_codec.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "test/integration/test_launch_support.h"
@@ -107,19 +108,29 @@ TEST_CASE("a real sampler honours credits, heartbeats while it waits, ends the e
   REQUIRE(c.fd() >= 0);
   TrainerEnd t{c};
 
+  // The v2 handshake as the trainer: the sampler proves it holds "tok".
+  HandshakeAcceptor acceptor("cora", "tok");
   Frame hello_frame = t.Next();
   REQUIRE(hello_frame.type() == MsgType::kHello);
-  auto hello = DecodeHello(hello_frame);
-  REQUIRE(hello.ok());
-  CHECK(hello->role == "sampler");
-  CHECK(hello->rank == 0);
-  CHECK(hello->token == "tok");
-  CHECK(hello->graph_name == "cora");
+  BufferList challenge;
+  auto step = acceptor.OnFrame(hello_frame.header.type, hello_frame.data, hello_frame.size, &challenge);
+  INFO(step.status().ToString());
+  REQUIRE(step.ok());
+  c.SendFrame(uint16_t(MsgType::kChallenge), 0, challenge.Flatten());
+  Frame auth = t.Next();
+  BufferList none;
+  step = acceptor.OnFrame(auth.header.type, auth.data, auth.size, &none);
+  INFO(step.status().ToString());
+  REQUIRE(step.ok());
+  REQUIRE(*step == HandshakeAcceptor::Step::kAuthenticated);
+  CHECK(acceptor.hello().role == "sampler");
+  CHECK(acceptor.hello().rank == 0);
+  CHECK(acceptor.hello().graph_name == "cora");
   Welcome w;
   w.role = kRoleTrainer;
   w.rank = 0;
   w.graph_name = "cora";
-  c.SendFrame(uint16_t(MsgType::kWelcome), 0, EncodeWelcome(w).Flatten());
+  c.SendFrame(uint16_t(MsgType::kWelcome), 0, acceptor.EncodeWelcome(w).Flatten());
 
   EpochRequest req;
   req.epoch = 1;

@@ -101,8 +101,8 @@ ClientOptions FastClientOptions() {
 }
 
 std::unique_ptr<DistGraphClient> ConnectClient(const TestGraph& tg, const ServerCluster& c, ClientOptions options,
-                                               const std::string& token) {
-  auto client = DistGraphClient::Connect(tg.config, c.endpoints(), token, "client", 0, options);
+                                               const std::string& token, const std::string& role) {
+  auto client = DistGraphClient::Connect(tg.config, c.endpoints(), token, role, 0, options);
   INFO(client.status().ToString());
   REQUIRE(client.ok());
   return std::move(*client);

@@ -49,7 +49,7 @@ std::unique_ptr<TestGraph> MakeTestGraph(int64_t nodes, int64_t edges, int64_t f
 ClientOptions FastClientOptions();  // short heartbeats/timeouts for tests
 std::unique_ptr<DistGraphClient> ConnectClient(const TestGraph& tg, const ServerCluster& c,
                                                ClientOptions options = FastClientOptions(),
-                                               const std::string& token = "");
+                                               const std::string& token = "", const std::string& role = "client");
 
 
 }  // namespace dg::test

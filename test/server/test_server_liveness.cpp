@@ -4,6 +4,11 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -87,12 +92,33 @@ TEST_CASE("a killed server becomes PeerLost naming it, within bounded time", "[s
   CHECK(client->Pull("features", std::vector<int64_t>{0, 299}).ok());
 }
 
+namespace {
+// kill(SIGSTOP) returns before every thread of the target has stopped: a
+// request sent at once may still be answered. Wait until the kernel says 'T'.
+void StopAndWait(Subprocess& p) {
+  p.Signal(SIGSTOP);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true;  // every thread, not just the main one
+    for (const auto& t : std::filesystem::directory_iterator("/proc/" + std::to_string(p.pid()) + "/task")) {
+      std::ifstream in(t.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      size_t close = stat.rfind(')');
+      all &= close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T';
+    }
+    if (all) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  FAIL("process " << p.pid() << " did not stop");
+}
+}  // namespace
+
 TEST_CASE("a frozen (SIGSTOP) server becomes Timeout naming it, within bounded time", "[server][liveness]") {
   auto tg = MakeTestGraph(300, 2000, 4, 3, 62);
   ServerCluster cluster;
   cluster.Start(tg->json, 3, 1);
   auto client = ConnectClient(*tg, cluster);  // peer timeout 2 s, deadline 30 s
-  cluster.proc(2, 0).Signal(SIGSTOP);
+  StopAndWait(cluster.proc(2, 0));
   auto t0 = std::chrono::steady_clock::now();
   auto r = client->SampleNeighbors(std::vector<int64_t>{10, 250}, 5, false, 1);
   double took = SecondsSince(t0);
@@ -108,7 +134,7 @@ TEST_CASE("a frozen (SIGSTOP) server becomes Timeout naming it, within bounded t
   o.deadline_seconds = 0.5;
   o.peer_timeout_seconds = 30;
   auto c2 = ConnectClient(*tg, cluster, o);
-  cluster.proc(2, 0).Signal(SIGSTOP);
+  StopAndWait(cluster.proc(2, 0));
   t0 = std::chrono::steady_clock::now();
   auto r2 = c2->Pull("labels", std::vector<int64_t>{299});
   CHECK(r2.status().code() == Status::Code::kTimeout);
@@ -121,7 +147,15 @@ TEST_CASE("SHUTDOWN and SIGTERM stop servers with exit 0", "[server][lifecycle]"
   auto tg = MakeTestGraph(300, 2000, 4, 2, 71);
   ServerCluster cluster;
   cluster.Start(tg->json, 2, 1);
-  auto client = ConnectClient(*tg, cluster);
+  // Least privilege: a sampler or a tool ("client") may not stop a server.
+  for (const char* role : {"sampler", "client"}) {
+    auto other = ConnectClient(*tg, cluster, FastClientOptions(), "", role);
+    Status refused = other->Shutdown(0, 0);
+    CHECK(refused.code() == Status::Code::kInvalidArgument);
+    CHECK(refused.message().find(std::string(role) + " 0 may not send SHUTDOWN") != std::string::npos);
+  }
+  REQUIRE(cluster.proc(0, 0).running());
+  auto client = ConnectClient(*tg, cluster, FastClientOptions(), "", "launcher");
   REQUIRE(client->Shutdown(0, 0).ok());
   CHECK(cluster.proc(0, 0).Wait(15) == 0);
   CHECK(cluster.proc(0, 0).Output().find("server stopped") != std::string::npos);
@@ -156,4 +190,23 @@ TEST_CASE("bind and connect failures name the address, port and OS error", "[ser
   REQUIRE(!c.ok());
   CHECK(c.status().message().find("connect to 127.0.0.1:" + std::to_string(closed) +
                                   " (server, partition 0, index 0): Connection refused") != std::string::npos);
+}
+
+TEST_CASE("a server on a non-loopback address without a token refuses to start unless --insecure",
+          "[server][lifecycle][security]") {
+  auto tg = MakeTestGraph(100, 500, 4, 1, 82);
+  unsetenv("DISTGNN_TOKEN");
+  unsetenv("DISTGNN_TOKEN_FILE");
+  // 10.255.255.1 is not this machine's: with --insecure the server gets past
+  // the token check and fails to bind (no packet leaves the machine).
+  std::vector<std::string> args = {"--role", "server", "--partition-config", tg->json, "--part", "0",
+                                   "--host", "10.255.255.1", "--port", "0"};
+  auto r = RunDistgnn(args, 30);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("refusing to serve 10.255.255.1 without a cluster token") != std::string::npos);
+  args.push_back("--insecure");
+  auto r2 = RunDistgnn(args, 30);
+  CHECK(r2.exit_code != 0);
+  CHECK(r2.output.find("refusing") == std::string::npos);
+  CHECK(r2.output.find("bind 10.255.255.1:0") != std::string::npos);
 }

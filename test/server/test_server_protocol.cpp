@@ -86,18 +86,22 @@ TEST_CASE("server answers every malformed frame exactly and keeps serving others
     ExpectError(c, 0, "protocol version 9 not supported");
     CHECK(c.WaitClosed());
   }
-  {  // wrong token, missing token
+  {  // wrong token, missing token: the token itself never travels
     RawClient c(port0);
     Hello h;
     h.role = "client";
     h.token = "guess";
-    c.SendFrame(uint16_t(MsgType::kHello), 0, EncodeHello(h).Flatten());
-    ExpectError(c, 0, "wrong cluster token");
+    FrameHeader fh;
+    std::string p;
+    c.Handshake(h, &fh, &p);
+    REQUIRE(fh.type == uint16_t(MsgType::kError));
+    CHECK(ErrorMessage(p).find("wrong cluster token") != std::string::npos);
     CHECK(c.WaitClosed());
     RawClient c2(port0);
     h.token = "";
-    c2.SendFrame(uint16_t(MsgType::kHello), 0, EncodeHello(h).Flatten());
-    ExpectError(c2, 0, "requires a token");
+    c2.Handshake(h, &fh, &p);
+    REQUIRE(fh.type == uint16_t(MsgType::kError));
+    CHECK(ErrorMessage(p).find("requires a token") != std::string::npos);
     CHECK(c2.WaitClosed());
   }
   {  // HELLO with another protocol version, and another graph
@@ -106,13 +110,39 @@ TEST_CASE("server answers every malformed frame exactly and keeps serving others
     h.role = "client";
     h.token = kToken;
     h.version = 5;
-    c.SendFrame(uint16_t(MsgType::kHello), 0, EncodeHello(h).Flatten());
-    ExpectError(c, 0, "HELLO: protocol version 5 not supported");
+    FrameHeader fh;
+    std::string p;
+    c.Handshake(h, &fh, &p);
+    REQUIRE(fh.type == uint16_t(MsgType::kError));
+    CHECK(ErrorMessage(p).find("HELLO: protocol version 5 not supported") != std::string::npos);
     RawClient c2(port0);
     h.version = kProtocolVersion;
     h.graph_name = "other";
-    c2.SendFrame(uint16_t(MsgType::kHello), 0, EncodeHello(h).Flatten());
-    ExpectError(c2, 0, "graph 'other' requested but this serves 'random'");
+    c2.Handshake(h, &fh, &p);
+    REQUIRE(fh.type == uint16_t(MsgType::kError));
+    CHECK(ErrorMessage(p).find("graph 'other' requested but this serves 'random'") != std::string::npos);
+  }
+  {  // AUTH with a forged proof, and a request instead of AUTH
+    RawClient c(port0);
+    Hello h;
+    h.role = "client";
+    h.token = kToken;
+    HandshakeDialer d(h);
+    c.SendFrame(uint16_t(MsgType::kHello), 0, d.EncodeHello()->Flatten());
+    FrameHeader fh;
+    std::string p;
+    REQUIRE(c.ReadFrame(&fh, &p));
+    REQUIRE(fh.type == uint16_t(MsgType::kChallenge));
+    c.SendFrame(uint16_t(MsgType::kAuth), 0, std::string(32, 'x'));
+    ExpectError(c, 0, "wrong cluster token");
+    CHECK(c.WaitClosed());
+    RawClient c2(port0);
+    HandshakeDialer d2(h);
+    c2.SendFrame(uint16_t(MsgType::kHello), 0, d2.EncodeHello()->Flatten());
+    REQUIRE(c2.ReadFrame(&fh, &p));
+    c2.SendFrame(uint16_t(MsgType::kPull), 4, PullPayload("features", {1}));
+    ExpectError(c2, 4, "expected AUTH after CHALLENGE, got PULL");
+    CHECK(c2.WaitClosed());
   }
   {  // a request before HELLO
     RawClient c(port0);
@@ -216,4 +246,28 @@ TEST_CASE("server answers every malformed frame exactly and keeps serving others
   CHECK(logs.find("wrong cluster token") != std::string::npos);
   CHECK(cluster.proc(0, 0).running());
   CHECK(cluster.proc(1, 0).running());
+}
+
+TEST_CASE("samplers only read: writes from a sampler are refused naming role and message", "[server][protocol]") {
+  auto tg = MakeTestGraph(200, 1000, 4, 1, 12);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 1, 1, kToken);
+  auto sampler = ConnectClient(*tg, cluster, FastClientOptions(), kToken, "sampler");
+  InitTensorSpec spec;
+  spec.name = "emb";
+  spec.shape = {tg->g.num_nodes, 4};
+  Status st = sampler->InitTensor(spec);
+  CHECK(st.code() == Status::Code::kInvalidArgument);
+  CHECK(st.message().find("sampler 0 may not send INIT_TENSOR (samplers only read") != std::string::npos);
+  // Reads work.
+  auto rows = sampler->Pull("features", std::vector<int64_t>{1, 2});
+  CHECK(rows.ok());
+  auto s = sampler->SampleNeighbors(std::vector<int64_t>{1, 2}, 3, false, 1);
+  CHECK(s.ok());
+  // A trainer may write.
+  auto trainer = ConnectClient(*tg, cluster, FastClientOptions(), kToken, "trainer");
+  CHECK(trainer->InitTensor(spec).ok());
+  Array zeros = Array::Zeros(DType::kFloat32, {1, 4});
+  st = sampler->Push("emb", std::vector<int64_t>{1}, zeros);
+  CHECK(st.message().find("sampler 0 may not send PUSH") != std::string::npos);
 }

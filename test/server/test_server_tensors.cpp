@@ -166,7 +166,7 @@ TEST_CASE("persistent DistTensor survives restarts, non-persistent ones do not",
   CHECK(cluster->logs().find("loaded persistent tensor 'emb'") != std::string::npos);
   std::vector<float> second;
   {
-    auto client = ConnectClient(*tg, *cluster);
+    auto client = ConnectClient(*tg, *cluster, FastClientOptions(), "", "trainer");
     auto meta = client->Metadata();
     REQUIRE(meta.ok());
     bool listed = false;
@@ -355,7 +355,7 @@ TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serv
   auto tg = MakeTestGraph(600, 3000, 4, 3, 81);
   ServerCluster cluster;
   cluster.Start(tg->json, 3, 2);  // --peer-timeout 3: incomplete steps fail after 3 s
-  auto client = ConnectClient(*tg, cluster);
+  auto client = ConnectClient(*tg, cluster, FastClientOptions(), "", "trainer");
   const int64_t N = tg->g.num_nodes;
   const SparseOptimizerSpec ada = *ParseSparseOptimizer("sparse_adagrad", 0.1);
   const SparseOptimizerSpec adam = *ParseSparseOptimizer("sparse_adam", 0.1);

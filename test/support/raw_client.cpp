@@ -29,6 +29,22 @@ RawClient::RawClient(int port) {
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+RawClient::RawClient(int port, bool) {
+  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd_ < 0) return;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  int one = 1;
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
 RawClient::~RawClient() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -53,16 +69,47 @@ void RawClient::SendFrame(uint16_t type, uint64_t id, const std::string& payload
   SendBytes(std::string(reinterpret_cast<char*>(buf), kFrameHeaderSize) + payload);
 }
 
+namespace {
+// One handshake step without assertions: false on close, timeout or a bad payload.
+bool HandshakeSteps(RawClient* c, const dg::Hello& hello, FrameHeader* h, std::string* p) {
+  HandshakeDialer dialer(hello);
+  auto payload = dialer.EncodeHello();
+  if (!payload.ok()) return false;
+  c->SendFrame(uint16_t(MsgType::kHello), 0, payload->Flatten());
+  if (!c->ReadFrame(h, p)) return false;
+  if (h->type != uint16_t(MsgType::kChallenge)) return true;  // an ERROR ends it
+  auto auth = dialer.OnChallenge(reinterpret_cast<const uint8_t*>(p->data()), p->size());
+  if (!auth.ok()) return false;
+  c->SendFrame(uint16_t(MsgType::kAuth), 0, auth->Flatten());
+  if (!c->ReadFrame(h, p)) return false;
+  if (h->type != uint16_t(MsgType::kWelcome)) return true;
+  return dialer.OnWelcome(reinterpret_cast<const uint8_t*>(p->data()), p->size()).ok();
+}
+}  // namespace
+
+void RawClient::Handshake(const dg::Hello& hello, FrameHeader* h, std::string* p) {
+  REQUIRE(HandshakeSteps(this, hello, h, p));
+}
+
+bool RawClient::TryHello(const std::string& token) {
+  dg::Hello hello;
+  hello.role = "client";
+  hello.rank = 8;
+  hello.token = token;
+  FrameHeader h;
+  std::string p;
+  return HandshakeSteps(this, hello, &h, &p) && h.type == uint16_t(MsgType::kWelcome);
+}
+
 void RawClient::Hello(const std::string& token, const std::string& graph) {
   dg::Hello hello;
   hello.role = "client";
   hello.rank = 7;
   hello.graph_name = graph;
   hello.token = token;
-  SendFrame(uint16_t(MsgType::kHello), 0, EncodeHello(hello).Flatten());
   FrameHeader h;
   std::string p;
-  REQUIRE(ReadFrame(&h, &p));
+  Handshake(hello, &h, &p);
   INFO(ErrorMessage(p));
   REQUIRE(h.type == uint16_t(MsgType::kWelcome));
 }
@@ -74,9 +121,8 @@ uint16_t RawClient::HelloAs(const std::string& role, int rank, const std::string
   hello.rank = rank;
   hello.graph_name = graph;
   hello.token = token;
-  SendFrame(uint16_t(MsgType::kHello), 0, EncodeHello(hello).Flatten());
   FrameHeader h;
-  if (!ReadFrame(&h, reply)) return 0;
+  if (!HandshakeSteps(this, hello, &h, reply)) return 0;
   return h.type;
 }
 

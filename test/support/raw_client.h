@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/handshake.h"
 #include "common/protocol.h"
 
 namespace dg::test {
@@ -13,6 +14,9 @@ namespace dg::test {
 class RawClient {
  public:
   explicit RawClient(int port);  // connects to 127.0.0.1:port
+  // No Catch assertions (safe on other threads): ok() says if it connected.
+  RawClient(int port, bool quiet);
+  bool ok() const { return fd_ >= 0; }
   static RawClient Adopt(int fd);  // an accepted socket
   ~RawClient();
   RawClient(RawClient&& other) noexcept : fd_(other.fd_), heartbeats_(other.heartbeats_) { other.fd_ = -1; }
@@ -22,9 +26,13 @@ class RawClient {
   void SendBytes(const std::string& bytes);
   void SendFrame(uint16_t type, uint64_t id, const std::string& payload, uint32_t flags = 0);
   void Hello(const std::string& token = "", const std::string& graph = "");  // expects WELCOME
-  // Sends a HELLO as (role, rank) and returns the reply's type (payload in *reply).
+  bool TryHello(const std::string& token);  // no assertions; false unless WELCOME
+  // Runs the v2 handshake (HELLO, CHALLENGE, AUTH) as (role, rank) and returns
+  // the type of the frame that ended it: WELCOME, or the ERROR (payload in *reply).
   uint16_t HelloAs(const std::string& role, int rank, const std::string& token, const std::string& graph,
                    std::string* reply);
+  // The same with a whole Hello; *h and *payload get the last frame read.
+  void Handshake(const dg::Hello& hello, FrameHeader* h, std::string* payload);
   // Next frame, or false on close/timeout. Heartbeats are counted and, unless
   // return_heartbeats, skipped.
   bool ReadFrame(FrameHeader* h, std::string* payload, double timeout_s = 10, bool return_heartbeats = false);

@@ -1,0 +1,23 @@
+// Least privilege between roles (issue 12): which requests a graph server
+// accepts from each role named in an authenticated HELLO.
+//
+//   sampler (and any role not listed)  PULL, SAMPLE_NEIGHBORS, IN_DEGREES, METADATA, STATS
+//   trainer, launcher                  everything
+//   client (tools, tests, benchmarks)  everything but SHUTDOWN
+//
+// The role is the dialer's claim, proven only as far as the cluster token:
+// this keeps a compromised or buggy sampler from writing or stopping servers,
+// not a token holder from claiming another role. A refusal names the role and
+// the message: "sampler 3 may not send PUSH (samplers only read)".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace dg {
+
+Status CheckRoleAllows(const std::string& role, int32_t rank, uint16_t type);
+
+}  // namespace dg

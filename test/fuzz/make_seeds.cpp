@@ -1,0 +1,164 @@
+// Writes the seed corpora of the fuzz targets (valid inputs made with the real
+// encoders) into DIR/<target>/. Run by hand when a format changes:
+//   build-fuzz/test/fuzz/make_seeds test/fuzz/corpus
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "common/handshake.h"
+#include "common/messages.h"
+#include "common/minibatch_codec.h"
+#include "common/npy.h"
+
+using namespace dg;
+
+namespace {
+std::string g_root;
+
+void Put(const std::string& target, const std::string& name, const std::string& bytes) {
+  std::filesystem::create_directories(g_root + "/" + target);
+  std::FILE* f = std::fopen((g_root + "/" + target + "/" + name).c_str(), "wb");
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+}
+std::string Sel(uint8_t which, BufferList b) { return std::string(1, char(which)) + b.Flatten(); }
+std::string FrameBytes(MsgType t, const std::string& payload) {
+  FrameHeader h;
+  h.type = uint16_t(t);
+  h.request_id = 7;
+  h.payload_length = payload.size();
+  uint8_t buf[kFrameHeaderSize];
+  EncodeFrameHeader(h, buf);
+  return std::string(reinterpret_cast<char*>(buf), kFrameHeaderSize) + payload;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_seeds DIR\n");
+    return 2;
+  }
+  g_root = argv[1];
+  Array ids = IdsArray({1, 2, 3, 2});
+  Array rows = Array::Zeros(DType::kFloat32, {4, 3});
+  // frame
+  {
+    Encoder e;
+    e.U8(uint8_t(Status::Code::kInvalidArgument));
+    e.String("PULL: unknown tensor 'x'");
+    Put("frame", "error", FrameBytes(MsgType::kError, e.Finish().Flatten()));
+    Put("frame", "heartbeat", FrameBytes(MsgType::kHeartbeat, ""));
+  }
+  // messages
+  {
+    Encoder e;
+    EncodePull(&e, TensorKind::kNode, "features", ids);
+    Put("messages", "pull", Sel(0, e.Finish()));
+    EncodePush(&e, "emb", PushMode::kAdd, ids, rows);
+    Put("messages", "push", Sel(1, e.Finish()));
+    InitTensorSpec s;
+    s.name = "emb";
+    s.shape = {10, 4};
+    s.init = Initializer::kUniform;
+    s.a = -1;
+    s.b = 1;
+    EncodeInitTensor(&e, s);
+    Put("messages", "init", Sel(2, e.Finish()));
+    SparseUpdateRequest r;
+    r.name = "emb";
+    r.optimizer.lr = 0.1;
+    r.optimizer.eps = 1e-10;
+    r.contributors = 2;
+    r.rank = 1;
+    r.ids = ids;
+    r.grads = rows;
+    EncodeSparseUpdate(&e, r);
+    Put("messages", "sparse", Sel(3, e.Finish()));
+    EncodeSample(&e, ids, 10, true, 5, "");
+    Put("messages", "sample", Sel(4, e.Finish()));
+    MetadataReply m;
+    m.graph_name = "g";
+    m.num_nodes = 10;
+    m.node_map = {0, 5, 10};
+    m.edge_map = {0, 10, 20};
+    m.tensors.push_back(TensorMeta{"features", TensorKind::kNode, DType::kFloat32, {10, 4}});
+    EncodeMetadataReply(&e, m);
+    Put("messages", "metadata", Sel(5, e.Finish()));
+    EncodeBarrier(&e, BarrierRequest{"start", 2});
+    Put("messages", "barrier", Sel(6, e.Finish()));
+    StatsReply st;
+    st.types.push_back(TypeStats{"PULL", 3, 1, 100, 200, 0.1, 0.5});
+    EncodeStatsReply(&e, st);
+    Put("messages", "stats", Sel(7, e.Finish()));
+    e.ArrayRef(ids);
+    Put("messages", "degrees", Sel(8, e.Finish()));
+    Hello h;
+    h.role = "sampler";
+    h.rank = 3;
+    h.graph_name = "g";
+    h.token = "token";
+    HandshakeDialer d(h);
+    std::string hello = d.EncodeHello()->Flatten();
+    Put("messages", "hello_acceptor", std::string(1, char(9)) + hello);
+    Put("messages", "hello", std::string(1, char(11)) + hello);
+    HandshakeAcceptor a("g", "token");
+    BufferList challenge;
+    (void)a.OnFrame(uint16_t(MsgType::kHello), reinterpret_cast<const uint8_t*>(hello.data()), hello.size(), &challenge);
+    Put("messages", "challenge", Sel(10, std::move(challenge)));
+    Welcome w{"server", 1, 0, "g"};
+    Put("messages", "welcome", Sel(12, a.EncodeWelcome(w)));
+    e.ArrayRef(rows);
+    Put("messages", "array", Sel(13, e.Finish()));
+  }
+  // minibatch
+  {
+    MiniBatch mb;
+    mb.seeds = {4, 5};
+    Block b;
+    b.num_dst = 2;
+    b.num_src = 3;
+    b.indptr = {0, 1, 3};
+    b.indices = {2, 0, 1};
+    mb.blocks.push_back(b);
+    mb.input_nodes = {4, 5, 9};
+    mb.features = Array::Zeros(DType::kFloat32, {3, 2});
+    mb.labels = Array::Zeros(DType::kInt64, {2});
+    Put("minibatch", "minibatch", Sel(0, EncodeMiniBatch(mb)));
+    EpochRequest r;
+    r.seeds = {1, 2, 3};
+    r.fanouts = {5, 10};
+    Put("minibatch", "epoch", Sel(1, EncodeEpoch(r, 4)));
+    Put("minibatch", "credit", Sel(2, EncodeCredit(3)));
+  }
+  // npy
+  {
+    std::string tmp = g_root + "/.tmp.npy";
+    for (auto [name, a] : {std::pair<const char*, Array>{"f32_2d", Array::Zeros(DType::kFloat32, {3, 2})},
+                           {"i64_1d", Array::Zeros(DType::kInt64, {5})},
+                           {"bool_scalar", Array::Zeros(DType::kBool, {})}}) {
+      if (!NpyWrite(tmp, a).ok()) return 1;
+      std::FILE* f = std::fopen(tmp.c_str(), "rb");
+      std::string bytes;
+      char buf[4096];
+      size_t k;
+      while ((k = std::fread(buf, 1, sizeof(buf), f)) > 0) bytes.append(buf, k);
+      std::fclose(f);
+      Put("npy", name, bytes);
+    }
+    std::filesystem::remove(tmp);
+  }
+  // job_yaml (names the scratch p.json and m.pt of fuzz_job_yaml.cpp)
+  Put("job_yaml", "minimal",
+      "job: j\npartition: p.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\ntrain:\n  model: m.pt\n");
+  Put("job_yaml", "full",
+      "job: j\npartition: p.json\ntoken: \"\"\nmachines:\n  - {host: 10.0.0.1, ssh: u@a, ssh_port: 22}\n"
+      "  - {host: 10.0.0.2, ssh: b, workspace: /w, ssh_options: [StrictHostKeyChecking=no]}\n"
+      "ports: {server: 30050, trainer: 30200, rendezvous: 29500}\n"
+      "processes: {servers: 2, trainers: 1, samplers_per_trainer: 2}\n"
+      "train:\n  model: m.pt\n  fanouts: [10, 25]\n  batch_size: 64\n  epochs: 3\n  lr: 0.01\n"
+      "  embedding: {dim: 16, optimizer: sparse_adagrad, lr: 0.5, features: false}\n"
+      "network: {max_frame_bytes: 1048576, heartbeat_seconds: 1, peer_timeout_seconds: 10}\n"
+      "limits: {mutable_tensor_bytes: 1000000, max_fanout: 1000, max_pending: 10}\n");
+  std::printf("seeds written to %s\n", argv[1]);
+  return 0;
+}
