@@ -118,7 +118,9 @@ TEST_CASE("BARRIER: a disagreeing participant count is refused, SHUTDOWN fails a
   Status st = client->Barrier("b", 3, 10);
   CHECK(st.code() == Status::Code::kInvalidArgument);
   CHECK(st.message().find("BARRIER 'b': 3 participants, but others use 2") != std::string::npos);
-  REQUIRE(client->ShutdownAll().ok());
+  // SHUTDOWN is the launcher's (or a trainer's) to send, not a plain client's.
+  auto launcher = ConnectClient(*tg, cluster, FastClientOptions(), "", "launcher");
+  REQUIRE(launcher->ShutdownAll().ok());
   t.join();
   CHECK(waiting.code() == Status::Code::kPeerLost);
   CHECK(waiting.message().find("server shut down before barrier 'b' completed") != std::string::npos);
