@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <numeric>
 
 #include "common/gzip_reader.h"
@@ -106,18 +107,13 @@ int BitsFor(uint64_t v) {
 
 }  // namespace
 
-Result<EdgeList> ReadEdgeListText(const std::string& path, int64_t num_nodes) {
-  DG_ASSIGN_OR_RETURN(std::vector<char> buf, ReadWholeFile(path));
-  const char* p = buf.data();
-  const char* end = p + buf.size();
-  EdgeList el;
-  size_t lines = static_cast<size_t>(std::count(buf.begin(), buf.end(), '\n')) + 1;
-  el.src.reserve(lines);
-  el.dst.reserve(lines);
-  int64_t line = 0;
-  int64_t max_id = -1;
+namespace {
+
+// Parses the complete lines in [p, end); *line counts lines across calls.
+Status ParseEdgeLines(const std::string& path, const char* p, const char* end, int64_t num_nodes, int64_t* line,
+                      int64_t* max_id, std::vector<int64_t>* src, std::vector<int64_t>* dst) {
   while (p < end) {
-    ++line;
+    ++*line;
     const char* line_start = p;
     while (p < end && IsBlank(*p)) ++p;
     if (p == end) break;
@@ -134,28 +130,76 @@ Result<EdgeList> ReadEdgeListText(const std::string& path, int64_t num_nodes) {
         if (p < end && *p == ',') ++p;
         while (p < end && IsBlank(*p)) ++p;
         if (p == before)
-          return LineError(path, line, "expected 'src dst', got '" + Snippet(line_start, end) + "'");
+          return LineError(path, *line, "expected 'src dst', got '" + Snippet(line_start, end) + "'");
       }
       if (!ParseInt(&p, end, &ids[k]))
-        return LineError(path, line, "expected 'src dst' (two integer node ids), got '" +
-                                         Snippet(line_start, end) + "'");
+        return LineError(path, *line, "expected 'src dst' (two integer node ids), got '" +
+                                          Snippet(line_start, end) + "'");
     }
     while (p < end && (IsBlank(*p) || *p == ',')) ++p;
     if (p < end && *p == '#') {
       while (p < end && *p != '\n') ++p;
     }
     if (p < end && *p != '\n')
-      return LineError(path, line, "expected 2 columns 'src dst', got '" + Snippet(line_start, end) + "'");
+      return LineError(path, *line, "expected 2 columns 'src dst', got '" + Snippet(line_start, end) + "'");
     if (p < end) ++p;
     for (int64_t id : ids) {
       if (id < 0 || (num_nodes >= 0 && id >= num_nodes))
-        return CheckId(path + ":" + std::to_string(line), id, num_nodes);
-      if (id > max_id) max_id = id;
+        return CheckId(path + ":" + std::to_string(*line), id, num_nodes);
+      if (id > *max_id) *max_id = id;
     }
-    el.src.push_back(ids[0]);
-    el.dst.push_back(ids[1]);
+    src->push_back(ids[0]);
+    dst->push_back(ids[1]);
   }
-  el.max_id = max_id;
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ForEachEdgeText(const std::string& path, int64_t num_nodes, const EdgeChunkFn& fn, int64_t* max_id) {
+  GzipFile f;
+  DG_RETURN_IF_ERROR(f.Open(path));
+  constexpr size_t kBlock = 8 << 20;
+  std::vector<char> buf;
+  std::vector<int64_t> src, dst;
+  int64_t line = 0;
+  *max_id = -1;
+  bool eof = false;
+  while (!eof) {
+    const size_t have = buf.size();
+    buf.resize(have + kBlock);
+    size_t got = 0;
+    DG_RETURN_IF_ERROR(f.Read(buf.data() + have, kBlock, &got));
+    buf.resize(have + got);
+    eof = got < kBlock;
+    // Complete lines only, unless this is the end of the file.
+    size_t upto = buf.size();
+    if (!eof) {
+      const char* nl = nullptr;
+      for (size_t i = buf.size(); i > 0; --i)
+        if (buf[i - 1] == '\n') {
+          nl = buf.data() + i;
+          break;
+        }
+      if (!nl) continue;  // a line longer than the block: read more
+      upto = static_cast<size_t>(nl - buf.data());
+    }
+    src.clear();
+    dst.clear();
+    DG_RETURN_IF_ERROR(ParseEdgeLines(path, buf.data(), buf.data() + upto, num_nodes, &line, max_id, &src, &dst));
+    if (!src.empty()) DG_RETURN_IF_ERROR(fn(src.data(), dst.data(), static_cast<int64_t>(src.size())));
+    buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(upto));
+  }
+  return Status::OK();
+}
+
+Result<EdgeList> ReadEdgeListText(const std::string& path, int64_t num_nodes) {
+  EdgeList el;
+  DG_RETURN_IF_ERROR(ForEachEdgeText(path, num_nodes, [&](const int64_t* s, const int64_t* d, int64_t n) {
+    el.src.insert(el.src.end(), s, s + n);
+    el.dst.insert(el.dst.end(), d, d + n);
+    return Status::OK();
+  }, &el.max_id));
   return el;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ struct EdgeListOptions {
 
 // Read a text edge list (plain or gzip) or a src.npy/dst.npy pair.
 Result<EdgeList> ReadEdgeListText(const std::string& path, int64_t num_nodes);
+// The same parse, streamed: fn(src, dst, n) per block of lines (8 MB of text at
+// a time, plain or gzip), so a text edge list larger than memory can be read.
+// *max_id is the largest id seen. Errors as ReadEdgeListText's (file:line).
+using EdgeChunkFn = std::function<Status(const int64_t* src, const int64_t* dst, int64_t n)>;
+Status ForEachEdgeText(const std::string& path, int64_t num_nodes, const EdgeChunkFn& fn, int64_t* max_id);
 Result<EdgeList> ReadEdgeListNpy(const std::string& src_path, const std::string& dst_path,
                                  int64_t num_nodes);
 // Apply undirected / self-loop / duplicate options in place. Sorting order of the

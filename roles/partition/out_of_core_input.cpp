@@ -75,10 +75,23 @@ Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const Edge
   }
 
   EdgeSource raw;
-  if (!text.empty()) {
-    DG_ASSIGN_OR_RETURN(EdgeList el, ReadEdgeListText(text, num_nodes));
-    if (num_nodes < 0) num_nodes = el.max_id + 1;
-    DG_ASSIGN_OR_RETURN(raw, SpillEdgeList(&el, spill.tmp_dir));
+  if (!text.empty()) {  // two streamed parses: count, then write the columns
+    int64_t n = 0, max_id = -1;
+    DG_RETURN_IF_ERROR(ForEachEdgeText(text, num_nodes, [&](const int64_t*, const int64_t*, int64_t c) {
+      n += c;
+      return Status::OK();
+    }, &max_id));
+    if (num_nodes < 0) num_nodes = max_id + 1;
+    NpyWriter ws, wd;
+    DG_RETURN_IF_ERROR(ws.Open(spill.tmp_dir + "/input-src.npy", DType::kInt64, {n}));
+    DG_RETURN_IF_ERROR(wd.Open(spill.tmp_dir + "/input-dst.npy", DType::kInt64, {n}));
+    DG_RETURN_IF_ERROR(ForEachEdgeText(text, num_nodes, [&](const int64_t* s, const int64_t* d, int64_t c) {
+      DG_RETURN_IF_ERROR(ws.Append(s, static_cast<size_t>(c) * sizeof(int64_t)));
+      return wd.Append(d, static_cast<size_t>(c) * sizeof(int64_t));
+    }, &max_id));
+    DG_RETURN_IF_ERROR(ws.Finish());
+    DG_RETURN_IF_ERROR(wd.Finish());
+    DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(spill.tmp_dir + "/input-src.npy", spill.tmp_dir + "/input-dst.npy"));
   } else if (EndsWith(src_npy, ".npy") && EndsWith(dst_npy, ".npy")) {
     DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(src_npy, dst_npy));
   } else {

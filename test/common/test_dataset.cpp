@@ -208,3 +208,37 @@ TEST_CASE("LoadDataset: src/dst npy, gzip edges, row mismatch, missing edges", "
   auto nodir = LoadDataset(tmp / "nodir", EdgeListOptions{});
   REQUIRE(!nodir.ok());
 }
+
+TEST_CASE("edge list larger than one 8 MB read block: streamed parse, line numbers across blocks", "[dataset]") {
+  test::TempDir tmp;
+  const std::string path = tmp / "big.tsv";
+  const int64_t n = 1500000;  // ~17 MB of text: three blocks
+  {
+    std::ofstream f(path);
+    f << "# header\n";
+    for (int64_t i = 0; i < n; ++i) f << i << '\t' << (i * 7 + 3) % n << (i % 5 == 0 ? "\r\n" : "\n");
+  }
+  auto el = ReadEdgeListText(path, -1);
+  REQUIRE(el.ok());
+  REQUIRE(static_cast<int64_t>(el->src.size()) == n);
+  for (int64_t i = 0; i < n; ++i) {
+    REQUIRE(el->src[i] == i);
+    REQUIRE(el->dst[i] == (i * 7 + 3) % n);
+  }
+  CHECK(el->max_id == n - 1);
+  int64_t chunks = 0, seen = 0, max_id = -1;
+  REQUIRE(ForEachEdgeText(path, n, [&](const int64_t*, const int64_t*, int64_t c) {
+    ++chunks;
+    seen += c;
+    return Status::OK();
+  }, &max_id).ok());
+  CHECK(chunks >= 2);
+  CHECK(seen == n);
+  {
+    std::ofstream f(path, std::ios::app);
+    f << "7 x\n";
+  }
+  auto bad = ReadEdgeListText(path, -1);
+  REQUIRE(!bad.ok());
+  CHECK(bad.status().message().find("big.tsv:" + std::to_string(n + 2) + ":") != std::string::npos);
+}
