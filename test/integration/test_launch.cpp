@@ -140,7 +140,7 @@ TEST_CASE("Ctrl-C (SIGINT) to launch also stops a role's helper processes", "[la
   FakeJob job(Behaviors{{"server-1-0", R"({"grandchild": true})"}});  // trainers and samplers run until stopped
   Subprocess launch;
   launch.Start({DistgnnBin(), "launch", job.yaml, "--grace", "2"}, job.dir / "launch.log");
-  REQUIRE(WaitFor(20, [&] { return job.Pids().size() == 7; }));
+  REQUIRE(WaitFor(90, [&] { return job.Pids().size() == 7; }));
   launch.Signal(SIGINT);
   int rc = launch.Wait(15);
   INFO(launch.Output());
@@ -151,11 +151,11 @@ TEST_CASE("Ctrl-C (SIGINT) to launch also stops a role's helper processes", "[la
 TEST_CASE("launch refuses a non-local host without ssh, and a bad config", "[launch]") {
   FakeRoles fake;  // so a role that should not start leaves a trace (its pid file)
   FakeJob job(Behaviors{});
-  auto r = RunDistgnn({"launch", job.yaml, "--set", "machines[1].host=10.255.255.1"}, 30);
+  auto r = RunDistgnn({"launch", job.yaml, "--set", "machines[1].host=10.255.255.1"}, 120);
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("machines[1].host 10.255.255.1 is not this machine and has no ssh target") !=
         std::string::npos);
-  r = RunDistgnn({"launch", job.yaml, "--set", "train.epoch=3"}, 30);
+  r = RunDistgnn({"launch", job.yaml, "--set", "train.epoch=3"}, 120);
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("did you mean 'train.epochs'") != std::string::npos);
   CHECK(job.Pids().empty());
