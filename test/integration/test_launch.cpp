@@ -44,7 +44,7 @@ TEST_CASE("launch runs servers, trainers and samplers and exits 0 when the train
   CHECK(WaitFor(5, [&] { return job.Survivors().empty(); }));
 }
 
-TEST_CASE("without --verbose launch shows trainer 0's epochs and every warning, as plain lines", "[launch]") {
+TEST_CASE("without --verbose launch shows trainer 0 epochs and every warning as plain lines", "[launch]") {
   FakeRoles fake;
   const char* lead = R"J({"sleep": 1, "exit": 0, "say": [
       "[12:00:00.000] [trainer 0] info: epoch 1 step 5/10 loss 1.5000 acc 0.5000 9.0 steps/s wait 3% ETA 1s",
