@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -104,7 +105,8 @@ int RunLaunch(int argc, char** argv) {
   }
   RecordRun(*cfg, *plan, mode);
   st = RunLaunchPlan(*cfg, *plan, settings);
-  if (mode == "train") {  // the report, also of a failed run (what it did until then)
+  // The report, also of a failed run that got as far as one epoch.
+  if (mode == "train" && std::filesystem::exists(cfg->RunDir() + "/metrics.jsonl")) {
     auto report = WriteRunReport(cfg->RunDir());
     if (report.ok()) std::printf("launch: report %s\n", report->c_str());
     else std::fprintf(stderr, "%s: warning: no report: %s\n", argv[0], report.status().message().c_str());

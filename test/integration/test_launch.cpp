@@ -41,7 +41,7 @@ TEST_CASE("launch runs the real roles with the token and --set overrides and exi
   CHECK(FindProcesses("--job-id " + JobId(out)).empty());
 }
 
-TEST_CASE("without --verbose launch shows trainer 0's epochs and every warning, as plain lines", "[launch]") {
+TEST_CASE("without --verbose launch shows trainer 0 epochs and every warning as plain lines", "[launch]") {
   FakeRoles fake;
   const char* lead = R"J({"sleep": 1, "exit": 0, "say": [
       "[12:00:00.000] [trainer 0] info: epoch 1 step 5/10 loss 1.5000 acc 0.5000 9.0 steps/s wait 3% ETA 1s",

@@ -94,6 +94,15 @@ TEST_CASE("train-local on Cora: SAGE reaches >= 0.78 test accuracy, outputs are 
     CHECK(Field(lines[0], key) >= 0);
   CHECK(Field(lines.back(), "best_epoch") >= 1);
   CHECK(Field(lines.back(), "best_val_acc") > 0.7);
+  CHECK(Field(lines[0], "seeds") == 140);  // every train seed once per epoch
+  // The run report, with plots when gnuplot is there (scripts/setup.sh installs it).
+  const std::string report = ReadLines(dir / "run/report.html").empty() ? "" : dir / "run/report.html";
+  REQUIRE(!report.empty());
+  std::ifstream rf(report);
+  const std::string html((std::istreambuf_iterator<char>(rf)), std::istreambuf_iterator<char>());
+  CHECK(html.find("distgnn run report") != std::string::npos);
+  CHECK(html.find("distgnn train-local") != std::string::npos);  // the command, as the config
+  CHECK(html.find("<td class=\"l\">train-local</td>") != std::string::npos);  // its peak RSS row
   auto pred = NpyRead(dir / "run/predictions.npy");
   REQUIRE(pred.ok());
   CHECK((pred->shape == std::vector<int64_t>{2708}));
