@@ -154,6 +154,12 @@ Status ParseHeader(const std::string& path, const unsigned char* p, size_t avail
     return Status::Unsupported(path + ": .npy format version " + std::to_string(major) + "." +
                                std::to_string(p[7]) + " is not supported (1.0, 2.0, 3.0)");
   }
+  // NumPy's own headers are a few hundred bytes; a bigger claim is corrupt
+  // (and must not make a reader allocate gigabytes first).
+  constexpr size_t kMaxHeaderLen = size_t(1) << 20;
+  if (header_len > kMaxHeaderLen)
+    return HeaderError(path, "header of " + std::to_string(header_len) + " bytes (at most " +
+                                 std::to_string(kMaxHeaderLen) + ")");
   if (avail < prefix + header_len) {
     *need = prefix + header_len;
     return Status::OK();
