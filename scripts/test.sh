@@ -2,6 +2,7 @@
 # Set-up, build and the whole test suite: what CI runs.
 #   scripts/test.sh              Release build in build/
 #   scripts/test.sh --sanitize   the same suite built with ASan + UBSan in build-sanitize/
+# Then the libFuzzer targets run FUZZ_SECONDS (5) each (scripts/fuzz.sh; DISTGNN_SKIP_FUZZ=1 skips).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for arg in "$@"; do
@@ -18,5 +19,8 @@ for arg in "$@"; do
 done
 scripts/setup.sh
 scripts/build.sh
-cd "${BUILD_DIR:-build}"
-ctest --output-on-failure -j "${TEST_JOBS:-2}" --timeout 600
+(cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j "${TEST_JOBS:-2}" --timeout 600)
+# The fuzz targets, a few seconds each (their own clang build in build-fuzz/).
+if [ "${DISTGNN_SKIP_FUZZ:-0}" != 1 ]; then
+  scripts/fuzz.sh "${FUZZ_SECONDS:-5}"
+fi
