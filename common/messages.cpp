@@ -200,14 +200,18 @@ Result<MetadataReply> DecodeMetadataReply(const Frame& f) {
   for (uint32_t i = 0; i < n && d.status().ok(); ++i) {
     TensorMeta t;
     t.name = d.String();
-    t.kind = static_cast<TensorKind>(d.U8());
-    t.dtype = static_cast<DType>(d.U8());
+    const uint8_t kind = d.U8(), dtype = d.U8();
+    if (kind > uint8_t(TensorKind::kMutableNode)) d.Fail("unknown tensor kind " + std::to_string(kind));
+    if (dtype > uint8_t(DType::kBool)) d.Fail("unknown dtype code " + std::to_string(dtype));
+    t.kind = static_cast<TensorKind>(kind);
+    t.dtype = static_cast<DType>(dtype);
     uint8_t ndim = d.U8();
     if (ndim > 8) d.Fail("tensor rank exceeds 8");
     for (int k = 0; k < ndim && d.status().ok(); ++k) t.shape.push_back(d.I64());
     m.tensors.push_back(std::move(t));
   }
   DG_RETURN_IF_ERROR(d.Finish());
+  for (const TensorMeta& t : m.tensors) DG_RETURN_IF_ERROR(CheckShape(t.shape, "METADATA reply: tensor '" + t.name + "'"));
   return m;
 }
 

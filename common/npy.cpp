@@ -1,5 +1,8 @@
 #include "common/npy.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -154,6 +157,12 @@ Status ParseHeader(const std::string& path, const unsigned char* p, size_t avail
     return Status::Unsupported(path + ": .npy format version " + std::to_string(major) + "." +
                                std::to_string(p[7]) + " is not supported (1.0, 2.0, 3.0)");
   }
+  // NumPy's own headers are a few hundred bytes; a bigger claim is corrupt
+  // (and must not make a reader allocate gigabytes first).
+  constexpr size_t kMaxHeaderLen = size_t(1) << 20;
+  if (header_len > kMaxHeaderLen)
+    return HeaderError(path, "header of " + std::to_string(header_len) + " bytes (at most " +
+                                 std::to_string(kMaxHeaderLen) + ")");
   if (avail < prefix + header_len) {
     *need = prefix + header_len;
     return Status::OK();
@@ -306,11 +315,43 @@ Result<Array> NpyRead(const std::string& path) {
                                    buf.size(), &h, &need));
     if (need <= buf.size()) break;
   }
-  Array a = Array::Zeros(h.dtype, h.shape);
-  size_t nbytes = a.nbytes();
-  size_t got = 0;
-  DG_RETURN_IF_ERROR(f.Read(a.data, nbytes, &got));
-  if (got < nbytes) return TruncatedError(path, nbytes, got);
+  // The header's shape is only a claim: memory grows with the data actually
+  // read (64 MiB steps), so a short or corrupt file never allocates its claim.
+  Array a;
+  a.dtype = h.dtype;
+  a.shape = h.shape;
+  const size_t nbytes = a.nbytes();
+  constexpr size_t kStep = size_t(64) << 20;
+  size_t cap = 0, got = 0;
+  void* data = nullptr;
+  std::shared_ptr<void> holder;
+  while (got < nbytes) {
+    if (got == cap) {
+      size_t next = std::min(nbytes, cap == 0 ? std::min(nbytes, kStep) : cap * 2);
+      void* p = std::realloc(data, next);
+      if (!p) {
+        std::free(data);
+        return Status::ResourceExhausted(path + ": out of memory reading " + std::to_string(nbytes) + " bytes");
+      }
+      data = p;
+      cap = next;
+    }
+    size_t n = 0;
+    Status st = f.Read(static_cast<char*>(data) + got, cap - got, &n);
+    if (!st.ok()) {
+      std::free(data);
+      return st;
+    }
+    if (n == 0) break;
+    got += n;
+  }
+  if (got < nbytes) {
+    std::free(data);
+    return TruncatedError(path, nbytes, got);
+  }
+  if (!data) data = std::malloc(1);
+  a.data = data;
+  a.holder = std::shared_ptr<void>(data, [](void* q) { std::free(q); });
   return a;
 }
 

@@ -177,7 +177,7 @@ Result<Array> PartitionStore::Pull(TensorKind kind, const std::string& name, con
   std::vector<int64_t> shape = meta.shape;
   if (shape.empty()) shape.push_back(0);
   shape[0] = static_cast<int64_t>(n);
-  Array out = Array::Zeros(meta.dtype, shape);
+  DG_ASSIGN_OR_RETURN(Array out, Array::TryZeros(meta.dtype, shape, "PULL '" + name + "'"));
   DG_RETURN_IF_ERROR(GatherRows(kind, name, ids, n, static_cast<uint8_t*>(out.data), nullptr));
   return out;
 }

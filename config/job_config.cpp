@@ -290,7 +290,8 @@ const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_sec
                                                "peer_timeout_seconds", "rendezvous_timeout_seconds"};
 
 const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
-                                             "max_pending", "max_threads_per_connection"};
+                                             "max_pending", "max_threads_per_connection",
+                                             "max_queued_request_bytes", "max_connections"};
 
 Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
   DG_RETURN_IF_ERROR(c.Map(n, "limits"));
@@ -305,6 +306,11 @@ Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
   if (n["max_threads_per_connection"])
     DG_RETURN_IF_ERROR(c.Int(n["max_threads_per_connection"], "limits.max_threads_per_connection", 0, 1024,
                              &l->max_threads_per_connection));
+  if (n["max_queued_request_bytes"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_queued_request_bytes"], "limits.max_queued_request_bytes", 4096, INT64_MAX,
+                             &l->max_queued_request_bytes));
+  if (n["max_connections"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_connections"], "limits.max_connections", 1, 1 << 20, &l->max_connections));
   return Status::OK();
 }
 

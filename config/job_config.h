@@ -70,6 +70,8 @@ struct LimitsConfig {
   int64_t max_pending_bytes = int64_t(2) << 30;  // SPARSE_UPDATE payloads waiting for their step
   int max_pending = 4096;                  // open barriers + sparse steps
   int max_threads_per_connection = 0;      // 0 = server threads - 1 (at least 1)
+  int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running
+  int max_connections = 1024;              // open connections per server
 };
 
 enum class MetricsRole { kServer, kTrainer, kSampler };

@@ -8,6 +8,8 @@ PACKAGES=(
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libspdlog-dev zlib1g-dev
   libssl-dev
+  # the libFuzzer targets (scripts/fuzz.sh, a separate clang build)
+  clang libclang-rt-14-dev
   libmetis-dev
   libtorch-dev libgloo-dev
   # Debian's LibTorch calls the system BLAS; the default reference BLAS makes a

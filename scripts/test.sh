@@ -4,6 +4,7 @@
 #   scripts/test.sh --sanitize   the same suite built with ASan + UBSan in build-sanitize/
 # A test whose prerequisite is missing (sshd, Python torch; setup.sh installs
 # them) fails; DISTGNN_ALLOW_SKIP=1 makes it a visible skip instead.
+# Then the libFuzzer targets run FUZZ_SECONDS (5) each (scripts/fuzz.sh; DISTGNN_SKIP_FUZZ=1 skips).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for arg in "$@"; do
@@ -20,5 +21,8 @@ for arg in "$@"; do
 done
 scripts/setup.sh
 scripts/build.sh
-cd "${BUILD_DIR:-build}"
-ctest --output-on-failure -j "${TEST_JOBS:-2}" --timeout 600
+(cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j "${TEST_JOBS:-2}" --timeout 600)
+# The fuzz targets, a few seconds each (their own clang build in build-fuzz/).
+if [ "${DISTGNN_SKIP_FUZZ:-0}" != 1 ]; then
+  scripts/fuzz.sh "${FUZZ_SECONDS:-5}"
+fi

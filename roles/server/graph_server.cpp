@@ -144,6 +144,16 @@ void GraphServer::Accept() {
     session->conn = std::make_shared<Connection>(std::move(socket), co, "client " + session->remote);
     {
       std::lock_guard<std::mutex> l(mu_);
+      if (static_cast<int64_t>(sessions_.size()) >= options_.max_connections) {
+        spdlog::warn("refusing a connection from {}: {} connections already open (limits.max_connections)",
+                     session->remote, sessions_.size());
+        session->conn->SendError(0, Status::ResourceExhausted("this server already has " +
+                                                              std::to_string(sessions_.size()) +
+                                                              " connections open (limits.max_connections)"),
+                                 /*close_after=*/true);
+        Accept();
+        return;
+      }
       sessions_[session.get()] = session;
       ++total_connections_;
     }
@@ -238,6 +248,16 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
     RequestShutdown("SHUTDOWN from " + s->conn->peer());
     return;
   }
+  const int64_t bytes = static_cast<int64_t>(f.size);
+  if (queued_request_bytes_.fetch_add(bytes) + bytes > options_.max_queued_request_bytes) {
+    queued_request_bytes_ -= bytes;
+    stats_.Record(type, true, f.size, 0, 0);
+    Reject(s, id, type,
+           Status::ResourceExhausted(MsgTypeName(type) + " of " + std::to_string(bytes) +
+                                     " bytes refused: requests of " + std::to_string(queued_request_bytes_.load()) +
+                                     " bytes already wait here (limits.max_queued_request_bytes); retry later"));
+    return;
+  }
   ++inflight_;
   if (++s->inflight >= options_.max_inflight_per_connection) {
     s->paused = true;
@@ -291,6 +311,7 @@ void GraphServer::Execute(const std::shared_ptr<Session>& s, Frame f) {
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats_.Record(type, failed, f.size + kFrameHeaderSize, out_bytes + kFrameHeaderSize, secs);
+  queued_request_bytes_ -= static_cast<int64_t>(f.size);
   if (--s->inflight < options_.max_inflight_per_connection && s->paused.exchange(false)) {
     s->conn->ResumeReading();
   }

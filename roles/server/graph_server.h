@@ -67,6 +67,8 @@ struct ServerOptions {
   int max_pending = 4096;              // open barriers + sparse steps
   // Pool threads one connection may hold at once; 0 = threads - 1 (at least 1).
   int max_threads_per_connection = 0;
+  int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running, all connections
+  int max_connections = 1024;                            // open connections; more are refused
 };
 
 // Half of the physical memory (the default mutable-tensor budget).
@@ -146,6 +148,7 @@ class GraphServer {
 
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> inflight_{0};
+  std::atomic<int64_t> queued_request_bytes_{0};  // payloads of requests queued or running
   RequestStats stats_;
 };
 

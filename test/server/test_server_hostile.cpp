@@ -4,6 +4,9 @@
 // - several clients sending mutated valid requests (bit flips, truncation,
 //   extreme integers, random types) for a bounded time: the server's RSS stays
 //   bounded and afterwards a fresh client gets bit-identical answers.
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -264,4 +267,52 @@ TEST_CASE("mutated requests from several clients: RSS bounded, answers identical
   CHECK(after_sampled.offsets == before_sampled.offsets);
   CHECK(after_sampled.src == before_sampled.src);
   CHECK(after_sampled.eids == before_sampled.eids);
+}
+
+TEST_CASE("a client that never reads its answers cannot grow the server's memory", "[server][hostile]") {
+  auto tg = MakeTestGraph(2000, 10000, 1024, 1, 133);  // 4 KB rows
+  ServerCluster cluster;
+  cluster.Start(tg->json, 1, 1, kToken, {"--max-frame-bytes", "2097152"});
+  const pid_t pid = cluster.proc(0, 0).pid();
+  const int64_t rss0 = RssBytes(pid);
+  std::vector<int64_t> ids(256);
+  for (int i = 0; i < 256; ++i) ids[i] = i;
+  Encoder e;
+  EncodePull(&e, TensorKind::kNode, "features", IdsArray(ids));
+  const std::string pull = e.Finish().Flatten();  // ~2 KB asking for 1 MB
+  std::atomic<bool> sent{false};
+  RawClient greedy(cluster.port(0, 0), /*quiet=*/true);
+  REQUIRE(greedy.TryHello(kToken));
+  // 600 requests = 600 MB of answers if the server queued them all. The
+  // sender may block once the server stops reading: that is the point.
+  struct Joiner {  // unblocks and joins the sender on every exit path
+    RawClient& c;
+    std::thread t;
+    ~Joiner() {
+      ::shutdown(c.fd(), SHUT_RDWR);
+      if (t.joinable()) t.join();
+    }
+  } joiner{greedy, {}};
+  joiner.t = std::thread([&] {
+    for (int k = 0; k < 600; ++k) greedy.SendFrame(uint16_t(MsgType::kPull), k + 1, pull);
+    sent = true;
+  });
+  // Wait until answers pile up unread in the greedy client's socket.
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  int unread = 0;
+  while (Clock::now() < deadline && (::ioctl(greedy.fd(), FIONREAD, &unread) != 0 || unread < (64 << 10)))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(unread >= (64 << 10));  // (the loopback receive buffer of a socket never read stays small)
+  // Others are still served while the greedy client's answers pile up.
+  for (int round = 0; round < 20; ++round) {
+    auto client = ConnectClient(*tg, cluster, FastClientOptions(), kToken);
+    auto rows = client->Pull("features", std::vector<int64_t>{5, 1999});
+    REQUIRE(rows.ok());
+    CHECK(std::memcmp(rows->as<float>(), tg->g.features.as<float>() + 5 * 1024, 4096) == 0);
+  }
+  const int64_t rss = RssBytes(pid);
+  WARN("server RSS " << rss0 / 1048576 << " MB before, " << rss / 1048576 << " MB with a client not reading "
+                     << (sent ? "(all 600 requests sent)" : "(its sends blocked: the server stopped reading)"));
+  CHECK(rss < rss0 + (int64_t(128) << 20));
+  REQUIRE(cluster.proc(0, 0).running());
 }

@@ -134,3 +134,19 @@ TEST_CASE("responses over the frame limit, and unbounded parking, get exact erro
   REQUIRE(cluster.proc(0, 0).running());
   ExpectStillServes(*tg, cluster);
 }
+
+TEST_CASE("connections beyond limits.max_connections are refused with an ERROR", "[server][limits]") {
+  auto tg = MakeTestGraph(300, 2000, 4, 1, 124);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 1, 1, kToken, {"--max-connections", "2"});
+  RawClient a(cluster.port(0, 0)), b(cluster.port(0, 0));
+  a.Hello(kToken);
+  b.Hello(kToken);
+  RawClient c(cluster.port(0, 0));
+  FrameHeader h;
+  std::string p;
+  REQUIRE(c.ReadFrame(&h, &p));
+  CHECK(h.type == uint16_t(MsgType::kError));
+  CHECK(ErrorMessage(p).find("2 connections open (limits.max_connections)") != std::string::npos);
+  CHECK(c.WaitClosed());
+}
