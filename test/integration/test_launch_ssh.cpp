@@ -82,6 +82,7 @@ TEST_CASE("an unreachable ssh host is named", "[launch][ssh]") {
   auto r = RunDistgnn({"launch", job.yaml, "--grace", "1"}, 60);
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK(r.output.find("[0/server/0]") != std::string::npos);
+  // Both machines' servers are unreachable; whichever ssh fails first is named.
+  CHECK(r.output.find("/server/0]") != std::string::npos);
   CHECK(r.output.find("exited with code 255: ssh failed (host nobody@127.0.0.1 unreachable") != std::string::npos);
 }
