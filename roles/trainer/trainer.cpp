@@ -110,7 +110,7 @@ Result<std::unique_ptr<Trainer>> Trainer::Create(const TrainerOptions& o) {
                                    " layers but --fanouts has " + std::to_string(o.fanouts.size()));
   auto impl = std::make_unique<Impl>();
   impl->opt = o;
-  impl->tty = !o.quiet && isatty(STDERR_FILENO);
+  impl->tty = !o.quiet && IsTerminal(STDERR_FILENO);
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   at::set_num_threads(std::max(1, threads));
   torch::manual_seed(o.seed);
