@@ -2,6 +2,18 @@
 
 namespace dg {
 
+namespace {
+// Tensor names are echoed in errors and logs: keep them short.
+constexpr size_t kMaxNameBytes = 1024;
+Status CheckName(const char* what, const std::string& name) {
+  if (name.size() <= kMaxNameBytes) return Status::OK();
+  return Status::InvalidArgument(std::string(what) + ": tensor name of " + std::to_string(name.size()) +
+                                 " bytes (at most " + std::to_string(kMaxNameBytes) + ")");
+}
+}  // namespace
+
+Status CheckTensorName(const char* what, const std::string& name) { return CheckName(what, name); }
+
 Array IdsArray(std::vector<int64_t> ids) {
   auto holder = std::make_shared<std::vector<int64_t>>(std::move(ids));
   Array a;
@@ -33,6 +45,7 @@ Result<PullRequest> DecodePull(const Frame& f) {
   r.name = d.String();
   r.ids = d.Ids();
   DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckName("PULL", r.name));
   if (kind != uint8_t(TensorKind::kNode) && kind != uint8_t(TensorKind::kEdge)) {
     return Status::Protocol("PULL: tensor kind " + std::to_string(kind) + " is not 0 (node) or 1 (edge)");
   }
@@ -55,6 +68,7 @@ Result<PushRequest> DecodePush(const Frame& f) {
   r.ids = d.Ids();
   r.rows = d.ArrayView();
   DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckName("PUSH", r.name));
   if (mode > uint8_t(PushMode::kAdd)) {
     return Status::Protocol("PUSH: mode " + std::to_string(mode) + " is not 0 (overwrite) or 1 (add)");
   }
@@ -88,6 +102,7 @@ Result<InitTensorSpec> DecodeInitTensor(const Frame& f) {
   s.b = d.F64();
   s.persistent = d.Bool();
   DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckName("INIT_TENSOR", s.name));
   if (dt > uint8_t(DType::kBool)) return Status::Protocol("INIT_TENSOR: unknown dtype code " + std::to_string(dt));
   if (init > uint8_t(Initializer::kNormal)) {
     return Status::Protocol("INIT_TENSOR: unknown initializer " + std::to_string(init));
@@ -126,6 +141,7 @@ Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f) {
   r.ids = d.Ids();
   r.grads = d.ArrayView();
   DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckName("SPARSE_UPDATE", r.name));
   if (kind > uint8_t(SparseOptimizerKind::kAdam)) {
     return Status::Protocol("SPARSE_UPDATE: optimizer kind " + std::to_string(kind) +
                             " is not 0 (sparse_adagrad) or 1 (sparse_adam)");
@@ -162,6 +178,7 @@ Result<SampleRequest> DecodeSample(const Frame& f) {
   r.seed = d.U64();
   r.weight_name = d.String();
   DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckName("SAMPLE_NEIGHBORS", r.weight_name));
   return r;
 }
 

@@ -107,6 +107,9 @@ Result<BarrierRequest> DecodeBarrier(const Frame& f);
 void EncodeStatsReply(Encoder* e, const StatsReply& s);
 Result<StatsReply> DecodeStatsReply(const Frame& f);
 
+// Names in requests are at most 1024 bytes (InvalidArgument naming `what`).
+Status CheckTensorName(const char* what, const std::string& name);
+
 // Wraps a vector as an int64 [n] Array sharing its memory.
 Array IdsArray(std::vector<int64_t> ids);
 Array IdsView(const int64_t* ids, size_t n);  // borrows; caller keeps ids alive

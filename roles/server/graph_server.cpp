@@ -397,6 +397,7 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       Decoder d = f.decoder("SAVE_TENSOR");
       std::string name = d.String();
       DG_RETURN_IF_ERROR(d.Finish());
+      DG_RETURN_IF_ERROR(CheckTensorName("SAVE_TENSOR", name));
       DG_RETURN_IF_ERROR(store_->SaveTensor(name, part_dir_));
       spdlog::info("saved tensor '{}' to {}/tensors/{}.npy", name, part_dir_, name);
       break;

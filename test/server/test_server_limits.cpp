@@ -150,3 +150,16 @@ TEST_CASE("connections beyond limits.max_connections are refused with an ERROR",
   CHECK(ErrorMessage(p).find("2 connections open (limits.max_connections)") != std::string::npos);
   CHECK(c.WaitClosed());
 }
+
+TEST_CASE("tensor names longer than 1024 bytes are refused", "[server][limits]") {
+  auto tg = MakeTestGraph(300, 2000, 4, 1, 125);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 1, 1, kToken);
+  RawClient c(cluster.port(0, 0));
+  c.Hello(kToken);
+  Encoder e;
+  EncodePull(&e, TensorKind::kNode, std::string(100000, 'n'), IdsArray({1}));
+  c.SendFrame(uint16_t(MsgType::kPull), 1, e.Finish().Flatten());
+  ExpectError(c, 1, "PULL: tensor name of 100000 bytes (at most 1024)", Status::Code::kInvalidArgument);
+  ExpectStillServes(*tg, cluster);
+}
