@@ -148,4 +148,21 @@ Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, 
   return res;
 }
 
+Renumbering RenumberByPart(const std::vector<int32_t>& part, int num_parts) {
+  Renumbering r;
+  const int64_t n = static_cast<int64_t>(part.size());
+  r.node_map.assign(num_parts + 1, 0);
+  for (int32_t p : part) ++r.node_map[p + 1];
+  for (int p = 0; p < num_parts; ++p) r.node_map[p + 1] += r.node_map[p];
+  r.new_id.resize(static_cast<size_t>(n));
+  r.orig_nids.resize(static_cast<size_t>(n));
+  std::vector<int64_t> cursor(r.node_map.begin(), r.node_map.end() - 1);
+  for (int64_t v = 0; v < n; ++v) {
+    const int64_t g = cursor[part[v]]++;
+    r.new_id[v] = g;
+    r.orig_nids[g] = v;
+  }
+  return r;
+}
+
 }  // namespace dg

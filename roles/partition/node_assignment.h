@@ -44,4 +44,13 @@ uint64_t MetisMemoryEstimate(int64_t num_nodes, int64_t num_edges);
 
 std::vector<int32_t> RandomAssignment(int64_t num_nodes, int num_parts, uint64_t seed);
 
+// The renumbering an assignment implies: part p owns the new ids
+// [node_map[p], node_map[p+1]), original order kept within a part.
+struct Renumbering {
+  std::vector<int64_t> node_map;   // [K + 1]
+  std::vector<int64_t> new_id;     // original id -> new id
+  std::vector<int64_t> orig_nids;  // new id -> original id
+};
+Renumbering RenumberByPart(const std::vector<int32_t>& part, int num_parts);
+
 }  // namespace dg

@@ -180,19 +180,10 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
 
   // 2. Renumber: part p owns [node_map[p], node_map[p+1]); original order within a part.
   t = Clock::now();
-  std::vector<int64_t> node_map(K + 1, 0);
-  for (int32_t p : part) ++node_map[p + 1];
-  for (int p = 0; p < K; ++p) node_map[p + 1] += node_map[p];
-  std::vector<int64_t> new_id(static_cast<size_t>(N));
-  std::vector<int64_t> orig_nids(static_cast<size_t>(N));
-  {
-    std::vector<int64_t> cursor(node_map.begin(), node_map.end() - 1);
-    for (int64_t v = 0; v < N; ++v) {
-      int64_t g = cursor[part[v]]++;
-      new_id[v] = g;
-      orig_nids[g] = v;
-    }
-  }
+  Renumbering renumbering = RenumberByPart(part, K);
+  std::vector<int64_t>& node_map = renumbering.node_map;
+  std::vector<int64_t>& new_id = renumbering.new_id;
+  std::vector<int64_t>& orig_nids = renumbering.orig_nids;
   std::vector<int32_t>().swap(part);
 
   // 3. Global in-edge CSR over new ids (counting sort by destination, stable).
