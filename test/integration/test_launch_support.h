@@ -114,7 +114,12 @@ inline std::vector<pid_t> FindProcesses(const std::string& needle) {
   while (dirent* e = d ? readdir(d) : nullptr) {
     pid_t pid = std::atoi(e->d_name);
     if (pid <= 0 || pid == getpid()) continue;
-    std::string cmd = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string cmd;
+    try {  // a process exiting under us makes the read fail (ESRCH): it is gone, skip it
+      cmd = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+    } catch (const std::exception&) {
+      continue;
+    }
     for (char& c : cmd)
       if (c == '\0') c = ' ';
     if (cmd.find(needle) != std::string::npos && ProcessAlive(pid)) out.push_back(pid);
