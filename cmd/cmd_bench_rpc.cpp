@@ -30,9 +30,9 @@
 #include <thread>
 
 #include "cmd/cli.h"
-#include "common/dist_graph_client.h"
+#include "common/net/dist_graph_client.h"
 #include "common/logging.h"
-#include "common/neighbor_sampling.h"
+#include "common/sampling/neighbor_sampling.h"
 #include "roles/server/synthetic_partition.h"
 
 namespace dg {

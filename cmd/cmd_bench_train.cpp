@@ -22,9 +22,9 @@
 #include <thread>
 
 #include "cmd/cli.h"
-#include "common/batch_provider.h"
-#include "common/dataset.h"
-#include "common/in_memory_graph.h"
+#include "common/sampling/batch_provider.h"
+#include "common/storage/dataset.h"
+#include "common/storage/in_memory_graph.h"
 #include "common/logging.h"
 #include "roles/partition/synthetic_graph.h"
 #include "roles/trainer/model_export.h"

@@ -22,9 +22,9 @@
 #include <sstream>
 
 #include "cmd/cli.h"
-#include "common/dataset.h"
+#include "common/storage/dataset.h"
 #include "common/logging.h"
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "roles/partition/out_of_core_input.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"

@@ -12,9 +12,9 @@
 
 #include "cmd/cli.h"
 #include "cmd/role_args.h"
-#include "common/dist_neighbor_source.h"
+#include "common/sampling/dist_neighbor_source.h"
 #include "common/logging.h"
-#include "common/prometheus.h"
+#include "common/net/prometheus.h"
 #include "config/cluster_client.h"
 #include "roles/sampler/sampler.h"
 

@@ -20,8 +20,8 @@
 
 #include "cmd/cli.h"
 #include "common/console.h"
-#include "common/metrics_http.h"
-#include "common/prometheus.h"
+#include "common/net/metrics_http.h"
+#include "common/net/prometheus.h"
 #include "config/job_config.h"
 
 namespace dg {

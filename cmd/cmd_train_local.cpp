@@ -8,12 +8,12 @@
 #include <thread>
 
 #include "cmd/cli.h"
-#include "common/node_embedding.h"
-#include "common/dataset.h"
-#include "common/in_memory_graph.h"
+#include "common/storage/node_embedding.h"
+#include "common/storage/dataset.h"
+#include "common/storage/in_memory_graph.h"
 #include "common/logging.h"
-#include "common/minibatch.h"
-#include "common/batch_provider.h"
+#include "common/sampling/minibatch.h"
+#include "common/sampling/batch_provider.h"
 #include "config/launch_plan.h"
 #include "report/html_report.h"
 #include "roles/trainer/trainer.h"

@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "cmd/console_view.h"
-#include "common/dist_graph_client.h"
-#include "common/partition.h"
+#include "common/net/dist_graph_client.h"
+#include "common/storage/partition.h"
 #include "config/cluster_client.h"
 
 namespace dg {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cmd/cli.h"
-#include "common/metrics_http.h"
+#include "common/net/metrics_http.h"
 #include "config/job_config.h"
 
 namespace dg {

@@ -1,6 +1,6 @@
 #include "common/train_progress.h"
 
-#include "common/prometheus.h"
+#include "common/net/prometheus.h"
 
 namespace dg {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "common/dist_graph_client.h"
+#include "common/net/dist_graph_client.h"
 #include "config/job_config.h"
 
 namespace dg {

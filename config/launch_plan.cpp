@@ -1,6 +1,6 @@
 #include "config/launch_plan.h"
 
-#include "common/handshake.h"
+#include "common/net/handshake.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

@@ -11,7 +11,7 @@
 #include <regex>
 #include <sstream>
 
-#include "common/json_writer.h"
+#include "common/io/json_writer.h"
 
 namespace dg {
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "roles/partition/external_sort.h"
 
 namespace dg {

@@ -1,4 +1,4 @@
-// Out-of-core twin of NormalizeEdges (common/dataset.h): the same edge list,
+// Out-of-core twin of NormalizeEdges (common/storage/dataset.h): the same edge list,
 // edge for edge, without holding it. --drop-self-loops alone filters in input
 // order; --undirected / --drop-duplicates sort packed (src << 32 | dst) keys
 // with an ExternalSorter (runs under tmp_dir) and keep one of each, so the
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/dataset.h"
+#include "common/storage/dataset.h"
 #include "common/status.h"
 #include "roles/partition/edge_source.h"
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 
 namespace dg {
 

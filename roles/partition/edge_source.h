@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/array.h"
+#include "common/storage/array.h"
 #include "common/status.h"
 
 namespace dg {

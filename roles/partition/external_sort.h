@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "common/radix_sort.h"
+#include "common/sampling/radix_sort.h"
 #include "common/status.h"
 
 namespace dg {

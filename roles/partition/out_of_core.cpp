@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "common/logging.h"
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "roles/partition/external_sort.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partition_output.h"

@@ -19,8 +19,8 @@
 #include <set>
 #include <string>
 
-#include "common/array.h"
-#include "common/partition.h"
+#include "common/storage/array.h"
+#include "common/storage/partition.h"
 #include "common/status.h"
 #include "roles/partition/edge_source.h"
 #include "roles/partition/partitioner.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 
 namespace dg {
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "common/dataset.h"
+#include "common/storage/dataset.h"
 #include "common/status.h"
 #include "roles/partition/edge_normalize.h"
 #include "roles/partition/out_of_core.h"

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/dataset.h"
-#include "common/npy.h"
+#include "common/storage/dataset.h"
+#include "common/io/npy.h"
 #include "roles/partition/edge_source.h"
 
 namespace dg {

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "common/array.h"
-#include "common/partition.h"
+#include "common/storage/array.h"
+#include "common/storage/partition.h"
 #include "common/status.h"
 #include "roles/partition/partitioner.h"
 

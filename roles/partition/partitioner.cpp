@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "common/logging.h"
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partition_output.h"
 #include "roles/partition/stream_assignment.h"

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "common/array.h"
-#include "common/dataset.h"
-#include "common/partition.h"
+#include "common/storage/array.h"
+#include "common/storage/dataset.h"
+#include "common/storage/partition.h"
 #include "common/status.h"
 
 namespace dg {

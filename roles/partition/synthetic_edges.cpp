@@ -3,8 +3,8 @@
 #include <limits>
 #include <random>
 
-#include "common/neighbor_sampling.h"
-#include "common/npy.h"
+#include "common/sampling/neighbor_sampling.h"
+#include "common/io/npy.h"
 
 namespace dg {
 

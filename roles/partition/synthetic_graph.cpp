@@ -7,9 +7,9 @@
 #include <numeric>
 #include <vector>
 
-#include "common/array.h"
-#include "common/neighbor_sampling.h"
-#include "common/npy.h"
+#include "common/storage/array.h"
+#include "common/sampling/neighbor_sampling.h"
+#include "common/io/npy.h"
 #include "roles/partition/synthetic_edges.h"
 
 namespace dg {

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <thread>
 
-#include "common/batch_provider.h"
-#include "common/minibatch_codec.h"
+#include "common/sampling/batch_provider.h"
+#include "common/net/minibatch_codec.h"
 
 namespace dg {
 namespace {

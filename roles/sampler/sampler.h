@@ -20,8 +20,8 @@
 
 #include <string>
 
-#include "common/connection.h"
-#include "common/minibatch.h"
+#include "common/net/connection.h"
+#include "common/sampling/minibatch.h"
 #include "common/status.h"
 
 namespace dg {

@@ -38,9 +38,9 @@
 #include <thread>
 #include <vector>
 
-#include "common/connection.h"
-#include "common/messages.h"
-#include "common/partition_store.h"
+#include "common/net/connection.h"
+#include "common/net/messages.h"
+#include "common/storage/partition_store.h"
 #include "roles/server/fair_scheduler.h"
 #include "roles/server/request_stats.h"
 

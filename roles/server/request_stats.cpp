@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "common/protocol.h"
+#include "common/net/protocol.h"
 
 namespace dg {
 

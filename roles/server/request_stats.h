@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/messages.h"
-#include "common/prometheus.h"
+#include "common/net/messages.h"
+#include "common/net/prometheus.h"
 
 namespace dg {
 

@@ -1,6 +1,6 @@
 #include "roles/server/role_policy.h"
 
-#include "common/protocol.h"
+#include "common/net/protocol.h"
 
 namespace dg {
 namespace {

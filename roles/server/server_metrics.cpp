@@ -7,7 +7,7 @@
 //   distgnn_process_* (RSS, peak RSS)
 #include "roles/server/graph_server.h"
 
-#include "common/prometheus.h"
+#include "common/net/prometheus.h"
 
 namespace dg {
 

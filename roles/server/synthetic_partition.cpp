@@ -8,9 +8,9 @@
 #include <fstream>
 #include <numeric>
 
-#include "common/neighbor_sampling.h"
-#include "common/npy.h"
-#include "common/partition.h"
+#include "common/sampling/neighbor_sampling.h"
+#include "common/io/npy.h"
+#include "common/storage/partition.h"
 
 namespace dg {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/array.h"
+#include "common/storage/array.h"
 #include "common/status.h"
 
 namespace dg {

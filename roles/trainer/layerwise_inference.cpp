@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/minibatch.h"
-#include "common/npy.h"
+#include "common/sampling/minibatch.h"
+#include "common/io/npy.h"
 #include "roles/trainer/model_runner.h"
 
 namespace dg {

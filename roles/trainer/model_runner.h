@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "common/minibatch.h"
+#include "common/sampling/minibatch.h"
 #include "common/status.h"
 
 namespace dg {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 
 namespace dg {
 namespace {

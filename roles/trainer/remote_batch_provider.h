@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "common/batch_provider.h"
-#include "common/connection.h"
+#include "common/sampling/batch_provider.h"
+#include "common/net/connection.h"
 
 namespace dg {
 

@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "common/console.h"
-#include "common/neighbor_sampling.h"
-#include "common/npy.h"
+#include "common/sampling/neighbor_sampling.h"
+#include "common/io/npy.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
 

@@ -27,11 +27,11 @@
 #include <string>
 #include <vector>
 
-#include "common/array.h"
-#include "common/minibatch.h"
-#include "common/node_embedding.h"
+#include "common/storage/array.h"
+#include "common/sampling/minibatch.h"
+#include "common/storage/node_embedding.h"
 #include "common/status.h"
-#include "common/batch_provider.h"
+#include "common/sampling/batch_provider.h"
 #include "common/train_progress.h"
 
 namespace dg {

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "common/codec.h"
-#include "common/protocol.h"
+#include "common/net/codec.h"
+#include "common/net/protocol.h"
 
 using namespace dg;
 

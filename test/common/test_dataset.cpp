@@ -7,9 +7,9 @@
 #include <fstream>
 #include <set>
 
-#include "common/dataset.h"
-#include "common/neighbor_sampling.h"
-#include "common/npy.h"
+#include "common/storage/dataset.h"
+#include "common/sampling/neighbor_sampling.h"
+#include "common/io/npy.h"
 #include "test/support/test_support.h"
 
 using namespace dg;

@@ -5,9 +5,9 @@
 #include <map>
 #include <set>
 
-#include "common/in_memory_graph.h"
-#include "common/minibatch.h"
-#include "common/neighbor_sampling.h"
+#include "common/storage/in_memory_graph.h"
+#include "common/sampling/minibatch.h"
+#include "common/sampling/neighbor_sampling.h"
 
 namespace dg {
 namespace {

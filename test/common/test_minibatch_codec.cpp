@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "common/minibatch_codec.h"
-#include "common/protocol.h"
+#include "common/net/minibatch_codec.h"
+#include "common/net/protocol.h"
 
 using namespace dg;
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "test/support/test_support.h"
 
 using namespace dg;

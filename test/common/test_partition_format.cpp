@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/npy.h"
-#include "common/partition.h"
+#include "common/io/npy.h"
+#include "common/storage/partition.h"
 #include "test/support/test_support.h"
 
 using namespace dg;

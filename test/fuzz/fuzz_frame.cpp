@@ -1,7 +1,7 @@
 // libFuzzer target: the frame header decoder, and the ERROR payload decoder
 // that every peer runs on whatever follows a header.
-#include "common/connection.h"
-#include "common/protocol.h"
+#include "common/net/connection.h"
+#include "common/net/protocol.h"
 #include "test/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-#include "common/connection.h"
+#include "common/net/connection.h"
 
 namespace dg::fuzz {
 

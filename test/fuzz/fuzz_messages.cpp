@@ -1,7 +1,7 @@
 // libFuzzer target: every graph-server message decoder and both sides of the
 // handshake. The first byte picks the decoder; the rest is the payload.
-#include "common/handshake.h"
-#include "common/messages.h"
+#include "common/net/handshake.h"
+#include "common/net/messages.h"
 #include "test/fuzz/fuzz_input.h"
 
 using namespace dg;

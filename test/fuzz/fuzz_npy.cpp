@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/distgnn-fuzz-npy-" + std::to_string(getpid()) + ".npy";

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <string>
 
-#include "common/handshake.h"
-#include "common/messages.h"
-#include "common/minibatch_codec.h"
-#include "common/npy.h"
+#include "common/net/handshake.h"
+#include "common/net/messages.h"
+#include "common/net/minibatch_codec.h"
+#include "common/io/npy.h"
 
 using namespace dg;
 

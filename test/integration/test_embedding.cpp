@@ -6,7 +6,7 @@
 // inference.
 #include <catch2/catch.hpp>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "test/integration/dist_job.h"
 
 using namespace dg::test;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <regex>
 
-#include "common/dataset.h"
-#include "common/npy.h"
+#include "common/storage/dataset.h"
+#include "common/io/npy.h"
 #include "test/integration/test_launch_support.h"
 
 using namespace dg;

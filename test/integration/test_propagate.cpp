@@ -5,9 +5,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "common/dataset.h"
-#include "common/npy.h"
-#include "common/partition.h"
+#include "common/storage/dataset.h"
+#include "common/io/npy.h"
+#include "common/storage/partition.h"
 #include "test/integration/test_launch_support.h"
 
 using namespace dg;

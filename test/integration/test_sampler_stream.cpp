@@ -8,10 +8,10 @@
 //   refused with exact messages; it heartbeats to connected samplers.
 #include <catch2/catch.hpp>
 
-#include "common/codec.h"
-#include "common/connection.h"
-#include "common/handshake.h"
-#include "common/minibatch_codec.h"
+#include "common/net/codec.h"
+#include "common/net/connection.h"
+#include "common/net/handshake.h"
+#include "common/net/minibatch_codec.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "test/integration/test_launch_support.h"
 #include "test/support/raw_client.h"

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <regex>
 
-#include "common/metrics_http.h"
-#include "common/prometheus.h"
+#include "common/net/metrics_http.h"
+#include "common/net/prometheus.h"
 #include "test/integration/test_launch_support.h"
 
 using namespace dg::test;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "common/array.h"
-#include "common/npy.h"
-#include "common/partition.h"
+#include "common/storage/array.h"
+#include "common/io/npy.h"
+#include "common/storage/partition.h"
 
 namespace dg::test {
 

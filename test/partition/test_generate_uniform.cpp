@@ -7,8 +7,8 @@
 #include <fstream>
 #include <set>
 
-#include "common/dataset.h"
-#include "common/npy.h"
+#include "common/storage/dataset.h"
+#include "common/io/npy.h"
 #include "roles/partition/synthetic_edges.h"
 #include "test/support/test_support.h"
 

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <regex>
 
-#include "common/dataset.h"
-#include "common/minibatch.h"
-#include "common/npy.h"
-#include "common/partition.h"
-#include "common/partition_seeds.h"
+#include "common/storage/dataset.h"
+#include "common/sampling/minibatch.h"
+#include "common/io/npy.h"
+#include "common/storage/partition.h"
+#include "common/storage/partition_seeds.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/test_support.h"
 

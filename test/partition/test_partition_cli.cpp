@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/dataset.h"
-#include "common/npy.h"
-#include "common/partition.h"
+#include "common/storage/dataset.h"
+#include "common/io/npy.h"
+#include "common/storage/partition.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/test_support.h"
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/dataset.h"
-#include "common/neighbor_sampling.h"
+#include "common/storage/dataset.h"
+#include "common/sampling/neighbor_sampling.h"
 #include "roles/partition/partitioner.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/test_support.h"

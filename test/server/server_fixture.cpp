@@ -13,10 +13,10 @@
 #include <regex>
 #include <thread>
 
-#include "common/codec.h"
-#include "common/connection.h"
-#include "common/npy.h"
-#include "common/partition.h"
+#include "common/net/codec.h"
+#include "common/net/connection.h"
+#include "common/io/npy.h"
+#include "common/storage/partition.h"
 
 namespace dg::test {
 

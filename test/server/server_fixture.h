@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "common/dist_graph_client.h"
-#include "common/protocol.h"
+#include "common/net/dist_graph_client.h"
+#include "common/net/protocol.h"
 #include "roles/server/synthetic_partition.h"
 #include "test/support/raw_client.h"
 #include "test/support/test_support.h"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <thread>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <thread>
 
-#include "common/neighbor_sampling.h"
+#include "common/sampling/neighbor_sampling.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

@@ -17,8 +17,8 @@
 #include <random>
 #include <thread>
 
-#include "common/codec.h"
-#include "common/messages.h"
+#include "common/net/codec.h"
+#include "common/net/messages.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

@@ -4,8 +4,8 @@
 // keeps answering a fresh client correctly.
 #include <catch2/catch.hpp>
 
-#include "common/codec.h"
-#include "common/messages.h"
+#include "common/net/codec.h"
+#include "common/net/messages.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

@@ -10,8 +10,8 @@
 
 #include <regex>
 
-#include "common/metrics_http.h"
-#include "common/prometheus.h"
+#include "common/net/metrics_http.h"
+#include "common/net/prometheus.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

@@ -3,8 +3,8 @@
 // served correctly afterwards; stored data is untouched.
 #include <catch2/catch.hpp>
 
-#include "common/codec.h"
-#include "common/messages.h"
+#include "common/net/codec.h"
+#include "common/net/messages.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

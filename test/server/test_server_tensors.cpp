@@ -1,7 +1,7 @@
 // DistTensors against real server processes: pull/push on mutable tensors,
 // persistence across restarts (SAVE_TENSOR, clean shutdown, loading at start),
 // and server-side sparse optimizers (SPARSE_UPDATE) checked against a dense
-// reference written here (independent of common/sparse_optimizer.cpp).
+// reference written here (independent of common/storage/sparse_optimizer.cpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "common/codec.h"
-#include "common/neighbor_sampling.h"
-#include "common/npy.h"
+#include "common/net/codec.h"
+#include "common/sampling/neighbor_sampling.h"
+#include "common/io/npy.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

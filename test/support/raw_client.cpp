@@ -10,8 +10,8 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
-#include "common/codec.h"
-#include "common/connection.h"
+#include "common/net/codec.h"
+#include "common/net/connection.h"
 
 namespace dg::test {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/handshake.h"
-#include "common/protocol.h"
+#include "common/net/handshake.h"
+#include "common/net/protocol.h"
 
 namespace dg::test {
 

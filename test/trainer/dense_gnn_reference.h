@@ -20,7 +20,7 @@
 #include <map>
 #include <string>
 
-#include "common/minibatch.h"
+#include "common/sampling/minibatch.h"
 
 namespace dg::test {
 

@@ -7,7 +7,7 @@
 // every parameter matters; dropout is off (eval mode, or exported with 0).
 #include "test/support/torch_catch.h"
 
-#include "common/minibatch.h"
+#include "common/sampling/minibatch.h"
 #include "roles/trainer/model_runner.h"
 #include "test/support/test_support.h"
 #include "test/trainer/dense_gnn_reference.h"

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "common/npy.h"
+#include "common/io/npy.h"
 #include "roles/trainer/trainer.h"
 #include "test/support/test_support.h"
 

@@ -1,0 +1,179 @@
+// Connection: one framed TCP connection (either side), over Boost.Asio.
+//
+// This is the reusable message endpoint of every distgnn link (client <->
+// server, sampler <-> trainer): it reads frames (header + payload, limited to
+// max_frame_bytes) and hands each to a FrameHandler; it writes frames from any
+// thread through one queue, gathering the header and the payload's buffers into
+// a single writev (tensor bytes are never copied); it sends a HEARTBEAT whenever
+// it has sent nothing for heartbeat_seconds, and closes itself with Timeout when
+// nothing at all arrived for peer_timeout_seconds (a frozen or vanished peer),
+// or with PeerLost when the socket closes. Heartbeats are one-way and never
+// reach the FrameHandler.
+//
+// Threading: all socket work and both handlers run on the connection's strand
+// (one at a time, on whichever io_context thread runs it). Send/Close/Pause/
+// Resume are safe from any thread. Handlers must not block for long: post
+// real work elsewhere. The close handler runs exactly once.
+//
+// Framing errors (bad magic/version, frame over the limit) are answered with an
+// ERROR frame, logged once, and the connection is closed: after a bad header
+// the byte stream cannot be trusted. So is a payload that cannot be allocated
+// (ResourceExhausted). With max_queued_bytes, reading stops while that many
+// bytes wait to be written (backpressure on peers that do not read).
+#pragma once
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/net/codec.h"
+#include "common/net/handshake.h"
+#include "common/net/protocol.h"
+#include "common/status.h"
+
+namespace dg {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+struct ConnectionOptions {
+  int64_t max_frame_bytes = kDefaultMaxFrameBytes;
+  double heartbeat_seconds = 1.0;     // <= 0 disables heartbeats
+  double peer_timeout_seconds = 10.0; // <= 0 disables the liveness check
+  // Backpressure: while more than this many bytes wait to be written, no new
+  // frame is read (a peer that does not read its replies cannot make us
+  // queue without bound). 0 = no limit.
+  int64_t max_queued_bytes = 0;
+  // Called (on the strand) when the queued bytes fall back to max_queued_bytes
+  // or below after being above it.
+  std::function<void()> on_drained;
+};
+
+// A received frame; the payload is heap memory kept alive by `holder`.
+struct Frame {
+  FrameHeader header;
+  std::shared_ptr<void> holder;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+
+  MsgType type() const { return static_cast<MsgType>(header.type); }
+  Decoder decoder(const std::string& what) const { return Decoder(data, size, holder, what); }
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  using FrameHandler = std::function<void(Frame)>;
+  using CloseHandler = std::function<void(const Status&)>;
+
+  // `peer` names the other side in every message ("127.0.0.1:30050 (server, partition 1)").
+  Connection(tcp::socket socket, ConnectionOptions options, std::string peer);
+  ~Connection();
+
+  // Starts reading and the heartbeat timer.
+  void Start(FrameHandler on_frame, CloseHandler on_close);
+  // Replaces the frame handler (e.g. after a handshake).
+  void SetFrameHandler(FrameHandler on_frame);
+
+  // Queues one frame. With close_after, the connection closes once it is written.
+  void Send(MsgType type, uint32_t flags, uint64_t request_id, BufferList payload,
+            bool close_after = false);
+  // ERROR frame answering request_id: u8 status code, string message.
+  void SendError(uint64_t request_id, const Status& error, bool close_after = false);
+
+  // Closes the socket; `why` goes to the close handler (ok = local, orderly).
+  void Close(Status why);
+  // Flow control: stop/restart reading frames (heartbeats stop too while paused,
+  // so keep pauses short).
+  void PauseReading();
+  void ResumeReading();
+
+  bool closed() const { return closed_.load(); }
+  std::string peer() const;
+  void set_peer(std::string peer);
+  std::string remote_address() const { return remote_; }  // "ip:port" of the socket
+  uint64_t bytes_received() const { return bytes_in_.load(); }
+  uint64_t bytes_sent() const { return bytes_out_.load(); }
+  // Bytes queued or being written; over max_queued_bytes means backpressure.
+  int64_t queued_bytes() const { return queued_bytes_.load(); }
+  bool backpressured() const {
+    return options_.max_queued_bytes > 0 && queued_bytes_.load() > options_.max_queued_bytes;
+  }
+
+ private:
+  struct OutFrame {
+    uint8_t header[kFrameHeaderSize];
+    BufferList payload;
+    bool close_after = false;
+  };
+
+  void ReadHeader();
+  void OnHeader(const boost::system::error_code& ec);
+  void OnPayload(const boost::system::error_code& ec);
+  void Deliver(Frame frame);
+  void StartWrite();
+  void OnWrite(const boost::system::error_code& ec, size_t n);
+  void ArmTimer();
+  void OnTimer(const boost::system::error_code& ec);
+  void CloseOnStrand(Status why);
+  int64_t NowNs() const;
+
+  tcp::socket socket_;
+  asio::strand<asio::any_io_executor> strand_;
+  asio::steady_timer timer_;
+  ConnectionOptions options_;
+  std::string remote_;
+
+  mutable std::mutex mu_;  // guards peer_, handlers, queue_
+  std::string peer_;
+  FrameHandler on_frame_;
+  CloseHandler on_close_;
+  std::deque<OutFrame> queue_;
+
+  // Strand-only state.
+  uint8_t header_buf_[kFrameHeaderSize];
+  FrameHeader header_;
+  std::shared_ptr<void> payload_;
+  bool reading_ = false, paused_ = false, writing_ = false;
+  bool blocked_ = false;  // not reading: too many bytes queued for writing (backpressure)
+  std::vector<OutFrame> writing_frames_;
+  std::vector<asio::const_buffer> write_bufs_;
+
+  std::atomic<bool> closed_{false};
+  std::atomic<int64_t> last_recv_ns_{0}, last_send_ns_{0};
+  std::atomic<uint64_t> bytes_in_{0}, bytes_out_{0};
+  std::atomic<int64_t> queued_bytes_{0};  // queued or being written
+};
+
+// Connects to host:port within timeout_s. Errors are IOError/Timeout naming
+// `peer` and carrying the OS error text.
+Result<tcp::socket> ConnectTcp(asio::io_context& io, const std::string& host, int port,
+                               double timeout_s, const std::string& peer);
+
+// Wraps an ERROR frame payload back into the Status it carried, prefixed by
+// the peer's name.
+Status DecodeErrorFrame(const Frame& frame, const std::string& peer);
+
+// ------------------------------------------------------------ handshake
+// Hello, Welcome and the HMAC handshake itself: common/net/handshake.h.
+
+// Dialer side: connect, run the handshake (HELLO, CHALLENGE, AUTH, WELCOME;
+// hello.token is the MAC key and is never sent), within timeout_s; a WELCOME
+// whose proof is wrong fails. On WELCOME, `on_frame` becomes the frame handler (before any later
+// frame is read) and `on_close` the close handler.
+struct DialResult {
+  std::shared_ptr<Connection> connection;
+  Welcome welcome;
+};
+Result<DialResult> DialAndHello(asio::io_context& io, const std::string& host, int port,
+                                const Hello& hello, const ConnectionOptions& options,
+                                double timeout_s, const std::string& peer,
+                                Connection::FrameHandler on_frame,
+                                Connection::CloseHandler on_close);
+
+}  // namespace dg

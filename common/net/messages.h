@@ -1,0 +1,117 @@
+// Payloads of the graph-server messages (PULL ... SAVE_TENSOR): one struct per
+// request/response, with Encode*/Decode* written once and used by both the
+// server and the client. Field order is the wire order (common/net/protocol.md).
+// Decoded Arrays borrow the frame's payload memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/net/codec.h"
+#include "common/net/connection.h"
+#include "common/storage/partition_store.h"
+
+namespace dg {
+
+struct PullRequest {
+  TensorKind kind = TensorKind::kNode;  // kNode (node or mutable tensor) or kEdge
+  std::string name;
+  Array ids;  // int64 [n], global node (or edge) ids
+};
+// PULL response: Array rows [n, row shape...].
+
+struct PushRequest {
+  std::string name;
+  PushMode mode = PushMode::kOverwrite;
+  Array ids;   // int64 [n]
+  Array rows;  // [n, row shape...]
+};
+// PUSH response: empty.
+
+// INIT_TENSOR request: InitTensorSpec. Response: u8 created.
+
+constexpr uint32_t kMaxSparseContributors = 65536;  // W above this is refused
+
+struct SparseUpdateRequest {
+  std::string name;
+  SparseOptimizerSpec optimizer;
+  uint64_t step = 0;           // with name, identifies the step the contributions belong to
+  uint32_t contributors = 0;   // W: how many ranks contribute to every step, 1..kMaxSparseContributors
+  uint32_t rank = 0;           // this contribution's rank, < contributors
+  Array ids;                   // int64 [n], global ids owned by the receiving partition
+  Array grads;                 // float32 [n, row shape...]
+};
+// SPARSE_UPDATE response: empty (sent once the step is applied).
+
+// SAVE_TENSOR request: string name. Response: empty.
+
+struct SampleRequest {
+  Array seeds;  // int64 [n]
+  int64_t fanout = -1;
+  bool replace = false;
+  uint64_t seed = 0;
+  std::string weight_name;
+};
+// SAMPLE_NEIGHBORS response: Array counts int64 [n], Array src int64 [m], Array eids int64 [m].
+
+// IN_DEGREES request: Array ids. Response: Array int64 [n].
+
+struct MetadataReply {
+  std::string graph_name;
+  int32_t part_id = 0, server_index = 0;
+  int64_t num_nodes = 0, num_edges = 0;
+  std::vector<int64_t> node_map, edge_map;
+  std::vector<TensorMeta> tensors;
+};
+
+struct BarrierRequest {
+  std::string name;
+  uint32_t participants = 0;
+};
+
+struct TypeStats {
+  std::string type;  // "PULL"
+  uint64_t requests = 0, errors = 0, bytes_in = 0, bytes_out = 0;
+  double p50_ms = 0, p99_ms = 0;
+};
+struct StatsReply {
+  int32_t part_id = 0, server_index = 0;
+  double uptime_s = 0;
+  uint64_t connections = 0;
+  std::vector<TypeStats> types;
+};
+
+void EncodePull(Encoder* e, TensorKind kind, const std::string& name, const Array& ids);
+Result<PullRequest> DecodePull(const Frame& f);
+
+void EncodePush(Encoder* e, const std::string& name, PushMode mode, const Array& ids, const Array& rows);
+Result<PushRequest> DecodePush(const Frame& f);
+
+void EncodeInitTensor(Encoder* e, const InitTensorSpec& spec);
+Result<InitTensorSpec> DecodeInitTensor(const Frame& f);
+
+void EncodeSparseUpdate(Encoder* e, const SparseUpdateRequest& r);
+Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f);
+
+void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
+                  const std::string& weight_name);
+Result<SampleRequest> DecodeSample(const Frame& f);
+
+void EncodeMetadataReply(Encoder* e, const MetadataReply& m);
+Result<MetadataReply> DecodeMetadataReply(const Frame& f);
+
+void EncodeBarrier(Encoder* e, const BarrierRequest& b);
+Result<BarrierRequest> DecodeBarrier(const Frame& f);
+
+void EncodeStatsReply(Encoder* e, const StatsReply& s);
+Result<StatsReply> DecodeStatsReply(const Frame& f);
+
+// Names in requests are at most 1024 bytes (InvalidArgument naming `what`).
+Status CheckTensorName(const char* what, const std::string& name);
+
+// Wraps a vector as an int64 [n] Array sharing its memory.
+Array IdsArray(std::vector<int64_t> ids);
+Array IdsView(const int64_t* ids, size_t n);  // borrows; caller keeps ids alive
+
+}  // namespace dg

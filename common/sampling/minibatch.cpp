@@ -1,0 +1,135 @@
+#include "common/sampling/minibatch.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/sampling/id_map.h"
+#include "common/sampling/neighbor_sampling.h"
+
+namespace dg {
+
+uint64_t SamplingSeed(uint64_t job_seed, int64_t epoch, int64_t batch_index, int layer) {
+  return MixSeed(MixSeed(job_seed, static_cast<uint64_t>(epoch)),
+                 static_cast<uint64_t>(batch_index) * 16 + static_cast<uint64_t>(layer));
+}
+
+Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
+                 std::vector<int64_t>* src_nodes) {
+  Block block;
+  block.num_dst = static_cast<int64_t>(dst_nodes.size());
+  DG_CHECK(static_cast<int64_t>(sampled.indptr.size()) == block.num_dst + 1);
+  IdMap local(dst_nodes.size() + sampled.sources.size() / 2);
+  src_nodes->assign(dst_nodes.begin(), dst_nodes.end());
+  bool inserted = false;
+  for (int64_t i = 0; i < block.num_dst; ++i) local.Insert(dst_nodes[i], i, &inserted);
+  block.indptr.assign(sampled.indptr.begin(), sampled.indptr.end());
+  block.indices.resize(sampled.sources.size());
+  for (size_t e = 0; e < sampled.sources.size(); ++e) {
+    const int64_t gid = sampled.sources[e];
+    block.indices[e] = local.Insert(gid, static_cast<int64_t>(src_nodes->size()), &inserted);
+    if (inserted) src_nodes->push_back(gid);
+  }
+  block.num_src = static_cast<int64_t>(src_nodes->size());
+  return block;
+}
+
+Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,
+                                  const MiniBatchOptions& options, uint64_t job_seed,
+                                  int64_t epoch, int64_t batch_index) {
+  if (options.fanouts.empty()) return Status::InvalidArgument("fanouts: empty (need one per layer)");
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  MiniBatch mb;
+  mb.epoch = epoch;
+  mb.batch_index = batch_index;
+  mb.seeds = seeds;
+  const int num_layers = static_cast<int>(options.fanouts.size());
+  mb.blocks.resize(num_layers);
+  std::vector<int64_t> dst = seeds, src;
+  SampledNeighbors sampled;
+  for (int layer = num_layers - 1; layer >= 0; --layer) {
+    uint64_t seed = SamplingSeed(job_seed, epoch, batch_index, layer);
+    sampled.indptr.clear();
+    sampled.sources.clear();
+    DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace, seed,
+                                               &sampled));
+    mb.blocks[layer] = BuildBlock(dst, sampled, &src);
+    dst.swap(src);
+  }
+  mb.input_nodes = std::move(dst);
+  auto t1 = Clock::now();
+  if (!options.feature_name.empty()) {
+    DG_ASSIGN_OR_RETURN(mb.features, source->Gather(options.feature_name, mb.input_nodes));
+  }
+  if (!options.label_name.empty()) {
+    DG_ASSIGN_OR_RETURN(mb.labels, source->Gather(options.label_name, mb.seeds));
+  }
+  mb.sample_seconds = std::chrono::duration<double>(t1 - t0).count();
+  mb.gather_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+  return mb;
+}
+
+std::vector<int64_t> EpochOrder(const std::vector<int64_t>& seeds, bool shuffle,
+                                uint64_t job_seed, int64_t epoch) {
+  std::vector<int64_t> order = seeds;
+  if (!shuffle) return order;
+  Rng rng(MixSeed(job_seed, static_cast<uint64_t>(epoch)) ^ 0x5bd1e995ull);
+  for (size_t i = order.size(); i > 1; --i) {
+    size_t j = static_cast<size_t>(rng.Uniform(i));
+    std::swap(order[i - 1], order[j]);
+  }
+  return order;
+}
+
+int64_t NumBatches(int64_t num_seeds, int64_t batch_size) {
+  if (batch_size <= 0) return 0;
+  return (num_seeds + batch_size - 1) / batch_size;
+}
+
+std::vector<int64_t> BatchSeeds(const std::vector<int64_t>& order, int64_t batch_size,
+                                int64_t index) {
+  const int64_t n = static_cast<int64_t>(order.size());
+  int64_t begin = std::min(n, index * batch_size);
+  int64_t end = std::min(n, begin + batch_size);
+  return std::vector<int64_t>(order.begin() + begin, order.begin() + end);
+}
+
+std::vector<int64_t> NodeSplit(const std::vector<int64_t>& sorted_ids, int num_trainers, int rank,
+                               bool even) {
+  DG_CHECK(num_trainers > 0 && rank >= 0 && rank < num_trainers);
+  const int64_t n = static_cast<int64_t>(sorted_ids.size());
+  const int64_t base = n / num_trainers, rem = n % num_trainers;
+  int64_t begin, count;
+  if (even) {
+    begin = rank * base;
+    count = base;
+  } else {
+    begin = rank * base + std::min<int64_t>(rank, rem);
+    count = base + (rank < rem ? 1 : 0);
+  }
+  return std::vector<int64_t>(sorted_ids.begin() + begin, sorted_ids.begin() + begin + count);
+}
+
+Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value) {
+  std::vector<int64_t> out;
+  const int64_t n = split.rows();
+  if (split.dtype == DType::kInt8 || split.dtype == DType::kUInt8 || split.dtype == DType::kBool) {
+    const int8_t* s = split.as<int8_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else if (split.dtype == DType::kInt64) {
+    const int64_t* s = split.as<int64_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else if (split.dtype == DType::kInt32) {
+    const int32_t* s = split.as<int32_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else {
+    return Status::InvalidArgument(std::string("split: expected an integer array, got ") +
+                                   DTypeName(split.dtype));
+  }
+  return out;
+}
+
+}  // namespace dg

@@ -1,0 +1,117 @@
+// Mini-batches for GNN training: multi-layer neighbor sampling and block
+// building (DGL's `to_block`), torch-free.
+//
+// The code is written against NeighborSource, so it runs unchanged in-process
+// (InMemoryGraph: trainer threads, train-local) and over the network (the
+// sampler role's client of the servers).
+//
+// Layer convention (as DGL): fanouts[l] is the fanout of block l; block 0 is
+// the input layer, block L-1 produces the seeds. Sampling starts at the seeds
+// with fanouts[L-1]. A fanout < 0 takes every in-neighbor (full blocks).
+//
+// Block: a CSR over destination nodes; indices point into the block's source
+// nodes; the first num_dst sources are the destinations themselves, in order;
+// further sources follow in order of first appearance. The sources of block l
+// are the destinations of block l-1; the sources of block 0 are input_nodes.
+//
+// Determinism: the batch content depends only on (job seed, epoch, batch index,
+// seeds, graph): the per-layer request seed is SamplingSeed(...) and the
+// per-row seed is MixSeed(request_seed, gid) (common/sampling/neighbor_sampling.h), so
+// any number of samplers or threads produce identical batches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/storage/array.h"
+#include "common/status.h"
+
+namespace dg {
+
+// Sampled in-neighbors of a list of seeds: the sources of seed i are
+// sources[indptr[i], indptr[i+1]) (global ids). indptr has seeds+1 entries.
+struct SampledNeighbors {
+  std::vector<int64_t> indptr;
+  std::vector<int64_t> sources;
+};
+
+// Where neighbors and node data come from.
+class NeighborSource {
+ public:
+  virtual ~NeighborSource() = default;
+  virtual int64_t num_nodes() const = 0;
+  // For every seed, its sampled in-neighbors (row seed = MixSeed(seed, gid)).
+  virtual Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace,
+                                 uint64_t seed, SampledNeighbors* out) = 0;
+  // Rows `ids` of node array `name` (e.g. "features", "labels"), in order.
+  virtual Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) = 0;
+};
+
+struct Block {
+  std::vector<int64_t> indptr;   // [num_dst + 1]
+  std::vector<int64_t> indices;  // [num_edges], each in [0, num_src)
+  int64_t num_dst = 0;
+  int64_t num_src = 0;
+  int64_t num_edges() const { return static_cast<int64_t>(indices.size()); }
+};
+
+struct MiniBatch {
+  int64_t epoch = 0;
+  int64_t batch_index = 0;
+  std::vector<int64_t> seeds;        // global ids, the output rows
+  std::vector<Block> blocks;         // blocks[0] = input layer
+  std::vector<int64_t> input_nodes;  // global ids of block 0's sources
+  Array features;                    // rows of input_nodes (empty if not gathered)
+  Array labels;                      // rows of seeds (empty if not gathered)
+  double sample_seconds = 0;         // time spent sampling + building blocks
+  double gather_seconds = 0;         // time spent gathering features and labels
+  // Set by the receiver of a MINIBATCH frame: seconds from the sampler's send
+  // to the frame's arrival (both on one host's monotonic clock). Not encoded.
+  double transfer_seconds = 0;
+  double send_time = 0;              // sampler's monotonic clock at send (encoded)
+};
+
+struct MiniBatchOptions {
+  std::vector<int> fanouts;               // per layer; -1 = all neighbors
+  bool replace = false;
+  std::string feature_name = "features";  // "" = do not gather
+  std::string label_name = "labels";      // "" = do not gather
+};
+
+// The request seed of one layer of one batch:
+// MixSeed(MixSeed(job_seed, epoch), batch_index * 16 + layer).
+uint64_t SamplingSeed(uint64_t job_seed, int64_t epoch, int64_t batch_index, int layer);
+
+// Builds one block from destination ids and their sampled sources (to_block).
+// *src_nodes receives the block's source node ids (dst first).
+Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
+                 std::vector<int64_t>* src_nodes);
+
+// Samples every layer for `seeds` and gathers features and labels.
+Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,
+                                  const MiniBatchOptions& options, uint64_t job_seed,
+                                  int64_t epoch, int64_t batch_index);
+
+// The seed order of an epoch: a Fisher-Yates shuffle seeded by
+// MixSeed(job_seed, epoch) (identity if shuffle is false).
+std::vector<int64_t> EpochOrder(const std::vector<int64_t>& seeds, bool shuffle,
+                                uint64_t job_seed, int64_t epoch);
+int64_t NumBatches(int64_t num_seeds, int64_t batch_size);
+// Seeds of batch `index` of an epoch order (the last batch may be short).
+std::vector<int64_t> BatchSeeds(const std::vector<int64_t>& order, int64_t batch_size,
+                                int64_t index);
+
+// DGL node_split(force_even=True): `sorted_ids` (sorted global ids, so nodes of
+// partition p precede those of p+1) cut into `num_trainers` contiguous chunks of
+// equal size floor(n / num_trainers); trainer r takes chunk r, which lies in its
+// own partition first. The <= num_trainers-1 left-over ids are dropped so every
+// trainer runs the same number of steps. With even=false the remainder is
+// spread over the first chunks (for evaluation, where counts need not match).
+std::vector<int64_t> NodeSplit(const std::vector<int64_t>& sorted_ids, int num_trainers, int rank,
+                               bool even);
+
+// Ids i with split[i] == value (split is an int8 [N] array: 0 train, 1 val, 2 test).
+Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value);
+
+}  // namespace dg

@@ -1,0 +1,112 @@
+#include "common/storage/node_embedding.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/net/dist_graph_client.h"
+#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/partition_store.h"
+
+namespace dg {
+namespace {
+
+InitTensorSpec EmbeddingSpec(const NodeEmbeddingOptions& o, int64_t num_nodes) {
+  InitTensorSpec spec;
+  spec.name = o.name;
+  spec.dtype = DType::kFloat32;
+  spec.shape = {num_nodes, o.dim};
+  spec.init = Initializer::kUniform;
+  spec.a = -o.init_scale;
+  spec.b = o.init_scale;
+  spec.seed = o.seed;
+  spec.persistent = o.persistent;
+  return spec;
+}
+
+}  // namespace
+
+Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& ids, const Array& grads, int64_t dim) {
+  if (grads.dtype != DType::kFloat32 || grads.shape.size() != 2 ||
+      grads.shape[0] != static_cast<int64_t>(ids.size()) || grads.shape[1] != dim)
+    return Status::InvalidArgument(what + ": gradients must be float32 [" + std::to_string(ids.size()) + ", " +
+                                   std::to_string(dim) + "], got " + DTypeName(grads.dtype) + " " + grads.ShapeString());
+  return Status::OK();
+}
+
+Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, const std::string& optimizer, double lr,
+                                                      uint64_t job_seed) {
+  NodeEmbeddingOptions eo;
+  eo.dim = dim;
+  DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(optimizer, lr));
+  eo.seed = MixSeed(job_seed, 0xe3b);
+  return eo;
+}
+
+Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options) {
+  if (options.dim <= 0) return Status::InvalidArgument("embedding dim must be > 0, got " + std::to_string(options.dim));
+  return ValidateSparseOptimizer(options.optimizer);
+}
+
+Result<std::unique_ptr<LocalNodeEmbedding>> LocalNodeEmbedding::Create(int64_t num_nodes,
+                                                                       const NodeEmbeddingOptions& options) {
+  DG_RETURN_IF_ERROR(ValidateNodeEmbeddingOptions(options));
+  return std::unique_ptr<LocalNodeEmbedding>(new LocalNodeEmbedding(num_nodes, options));
+}
+
+LocalNodeEmbedding::LocalNodeEmbedding(int64_t num_nodes, const NodeEmbeddingOptions& options)
+    : num_nodes_(num_nodes),
+      dim_(options.dim),
+      table_(static_cast<size_t>(num_nodes * options.dim)),
+      state_(options.optimizer, num_nodes, options.dim) {
+  const InitTensorSpec spec = EmbeddingSpec(options, num_nodes);
+  std::vector<double> row(static_cast<size_t>(dim_));
+  for (int64_t i = 0; i < num_nodes; ++i) {
+    InitialRow(spec, i, dim_, row.data());
+    for (int64_t j = 0; j < dim_; ++j) table_[i * dim_ + j] = static_cast<float>(row[j]);
+  }
+}
+
+Result<Array> LocalNodeEmbedding::Rows(const std::vector<int64_t>& ids) {
+  Array out = Array::Zeros(DType::kFloat32, {static_cast<int64_t>(ids.size()), dim_});
+  std::lock_guard<std::mutex> l(mu_);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= num_nodes_)
+      return Status::InvalidArgument("embedding: node " + std::to_string(ids[i]) + " out of range [0, " +
+                                     std::to_string(num_nodes_) + ")");
+    std::memcpy(out.as<float>() + i * dim_, table_.data() + ids[i] * dim_, dim_ * sizeof(float));
+  }
+  return out;
+}
+
+Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t /*step*/) {
+  DG_RETURN_IF_ERROR(CheckEmbeddingGrads("embedding update", ids, grads, dim_));
+  for (int64_t id : ids)
+    if (id < 0 || id >= num_nodes_)
+      return Status::InvalidArgument("embedding update: node " + std::to_string(id) + " out of range [0, " +
+                                     std::to_string(num_nodes_) + ")");
+  SparseGradSum sum(dim_, ids.size());  // duplicates summed, then one optimizer apply
+  sum.Add(ids.data(), ids.size(), grads.as<float>());
+  std::lock_guard<std::mutex> l(mu_);
+  state_.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table_.data());
+  return Status::OK();
+}
+
+Result<std::unique_ptr<DistNodeEmbedding>> DistNodeEmbedding::Init(DistGraphClient* client,
+                                                                   const NodeEmbeddingOptions& options, uint32_t rank,
+                                                                   uint32_t world) {
+  DG_RETURN_IF_ERROR(ValidateNodeEmbeddingOptions(options));
+  DG_RETURN_IF_ERROR(client->InitTensor(EmbeddingSpec(options, client->num_nodes()))
+                         .WithContext("create the embedding table '" + options.name + "'"));
+  return std::unique_ptr<DistNodeEmbedding>(new DistNodeEmbedding(client, options, rank, world));
+}
+
+Result<Array> DistNodeEmbedding::Rows(const std::vector<int64_t>& ids) { return client_->Pull(options_.name, ids); }
+
+Status DistNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) {
+  DG_RETURN_IF_ERROR(CheckEmbeddingGrads("embedding update", ids, grads, options_.dim));
+  return client_->SparseUpdate(options_.name, options_.optimizer, step, world_, rank_, ids, grads);
+}
+
+Status DistNodeEmbedding::Save() { return client_->SaveTensor(options_.name); }
+
+}  // namespace dg

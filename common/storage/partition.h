@@ -1,0 +1,91 @@
+// A partitioned graph on disk, as written by `distgnn partition` (DESIGN.md, "Data on disk").
+//
+// PartitionConfig is NAME.json parsed and validated. PartitionBook maps a global
+// node id to the partition that owns it (node_map offsets, binary search).
+// LocalPartition is one part's arrays, mmap'd read-only: its in-edge CSR over the
+// nodes it owns (sources are global ids), and the owned rows of every node/edge array.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/storage/array.h"
+#include "common/status.h"
+
+namespace dg {
+
+struct ArrayInfo {
+  DType dtype;
+  std::vector<int64_t> shape;  // global shape (rows = num_nodes or num_edges)
+};
+
+struct PartInfo {
+  std::string dir;  // relative to the json's folder
+  int64_t num_nodes = 0, num_edges = 0, num_train = 0, num_halo = 0;
+  // Seeds of this part (format addition, issue 13): partN/train_nids.npy,
+  // val_nids.npy, test_nids.npy hold the global ids of the owned nodes with
+  // split 0 / 1 / 2 (or train_mask != 0), sorted; -1 = files absent (older output).
+  int64_t num_val = -1, num_test = -1;
+};
+
+struct PartitionConfig {
+  std::string path;      // the json file itself
+  std::string base_dir;  // its folder; part dirs are relative to it
+  int format_version = 1;
+  std::string graph_name, part_method;
+  int64_t num_nodes = 0, num_edges = 0;
+  int num_parts = 0;
+  std::vector<int64_t> node_map;  // size num_parts+1; part p owns [node_map[p], node_map[p+1])
+  std::vector<int64_t> edge_map;  // size num_parts+1; part p's k-th edge is edge_map[p]+k
+  std::map<std::string, ArrayInfo> node_data, edge_data;
+  std::string orig_nids, orig_eids;  // relative paths
+  std::vector<PartInfo> parts;
+  int64_t edge_cut = 0;
+  // 1 + the largest label of a node with split 0/1/2 (0 = unknown: no split or
+  // labels, or a negative label). Lets trainers skip reading every label.
+  int64_t num_classes = 0;
+
+  std::string PartDir(int p) const;  // absolute-ish: base_dir + "/" + parts[p].dir
+};
+
+// Parse and validate NAME.json. Errors name the file and the key.
+Result<PartitionConfig> LoadPartitionConfig(const std::string& json_path);
+// Serialize (used by the partitioner and by tools that add node arrays).
+std::string PartitionConfigToJson(const PartitionConfig& config);
+
+class PartitionBook {
+ public:
+  PartitionBook() = default;
+  explicit PartitionBook(std::vector<int64_t> node_map) : node_map_(std::move(node_map)) {}
+  int num_parts() const { return static_cast<int>(node_map_.size()) - 1; }
+  int64_t num_nodes() const { return node_map_.back(); }
+  // Owner of a global node id; id must be in [0, num_nodes).
+  int Owner(int64_t gid) const;
+  int64_t Begin(int p) const { return node_map_[p]; }
+  int64_t End(int p) const { return node_map_[p + 1]; }
+  const std::vector<int64_t>& node_map() const { return node_map_; }
+
+ private:
+  std::vector<int64_t> node_map_;
+};
+
+struct LocalPartition {
+  int part_id = 0;
+  int64_t node_begin = 0, node_end = 0;  // owned global range
+  int64_t edge_begin = 0;                // global id of the first in-edge
+  Array indptr;    // int64 [n_owned+1]
+  Array indices;   // int64 [nnz], global source ids
+  std::map<std::string, Array> node_data;  // owned rows, local order
+  std::map<std::string, Array> edge_data;  // owned edges, CSR order
+
+  int64_t num_owned() const { return node_end - node_begin; }
+  int64_t num_edges() const { return indices.rows(); }
+};
+
+// mmap part p of a partitioned graph; checks every array's dtype and shape
+// against the config.
+Result<LocalPartition> OpenLocalPartition(const PartitionConfig& config, int part);
+
+}  // namespace dg

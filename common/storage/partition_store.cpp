@@ -1,0 +1,539 @@
+#include "common/storage/partition_store.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+
+#include "common/sampling/neighbor_sampling.h"
+#include "common/io/npy.h"
+
+namespace dg {
+namespace {
+
+std::string Range(int64_t b, int64_t e) {
+  return "[" + std::to_string(b) + ", " + std::to_string(e) + ")";
+}
+
+template <typename T>
+void AddRow(uint8_t* dst, const uint8_t* src, int64_t elems) {
+  T* d = reinterpret_cast<T*>(dst);
+  const T* s = reinterpret_cast<const T*>(src);
+  for (int64_t i = 0; i < elems; ++i) d[i] += s[i];
+}
+
+// Persistent tensors become file names: keep them to one safe path component.
+bool IsFileSafeName(const std::string& name) {
+  if (name.empty() || name[0] == '.' || name.size() > 200) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string TensorFile(const std::string& dir, const std::string& name) {
+  return dir + "/tensors/" + name + ".npy";
+}
+
+}  // namespace
+
+Status ValidatePartitionStructure(const LocalPartition& part, const std::string& where) {
+  const int64_t* ip = part.indptr.as<int64_t>();
+  const int64_t n = part.num_owned(), m = part.num_edges();
+  for (int64_t i = 0; i < n; ++i) {
+    if (ip[i + 1] < ip[i] || ip[i + 1] > m) {
+      return Status::Corruption(where + "/indptr.npy: entry " + std::to_string(i + 1) + " (" +
+                                std::to_string(ip[i + 1]) + ") breaks the CSR (previous " + std::to_string(ip[i]) +
+                                ", nnz " + std::to_string(m) + ")");
+    }
+  }
+  return Status::OK();
+}
+
+const char* TensorKindName(TensorKind k) {
+  switch (k) {
+    case TensorKind::kNode: return "node";
+    case TensorKind::kEdge: return "edge";
+    case TensorKind::kMutableNode: return "mutable";
+  }
+  return "?";
+}
+
+PartitionStore::PartitionStore(const PartitionConfig& config, LocalPartition part, bool holds_mutable)
+    : graph_name_(config.graph_name),
+      num_nodes_(config.num_nodes),
+      num_edges_(config.num_edges),
+      part_(std::move(part)),
+      node_info_(config.node_data),
+      edge_info_(config.edge_data),
+      holds_mutable_(holds_mutable) {}
+
+Status PartitionStore::UnknownTensor(const char* what, const std::string& name) const {
+  return Status::NotFound(std::string(what) + ": unknown tensor '" + name + "'" +
+                          (holds_mutable_ ? std::string()
+                                          : " (mutable tensors live on server index 0 of partition " +
+                                                std::to_string(part_.part_id) + ")"));
+}
+
+std::shared_ptr<PartitionStore::MutableTensor> PartitionStore::FindMutable(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> l(mutable_mu_);
+  auto it = mutable_.find(name);
+  return it == mutable_.end() ? nullptr : it->second;
+}
+
+Result<TensorMeta> PartitionStore::Meta(TensorKind kind, const std::string& name) const {
+  if (kind == TensorKind::kEdge) {
+    auto it = edge_info_.find(name);
+    if (it == edge_info_.end()) return Status::NotFound("unknown edge tensor '" + name + "'");
+    return TensorMeta{name, kind, it->second.dtype, it->second.shape};
+  }
+  auto it = node_info_.find(name);
+  if (it != node_info_.end()) return TensorMeta{name, TensorKind::kNode, it->second.dtype, it->second.shape};
+  if (auto t = FindMutable(name)) {
+    return TensorMeta{name, TensorKind::kMutableNode, t->data.dtype, t->global_shape};
+  }
+  return UnknownTensor("lookup", name);
+}
+
+std::vector<TensorMeta> PartitionStore::ListTensors() const {
+  std::vector<TensorMeta> out;
+  for (const auto& [name, info] : node_info_) out.push_back({name, TensorKind::kNode, info.dtype, info.shape});
+  for (const auto& [name, info] : edge_info_) out.push_back({name, TensorKind::kEdge, info.dtype, info.shape});
+  std::shared_lock<std::shared_mutex> l(mutable_mu_);
+  for (const auto& [name, t] : mutable_) {
+    out.push_back({name, TensorKind::kMutableNode, t->data.dtype, t->global_shape});
+  }
+  return out;
+}
+
+Status PartitionStore::CheckNodeIds(const char* what, const std::string& name, const int64_t* ids,
+                                    size_t n) const {
+  const int64_t b = part_.node_begin, e = part_.node_end;
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] < b || ids[i] >= e) {
+      return Status::InvalidArgument(std::string(what) + (name.empty() ? "" : " '" + name + "'") +
+                                     ": node id " + std::to_string(ids[i]) + " (at position " +
+                                     std::to_string(i) + ") is not owned by partition " +
+                                     std::to_string(part_.part_id) + ", which owns " + Range(b, e));
+    }
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::CheckEdgeIds(const char* what, const std::string& name, const int64_t* ids,
+                                    size_t n) const {
+  const int64_t b = part_.edge_begin, e = part_.edge_begin + part_.num_edges();
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] < b || ids[i] >= e) {
+      return Status::InvalidArgument(std::string(what) + " '" + name + "': edge id " +
+                                     std::to_string(ids[i]) + " (at position " + std::to_string(i) +
+                                     ") is not owned by partition " + std::to_string(part_.part_id) +
+                                     ", which owns edges " + Range(b, e));
+    }
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, const int64_t* ids,
+                                  size_t n, uint8_t* out, const int64_t* out_pos) const {
+  const Array* src = nullptr;
+  int64_t base = 0;
+  std::shared_ptr<MutableTensor> mt;
+  std::shared_lock<std::shared_mutex> lock;
+  if (kind == TensorKind::kEdge) {
+    auto it = part_.edge_data.find(name);
+    if (it == part_.edge_data.end()) return Status::NotFound("PULL: unknown edge tensor '" + name + "'");
+    DG_RETURN_IF_ERROR(CheckEdgeIds("PULL", name, ids, n));
+    src = &it->second;
+    base = part_.edge_begin;
+  } else {
+    auto it = part_.node_data.find(name);
+    if (it != part_.node_data.end()) {
+      src = &it->second;
+    } else {
+      mt = FindMutable(name);
+      if (!mt) return UnknownTensor("PULL", name);
+      lock = std::shared_lock<std::shared_mutex>(mt->mu);
+      src = &mt->data;
+    }
+    DG_RETURN_IF_ERROR(CheckNodeIds("PULL", name, ids, n));
+    base = part_.node_begin;
+  }
+  const size_t rb = src->row_bytes();
+  const uint8_t* s = static_cast<const uint8_t*>(src->data);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* dst = out + (out_pos ? out_pos[i] : static_cast<int64_t>(i)) * rb;
+    std::memcpy(dst, s + (ids[i] - base) * rb, rb);
+  }
+  return Status::OK();
+}
+
+Result<Array> PartitionStore::Pull(TensorKind kind, const std::string& name, const int64_t* ids,
+                                   size_t n) const {
+  DG_ASSIGN_OR_RETURN(TensorMeta meta, Meta(kind, name));
+  std::vector<int64_t> shape = meta.shape;
+  if (shape.empty()) shape.push_back(0);
+  shape[0] = static_cast<int64_t>(n);
+  DG_ASSIGN_OR_RETURN(Array out, Array::TryZeros(meta.dtype, shape, "PULL '" + name + "'"));
+  DG_RETURN_IF_ERROR(GatherRows(kind, name, ids, n, static_cast<uint8_t*>(out.data), nullptr));
+  return out;
+}
+
+Status PartitionStore::Push(const std::string& name, const int64_t* ids, size_t n, const Array& rows,
+                            PushMode mode) {
+  if (node_info_.count(name) || edge_info_.count(name)) {
+    return Status::InvalidArgument("PUSH '" + name + "': tensor is read-only partition data");
+  }
+  auto mt = FindMutable(name);
+  if (!mt) return UnknownTensor("PUSH", name);
+  if (mode != PushMode::kOverwrite && mode != PushMode::kAdd) {
+    return Status::InvalidArgument("PUSH '" + name + "': unknown mode " + std::to_string(int(mode)));
+  }
+  std::vector<int64_t> want = mt->global_shape;
+  want[0] = static_cast<int64_t>(n);
+  if (rows.dtype != mt->data.dtype || rows.shape != want) {
+    Array w;
+    w.shape = want;
+    return Status::InvalidArgument("PUSH '" + name + "': rows are " + DTypeName(rows.dtype) + " " +
+                                   rows.ShapeString() + " but the tensor needs " +
+                                   DTypeName(mt->data.dtype) + " " + w.ShapeString() + " for " +
+                                   std::to_string(n) + " ids");
+  }
+  if (mode == PushMode::kAdd && (rows.dtype == DType::kBool)) {
+    return Status::InvalidArgument("PUSH '" + name + "': add is not defined for bool tensors");
+  }
+  DG_RETURN_IF_ERROR(CheckNodeIds("PUSH", name, ids, n));
+  std::unique_lock<std::shared_mutex> lock(mt->mu);
+  const size_t rb = mt->data.row_bytes();
+  const int64_t elems = mt->data.row_elems();
+  uint8_t* d = static_cast<uint8_t*>(mt->data.data);
+  const uint8_t* s = static_cast<const uint8_t*>(rows.data);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* dst = d + (ids[i] - part_.node_begin) * rb;
+    const uint8_t* src = s + i * rb;
+    if (mode == PushMode::kOverwrite) {
+      std::memcpy(dst, src, rb);
+      continue;
+    }
+    switch (rows.dtype) {
+      case DType::kFloat32: AddRow<float>(dst, src, elems); break;
+      case DType::kFloat64: AddRow<double>(dst, src, elems); break;
+      case DType::kInt64: AddRow<int64_t>(dst, src, elems); break;
+      case DType::kInt32: AddRow<int32_t>(dst, src, elems); break;
+      case DType::kInt8: AddRow<int8_t>(dst, src, elems); break;
+      case DType::kUInt8: AddRow<uint8_t>(dst, src, elems); break;
+      case DType::kBool: break;
+    }
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
+  *created = false;
+  const std::string& name = spec.name;
+  if (!holds_mutable_) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': mutable tensors live on server index 0 of partition " +
+                                   std::to_string(part_.part_id));
+  }
+  if (name.empty()) return Status::InvalidArgument("INIT_TENSOR: empty tensor name");
+  if (node_info_.count(name) || edge_info_.count(name)) {
+    return Status::AlreadyExists("INIT_TENSOR '" + name + "': a partition data tensor has this name");
+  }
+  if (spec.shape.empty() || spec.shape[0] != num_nodes_) {
+    Array s;
+    s.shape = spec.shape;
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': shape " + s.ShapeString() +
+                                   " must have num_nodes = " + std::to_string(num_nodes_) + " rows");
+  }
+  DG_RETURN_IF_ERROR(CheckShape(spec.shape, "INIT_TENSOR '" + name + "'"));
+  if (spec.init != Initializer::kZeros && spec.dtype != DType::kFloat32 && spec.dtype != DType::kFloat64) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': uniform/normal need float32 or float64, got " +
+                                   DTypeName(spec.dtype));
+  }
+  if (spec.init > Initializer::kNormal) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name + "': unknown initializer " +
+                                   std::to_string(int(spec.init)));
+  }
+  if (spec.persistent && !IsFileSafeName(name)) {
+    return Status::InvalidArgument("INIT_TENSOR '" + name +
+                                   "': a persistent tensor's name must be a file name of letters, digits, '_', "
+                                   "'-' and '.' (not starting with '.')");
+  }
+  std::unique_lock<std::shared_mutex> l(mutable_mu_);
+  auto it = mutable_.find(name);
+  if (it != mutable_.end()) {
+    if (it->second->global_shape == spec.shape && it->second->data.dtype == spec.dtype) {
+      if (spec.persistent) it->second->persistent = true;
+      return Status::OK();
+    }
+    Array have, want;
+    have.shape = it->second->global_shape;
+    want.shape = spec.shape;
+    return Status::AlreadyExists("INIT_TENSOR '" + name + "': exists as " + DTypeName(it->second->data.dtype) +
+                                 " " + have.ShapeString() + ", asked for " + DTypeName(spec.dtype) + " " +
+                                 want.ShapeString());
+  }
+  std::vector<int64_t> local = spec.shape;
+  local[0] = part_.num_owned();
+  const int64_t bytes = CheckedByteSize(spec.dtype, local);
+  Array want;
+  want.shape = local;
+  if (bytes < 0) {
+    return Status::ResourceExhausted("INIT_TENSOR '" + name + "': " + DTypeName(spec.dtype) + " " +
+                                     want.ShapeString() + " here is larger than any allocation");
+  }
+  if (mutable_budget_ >= 0 && bytes > mutable_budget_ - mutable_bytes_) {
+    return Status::ResourceExhausted("INIT_TENSOR '" + name + "': its " + std::to_string(bytes) + " bytes here (" +
+                                     DTypeName(spec.dtype) + " " + want.ShapeString() +
+                                     ") and the existing mutable tensors would use " +
+                                     std::to_string(mutable_bytes_ + bytes) + " bytes, over this server's budget of " +
+                                     std::to_string(mutable_budget_) + " bytes (limits.mutable_tensor_bytes)");
+  }
+  auto t = std::make_shared<MutableTensor>();
+  t->persistent = spec.persistent;
+  t->global_shape = spec.shape;
+  DG_ASSIGN_OR_RETURN(t->data, Array::TryZeros(spec.dtype, local, "INIT_TENSOR '" + name + "'"));
+  if (spec.init != Initializer::kZeros) {
+    const int64_t elems = t->data.row_elems();
+    std::vector<double> row(static_cast<size_t>(elems));
+    for (int64_t r = 0; r < local[0]; ++r) {
+      InitialRow(spec, part_.node_begin + r, elems, row.data());
+      for (int64_t j = 0; j < elems; ++j) {
+        if (spec.dtype == DType::kFloat32) t->data.as<float>()[r * elems + j] = static_cast<float>(row[j]);
+        else t->data.as<double>()[r * elems + j] = row[j];
+      }
+    }
+  }
+  mutable_.emplace(name, std::move(t));
+  mutable_bytes_ += bytes;
+  *created = true;
+  return Status::OK();
+}
+
+void InitialRow(const InitTensorSpec& spec, int64_t gid, int64_t elems, double* out) {
+  Rng rng(MixSeed(spec.seed, static_cast<uint64_t>(gid)));
+  for (int64_t j = 0; j < elems; ++j) {
+    if (spec.init == Initializer::kZeros) {
+      out[j] = 0;
+    } else if (spec.init == Initializer::kUniform) {
+      out[j] = spec.a + (spec.b - spec.a) * rng.UniformDouble();
+    } else {  // Box-Muller
+      double u1 = rng.UniformDouble(), u2 = rng.UniformDouble();
+      out[j] = spec.a + spec.b * std::sqrt(-2.0 * std::log(u1 > 0 ? u1 : 1e-300)) * std::cos(6.283185307179586 * u2);
+    }
+  }
+}
+
+Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bool replace,
+                              uint64_t seed, const std::string& weight_name, SampleResult* out) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  const float* weights = nullptr;
+  if (!weight_name.empty()) {
+    auto it = part_.edge_data.find(weight_name);
+    if (it == part_.edge_data.end()) {
+      return Status::NotFound("SAMPLE_NEIGHBORS: unknown edge weight tensor '" + weight_name + "'");
+    }
+    const Array& w = it->second;
+    if (w.dtype != DType::kFloat32 || w.row_elems() != 1) {
+      return Status::InvalidArgument("SAMPLE_NEIGHBORS: edge weight tensor '" + weight_name +
+                                     "' must be float32 [E] or [E, 1], got " + DTypeName(w.dtype) +
+                                     " " + w.ShapeString());
+    }
+    weights = w.as<float>();
+  }
+  const int64_t* indptr = part_.indptr.as<int64_t>();
+  const int64_t* indices = part_.indices.as<int64_t>();
+  std::vector<int64_t> pos;
+  out->counts.reserve(out->counts.size() + n);
+  DG_ASSIGN_OR_RETURN(const int64_t bound, SampleBound(seeds, n, fanout, replace));
+  if (bound <= (int64_t(1) << 26)) {  // callers with huge requests check SampleBound first
+    out->src.reserve(out->src.size() + static_cast<size_t>(bound));
+    out->eids.reserve(out->eids.size() + static_cast<size_t>(bound));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t l = seeds[i] - part_.node_begin;
+    const int64_t begin = indptr[l], degree = indptr[l + 1] - begin;
+    pos.clear();
+    const uint64_t row_seed = MixSeed(seed, static_cast<uint64_t>(seeds[i]));
+    int64_t k = weights ? SampleRowWeighted(weights + begin, degree, fanout, replace, row_seed, &pos)
+                        : SampleRowUniform(degree, fanout, replace, row_seed, &pos);
+    out->counts.push_back(k);
+    for (int64_t p : pos) {
+      out->src.push_back(indices[begin + p]);
+      out->eids.push_back(part_.edge_begin + begin + p);
+    }
+  }
+  return Status::OK();
+}
+
+Result<int64_t> PartitionStore::SampleBound(const int64_t* seeds, size_t n, int64_t fanout, bool replace) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  if (fanout == 0) return int64_t(0);
+  unsigned __int128 total = 0;
+  if (replace && fanout > 0) {
+    total = static_cast<unsigned __int128>(n) * static_cast<uint64_t>(fanout);
+  } else {
+    const int64_t* indptr = part_.indptr.as<int64_t>();
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t l = seeds[i] - part_.node_begin;
+      const int64_t degree = indptr[l + 1] - indptr[l];
+      total += static_cast<uint64_t>(fanout < 0 ? degree : std::min(degree, fanout));
+    }
+  }
+  return total > static_cast<unsigned __int128>(INT64_MAX / 64) ? INT64_MAX / 64 : static_cast<int64_t>(total);
+}
+
+int64_t PartitionStore::mutable_bytes() const {
+  std::shared_lock<std::shared_mutex> l(mutable_mu_);
+  return mutable_bytes_;
+}
+
+Status PartitionStore::InDegrees(const int64_t* ids, size_t n, int64_t* out, const int64_t* out_pos) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("IN_DEGREES", "", ids, n));
+  const int64_t* indptr = part_.indptr.as<int64_t>();
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t l = ids[i] - part_.node_begin;
+    out[out_pos ? out_pos[i] : static_cast<int64_t>(i)] = indptr[l + 1] - indptr[l];
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------------ sparse optimizers
+
+Result<std::shared_ptr<PartitionStore::MutableTensor>> PartitionStore::SparseTarget(const std::string& name) const {
+  if (node_info_.count(name) || edge_info_.count(name)) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': tensor is read-only partition data");
+  }
+  auto mt = FindMutable(name);
+  if (!mt) return UnknownTensor("SPARSE_UPDATE", name);
+  if (mt->data.dtype != DType::kFloat32) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': sparse optimizers need a float32 tensor, this one is " +
+                                   DTypeName(mt->data.dtype));
+  }
+  return mt;
+}
+
+Status PartitionStore::CheckOptimizerMatch(const std::string& name, const MutableTensor& t,
+                                           const SparseOptimizerSpec& spec) {
+  if (t.optimizer && !t.optimizer->spec().SameAs(spec)) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': optimizer " + spec.ToString() + " differs from " +
+                                   t.optimizer->spec().ToString() + " of this tensor's first update");
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::CheckSparseGrad(const std::string& name, const SparseOptimizerSpec& spec,
+                                       const SparseGrad& g) const {
+  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(spec).WithContext("SPARSE_UPDATE '" + name + "'"));
+  DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
+  const size_t n = static_cast<size_t>(g.ids.numel());
+  if (g.ids.dtype != DType::kInt64 || g.ids.shape.size() != 1) {
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': ids must be int64 [n], got " +
+                                   DTypeName(g.ids.dtype) + " " + g.ids.ShapeString());
+  }
+  std::vector<int64_t> want = mt->global_shape;
+  want[0] = static_cast<int64_t>(n);
+  if (g.grads.dtype != DType::kFloat32 || g.grads.shape != want) {
+    Array w;
+    w.shape = want;
+    return Status::InvalidArgument("SPARSE_UPDATE '" + name + "': grads are " + DTypeName(g.grads.dtype) + " " +
+                                   g.grads.ShapeString() + " but the tensor needs float32 " + w.ShapeString() +
+                                   " for " + std::to_string(n) + " ids");
+  }
+  DG_RETURN_IF_ERROR(CheckNodeIds("SPARSE_UPDATE", name, g.ids.as<int64_t>(), n));
+  std::shared_lock<std::shared_mutex> lock(mt->mu);
+  return CheckOptimizerMatch(name, *mt, spec);
+}
+
+Status PartitionStore::SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec,
+                                    const std::vector<SparseGrad>& contributions) {
+  for (const SparseGrad& g : contributions) DG_RETURN_IF_ERROR(CheckSparseGrad(name, spec, g));
+  DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
+  const int64_t dim = mt->data.row_elems();
+  // Each row's sum is accumulated in contribution order, then id order.
+  size_t total = 0;
+  for (const SparseGrad& g : contributions) total += static_cast<size_t>(g.ids.numel());
+  SparseGradSum sum(dim, total);
+  for (const SparseGrad& g : contributions)
+    sum.Add(g.ids.as<int64_t>(), static_cast<size_t>(g.ids.numel()), g.grads.as<float>(), part_.node_begin);
+  std::unique_lock<std::shared_mutex> lock(mt->mu);
+  DG_RETURN_IF_ERROR(CheckOptimizerMatch(name, *mt, spec));
+  if (!mt->optimizer) mt->optimizer = std::make_unique<SparseOptimizerState>(spec, part_.num_owned(), dim);
+  mt->optimizer->Apply(sum.rows().data(), sum.rows().size(), sum.sums(), mt->data.as<float>());
+  return Status::OK();
+}
+
+// ------------------------------------------------------------ persistence
+
+Status PartitionStore::SaveTensor(const std::string& name, const std::string& dir) const {
+  if (!holds_mutable_) return UnknownTensor("SAVE_TENSOR", name);
+  auto mt = FindMutable(name);
+  if (!mt) return UnknownTensor("SAVE_TENSOR", name);
+  if (!mt->persistent) {
+    return Status::InvalidArgument("SAVE_TENSOR '" + name +
+                                   "': tensor is not persistent (create it with InitTensorSpec.persistent = true)");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/tensors", ec);
+  if (ec) return Status::IOError("create " + dir + "/tensors: " + ec.message());
+  std::lock_guard<std::mutex> save(save_mu_);
+  std::shared_lock<std::shared_mutex> lock(mt->mu);
+  return NpyWrite(TensorFile(dir, name), mt->data);
+}
+
+Status PartitionStore::SavePersistent(const std::string& dir, std::vector<std::string>* saved) const {
+  std::vector<std::string> names;
+  {
+    std::shared_lock<std::shared_mutex> l(mutable_mu_);
+    for (const auto& [name, t] : mutable_)
+      if (t->persistent) names.push_back(name);
+  }
+  for (const std::string& name : names) {
+    DG_RETURN_IF_ERROR(SaveTensor(name, dir));
+    if (saved) saved->push_back(name);
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::LoadPersistent(const std::string& dir, std::vector<std::string>* loaded) {
+  const std::string tdir = dir + "/tensors";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(tdir, ec)) return Status::OK();
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(tdir, ec)) {
+    const std::string fn = entry.path().filename().string();
+    if (fn.size() > 4 && fn.compare(fn.size() - 4, 4, ".npy") == 0) files.push_back(fn);
+  }
+  if (ec) return Status::IOError("list " + tdir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const std::string& fn : files) {
+    const std::string path = tdir + "/" + fn, name = fn.substr(0, fn.size() - 4);
+    if (!IsFileSafeName(name)) {
+      return Status::InvalidArgument(path + ": '" + name + "' is not a valid persistent tensor name");
+    }
+    if (node_info_.count(name) || edge_info_.count(name)) {
+      return Status::AlreadyExists(path + ": a partition data tensor is also called '" + name + "'");
+    }
+    DG_ASSIGN_OR_RETURN(Array a, NpyRead(path));
+    if (a.shape.empty() || a.shape[0] != part_.num_owned()) {
+      return Status::Corruption(path + ": has shape " + a.ShapeString() + " but partition " +
+                                std::to_string(part_.part_id) + " owns " + std::to_string(part_.num_owned()) +
+                                " nodes (one row each)");
+    }
+    auto t = std::make_shared<MutableTensor>();
+    t->persistent = true;
+    t->global_shape = a.shape;
+    t->global_shape[0] = num_nodes_;
+    t->data = std::move(a);
+    std::unique_lock<std::shared_mutex> l(mutable_mu_);
+    mutable_bytes_ += static_cast<int64_t>(t->data.nbytes());
+    mutable_[name] = std::move(t);
+    if (loaded) loaded->push_back(name);
+  }
+  return Status::OK();
+}
+
+}  // namespace dg

@@ -1,0 +1,146 @@
+#include "common/storage/sparse_optimizer.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace dg {
+
+SparseOptimizerSpec SparseOptimizerSpec::Defaults(SparseOptimizerKind kind, double lr) {
+  SparseOptimizerSpec s;
+  s.kind = kind;
+  s.lr = lr;
+  s.eps = kind == SparseOptimizerKind::kAdam ? 1e-8 : 1e-10;
+  return s;
+}
+
+std::string SparseOptimizerSpec::ToString() const {
+  char buf[160];
+  if (kind == SparseOptimizerKind::kAdam) {
+    std::snprintf(buf, sizeof(buf), "sparse_adam(lr=%g, eps=%g, betas=(%g, %g))", lr, eps, beta1, beta2);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%s(lr=%g, eps=%g)", SparseOptimizerName(kind), lr, eps);
+  }
+  return buf;
+}
+
+bool SparseOptimizerSpec::SameAs(const SparseOptimizerSpec& o) const {
+  if (kind != o.kind || lr != o.lr || eps != o.eps) return false;
+  return kind != SparseOptimizerKind::kAdam || (beta1 == o.beta1 && beta2 == o.beta2);
+}
+
+const char* SparseOptimizerName(SparseOptimizerKind kind) {
+  switch (kind) {
+    case SparseOptimizerKind::kAdagrad: return "sparse_adagrad";
+    case SparseOptimizerKind::kAdam: return "sparse_adam";
+  }
+  return "sparse_unknown";
+}
+
+Result<SparseOptimizerSpec> ParseSparseOptimizer(const std::string& name, double lr) {
+  SparseOptimizerSpec s;
+  if (name == "sparse_adagrad" || name == "adagrad") {
+    s = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, lr);
+  } else if (name == "sparse_adam" || name == "adam") {
+    s = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, lr);
+  } else {
+    return Status::InvalidArgument("unknown sparse optimizer '" + name + "' (use sparse_adagrad or sparse_adam)");
+  }
+  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(s));
+  return s;
+}
+
+Status ValidateSparseOptimizer(const SparseOptimizerSpec& s) {
+  auto bad = [&](const char* field, double v, const char* want) {
+    char buf[200];
+    std::snprintf(buf, sizeof(buf), "%s: %s = %g must be %s", SparseOptimizerName(s.kind), field, v, want);
+    return Status::InvalidArgument(buf);
+  };
+  if (s.kind != SparseOptimizerKind::kAdagrad && s.kind != SparseOptimizerKind::kAdam) {
+    return Status::InvalidArgument("unknown sparse optimizer kind " + std::to_string(int(s.kind)));
+  }
+  if (!(s.lr > 0) || !std::isfinite(s.lr)) return bad("lr", s.lr, "> 0 and finite");
+  if (!(s.eps > 0) || !std::isfinite(s.eps)) return bad("eps", s.eps, "> 0 and finite");
+  if (s.kind == SparseOptimizerKind::kAdam) {
+    if (!(s.beta1 >= 0 && s.beta1 < 1)) return bad("beta1", s.beta1, "in [0, 1)");
+    if (!(s.beta2 >= 0 && s.beta2 < 1)) return bad("beta2", s.beta2, "in [0, 1)");
+  }
+  return Status::OK();
+}
+
+SparseOptimizerState::SparseOptimizerState(const SparseOptimizerSpec& spec, int64_t rows, int64_t dim)
+    : spec_(spec), rows_(rows), dim_(dim) {}
+
+void SparseOptimizerState::Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights) {
+  if (n == 0) return;
+  if (spec_.kind == SparseOptimizerKind::kAdam) {
+    ApplyAdam(local_rows, n, grads, weights);
+  } else {
+    ApplyAdagrad(local_rows, n, grads, weights);
+  }
+}
+
+void SparseOptimizerState::ApplyAdagrad(const int64_t* rows, size_t n, const float* grads, float* weights) {
+  if (s_.empty()) s_.assign(static_cast<size_t>(rows_ * dim_), 0.0f);
+  const float lr = static_cast<float>(spec_.lr), eps = static_cast<float>(spec_.eps);
+  for (size_t i = 0; i < n; ++i) {
+    const float* g = grads + i * dim_;
+    float* s = s_.data() + rows[i] * dim_;
+    float* w = weights + rows[i] * dim_;
+    for (int64_t j = 0; j < dim_; ++j) {  // vectorised (-O3 -fno-math-errno, common/CMakeLists.txt)
+      const float sj = s[j] + g[j] * g[j];
+      s[j] = sj;
+      w[j] -= lr * g[j] / (std::sqrt(sj) + eps);
+    }
+  }
+}
+
+void SparseOptimizerState::ApplyAdam(const int64_t* rows, size_t n, const float* grads, float* weights) {
+  if (m_.empty()) {
+    m_.assign(static_cast<size_t>(rows_ * dim_), 0.0f);
+    v_.assign(static_cast<size_t>(rows_ * dim_), 0.0f);
+    steps_.assign(static_cast<size_t>(rows_), 0);
+  }
+  const float lr = static_cast<float>(spec_.lr), eps = static_cast<float>(spec_.eps);
+  const float b1 = static_cast<float>(spec_.beta1), b2 = static_cast<float>(spec_.beta2);
+  const float ob1 = static_cast<float>(1.0 - spec_.beta1), ob2 = static_cast<float>(1.0 - spec_.beta2);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t r = rows[i];
+    const double t = static_cast<double>(++steps_[r]);
+    // Bias corrections in double (1 - beta^t is tiny for small t), used as float factors.
+    const float inv_c1 = static_cast<float>(1.0 / (1.0 - std::pow(spec_.beta1, t)));
+    const float inv_c2 = static_cast<float>(1.0 / (1.0 - std::pow(spec_.beta2, t)));
+    const float* g = grads + i * dim_;
+    float* m = m_.data() + r * dim_;
+    float* v = v_.data() + r * dim_;
+    float* w = weights + r * dim_;
+    for (int64_t j = 0; j < dim_; ++j) {
+      const float mj = b1 * m[j] + ob1 * g[j];
+      const float vj = b2 * v[j] + ob2 * g[j] * g[j];
+      m[j] = mj;
+      v[j] = vj;
+      w[j] -= lr * (mj * inv_c1) / (std::sqrt(vj * inv_c2) + eps);
+    }
+  }
+}
+
+SparseGradSum::SparseGradSum(int64_t dim, size_t expected_ids) : dim_(dim) {
+  slot_.reserve(expected_ids);
+  rows_.reserve(expected_ids);
+  sums_.reserve(expected_ids * static_cast<size_t>(dim));
+}
+
+void SparseGradSum::Add(const int64_t* ids, size_t n, const float* grads, int64_t offset) {
+  for (size_t i = 0; i < n; ++i) {
+    const float* src = grads + i * dim_;
+    auto [it, fresh] = slot_.emplace(ids[i] - offset, rows_.size());
+    if (fresh) {
+      rows_.push_back(it->first);
+      sums_.insert(sums_.end(), src, src + dim_);
+      continue;
+    }
+    float* dst = sums_.data() + it->second * dim_;
+    for (int64_t j = 0; j < dim_; ++j) dst[j] += src[j];
+  }
+}
+
+}  // namespace dg
