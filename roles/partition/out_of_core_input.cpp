@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/io/gzip_reader.h"
 #include "common/io/npy.h"
 
 namespace dg {
@@ -13,18 +14,28 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Writes an in-memory edge list as tmp_dir/input-{src,dst}.npy and maps them.
-Result<EdgeSource> SpillEdgeList(EdgeList* el, const std::string& dir) {
-  Array a;
-  a.dtype = DType::kInt64;
-  a.shape = {static_cast<int64_t>(el->src.size())};
-  a.data = el->src.data();
-  DG_RETURN_IF_ERROR(NpyWrite(dir + "/input-src.npy", a));
-  a.data = el->dst.data();
-  DG_RETURN_IF_ERROR(NpyWrite(dir + "/input-dst.npy", a));
-  std::vector<int64_t>().swap(el->src);
-  std::vector<int64_t>().swap(el->dst);
-  return EdgeSource::Map(dir + "/input-src.npy", dir + "/input-dst.npy");
+// A compressed .npy (X.npy.gz) is gunzipped in 1 MB pieces to DIR/AS and
+// mapped from there, so under a budget it costs disk, not memory. Plain files
+// are returned unchanged.
+Result<std::string> PlainNpyPath(const std::string& path, const std::string& dir, const std::string& as) {
+  if (EndsWith(path, ".npy") && !IsGzipFile(path)) return path;
+  GzipFile in;
+  DG_RETURN_IF_ERROR(in.Open(path));
+  const std::string out_path = dir + "/" + as;
+  std::FILE* out = std::fopen(out_path.c_str(), "wb");
+  if (!out) return Status::IOError("create " + out_path + " (gunzipping " + path + ")");
+  std::vector<char> buf(1 << 20);
+  for (size_t got = buf.size(); got == buf.size();) {
+    Status st = in.Read(buf.data(), buf.size(), &got);
+    if (st.ok() && got > 0 && std::fwrite(buf.data(), 1, got, out) != got)
+      st = Status::IOError("write " + out_path + " (gunzipping " + path + "): disk full?");
+    if (!st.ok()) {
+      std::fclose(out);
+      return st;
+    }
+  }
+  if (std::fclose(out) != 0) return Status::IOError("write " + out_path + " (gunzipping " + path + ")");
+  return out_path;
 }
 
 }  // namespace
@@ -59,8 +70,9 @@ Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const Edge
   }
   int64_t num_nodes = src.num_nodes;
   std::string from = num_nodes >= 0 ? "--num-nodes" : "";
-  for (const auto& [name, path] : node_files) {
-    DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
+  for (const auto& [name, given] : node_files) {
+    DG_ASSIGN_OR_RETURN(std::string path, PlainNpyPath(given, spill.tmp_dir, "input-node-" + name + ".npy"));
+    DG_ASSIGN_OR_RETURN(Array a, NpyMap(path));
     if (a.shape.empty())
       return Status::InvalidArgument(path + ": a node array needs one row per node; got a 0-d array");
     if (num_nodes < 0) {
@@ -70,7 +82,7 @@ Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const Edge
       return Status::InvalidArgument(path + ": has " + std::to_string(a.shape[0]) + " rows, expected " +
                                      std::to_string(num_nodes) + " (from " + from + ")");
     }
-    if (EndsWith(path, ".npy")) in.mapped.insert(name);
+    in.mapped.insert(name);
     in.node_data[name] = std::move(a);
   }
 
@@ -92,11 +104,10 @@ Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const Edge
     DG_RETURN_IF_ERROR(ws.Finish());
     DG_RETURN_IF_ERROR(wd.Finish());
     DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(spill.tmp_dir + "/input-src.npy", spill.tmp_dir + "/input-dst.npy"));
-  } else if (EndsWith(src_npy, ".npy") && EndsWith(dst_npy, ".npy")) {
-    DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(src_npy, dst_npy));
   } else {
-    DG_ASSIGN_OR_RETURN(EdgeList el, ReadEdgeListNpy(src_npy, dst_npy, num_nodes));
-    DG_ASSIGN_OR_RETURN(raw, SpillEdgeList(&el, spill.tmp_dir));
+    DG_ASSIGN_OR_RETURN(std::string s, PlainNpyPath(src_npy, spill.tmp_dir, "input-src.npy"));
+    DG_ASSIGN_OR_RETURN(std::string d, PlainNpyPath(dst_npy, spill.tmp_dir, "input-dst.npy"));
+    DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(s, d));
   }
   // Ids: non-negative, below num_nodes if known; else num_nodes = max id + 1.
   int64_t max_id = -1;
