@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <string>
 
 #include "common/net/connection.h"
 
@@ -21,6 +23,17 @@ inline Frame MakeFrame(MsgType type, const uint8_t* data, size_t size) {
   f.data = static_cast<const uint8_t*>(p);
   f.size = size;
   return f;
+}
+
+}  // namespace dg::fuzz
+
+namespace dg::fuzz {
+
+// Where a target writes its per-input scratch files: /dev/shm when there is
+// one (a file system in memory: a disk's open/close dominated every input).
+inline std::string ScratchRoot() {
+  std::error_code ec;
+  return std::filesystem::is_directory("/dev/shm", ec) ? "/dev/shm" : "/tmp";
 }
 
 }  // namespace dg::fuzz

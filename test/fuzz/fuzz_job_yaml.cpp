@@ -8,11 +8,12 @@
 #include <string>
 
 #include "config/job_config.h"
+#include "test/fuzz/fuzz_input.h"
 
 namespace {
 std::string Dir() {
   static const std::string dir = [] {
-    std::string d = "/tmp/distgnn-fuzz-yaml-" + std::to_string(getpid());
+    std::string d = dg::fuzz::ScratchRoot() + "/distgnn-fuzz-yaml-" + std::to_string(getpid());
     std::filesystem::create_directories(d);
     std::FILE* m = std::fopen((d + "/m.pt").c_str(), "w");
     if (m) std::fclose(m);

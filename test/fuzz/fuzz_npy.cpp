@@ -6,9 +6,10 @@
 #include <string>
 
 #include "common/io/npy.h"
+#include "test/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/distgnn-fuzz-npy-" + std::to_string(getpid()) + ".npy";
+  static const std::string path = dg::fuzz::ScratchRoot() + "/distgnn-fuzz-npy-" + std::to_string(getpid()) + ".npy";
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return 0;
   if (size) std::fwrite(data, 1, size, f);
