@@ -5,6 +5,7 @@
 //   distgnn bench rpc|train ...   distgnn report RUN_DIR   distgnn status JOB.yaml
 //   distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -48,8 +49,13 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  dg::KeepFreedMemory();  // every step's batch-sized buffers reuse memory
   std::string cmd = argv[1];
+  // Training steps reuse batch-sized buffers; batch tools (partition, generate)
+  // must not keep what they free: a budgeted partition's sorters and arrays come
+  // and go in phases, and kept free blocks pushed its RSS 40% past the budget.
+  if (std::getenv("DISTGNN_KEEP_FREED") ? std::string(std::getenv("DISTGNN_KEEP_FREED")) == "1"
+                                        : cmd != "partition" && cmd != "generate")
+    dg::KeepFreedMemory();
   std::string sub = argc > 2 ? argv[2] : "";
 
   // Roles: `--role X` (or --role=X) may appear anywhere; the role parses all flags.
