@@ -17,8 +17,12 @@ Result<EdgeSplitFractions> ParseEdgeSplit(const std::string& text, const std::st
   std::stringstream ss(text);
   std::string item;
   int n = 0;
+  bool extra = false;
   while (std::getline(ss, item, ',')) {
-    if (n >= 3) break;
+    if (n >= 3) {
+      extra = true;
+      break;
+    }
     try {
       size_t used = 0;
       f[n] = std::stod(item, &used);
@@ -29,7 +33,7 @@ Result<EdgeSplitFractions> ParseEdgeSplit(const std::string& text, const std::st
     if (!(f[n] >= 0)) return Status::InvalidArgument(flag + ": fractions must be >= 0, got '" + item + "'");
     ++n;
   }
-  if (n != 3 || std::getline(ss, item, ','))
+  if (n != 3 || extra)
     return Status::InvalidArgument(flag + ": expected three fractions train,val,test (e.g. 0.85,0.05,0.10), got '" + text + "'");
   if (std::fabs(f[0] + f[1] + f[2] - 1.0) > 1e-6)
     return Status::InvalidArgument(flag + ": the fractions must sum to 1, got '" + text + "'");
