@@ -415,6 +415,7 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
     req.fanouts = s.opt.fanouts;
     req.job_seed = s.opt.seed;
     req.labels = false;
+    req.link = true;
     DG_RETURN_IF_ERROR(edges->BeginEpoch(req));
     auto t_epoch = Clock::now();
     double loss_sum = 0;
