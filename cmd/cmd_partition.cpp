@@ -251,10 +251,25 @@ Status Run(int argc, char** argv) {
                                      " rows, expected " + std::to_string(input_edges) + " (one per input edge)");
     in.edge_data[nm] = std::move(a);
   }
-  NormalizeEdges(&in.edges, eo, in.edge_data.empty() ? nullptr : &in.edge_origin);
+  // A dataset's own edge_split.npy (one int8 per input edge) unless --edge-split is given.
+  bool input_split_present = false;
+  Array input_split;
+  if (!dataset.empty() && !edge_split) {
+    DG_RETURN_IF_ERROR(LoadInputEdgeSplit(dataset, input_edges, &input_split_present, &input_split));
+    if (input_split_present) {
+      edge_split = EdgeSplitFractions{-1, -1, -1};  // recorded as "from edge_split.npy"
+      std::printf("  edge split:        from %s/edge_split.npy\n", dataset.c_str());
+    }
+  }
+  NormalizeEdges(&in.edges, eo, in.edge_data.empty() && !input_split_present ? nullptr : &in.edge_origin);
   HeldOutEdges held;
   if (edge_split) {
-    const auto split = AssignEdgeSplit(in.edges, *edge_split, seed, eo.undirected);
+    std::vector<int8_t> split;
+    if (input_split_present) {
+      DG_ASSIGN_OR_RETURN(split, SplitFromInput(input_split, in.edges, in.edge_origin, eo.undirected));
+    } else {
+      split = AssignEdgeSplit(in.edges, *edge_split, seed, eo.undirected);
+    }
     DG_ASSIGN_OR_RETURN(held, SplitEdgeList(&in.edges, &in.edge_origin, split));
     std::printf("  edge split:        %lld train / %lld val / %lld test edges\n", (long long)in.edges.src.size(),
                 (long long)held.val.src.size(), (long long)held.test.src.size());

@@ -115,6 +115,7 @@ Status Run(int argc, char** argv) {
     if (o.save_predictions || o.save_embeddings)
       return Status::InvalidArgument("--save-predictions / --save-embeddings are not supported with --task link");
     link.dataset_dir = dataset_dir;
+    link.edge_split_given = !vm["edge-split"].defaulted();
     link.undirected = undirected;
     link.normalize_features = normalize_features;
     link.no_features = no_features;

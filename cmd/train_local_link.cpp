@@ -27,7 +27,15 @@ Status RunTrainLocalLink(const LinkLocalArgs& a, TrainerOptions o) {
     return Status::InvalidArgument("--no-features needs --embedding-dim > 0 (the model needs some input)");
   EdgeListOptions eo;
   eo.undirected = a.undirected;
-  DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(a.dataset_dir, eo));
+  EdgeListOptions raw;  // normalized below, keeping each edge's input index for edge_split.npy
+  DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(a.dataset_dir, raw));
+  bool input_split_present = false;
+  Array input_split;
+  if (!a.edge_split_given)
+    DG_RETURN_IF_ERROR(LoadInputEdgeSplit(a.dataset_dir, static_cast<int64_t>(ds.edges.src.size()),
+                                          &input_split_present, &input_split));
+  std::vector<int64_t> origin;
+  NormalizeEdges(&ds.edges, eo, &origin);
   if (a.normalize_features) {
     if (!ds.node_data.count("features"))
       return Status::InvalidArgument(a.dataset_dir + ": --normalize-features, but there is no features.npy");
@@ -35,9 +43,14 @@ Status RunTrainLocalLink(const LinkLocalArgs& a, TrainerOptions o) {
   }
   if (!a.no_features && !ds.node_data.count("features"))
     return Status::InvalidArgument(a.dataset_dir + ": no features.npy (use --no-features --embedding-dim D)");
-  const auto split = AssignEdgeSplit(ds.edges, fractions, a.split_seed, a.undirected);
-  std::vector<int64_t> no_origin;
-  DG_ASSIGN_OR_RETURN(HeldOutEdges held, SplitEdgeList(&ds.edges, &no_origin, split));
+  std::vector<int8_t> split;
+  if (input_split_present) {
+    spdlog::info("edge split from {}/edge_split.npy", a.dataset_dir);
+    DG_ASSIGN_OR_RETURN(split, SplitFromInput(input_split, ds.edges, origin, a.undirected));
+  } else {
+    split = AssignEdgeSplit(ds.edges, fractions, a.split_seed, a.undirected);
+  }
+  DG_ASSIGN_OR_RETURN(HeldOutEdges held, SplitEdgeList(&ds.edges, &origin, split));
   DG_ASSIGN_OR_RETURN(auto graph, InMemoryGraph::FromEdges(ds.num_nodes, ds.edges.src, ds.edges.dst, ds.node_data));
   ds = Dataset();
   EdgeTable table;

@@ -2,7 +2,8 @@
 //
 // Reads the dataset (edges normalized as --undirected asks), splits the edges
 // with --edge-split fractions and --split-seed exactly as `partition
-// --edge-split ... --seed` does (common/storage/link_split.h), builds the
+// --edge-split ... --seed` does (common/storage/link_split.h) -- or, without
+// --edge-split, by the dataset's edge_split.npy if it has one --, builds the
 // message-passing graph from the train edges only, and trains with
 // LinkTrainer: batches of train edges in in-edge CSR order (edge id = CSR
 // position, as in a 1-partition partition), `negatives` destinations per
@@ -25,6 +26,7 @@ struct LinkLocalArgs {
   bool normalize_features = false;
   bool no_features = false;
   std::string edge_split = "0.85,0.05,0.10";
+  bool edge_split_given = false;  // else DIR/edge_split.npy (one int8 per input edge) wins if present
   uint64_t split_seed = 0;
   int negatives = 5;
   std::string negative_distribution = "uniform";

@@ -71,6 +71,45 @@ std::vector<int8_t> AssignEdgeSplit(const EdgeList& edges, const EdgeSplitFracti
   return out;
 }
 
+Status LoadInputEdgeSplit(const std::string& dataset_dir, int64_t input_edges, bool* present, Array* out) {
+  const std::string path = dataset_dir + "/edge_split.npy";
+  *present = std::filesystem::exists(path);
+  if (!*present) return Status::OK();
+  DG_ASSIGN_OR_RETURN(*out, NpyLoad(path));
+  if ((out->dtype != DType::kInt8 && out->dtype != DType::kUInt8) || out->shape.size() != 1 ||
+      out->shape[0] != input_edges)
+    return Status::InvalidArgument(path + ": expected int8 [" + std::to_string(input_edges) +
+                                   "] (one of 0 train / 1 val / 2 test per input edge), got " +
+                                   std::string(DTypeName(out->dtype)) + out->ShapeString());
+  const int8_t* s = out->as<int8_t>();
+  for (int64_t i = 0; i < input_edges; ++i)
+    if (s[i] < 0 || s[i] > 2)
+      return Status::InvalidArgument(path + ": input edge " + std::to_string(i) + " has value " +
+                                     std::to_string(int(s[i])) + " (expected 0 train, 1 val, 2 test)");
+  return Status::OK();
+}
+
+Result<std::vector<int8_t>> SplitFromInput(const Array& input_split, const EdgeList& edges,
+                                           const std::vector<int64_t>& origin, bool undirected) {
+  const size_t m = edges.src.size();
+  if (origin.size() != m) return Status::Internal("edge split: no input origin for the normalized edges");
+  const int8_t* s = input_split.as<int8_t>();
+  std::vector<int8_t> out(m);
+  for (size_t k = 0; k < m; ++k) out[k] = s[origin[k]];
+  if (!undirected) return out;
+  std::vector<std::pair<std::pair<int64_t, int64_t>, int8_t>> canon;
+  for (size_t k = 0; k < m; ++k)
+    if (edges.src[k] <= edges.dst[k]) canon.push_back({{edges.src[k], edges.dst[k]}, out[k]});
+  std::sort(canon.begin(), canon.end());
+  for (size_t k = 0; k < m; ++k) {
+    if (edges.src[k] <= edges.dst[k]) continue;
+    auto key = std::make_pair(edges.dst[k], edges.src[k]);
+    auto it = std::lower_bound(canon.begin(), canon.end(), std::make_pair(key, int8_t{-128}));
+    if (it != canon.end() && it->first == key) out[k] = it->second;
+  }
+  return out;
+}
+
 Result<HeldOutEdges> SplitEdgeList(EdgeList* edges, std::vector<int64_t>* origin,
                                    const std::vector<int8_t>& split) {
   const size_t m = edges->src.size();

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/storage/array.h"
 #include "common/storage/dataset.h"
 
 namespace dg {
@@ -38,6 +39,15 @@ Result<EdgeSplitFractions> ParseEdgeSplit(const std::string& text, const std::st
 // One int8 per edge of `edges`: 0 train, 1 val, 2 test.
 std::vector<int8_t> AssignEdgeSplit(const EdgeList& edges, const EdgeSplitFractions& fractions,
                                     uint64_t seed, bool undirected);
+
+// A dataset's own split: DIR/edge_split.npy, one int8 (0/1/2) per INPUT edge
+// (before normalization). Returns false in *present if there is none.
+Status LoadInputEdgeSplit(const std::string& dataset_dir, int64_t input_edges, bool* present, Array* out);
+// The split of each normalized edge k: input_split[origin[k]]. For an
+// undirected graph a pair takes the split of its (min, max) edge, so an edge
+// and its reverse always share it.
+Result<std::vector<int8_t>> SplitFromInput(const Array& input_split, const EdgeList& edges,
+                                           const std::vector<int64_t>& origin, bool undirected);
 
 struct HeldOutEdges {
   EdgeList val, test;

@@ -37,8 +37,12 @@ Status WriteLinkSplit(const PartitionConfig& cfg, const HeldOutEdges& held, cons
   }
   const std::string path = cfg.base_dir + "/link_split.json";
   std::ofstream f(path + ".tmp");
-  f << "{\"fractions\": [" << JsonNumber(fractions[0]) << ", " << JsonNumber(fractions[1]) << ", "
-    << JsonNumber(fractions[2]) << "], \"seed\": " << seed << ", \"undirected\": " << (undirected ? "true" : "false")
+  f << "{\"fractions\": ";
+  if (fractions[0] < 0)  // the dataset's edge_split.npy
+    f << "null";
+  else
+    f << "[" << JsonNumber(fractions[0]) << ", " << JsonNumber(fractions[1]) << ", " << JsonNumber(fractions[2]) << "]";
+  f << ", \"seed\": " << seed << ", \"undirected\": " << (undirected ? "true" : "false")
     << ", \"num_train\": " << num_train_edges << ", \"num_val\": " << held.val.src.size()
     << ", \"num_test\": " << held.test.src.size() << "}\n";
   f.close();

@@ -91,3 +91,51 @@ TEST_CASE("CLI: partition --edge-split: a bad value is one clear error", "[parti
     CHECK(!std::filesystem::exists(tmp / "bad"));
   }
 }
+
+TEST_CASE("CLI: partition takes a dataset's edge_split.npy (one int8 per input edge)", "[partition][cli][link]") {
+  test::TempDir tmp;
+  const std::string ds = tmp / "ring";
+  std::filesystem::create_directories(ds);
+  const int64_t n = 40;
+  {
+    std::ofstream edges(ds + "/edges.tsv");
+    for (int64_t i = 0; i < n; ++i) edges << i << "\t" << (i + 1) % n << "\n";
+  }
+  Array feat = Array::Zeros(DType::kFloat32, {n, 3});
+  REQUIRE(NpyWrite(ds + "/features.npy", feat).ok());
+  Array split = Array::Zeros(DType::kInt8, {n});
+  for (int64_t i = 0; i < n; ++i) split.as<int8_t>()[i] = static_cast<int8_t>(i % 10 == 1 ? 1 : i % 10 == 2 ? 2 : 0);
+  REQUIRE(NpyWrite(ds + "/edge_split.npy", split).ok());
+  const std::string out = tmp / "parts";
+  auto r = test::RunDistgnn({"partition", "--dataset", ds, "--undirected", "--num-parts", "2", "--method", "random",
+                             "--name", "ring", "--out", out});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("edge_split.npy") != std::string::npos);
+  auto cfg = LoadPartitionConfig(out + "/ring.json");
+  REQUIRE(cfg.ok());
+  CHECK(cfg->num_edges == 2 * 32);  // 8 of 40 ring edges held out, both directions
+  auto orig = NpyLoad(out + "/orig_nids.npy");
+  REQUIRE(orig.ok());
+  for (int w = 1; w <= 2; ++w) {
+    std::set<std::pair<int64_t, int64_t>> got, want;
+    for (int64_t i = 0; i < n; ++i)
+      if (split.as<int8_t>()[i] == w) {
+        want.insert({i, (i + 1) % n});
+        want.insert({(i + 1) % n, i});
+      }
+    for (int p = 0; p < cfg->num_parts; ++p) {
+      EdgeList h;
+      REQUIRE(ReadHeldOutEdges(cfg->PartDir(p), w == 1 ? "val" : "test", &h).ok());
+      for (size_t i = 0; i < h.src.size(); ++i) got.insert({orig->as<int64_t>()[h.src[i]], orig->as<int64_t>()[h.dst[i]]});
+    }
+    CHECK(got == want);
+  }
+  // A malformed edge_split.npy is one clear error naming the file.
+  Array bad = Array::Zeros(DType::kInt8, {n - 1});
+  REQUIRE(NpyWrite(ds + "/edge_split.npy", bad).ok());
+  r = test::RunDistgnn({"partition", "--dataset", ds, "--undirected", "--num-parts", "1", "--name", "ring", "--out",
+                        tmp / "bad"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("edge_split.npy") != std::string::npos);
+}
