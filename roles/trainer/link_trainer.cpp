@@ -160,7 +160,17 @@ struct LinkTrainer::Impl {
     return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + total);
   }
 
-  Status SaveCheckpoint(int64_t epoch) {
+  // Every trainer's torch RNG state [world, bytes] (each rank's dropout draws differ).
+  Result<torch::Tensor> AllRngStates() {
+    torch::Tensor mine = at::detail::getDefaultCPUGenerator().get_state();
+    if (!sync) return mine.unsqueeze(0);
+    torch::Tensor all = torch::zeros({opt.dp.world_size, mine.numel()}, torch::kInt32);
+    all[opt.dp.rank].copy_(mine.to(torch::kInt32));
+    DG_RETURN_IF_ERROR(sync->AllReduce({all}, /*average=*/false));
+    return all.to(torch::kUInt8);
+  }
+
+  Status SaveCheckpoint(int64_t epoch, const torch::Tensor& rng_all) {
     const std::string path = OutPath("checkpoint.pt");
     try {
       torch::serialize::OutputArchive ar;
@@ -174,6 +184,7 @@ struct LinkTrainer::Impl {
       ar.write("best_val", pack(best_val));
       ar.write("best_test", pack(best_test));
       ar.write("rng", at::detail::getDefaultCPUGenerator().get_state());
+      ar.write("rng_all", rng_all);
       ar.write("task", torch::tensor(int64_t{1}));  // 1 = link
       torch::serialize::OutputArchive opt_ar;
       optimizer->save(opt_ar);
@@ -225,7 +236,11 @@ struct LinkTrainer::Impl {
       unpack(get("best_val"), &best_val);
       unpack(get("best_test"), &best_test);
       at::Generator gen = at::detail::getDefaultCPUGenerator();
-      gen.set_state(get("rng"));
+      torch::Tensor all;
+      if (ar.try_read("rng_all", all) && all.dim() == 2 && all.size(0) == opt.dp.world_size)
+        gen.set_state(all[opt.dp.rank].clone());
+      else
+        gen.set_state(get("rng"));
       torch::serialize::InputArchive opt_ar;
       ar.read("optimizer", opt_ar);
       optimizer->load(opt_ar);
@@ -470,6 +485,10 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
         spdlog::info("epoch {}: loss {:.4f} train_acc {:.4f} ({:.2f} s)", epoch, st.loss, st.train_acc, st.seconds);
     }
     s.history.push_back(st);
+    torch::Tensor rng_all;
+    if (s.sync || s.writer()) {  // every rank takes part
+      DG_ASSIGN_OR_RETURN(rng_all, s.AllRngStates());
+    }
     if (s.writer()) {
       std::ostringstream line;
       line << "{\"epoch\": " << epoch << ", \"loss\": " << Num(st.loss) << ", \"train_acc\": " << Num(st.train_acc) << ", ";
@@ -485,7 +504,7 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
            << ", \"positive_edges\": " << st.positives
            << ", \"edges_per_second\": " << Num(st.positives / std::max(1e-9, st.seconds)) << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
-      DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch));
+      DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_all));
     }
   }
   if (s.writer()) {

@@ -107,3 +107,23 @@ TEST_CASE("launch: one partition, one trainer, 0 or 2 samplers equals train-loca
   for (int i = 0; i < 3; ++i) CHECK(Field(with_samplers[i], "loss") == Field(local[i], "loss"));
   CHECK(Field(with_samplers[3], "test_auc") == Field(local[3], "test_auc"));
 }
+
+TEST_CASE("launch: a resumed 2-trainer link job equals an uninterrupted one", "[launch][link][cora]") {
+  TempDir dir;
+  PrepareLinkJob(dir, 2, 0, 3, 3);
+  Launch(dir);
+  auto full = Lines(dir / "runs/link/metrics.jsonl");
+  REQUIRE(full.size() == 4);
+  std::filesystem::remove_all(dir / "runs");
+  auto r = RunDistgnn({"launch", dir / "job.yaml", "--set", "train.epochs=2"}, 600);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  r = RunDistgnn({"launch", dir / "job.yaml", "--resume"}, 600);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto resumed = Lines(dir / "runs/link/metrics.jsonl");
+  REQUIRE(resumed.size() == 4);
+  for (int i = 0; i < 3; ++i) CHECK(Field(resumed[i], "loss") == Field(full[i], "loss"));
+  CHECK(Field(resumed[3], "test_auc") == Field(full[3], "test_auc"));
+  CHECK(Field(resumed[3], "test_mrr") == Field(full[3], "test_mrr"));
+}
