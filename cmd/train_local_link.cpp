@@ -79,6 +79,8 @@ Status RunTrainLocalLink(const LinkLocalArgs& a, TrainerOptions o) {
   LinkBatchProvider edges(graph.get(), &table, lo, a.sampler_threads, 4);
   LocalBatchProvider nodes(graph.get(), a.sampler_threads, 4, lo.feature_name);
   LinkOptions link;
+  link.layerwise_source = graph.get();  // full-neighbor evaluation: every node's embedding, layer by layer
+  link.feature_name = lo.feature_name;
   link.eval_negatives = a.eval_negatives;
   link.num_nodes = graph->num_nodes();
   LinkSeeds seeds;

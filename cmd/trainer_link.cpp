@@ -40,6 +40,8 @@ Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& opti
     edges = local.get();
   }
   LinkOptions link;
+  link.layerwise_source = ctx.source;  // full-neighbor evaluation: every node's embedding, layer by layer
+  link.feature_name = lo.feature_name;
   link.eval_negatives = job.train.eval_negatives;
   link.num_nodes = pc.num_nodes;
   spdlog::info("trainer {} of {}: link prediction on {} train edges ({} val / {} test held out here), {} {} negatives",

@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "common/sampling/minibatch.h"
 #include "common/sampling/neighbor_sampling.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
@@ -55,6 +56,71 @@ struct LinkTrainer::Impl {
   LinkMetrics best_val, best_test;
   std::vector<torch::Tensor> best_params;
   uint64_t embedding_steps = 0;
+  torch::Tensor all_h;  // layer-wise embeddings of every node during an evaluation (undefined otherwise)
+
+  bool Layerwise() const {
+    return link.layerwise_source && opt.eval_fanouts.empty() && module.find_method("forward_layer").has_value();
+  }
+
+  // Every node's output, one layer at a time over full-neighbor blocks.
+  Result<torch::Tensor> EmbedAll() {
+    torch::NoGradGuard no_grad;
+    module.train(false);
+    NeighborSource* src = link.layerwise_source;
+    const int64_t N = link.num_nodes;
+    std::vector<int64_t> all(static_cast<size_t>(N));
+    for (int64_t i = 0; i < N; ++i) all[i] = i;
+    const std::vector<int64_t> mine = NodeSplit(all, opt.dp.world_size, opt.dp.rank, /*even=*/false);
+    const int64_t bs = opt.eval_batch_size > 0 ? opt.eval_batch_size : std::max<int64_t>(opt.batch_size, 1024);
+    const int L = static_cast<int>(opt.fanouts.size());
+    torch::Tensor h_cur;
+    for (int l = 0; l < L; ++l) {
+      torch::Tensor h_next;
+      int64_t width = -1;
+      for (size_t c = 0; c < mine.size(); c += static_cast<size_t>(bs)) {
+        std::vector<int64_t> dst(mine.begin() + c, mine.begin() + std::min(mine.size(), c + static_cast<size_t>(bs)));
+        SampledNeighbors nb;
+        DG_RETURN_IF_ERROR(src->SampleNeighbors(dst, -1, false, 0, &nb));
+        std::vector<int64_t> src_nodes;
+        Block block = BuildBlock(dst, nb, &src_nodes);
+        torch::Tensor x;
+        if (l == 0) {
+          MiniBatch mb;
+          mb.input_nodes = src_nodes;
+          if (!link.feature_name.empty()) {
+            DG_ASSIGN_OR_RETURN(mb.features, src->Gather(link.feature_name, src_nodes));
+          }
+          DG_ASSIGN_OR_RETURN(x, Input(mb, nullptr));
+        } else {
+          x = h_cur.index_select(0, VectorTensor(src_nodes));
+        }
+        torch::Tensor h;
+        try {
+          h = module.get_method("forward_layer")({int64_t{l}, x, BlockValue(block)}).toTensor();
+        } catch (const std::exception& e) {
+          return Status::InvalidArgument("model " + opt.model_path + ": forward_layer(" + std::to_string(l) +
+                                         ") failed: " + FirstLine(e.what()));
+        }
+        if (!h_next.defined()) {
+          width = h.size(1);
+          h_next = torch::zeros({N, width}, torch::kFloat32);
+        }
+        h_next.index_copy_(0, VectorTensor(dst), h.to(torch::kFloat32));
+      }
+      // Every rank must agree on the width before the sum (a rank may have no nodes).
+      if (sync) {
+        torch::Tensor wmax = torch::zeros({opt.dp.world_size}, torch::kFloat64);
+        wmax[opt.dp.rank] = static_cast<double>(width);
+        DG_RETURN_IF_ERROR(sync->AllReduce({wmax}, false));
+        width = static_cast<int64_t>(wmax.max().item<double>());
+        if (!h_next.defined()) h_next = torch::zeros({N, width}, torch::kFloat32);
+        DG_RETURN_IF_ERROR(sync->AllReduce({h_next}, false));
+      }
+      if (!h_next.defined()) return Status::InvalidArgument("layer-wise evaluation: no nodes");
+      h_cur = h_next;
+    }
+    return h_cur;
+  }
 
   bool writer() const { return opt.dp.rank == 0 && !opt.out_dir.empty(); }
   std::string OutPath(const std::string& n) const { return opt.out_dir + "/" + n; }
@@ -351,8 +417,20 @@ Result<LinkMetrics> LinkTrainer::Evaluate(BatchProvider* nodes, const EdgeList& 
   }
   for (int64_t v : neg) add(v);
   std::vector<float> pos_scores, neg_scores;
-  // Every rank runs the same collectives even with nothing to evaluate.
-  if (P > 0) {
+  if (P > 0 && s.all_h.defined()) {  // layer-wise: rows by global id
+    torch::NoGradGuard no_grad;
+    std::vector<int64_t> ns(P * K);
+    for (int64_t i = 0; i < P; ++i)
+      for (int64_t j = 0; j < K; ++j) ns[i * K + j] = held.src[i];
+    const torch::Tensor& H = s.all_h;
+    DG_ASSIGN_OR_RETURN(torch::Tensor sp, s.Score(H.index_select(0, VectorTensor(held.src)),
+                                                  H.index_select(0, VectorTensor(held.dst))));
+    DG_ASSIGN_OR_RETURN(torch::Tensor sn, s.Score(H.index_select(0, VectorTensor(ns)), H.index_select(0, VectorTensor(neg))));
+    sp = sp.to(torch::kFloat32).contiguous();
+    sn = sn.to(torch::kFloat32).contiguous();
+    pos_scores.assign(sp.data_ptr<float>(), sp.data_ptr<float>() + sp.numel());
+    neg_scores.assign(sn.data_ptr<float>(), sn.data_ptr<float>() + sn.numel());
+  } else if (P > 0) {  // Every rank runs the same collectives even with nothing to evaluate.
     EpochRequest req;
     req.seeds = ids;
     req.batch_size = s.opt.eval_batch_size > 0 ? s.opt.eval_batch_size : std::max<int64_t>(s.opt.batch_size, 1024);
@@ -464,8 +542,18 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
     }
     if (epoch % s.opt.eval_every == 0 || epoch == s.opt.epochs) {
       st.evaluated = true;
-      DG_ASSIGN_OR_RETURN(st.val, Evaluate(nodes, seeds.val));
-      DG_ASSIGN_OR_RETURN(st.test, Evaluate(nodes, seeds.test));
+      if (s.Layerwise()) {
+        auto t_inf = Clock::now();
+        DG_ASSIGN_OR_RETURN(s.all_h, s.EmbedAll());
+        if (!s.opt.quiet && s.opt.dp.rank == 0)
+          spdlog::info("evaluation: layer-wise full-neighbor embeddings of all {} nodes in {:.2f} s", s.all_h.size(0),
+                       Since(t_inf));
+      }
+      auto val = Evaluate(nodes, seeds.val);
+      auto test = val.ok() ? Evaluate(nodes, seeds.test) : Result<LinkMetrics>(val.status());
+      s.all_h = torch::Tensor();
+      DG_ASSIGN_OR_RETURN(st.val, std::move(val));
+      DG_ASSIGN_OR_RETURN(st.test, std::move(test));
       const double v = std::isfinite(st.val.auc) ? st.val.auc : -1;
       if (s.best_epoch == 0 || v > (std::isfinite(s.best_val.auc) ? s.best_val.auc : -1)) {
         s.best_epoch = epoch;

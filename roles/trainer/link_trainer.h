@@ -9,7 +9,8 @@
 // negatives. Gradients are all-reduced as the Trainer does; a DistEmbedding
 // (options.embedding) is the input (or part of it) and is updated sparsely.
 //
-// Evaluation (every eval_every epochs and the last): every val/test edge
+// Evaluation (every eval_every epochs and the last): (layer-wise, see
+// LinkOptions::layerwise_source, or node batches) every val/test edge
 // (s, d) is scored against eval_negatives pairs (s, n), n uniform over all
 // nodes drawn from Rng(MixSeed(MixSeed(0x11dc, s), d)) -- independent of the
 // job seed, so numbers are comparable across runs. The embeddings of the nodes
@@ -43,6 +44,13 @@ namespace dg {
 struct LinkOptions {
   int eval_negatives = 100;  // per val/test edge
   int64_t num_nodes = 0;     // negatives are drawn from [0, num_nodes)
+  // Layer-wise evaluation: with full-neighbor evaluation (eval_fanouts empty), a
+  // model with forward_layer and a source, every node's embedding is computed
+  // first, one layer at a time over full-neighbor blocks (each trainer its
+  // NodeSplit share of the nodes, rows summed across trainers), and pairs are
+  // scored from that table. Null = node batches of the nodes involved.
+  NeighborSource* layerwise_source = nullptr;
+  std::string feature_name = "features";  // layer 0 input ("" = the embedding alone)
 };
 
 struct LinkSeeds {

@@ -185,3 +185,26 @@ TEST_CASE("link prediction flags: one clear error each", "[link]") {
 }
 
 }  // namespace dg
+
+namespace dg {
+
+TEST_CASE("train-local --task link: layer-wise evaluation equals full-neighbor node batches", "[link][cora]") {
+  test::TempDir dir;
+  Export({}, dir / "sage.pt");
+  auto lw = TrainCoraLink(dir / "sage.pt", dir / "layerwise", {"--epochs", "2", "--eval-every", "2"});
+  INFO(lw.output);
+  REQUIRE(lw.exit_code == 0);
+  CHECK(lw.output.find("layer-wise full-neighbor embeddings of all 2708 nodes") != std::string::npos);
+  // Explicit full fanouts: node batches of the nodes involved, no layer-wise pass.
+  auto nb = TrainCoraLink(dir / "sage.pt", dir / "nodes", {"--epochs", "2", "--eval-every", "2", "--eval-fanouts", "-1,-1"});
+  INFO(nb.output);
+  REQUIRE(nb.exit_code == 0);
+  CHECK(nb.output.find("layer-wise") == std::string::npos);
+  auto a = Lines(dir / "layerwise/metrics.jsonl"), b = Lines(dir / "nodes/metrics.jsonl");
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (const char* k : {"val_auc", "val_mrr", "test_auc", "test_mrr", "test_hits@10"})
+    CHECK(Field(a[1], k) == Approx(Field(b[1], k)).margin(1e-3));
+}
+
+}  // namespace dg
