@@ -127,3 +127,24 @@ TEST_CASE("launch: a resumed 2-trainer link job equals an uninterrupted one", "[
   CHECK(Field(resumed[3], "test_auc") == Field(full[3], "test_auc"));
   CHECK(Field(resumed[3], "test_mrr") == Field(full[3], "test_mrr"));
 }
+
+TEST_CASE("launch: link prediction without features, a DistEmbedding as the input, sampler processes",
+          "[launch][link][cora][embedding]") {
+  TempDir dir;
+  PrepareLinkJob(dir, 2, 1, 4, 4);
+  auto r = RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "32", "--hidden", "64", "--layers", "2",
+                       "--task", "link", "-o", dir / "emb.pt"},
+                      120);
+  REQUIRE(r.exit_code == 0);
+  std::string yaml = ReadFile(dir / "job.yaml");
+  yaml = std::regex_replace(yaml, std::regex("model: sage.pt"), "model: emb.pt");
+  yaml = std::regex_replace(yaml, std::regex("seed: 0,"),
+                            "seed: 0, embedding: {dim: 32, optimizer: sparse_adam, lr: 0.05, features: false},");
+  std::ofstream(dir / "job.yaml") << yaml;
+  Launch(dir);
+  auto lines = Lines(dir / "runs/link/metrics.jsonl");
+  REQUIRE(lines.size() == 5);
+  INFO(lines.back());
+  CHECK(Field(lines.back(), "test_auc") > 0.6);
+  CHECK(Field(lines[3], "loss") < Field(lines[0], "loss"));
+}
