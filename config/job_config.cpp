@@ -454,6 +454,9 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
   }
   if (n["eval_negatives"])
     DG_RETURN_IF_ERROR(c.Int(n["eval_negatives"], "train.eval_negatives", 1, 1000000, &t->eval_negatives));
+  if (t->task == "link" && (t->save_predictions || t->save_embeddings || t->layerwise_inference))
+    return c.Err(n["task"], "train.task",
+                 "link does not support save_predictions, save_embeddings or layerwise_inference (node outputs)");
   return Status::OK();
 }
 

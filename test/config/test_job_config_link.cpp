@@ -46,7 +46,8 @@ TEST_CASE("job config: link prediction keys", "[config][link]") {
       {"  negative: {k: 0}\n", "train.negative.k"},
       {"  negative: {distribution: zipf}\n", "train.negative.distribution"},
       {"  negative: {kk: 2}\n", "kk"},
-      {"  eval_negatives: 0\n", "train.eval_negatives"}};
+      {"  eval_negatives: 0\n", "train.eval_negatives"},
+      {"  task: link\n  save_predictions: true\n", "train.task"}};
   for (const auto& [extra, key] : bad) {
     auto r = Load(dir, extra);
     INFO(extra);
