@@ -597,6 +597,13 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   // train
   if (!r["train"]) return c.Err(r, "train", "missing (at least train.model)");
   DG_RETURN_IF_ERROR(LoadTrain(c, r["train"], cfg.base_dir, &cfg.train));
+  if (cfg.train.task == "link") {  // issue 14: the partition must carry an edge split
+    const std::string split = std::filesystem::path(cfg.partition).parent_path().string() + "/link_split.json";
+    if (!std::filesystem::exists(split))
+      return c.Err(r["train"]["task"], "train.task",
+                   "link needs a partition made with --edge-split (no " + split + "); partition with e.g. "
+                   "--edge-split 0.85,0.05,0.10");
+  }
 
   // output_dir
   if (r["output_dir"]) DG_RETURN_IF_ERROR(c.String(r["output_dir"], "output_dir", true, &cfg.output_dir));

@@ -21,6 +21,7 @@ dg::Result<dg::JobConfig> Load(const dg::test::TempDir& dir, const std::string& 
   std::filesystem::create_directories(dir / "parts");
   std::ofstream(dir / "parts/cora.json") << "{\"num_parts\": 1, \"graph_name\": \"cora\"}\n";
   std::ofstream(dir / "sage.pt") << "x";
+  std::ofstream(dir / "parts/link_split.json") << "{}\n";
   std::ofstream(dir / "job.yaml") << Yaml(extra);
   return dg::LoadJobConfig(dir / "job.yaml", {});
 }
@@ -48,6 +49,14 @@ TEST_CASE("job config: link prediction keys", "[config][link]") {
       {"  negative: {kk: 2}\n", "kk"},
       {"  eval_negatives: 0\n", "train.eval_negatives"},
       {"  task: link\n  save_predictions: true\n", "train.task"}};
+  // A link job on a partition without an edge split.
+  std::filesystem::remove(dir / "parts/link_split.json");
+  {
+    std::ofstream(dir / "job.yaml") << Yaml("  task: link\n");
+    auto r = dg::LoadJobConfig(dir / "job.yaml", {});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message().find("--edge-split") != std::string::npos);
+  }
   for (const auto& [extra, key] : bad) {
     auto r = Load(dir, extra);
     INFO(extra);
