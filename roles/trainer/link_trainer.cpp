@@ -406,16 +406,6 @@ Result<LinkMetrics> LinkTrainer::Evaluate(BatchProvider* nodes, const EdgeList& 
     Rng rng(MixSeed(MixSeed(kEvalNegativeSeed, static_cast<uint64_t>(held.src[i])), static_cast<uint64_t>(held.dst[i])));
     for (int64_t j = 0; j < K; ++j) neg[i * K + j] = static_cast<int64_t>(rng.Uniform(s.link.num_nodes));
   }
-  std::unordered_map<int64_t, int64_t> row;
-  std::vector<int64_t> ids;
-  auto add = [&](int64_t g) {
-    if (row.emplace(g, static_cast<int64_t>(ids.size())).second) ids.push_back(g);
-  };
-  for (int64_t i = 0; i < P; ++i) {
-    add(held.src[i]);
-    add(held.dst[i]);
-  }
-  for (int64_t v : neg) add(v);
   std::vector<float> pos_scores, neg_scores;
   if (P > 0 && s.all_h.defined()) {  // layer-wise: rows by global id
     torch::NoGradGuard no_grad;
@@ -430,7 +420,17 @@ Result<LinkMetrics> LinkTrainer::Evaluate(BatchProvider* nodes, const EdgeList& 
     sn = sn.to(torch::kFloat32).contiguous();
     pos_scores.assign(sp.data_ptr<float>(), sp.data_ptr<float>() + sp.numel());
     neg_scores.assign(sn.data_ptr<float>(), sn.data_ptr<float>() + sn.numel());
-  } else if (P > 0) {  // Every rank runs the same collectives even with nothing to evaluate.
+  } else if (P > 0) {  // node batches of the nodes involved (no collectives in here)
+    std::unordered_map<int64_t, int64_t> row;
+    std::vector<int64_t> ids;
+    auto add = [&](int64_t g) {
+      if (row.emplace(g, static_cast<int64_t>(ids.size())).second) ids.push_back(g);
+    };
+    for (int64_t i = 0; i < P; ++i) {
+      add(held.src[i]);
+      add(held.dst[i]);
+    }
+    for (int64_t v : neg) add(v);
     EpochRequest req;
     req.seeds = ids;
     req.batch_size = s.opt.eval_batch_size > 0 ? s.opt.eval_batch_size : std::max<int64_t>(s.opt.batch_size, 1024);
@@ -469,6 +469,7 @@ Result<LinkMetrics> LinkTrainer::Evaluate(BatchProvider* nodes, const EdgeList& 
     pos_scores.assign(sp.data_ptr<float>(), sp.data_ptr<float>() + sp.numel());
     neg_scores.assign(sn.data_ptr<float>(), sn.data_ptr<float>() + sn.numel());
   }
+  // Every rank takes part in the gathers, even with nothing to evaluate.
   DG_ASSIGN_OR_RETURN(pos_scores, s.Gather(pos_scores));
   DG_ASSIGN_OR_RETURN(neg_scores, s.Gather(neg_scores));
   return ComputeLinkMetrics(pos_scores, neg_scores, K);
