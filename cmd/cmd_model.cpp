@@ -9,13 +9,17 @@ namespace dg {
 
 int RunModel(int argc, char** argv) {
   ModelSpec spec;
-  std::string out;
+  std::string out, task;
+  int64_t out_dim = 0;
   cli::po::options_description desc("distgnn model export");
   desc.add_options()("help,h", "show this help")
       ("arch", cli::po::value(&spec.arch)->required(), "sage | gcn | gat")
       ("in-dim", cli::po::value(&spec.in_dim)->required(), "input feature width")
       ("hidden", cli::po::value(&spec.hidden)->default_value(256), "hidden width (gat: all heads together)")
-      ("classes", cli::po::value(&spec.classes)->required(), "number of classes (output width)")
+      ("classes", cli::po::value(&spec.classes), "number of classes (output width; --task node)")
+      ("task", cli::po::value(&task)->default_value("node"),
+       "node: the last layer gives class logits | link: the last layer gives an embedding (no class layer)")
+      ("out-dim", cli::po::value(&out_dim)->default_value(0), "--task link: embedding width (default: --hidden)")
       ("layers", cli::po::value(&spec.layers)->default_value(2), "number of layers (= number of fanouts)")
       ("dropout", cli::po::value(&spec.dropout)->default_value(0.5), "dropout on the input of hidden layers")
       ("input-dropout", cli::po::value(&spec.input_dropout)->default_value(0.0),
@@ -26,6 +30,18 @@ int RunModel(int argc, char** argv) {
       ("out,o", cli::po::value(&out)->required(), "output TorchScript file");
   cli::po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm);
+  if (st.ok() && task != "node" && task != "link")
+    st = Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
+  if (st.ok() && task == "node" && !vm.count("classes"))
+    st = Status::InvalidArgument("--classes is required (the output width) unless --task link");
+  if (st.ok() && task == "link") {
+    if (vm.count("classes"))
+      st = Status::InvalidArgument("--classes goes with --task node; a link model outputs an embedding (--out-dim)");
+    else if (out_dim < 0)
+      st = Status::InvalidArgument("--out-dim must be > 0");
+    else
+      spec.classes = out_dim > 0 ? out_dim : spec.hidden;  // the last layer's width: the embedding
+  }
   if (st.ok()) st = ExportModel(spec, out);
   if (st.ok())
     std::printf("wrote %s model (%d layers, %lld -> %lld -> %lld) to %s\n", spec.arch.c_str(),

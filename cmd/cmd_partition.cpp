@@ -17,11 +17,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
 
 #include "cmd/cli.h"
+#include "common/storage/link_split.h"
+#include "roles/partition/edge_split.h"
 #include "common/storage/dataset.h"
 #include "common/logging.h"
 #include "common/io/npy.h"
@@ -130,7 +133,9 @@ Status Run(int argc, char** argv) {
       ("name", po::value(&name)->required(), "graph name (NAME.json)")
       ("out", po::value(&out)->required(), "output directory")
       ("force", po::bool_switch(), "replace an existing output directory")
-      ("seed", po::value(&seed)->default_value(0), "random seed (METIS and random method)");
+      ("seed", po::value(&seed)->default_value(0), "random seed (METIS and random method; --edge-split)")
+      ("edge-split", po::value<std::string>(), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
+       "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
 
@@ -206,6 +211,12 @@ Status Run(int argc, char** argv) {
                   FormatBytes(need).c_str(), FormatBytes(po_.memory_budget).c_str());
     }
   }
+  std::optional<EdgeSplitFractions> edge_split;  // issue 14 (common/storage/link_split.h)
+  if (vm.count("edge-split")) {
+    DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(vm["edge-split"].as<std::string>(), "--edge-split"));
+    if (po_.memory_budget > 0)
+      return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
+  }
   if (po_.memory_budget > 0) return RunOutOfCore(ooc_src, eo, edge_files, vm["normalize-features"].as<bool>(), po_);
   EdgeListOptions raw = eo;  // read without normalizing; we normalize below (with origins if needed)
   raw.undirected = raw.drop_self_loops = raw.drop_duplicates = false;
@@ -240,7 +251,29 @@ Status Run(int argc, char** argv) {
                                      " rows, expected " + std::to_string(input_edges) + " (one per input edge)");
     in.edge_data[nm] = std::move(a);
   }
-  NormalizeEdges(&in.edges, eo, in.edge_data.empty() ? nullptr : &in.edge_origin);
+  // A dataset's own edge_split.npy (one int8 per input edge) unless --edge-split is given.
+  bool input_split_present = false;
+  Array input_split;
+  if (!dataset.empty() && !edge_split) {
+    DG_RETURN_IF_ERROR(LoadInputEdgeSplit(dataset, input_edges, &input_split_present, &input_split));
+    if (input_split_present) {
+      edge_split = EdgeSplitFractions{-1, -1, -1};  // recorded as "from edge_split.npy"
+      std::printf("  edge split:        from %s/edge_split.npy\n", dataset.c_str());
+    }
+  }
+  NormalizeEdges(&in.edges, eo, in.edge_data.empty() && !input_split_present ? nullptr : &in.edge_origin);
+  HeldOutEdges held;
+  if (edge_split) {
+    std::vector<int8_t> split;
+    if (input_split_present) {
+      DG_ASSIGN_OR_RETURN(split, SplitFromInput(input_split, in.edges, in.edge_origin, eo.undirected));
+    } else {
+      split = AssignEdgeSplit(in.edges, *edge_split, seed, eo.undirected);
+    }
+    DG_ASSIGN_OR_RETURN(held, SplitEdgeList(&in.edges, &in.edge_origin, split));
+    std::printf("  edge split:        %lld train / %lld val / %lld test edges\n", (long long)in.edges.src.size(),
+                (long long)held.val.src.size(), (long long)held.test.src.size());
+  }
   if (vm["normalize-features"].as<bool>()) {
     auto it = in.node_data.find("features");
     if (it == in.node_data.end())
@@ -255,6 +288,9 @@ Status Run(int argc, char** argv) {
   DG_RETURN_IF_ERROR(ValidatePartitionRequest(in, po_));
   auto t1 = std::chrono::steady_clock::now();
   DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraph(&in, po_));
+  if (edge_split)
+    DG_RETURN_IF_ERROR(WriteLinkSplit(cfg, held, *edge_split, seed, eo.undirected,
+                                      static_cast<int64_t>(cfg.num_edges)));
   double part_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
               cfg.num_parts, (long long)cfg.edge_cut, read_s + part_s, PeakRssBytes() / 1048576.0);

@@ -17,6 +17,7 @@
 #include "common/net/prometheus.h"
 #include "config/cluster_client.h"
 #include "roles/sampler/sampler.h"
+#include "roles/sampler/link_sampler.h"
 
 namespace dg {
 namespace {
@@ -79,6 +80,12 @@ Status Run(int argc, char** argv) {
     AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     return out.str();
   }));
+  // Link prediction (issue 14): link batches of this sampler's trainer's edges.
+  std::unique_ptr<LinkSamplerState> link;
+  if (job.train.task == "link") {
+    DG_ASSIGN_OR_RETURN(link, MakeLinkSamplerState(job, partition, &source, trainer_rank, o.workers, o.prefetch));
+    o.link_provider = link->provider.get();
+  }
   Sampler sampler(&source, o);
   Status st = sampler.Run();
   spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);

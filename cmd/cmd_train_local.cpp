@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cmd/cli.h"
+#include "cmd/train_local_link.h"
 #include "common/storage/node_embedding.h"
 #include "common/storage/dataset.h"
 #include "common/storage/in_memory_graph.h"
@@ -56,6 +57,8 @@ Status Run(int argc, char** argv) {
   bool no_features = false;
   bool normalize_features = false;
   TrainerOptions o;
+  LinkLocalArgs link;  // --task link (issue 14): cmd/train_local_link.h
+  std::string task;
   cli::po::options_description desc("distgnn train-local");
   desc.add_options()("help,h", "show this help")
       ("dataset", cli::po::value(&dataset_dir)->required(), "dataset directory")
@@ -86,7 +89,15 @@ Status Run(int argc, char** argv) {
       ("embedding-lr", cli::po::value(&embedding_lr)->default_value(0.01), "embedding learning rate")
       ("no-features", cli::po::bool_switch(&no_features), "ignore features.npy: the embedding is the whole input")
       ("log-every", cli::po::value(&o.log_every)->default_value(20), "steps between progress lines")
-      ("out", cli::po::value(&o.out_dir)->required(), "run directory");
+      ("out", cli::po::value(&o.out_dir)->required(), "run directory")
+      ("task", cli::po::value(&task)->default_value("node"), "node (classification) | link (prediction)")
+      ("edge-split", cli::po::value(&link.edge_split)->default_value("0.85,0.05,0.10"), "link: train,val,test edge fractions")
+      ("split-seed", cli::po::value(&link.split_seed)->default_value(0), "link: seed of the edge split (as partition --seed)")
+      ("negatives", cli::po::value(&link.negatives)->default_value(5), "link: negative destinations per training edge")
+      ("negative-distribution", cli::po::value(&link.negative_distribution)->default_value("uniform"),
+       "link: uniform | degree (degree^0.75)")
+      ("eval-negatives", cli::po::value(&link.eval_negatives)->default_value(100),
+       "link: negatives per val/test edge (uniform, fixed seed)");
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
   SetupLogging("train-local", 0);
@@ -98,6 +109,29 @@ Status Run(int argc, char** argv) {
     return Status::InvalidArgument("--batch-size must be > 0, got " + std::to_string(o.batch_size));
   for (int f : o.fanouts)
     if (f == 0 || f < -1) return Status::InvalidArgument("--fanouts: each fanout must be > 0 or -1 (all)");
+  if (task != "node" && task != "link")
+    return Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
+  if (task == "link") {
+    if (o.save_predictions || o.save_embeddings)
+      return Status::InvalidArgument("--save-predictions / --save-embeddings are not supported with --task link");
+    link.dataset_dir = dataset_dir;
+    link.edge_split_given = !vm["edge-split"].defaulted();
+    link.undirected = undirected;
+    link.normalize_features = normalize_features;
+    link.no_features = no_features;
+    link.sampler_threads = sampler_threads;
+    link.embedding_dim = embedding_dim;
+    link.embedding_optimizer = embedding_optimizer;
+    link.embedding_lr = embedding_lr;
+    if (o.threads <= 0)
+      o.threads = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - sampler_threads);
+    std::string command = "distgnn train-local";
+    for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
+    DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
+    DG_RETURN_IF_ERROR(RunTrainLocalLink(link, o));
+    spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
+    return Status::OK();
+  }
 
   EdgeListOptions eo;
   eo.undirected = undirected;

@@ -24,6 +24,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/role_args.h"
+#include "cmd/trainer_link.h"
 #include "common/sampling/dist_neighbor_source.h"
 #include "common/logging.h"
 #include "common/storage/node_embedding.h"
@@ -239,7 +240,8 @@ Status Run(int argc, char** argv) {
   DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
   TrainerSeeds seeds;
   int64_t classes = 0;
-  DG_RETURN_IF_ERROR(LoadSeeds(client.get(), partition, world, rank, &seeds, &classes));
+  const bool link_task = job.train.task == "link";  // issue 14: cmd/trainer_link.h
+  if (!link_task) DG_RETURN_IF_ERROR(LoadSeeds(client.get(), partition, world, rank, &seeds, &classes));
   if (rank == 0 && (job.train.save_predictions || job.train.save_embeddings)) {
     DG_ASSIGN_OR_RETURN(seeds.predict, PredictOrder(partition));
   }
@@ -308,6 +310,23 @@ Status Run(int argc, char** argv) {
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
                K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
+  if (link_task) {
+    LinkRoleContext lc;
+    lc.job = &job;
+    lc.partition = &partition;
+    lc.source = &source;
+    lc.nodes = provider;
+    lc.edges = remote ? remote.get() : nullptr;
+    lc.sampler_threads = std::max(1, sampler_threads);
+    lc.world = world;
+    lc.rank = rank;
+    Status lst = RunLinkTrainerRole(lc, o);
+    if (remote) remote->Shutdown(lst);
+    DG_RETURN_IF_ERROR(lst);
+    if (embedding && ec.persistent && rank == 0) DG_RETURN_IF_ERROR(embedding->Save());
+    spdlog::info("trainer {} done; outputs in {}", rank, job.RunDir());
+    return Status::OK();
+  }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   Status st = trainer->Fit(provider, seeds);
   if (remote) remote->Shutdown(st);

@@ -283,7 +283,9 @@ const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
-    "layerwise_inference", "embedding"};
+    "layerwise_inference", "embedding",
+    "task", "negative", "eval_negatives"};  // link prediction (issue 14)
+const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
@@ -434,6 +436,27 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
   if (n["layerwise_inference"])
     DG_RETURN_IF_ERROR(c.Bool(n["layerwise_inference"], "train.layerwise_inference", &t->layerwise_inference));
   if (const YAML::Node e = n["embedding"]) DG_RETURN_IF_ERROR(LoadEmbedding(c, e, &t->embedding));
+  if (n["task"]) {
+    DG_RETURN_IF_ERROR(c.String(n["task"], "train.task", true, &t->task));
+    if (t->task != "node" && t->task != "link")
+      return c.Err(n["task"], "train.task", "expected node or link, got '" + t->task + "'");
+  }
+  if (const YAML::Node g = n["negative"]) {
+    DG_RETURN_IF_ERROR(c.Map(g, "train.negative"));
+    DG_RETURN_IF_ERROR(c.CheckKeys(g, "train.negative", kNegativeKeys));
+    if (g["k"]) DG_RETURN_IF_ERROR(c.Int(g["k"], "train.negative.k", 1, 100000, &t->negative_k));
+    if (g["distribution"]) {
+      DG_RETURN_IF_ERROR(c.String(g["distribution"], "train.negative.distribution", true, &t->negative_distribution));
+      if (t->negative_distribution != "uniform" && t->negative_distribution != "degree")
+        return c.Err(g["distribution"], "train.negative.distribution",
+                     "expected uniform or degree, got '" + t->negative_distribution + "'");
+    }
+  }
+  if (n["eval_negatives"])
+    DG_RETURN_IF_ERROR(c.Int(n["eval_negatives"], "train.eval_negatives", 1, 1000000, &t->eval_negatives));
+  if (t->task == "link" && (t->save_predictions || t->save_embeddings || t->layerwise_inference))
+    return c.Err(n["task"], "train.task",
+                 "link does not support save_predictions, save_embeddings or layerwise_inference (node outputs)");
   return Status::OK();
 }
 
@@ -574,6 +597,13 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   // train
   if (!r["train"]) return c.Err(r, "train", "missing (at least train.model)");
   DG_RETURN_IF_ERROR(LoadTrain(c, r["train"], cfg.base_dir, &cfg.train));
+  if (cfg.train.task == "link") {  // issue 14: the partition must carry an edge split
+    const std::string split = std::filesystem::path(cfg.partition).parent_path().string() + "/link_split.json";
+    if (!std::filesystem::exists(split))
+      return c.Err(r["train"]["task"], "train.task",
+                   "link needs a partition made with --edge-split (no " + split + "); partition with e.g. "
+                   "--edge-split 0.85,0.05,0.10");
+  }
 
   // output_dir
   if (r["output_dir"]) DG_RETURN_IF_ERROR(c.String(r["output_dir"], "output_dir", true, &cfg.output_dir));

@@ -61,6 +61,12 @@ struct TrainConfig {
   // (roles/trainer/layerwise_inference.h), with the best-validation model.
   bool layerwise_inference = false;
   EmbeddingConfig embedding;
+  // Link prediction (issue 14): task link trains on the edges of a partition
+  // made with --edge-split; negative {k, distribution}; eval_negatives per val/test edge.
+  std::string task = "node";                       // node | link
+  int negative_k = 5;
+  std::string negative_distribution = "uniform";   // uniform | degree (degree^0.75)
+  int eval_negatives = 100;
 };
 
 // limits: what one server lets requests use (issue 12; README "Security").

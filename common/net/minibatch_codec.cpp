@@ -40,6 +40,7 @@ BufferList EncodeEpoch(const EpochRequest& r, uint32_t credits) {
   e.I64(r.batch_offset);
   e.I64(r.batch_stride);
   e.U32(credits);
+  e.Bool(r.link);  // issue 14
   return e.Finish();
 }
 
@@ -59,6 +60,7 @@ Status DecodeEpoch(const Frame& f, EpochRequest* r, uint32_t* credits) {
   r->batch_offset = d.I64();
   r->batch_stride = d.I64();
   *credits = d.U32();
+  r->link = d.Bool();
   DG_RETURN_IF_ERROR(d.Finish());
   // Bounds a sampler relies on (loops over batches and layers).
   if (r->batch_size < 1 || r->batch_offset < 0 || r->batch_stride < 1)
@@ -154,6 +156,17 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
   if (mb->features.data != nullptr && mb->features.rows() != static_cast<int64_t>(mb->input_nodes.size()))
     return Status::Protocol("MINIBATCH: " + std::to_string(mb->features.rows()) + " feature rows for " +
                             std::to_string(mb->input_nodes.size()) + " input nodes");
+  if (mb->labels.data != nullptr && mb->labels.shape.size() == 2 && mb->labels.shape[1] == 3 &&
+      mb->labels.dtype == DType::kInt64) {
+    // A link batch (issue 14): rows (source position, destination position, target 0/1).
+    const int64_t* l = mb->labels.as<int64_t>();
+    const int64_t n = static_cast<int64_t>(mb->seeds.size());
+    for (int64_t r = 0; r < mb->labels.rows(); ++r)
+      if (l[3 * r] < 0 || l[3 * r] >= n || l[3 * r + 1] < 0 || l[3 * r + 1] >= n || (l[3 * r + 2] != 0 && l[3 * r + 2] != 1))
+        return Status::Protocol("MINIBATCH: link pair " + std::to_string(r) + " is out of range for " +
+                                std::to_string(n) + " seeds");
+    return Status::OK();
+  }
   if (mb->labels.data != nullptr && mb->labels.rows() != static_cast<int64_t>(mb->seeds.size()))
     return Status::Protocol("MINIBATCH: " + std::to_string(mb->labels.rows()) + " label rows for " +
                             std::to_string(mb->seeds.size()) + " seeds");

@@ -33,6 +33,9 @@ struct EpochRequest {
   // ... of the epoch (a sampler's share; batch content never depends on it).
   int64_t batch_offset = 0;
   int64_t batch_stride = 1;
+  // Link prediction (issue 14): seeds are training edge ids and batches are
+  // link batches (common/sampling/edge_batch.h); false = node batches.
+  bool link = false;
 };
 
 class BatchProvider {

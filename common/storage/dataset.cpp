@@ -315,6 +315,7 @@ Result<DatasetFiles> ListDataset(const std::string& dir) {
     else if (EndsWith(f, ".npy.gz")) name = f.substr(0, f.size() - 7);
     else continue;
     if (name.empty() || name == "src" || name == "dst") continue;
+    if (name == "edge_split") continue;  // one int8 per input edge (link prediction, common/storage/link_split.h)
     if (!FileExists(dir + "/" + f)) continue;
     auto it = df.node_files.find(name);
     if (it != df.node_files.end() && EndsWith(it->second, ".npy")) continue;  // prefer plain

@@ -98,7 +98,8 @@ Status Sampler::Run() {
   }
   spdlog::info("connected to {}", o.trainer_name);
 
-  LocalBatchProvider provider(source_, o.workers, o.prefetch, o.feature_name);
+  LocalBatchProvider node_provider(source_, o.workers, o.prefetch, o.feature_name);
+  BatchProvider* provider = &node_provider;  // or o.link_provider for link epochs
   bool active = false;  // an epoch is being produced
   uint64_t seq = 0;     // the trainer's epoch sequence number
   int64_t epoch = 0, sent = 0;
@@ -118,7 +119,12 @@ Status Sampler::Run() {
           EpochRequest req;
           uint32_t c = 0;
           Status st = DecodeEpoch(f, &req, &c);
-          if (st.ok()) st = provider.BeginEpoch(req);
+          if (st.ok() && req.link && !o.link_provider)
+            st = Status::InvalidArgument("EPOCH asks for link batches, but this sampler's job is not train.task link");
+          if (st.ok()) {
+            provider = req.link ? o.link_provider : &node_provider;
+            st = provider->BeginEpoch(req);
+          }
           if (!st.ok()) {
             conn->SendError(f.header.request_id, st);
             return fail(st);
@@ -154,7 +160,7 @@ Status Sampler::Run() {
     if (!(active && credits > 0)) continue;
 
     MiniBatch mb;
-    auto more = provider.Next(&mb);
+    auto more = provider->Next(&mb);
     if (!more.ok()) {
       spdlog::error("epoch {}: {}", epoch, more.status().ToString());
       conn->SendError(seq, more.status(), /*close_after=*/true);

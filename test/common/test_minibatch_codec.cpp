@@ -204,3 +204,36 @@ TEST_CASE("truncated, padded and inconsistent MINIBATCH frames are refused", "[c
   Status st = DecodeBatchBytes(Bytes(EncodeMiniBatch(mb)), &got);
   CHECK(st.message().find("65 blocks") != std::string::npos);
 }
+
+TEST_CASE("link prediction: EPOCH carries the link flag, MINIBATCH link pairs round-trip and are checked",
+          "[codec][minibatch][link]") {
+  EpochRequest r;
+  r.seeds = {3, 1, 2};
+  r.fanouts = {5};
+  r.link = true;
+  EpochRequest got;
+  uint32_t credits = 0;
+  REQUIRE(DecodeEpoch(MakeFrame(MsgType::kEpoch, Bytes(EncodeEpoch(r, 2))), &got, &credits).ok());
+  CHECK(got.link);
+  r.link = false;
+  REQUIRE(DecodeEpoch(MakeFrame(MsgType::kEpoch, Bytes(EncodeEpoch(r, 2))), &got, &credits).ok());
+  CHECK_FALSE(got.link);
+  // Link pairs: int64 [R, 3] (source position, destination position, target).
+  MiniBatch mb = SampleBatch();
+  mb.labels = Array::Zeros(DType::kInt64, {3, 3});
+  const int64_t rows[9] = {0, 1, 1, 0, 0, 0, 1, 0, 0};
+  std::copy(rows, rows + 9, mb.labels.as<int64_t>());
+  MiniBatch back;
+  REQUIRE(DecodeBatchBytes(Bytes(EncodeMiniBatch(mb)), &back).ok());
+  CheckSame(back.labels, mb.labels);
+  for (auto [at, value] : {std::pair<int, int64_t>{0, 2}, {4, -1}, {5, 2}}) {  // position 2 of 2 seeds; target 2
+    MiniBatch bad = mb;
+    bad.labels = Array::Zeros(DType::kInt64, {3, 3});
+    std::copy(rows, rows + 9, bad.labels.as<int64_t>());
+    bad.labels.as<int64_t>()[at] = value;
+    Status st = DecodeBatchBytes(Bytes(EncodeMiniBatch(bad)), &back);
+    INFO(at << " = " << value);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.message().find("link pair") != std::string::npos);
+  }
+}

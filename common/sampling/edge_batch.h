@@ -1,0 +1,119 @@
+// Link-prediction mini-batches (issue 14): batches of training edges, their
+// negatives, and blocks for the union of all endpoints, sampled with the
+// batch's positive edges (and their reverses) excluded.
+//
+// Contract of a link MiniBatch (SampleLinkBatch):
+//   seeds     the distinct endpoints of the batch (positive sources, positive
+//             destinations, negative destinations, in order of first appearance);
+//             the model's output has one row per seed
+//   blocks / input_nodes / features   as for node batches (minibatch.h)
+//   labels    int64 [P * (1 + k), 3]: rows (source seed position, destination
+//             seed position, target), the P positives first (target 1) in batch
+//             order, then positive i's k negatives (i * k + j, target 0), each the
+//             positive's source paired with a drawn destination
+// Exclusion (DGL's exclude="reverse_id" done as a post-filter of the sampled
+// in-edges): an in-edge s -> d sampled in any layer is dropped when (s, d) is a
+// positive of the batch, or, with exclude_reverse, when (d, s) is. Parallel
+// copies of an excluded pair are dropped too.
+// Determinism: the negatives of batch b of epoch e come from
+// Rng(SamplingSeed(job_seed, e, b, 15)) and the blocks from the same per-layer
+// seeds as node batches, so in-process threads and sampler processes make
+// identical batches. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/sampling/batch_provider.h"
+#include "common/sampling/minibatch.h"
+#include "common/sampling/negative_sampler.h"
+#include "common/status.h"
+
+namespace dg {
+
+// Edges by global edge id: contiguous ranges [first, first + n) of (src, dst).
+class EdgeTable {
+ public:
+  // Appends CSR rows (in-edge CSR: row r is node first_node + r; indices are
+  // global source ids) as edges first_edge, first_edge + 1, ...
+  void AddCsr(int64_t first_edge, int64_t first_node, const int64_t* indptr, int64_t rows, const int64_t* indices);
+  // InvalidArgument if no range holds `gid`.
+  Status Pair(int64_t gid, int64_t* src, int64_t* dst) const;
+  int64_t num_edges() const;
+  // Every stored edge id, ascending.
+  std::vector<int64_t> EdgeIds() const;
+
+ private:
+  struct Range {
+    int64_t first = 0;
+    std::vector<int64_t> src, dst;
+  };
+  std::vector<Range> ranges_;  // sorted by first
+};
+
+struct LinkBatchOptions {
+  std::vector<int> fanouts;
+  bool replace = false;
+  std::string feature_name = "features";  // "" = do not gather
+  int negatives = 5;                      // k per positive
+  std::shared_ptr<const NegativeSampler> sampler;
+  bool exclude = true;                    // drop the batch's positive edges from its blocks
+  bool exclude_reverse = true;            // ... and their reverses (undirected graphs)
+};
+
+// A NeighborSource that drops sampled in-edges s -> d whose pair is listed.
+class ExcludingSource : public NeighborSource {
+ public:
+  // `pairs`: (src, dst) pairs to drop; sorted inside.
+  ExcludingSource(NeighborSource* inner, std::vector<std::pair<int64_t, int64_t>> pairs);
+  int64_t num_nodes() const override { return inner_->num_nodes(); }
+  Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
+                         SampledNeighbors* out) override;
+  Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override {
+    return inner_->Gather(name, ids);
+  }
+  int64_t dropped() const { return dropped_; }
+
+ private:
+  NeighborSource* inner_;
+  std::vector<std::pair<int64_t, int64_t>> pairs_;
+  int64_t dropped_ = 0;
+};
+
+Result<MiniBatch> SampleLinkBatch(NeighborSource* source, const std::vector<int64_t>& pos_src,
+                                  const std::vector<int64_t>& pos_dst, const LinkBatchOptions& options,
+                                  uint64_t job_seed, int64_t epoch, int64_t batch_index);
+
+// Batches of training edges: EpochRequest::seeds are global edge ids of
+// `edges` (shuffled and cut as node seeds are); fanouts/replace/job seed come
+// from the request; each batch is SampleLinkBatch of its edges. Same threading
+// and prefetch as LocalBatchProvider.
+class LinkBatchProvider : public BatchProvider {
+ public:
+  LinkBatchProvider(NeighborSource* source, const EdgeTable* edges, LinkBatchOptions options, int workers = 1,
+                    int prefetch = 4);
+  ~LinkBatchProvider() override;
+  Status BeginEpoch(const EpochRequest& request) override;
+  Result<bool> Next(MiniBatch* out) override;
+
+ private:
+  void Stop();
+  void WorkerLoop(int worker);
+
+  NeighborSource* source_;
+  const EdgeTable* edges_;
+  LinkBatchOptions options_;
+  const int num_workers_, prefetch_;
+  EpochRequest request_;
+  std::vector<int64_t> order_;
+  int64_t num_owned_ = 0, next_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<int64_t, Result<MiniBatch>> ready_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace dg

@@ -1,0 +1,32 @@
+#include "roles/sampler/link_sampler.h"
+
+#include "common/sampling/link_partition.h"
+#include "common/storage/link_split.h"
+
+namespace dg {
+
+Result<std::unique_ptr<LinkSamplerState>> MakeLinkSamplerState(const JobConfig& job, const PartitionConfig& pc,
+                                                               NeighborSource* source, int trainer_rank, int workers,
+                                                               int prefetch) {
+  DG_ASSIGN_OR_RETURN(LinkSplitInfo info, ReadLinkSplitInfo(pc.base_dir));
+  if (!info.present)
+    return Status::InvalidArgument("train.task link: partition " + pc.path +
+                                   " has no edge split (no link_split.json); partition it with --edge-split");
+  auto st = std::make_unique<LinkSamplerState>();
+  std::vector<int64_t> ids;
+  DG_RETURN_IF_ERROR(TrainEdgeShare(pc, job.num_trainers(), trainer_rank, &st->table, &ids));
+  std::vector<int64_t> degrees;
+  if (job.train.negative_distribution == "degree") {
+    DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
+  }
+  LinkBatchOptions lo;
+  DG_ASSIGN_OR_RETURN(lo.sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
+                                                          "train.negative.distribution"));
+  lo.feature_name = job.train.embedding.uses_features() ? "features" : "";
+  lo.negatives = job.train.negative_k;
+  lo.exclude_reverse = info.undirected;
+  st->provider = std::make_unique<LinkBatchProvider>(source, &st->table, lo, workers, prefetch);
+  return st;
+}
+
+}  // namespace dg
