@@ -128,6 +128,10 @@ int main(int argc, char** argv) {
     r.seeds = {1, 2, 3};
     r.fanouts = {5, 10};
     Put("minibatch", "epoch", Sel(1, EncodeEpoch(r, 4)));
+    r.link = true;
+    Put("minibatch", "epoch_link", Sel(1, EncodeEpoch(r, 4)));
+    mb.labels = Array::Zeros(DType::kInt64, {2, 3});  // link pairs: (source row, destination row, target)
+    Put("minibatch", "minibatch_link", Sel(0, EncodeMiniBatch(mb)));
     Put("minibatch", "credit", Sel(2, EncodeCredit(3)));
   }
   // npy
@@ -157,6 +161,7 @@ int main(int argc, char** argv) {
       "processes: {servers: 2, trainers: 1, samplers_per_trainer: 2}\n"
       "train:\n  model: m.pt\n  fanouts: [10, 25]\n  batch_size: 64\n  epochs: 3\n  lr: 0.01\n"
       "  embedding: {dim: 16, optimizer: sparse_adagrad, lr: 0.5, features: false}\n"
+      "  task: link\n  negative: {k: 5, distribution: degree}\n  eval_negatives: 50\n"
       "network: {max_frame_bytes: 1048576, heartbeat_seconds: 1, peer_timeout_seconds: 10}\n"
       "limits: {mutable_tensor_bytes: 1000000, max_fanout: 1000, max_pending: 10}\n");
   std::printf("seeds written to %s\n", argv[1]);
