@@ -21,6 +21,7 @@
 #include "common/io/npy.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
+#include "roles/trainer/trainer_setup.h"
 
 namespace dg {
 namespace {
@@ -114,49 +115,16 @@ Result<std::unique_ptr<Trainer>> Trainer::Create(const TrainerOptions& o) {
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   at::set_num_threads(std::max(1, threads));
   torch::manual_seed(o.seed);
-  DG_ASSIGN_OR_RETURN(impl->module, LoadModel(o.model_path));
-  if (impl->module.hasattr("num_layers")) {
-    int64_t layers = impl->module.attr("num_layers").toInt();
-    if (layers != static_cast<int64_t>(o.fanouts.size()))
-      return Status::InvalidArgument("model file " + o.model_path + " has " +
-                                     std::to_string(layers) + " layers but --fanouts gives " +
-                                     std::to_string(o.fanouts.size()));
-  }
+  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(o));
+  impl->module = std::move(model.module);
+  impl->names = std::move(model.names);
+  impl->params = std::move(model.params);
   if (o.save_embeddings && !HasForwardLayer(impl->module))
     return Status::InvalidArgument("--save-embeddings needs a model with forward_layer(layer, x, block); " +
                                    o.model_path + " has none");
-  for (const auto& p : impl->module.named_parameters(/*recurse=*/true)) {
-    impl->names.push_back(p.name);
-    impl->params.push_back(p.value);
-    p.value.set_requires_grad(true);
-  }
-  if (impl->params.empty())
-    return Status::InvalidArgument("model file " + o.model_path + ": has no parameters to train");
-  if (o.optimizer == "adam") {
-    impl->optimizer = std::make_unique<torch::optim::Adam>(
-        impl->params, torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
-  } else {
-    impl->optimizer = std::make_unique<torch::optim::SGD>(
-        impl->params,
-        torch::optim::SGDOptions(o.lr).weight_decay(o.weight_decay).momentum(o.momentum));
-  }
-  if (o.dp.world_size > 1) {
-    GradientSyncOptions so;
-    so.master_host = o.dp.master_host;
-    so.master_port = o.dp.master_port;
-    so.host = o.dp.host;
-    so.rank = o.dp.rank;
-    so.world_size = o.dp.world_size;
-    so.timeout_seconds = o.dp.timeout_seconds;
-    so.rendezvous_timeout_seconds = o.dp.rendezvous_timeout_seconds;
-    DG_ASSIGN_OR_RETURN(impl->sync, GradientSync::Connect(so));
-    DG_RETURN_IF_ERROR(impl->sync->Broadcast(impl->params));
-  }
-  if (!o.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out_dir, ec);
-    if (ec) return Status::IOError("create run directory " + o.out_dir + ": " + ec.message());
-  }
+  impl->optimizer = MakeOptimizer(o, impl->params);
+  DG_ASSIGN_OR_RETURN(impl->sync, ConnectGradientSync(o.dp, impl->params));
+  DG_RETURN_IF_ERROR(CreateRunDir(o.out_dir));
   return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
 }
 
