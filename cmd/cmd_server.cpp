@@ -77,6 +77,7 @@ int RunServerRole(int argc, char** argv) {
     opt.max_pending = job->limits.max_pending;
     opt.max_threads_per_connection = job->limits.max_threads_per_connection;
     opt.max_queued_request_bytes = job->limits.max_queued_request_bytes;
+    opt.max_aggregate_edges = job->limits.max_aggregate_edges;
     opt.max_connections = job->limits.max_connections;
   } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
     return cli::ExitCode(argv[0], Status::InvalidArgument(

@@ -17,6 +17,7 @@
 #include "config/launch_plan.h"
 #include "report/html_report.h"
 #include "roles/trainer/trainer.h"
+#include "roles/trainer/control_variate.h"
 
 namespace dg {
 namespace {
@@ -55,6 +56,7 @@ Status Run(int argc, char** argv) {
   double embedding_lr = 0.01;
   bool no_features = false;
   bool normalize_features = false;
+  std::string algorithm, cv_input;  // issue 16
   TrainerOptions o;
   cli::po::options_description desc("distgnn train-local");
   desc.add_options()("help,h", "show this help")
@@ -86,10 +88,16 @@ Status Run(int argc, char** argv) {
       ("embedding-lr", cli::po::value(&embedding_lr)->default_value(0.01), "embedding learning rate")
       ("no-features", cli::po::bool_switch(&no_features), "ignore features.npy: the embedding is the whole input")
       ("log-every", cli::po::value(&o.log_every)->default_value(20), "steps between progress lines")
+      ("algorithm", cli::po::value(&algorithm)->default_value("sample"),
+       "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries)")
+      ("cv-input", cli::po::value(&cv_input)->default_value(""),
+       "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, computed here)")
       ("out", cli::po::value(&o.out_dir)->required(), "run directory");
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
   SetupLogging("train-local", 0);
+  if (algorithm != "sample" && algorithm != "control_variate")
+    return Status::InvalidArgument("--algorithm: expected sample or control_variate, got '" + algorithm + "'");
   DG_ASSIGN_OR_RETURN(o.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
   if (eval_fanouts_text != "full") {
     DG_ASSIGN_OR_RETURN(o.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
@@ -141,6 +149,11 @@ Status Run(int argc, char** argv) {
   std::string command = "distgnn train-local";
   for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
   DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
+  if (algorithm == "control_variate") {
+    if (embedding || o.resume)
+      return Status::InvalidArgument("--algorithm control_variate: --embedding-dim and --resume are not supported");
+    return RunControlVariateLocal(graph.get(), o, cv_input, seeds);
+  }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   LocalBatchProvider provider(graph.get(), sampler_threads, 4, no_features ? "" : "features");
   Status fit = trainer->Fit(&provider, seeds);

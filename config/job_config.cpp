@@ -291,7 +291,8 @@ const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_sec
 
 const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
                                              "max_pending", "max_threads_per_connection",
-                                             "max_queued_request_bytes", "max_connections"};
+                                             "max_queued_request_bytes", "max_connections",
+                                             "max_aggregate_edges"};
 
 Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
   DG_RETURN_IF_ERROR(c.Map(n, "limits"));
@@ -311,6 +312,9 @@ Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
                              &l->max_queued_request_bytes));
   if (n["max_connections"])
     DG_RETURN_IF_ERROR(c.Int(n["max_connections"], "limits.max_connections", 1, 1 << 20, &l->max_connections));
+  if (n["max_aggregate_edges"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_aggregate_edges"], "limits.max_aggregate_edges", 1, INT64_MAX,
+                             &l->max_aggregate_edges));
   return Status::OK();
 }
 

@@ -72,6 +72,7 @@ struct LimitsConfig {
   int max_threads_per_connection = 0;      // 0 = server threads - 1 (at least 1)
   int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running
   int max_connections = 1024;              // open connections per server
+  int64_t max_aggregate_edges = int64_t(1) << 30;  // in-edges one PULL_AGGREGATE may sum (issue 16)
 };
 
 enum class MetricsRole { kServer, kTrainer, kSampler };
