@@ -266,7 +266,7 @@ Status RunControlVariate(CvStore* store, const ControlVariateOptions& o, const T
       if (val > best_val) {
         best_val = val;
         best_test = test;
-        best_epoch = epoch;
+        best_epoch = epoch + 1;
         best.clear();
         for (const auto& p : r.params) best.push_back(p.detach().clone());
       }
@@ -275,8 +275,8 @@ Status RunControlVariate(CvStore* store, const ControlVariateOptions& o, const T
     const double train_acc = count > 0 ? correct / count : 0;
     spdlog::info("control_variate epoch {} loss {:.4f} train_acc {:.4f} val_acc {:.4f} test_acc {:.4f} "
                  "{:.2f} s ({} steps, {:.0f} bytes/step)",
-                 epoch, loss, train_acc, val, test, train_seconds, steps, bytes_per_step);
-    append("{\"epoch\": " + std::to_string(epoch) + ", \"loss\": " + JsonNumber(loss) +
+                 epoch + 1, loss, train_acc, val, test, train_seconds, steps, bytes_per_step);
+    append("{\"epoch\": " + std::to_string(epoch + 1) + ", \"loss\": " + JsonNumber(loss) +
            ", \"train_acc\": " + JsonNumber(train_acc) + ", \"val_acc\": " + JsonNumber(val) +
            ", \"test_acc\": " + JsonNumber(test) + ", \"epoch_seconds\": " + JsonNumber(train_seconds) +
            ", \"steps\": " + std::to_string(steps) + ", \"bytes_per_step\": " + JsonNumber(bytes_per_step) +
