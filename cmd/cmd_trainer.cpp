@@ -35,6 +35,7 @@
 #include "roles/trainer/propagate.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
+#include "roles/trainer/control_variate.h"
 
 namespace dg {
 namespace {
@@ -308,6 +309,11 @@ Status Run(int argc, char** argv) {
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
                K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
+  if (job.train.algorithm == "control_variate") {  // issue 16: samples in this process, history on the servers
+    Status cv = RunControlVariateDistributed(client.get(), &source, o, job.train.cv_input, seeds);
+    if (remote) remote->Shutdown(cv);
+    return cv;
+  }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   Status st = trainer->Fit(provider, seeds);
   if (remote) remote->Shutdown(st);

@@ -283,7 +283,8 @@ const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
-    "layerwise_inference", "embedding"};
+    "layerwise_inference", "embedding",
+    "algorithm", "cv_input"};  // issue 16
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
@@ -438,6 +439,20 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
   if (n["layerwise_inference"])
     DG_RETURN_IF_ERROR(c.Bool(n["layerwise_inference"], "train.layerwise_inference", &t->layerwise_inference));
   if (const YAML::Node e = n["embedding"]) DG_RETURN_IF_ERROR(LoadEmbedding(c, e, &t->embedding));
+  if (n["algorithm"]) {  // issue 16
+    DG_RETURN_IF_ERROR(c.String(n["algorithm"], "train.algorithm", true, &t->algorithm));
+    if (t->algorithm != "sample" && t->algorithm != "control_variate")
+      return c.Err(n["algorithm"], "train.algorithm", "expected sample or control_variate, got '" + t->algorithm + "'");
+  }
+  if (n["cv_input"]) DG_RETURN_IF_ERROR(c.String(n["cv_input"], "train.cv_input", true, &t->cv_input));
+  if (t->algorithm == "control_variate") {
+    if (t->cv_input.empty())
+      return c.Err(n, "train.cv_input",
+                   "missing: train.algorithm control_variate needs the propagated input (the node array written by "
+                   "`distgnn propagate --hops 1 --norm mean --output NAME`, e.g. cv_input: NAME_1)");
+    if (t->embedding.dim > 0)
+      return c.Err(n["embedding"], "train.embedding", "is not supported with train.algorithm control_variate");
+  }
   return Status::OK();
 }
 

@@ -61,6 +61,11 @@ struct TrainConfig {
   // (roles/trainer/layerwise_inference.h), with the best-validation model.
   bool layerwise_inference = false;
   EmbeddingConfig embedding;
+  // issue 16: sample (neighbour sampling) | control_variate (VR-GCN,
+  // roles/trainer/control_variate.h: fanouts has layers - 1 entries and
+  // cv_input names the partition's propagated input, `propagate --hops 1 --norm mean`).
+  std::string algorithm = "sample";
+  std::string cv_input;
 };
 
 // limits: what one server lets requests use (issue 12; README "Security").

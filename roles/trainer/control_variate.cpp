@@ -163,6 +163,19 @@ Status RunControlVariateLocal(InMemoryGraph* graph, const TrainerOptions& t, con
   return RunControlVariate(&store, o, seeds);
 }
 
+Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainerOptions& t,
+                                    const std::string& cv_input, const TrainerSeeds& seeds) {
+  const PartitionConfig& pc = client->config();
+  if (!pc.node_data.count(cv_input))
+    return Status::InvalidArgument("train.cv_input: '" + cv_input + "' is not a node array of " + pc.path +
+                                   " (run `distgnn propagate --config JOB.yaml --input features --hops 1 --norm mean "
+                                   "--output NAME` first and name NAME_1)");
+  DistCvStore store(client, source);
+  ControlVariateOptions o = ControlVariateFrom(t, cv_input);
+  if (o.dp.world_size > 1) o.history_prefix = "cv_h";  // shared by all trainers, as DGL's h_i
+  return RunControlVariate(&store, o, seeds);
+}
+
 Status RunControlVariate(CvStore* store, const ControlVariateOptions& o, const TrainerSeeds& seeds) {
   DG_RETURN_IF_ERROR(CheckControlVariate(o));
   at::set_num_threads(std::max(1, o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency())));

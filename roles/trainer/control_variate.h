@@ -65,6 +65,12 @@ Status CheckControlVariate(const ControlVariateOptions& options);
 // The whole run on `store`; seeds are this trainer's shares.
 Status RunControlVariate(CvStore* store, const ControlVariateOptions& options, const TrainerSeeds& seeds);
 
+// A trainer of a distributed job: history tensors are DistTensors on the
+// servers, the history term is PULL_AGGREGATE; cv_input must be a node array
+// of the partition (InvalidArgument naming train.cv_input otherwise).
+Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainerOptions& options,
+                                    const std::string& cv_input, const TrainerSeeds& seeds);
+
 // The options of a control-variate run from the trainer's options (shared flags/keys).
 ControlVariateOptions ControlVariateFrom(const TrainerOptions& o, const std::string& cv_input);
 
