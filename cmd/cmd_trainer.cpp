@@ -306,6 +306,7 @@ Status Run(int argc, char** argv) {
   o.dp.rendezvous_timeout_seconds = job.rendezvous_timeout_seconds;
   o.embedding = embedding.get();
   o.use_features = ec.uses_features();
+  if (!remote) o.network_bytes = [c = client.get()] { return c->network_bytes(); };  // samplers have their own
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
                K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);

@@ -51,6 +51,13 @@ void DivideRows(T* rows, const int64_t* counts, size_t n, int64_t elems) {
 
 }  // namespace
 
+uint64_t DistGraphClient::network_bytes() const {
+  uint64_t total = 0;
+  for (const auto& part : channels_)
+    for (const auto& ch : part) total += ch->bytes();
+  return total;
+}
+
 Result<Array> DistGraphClient::PullAggregate(const std::string& name, const int64_t* ids, size_t n, AggregateOp op,
                                              std::vector<int64_t>* degrees) {
   DG_RETURN_IF_ERROR(CheckTensorName("PullAggregate", name));

@@ -10,9 +10,10 @@
 //                  in-neighbourhood and the in-degree (PULL_AGGREGATE on the
 //                  servers: partial sums where the rows live)
 //   InDegrees      full in-degrees
-// bytes() counts the payload bytes a call moves (ids sent + rows/edges/
-// counts returned) -- over the network for DistCvStore, the same quantity
-// computed for LocalCvStore -- so both report comparable bytes per step.
+// bytes(): for DistCvStore the socket bytes of the client (frames sent and
+// received, as plain sampling's bytes_per_step); for LocalCvStore the payload
+// bytes the calls would move with one partition (ids sent + rows/edges/counts
+// returned), a logical figure.
 // Torch-free. Not thread-safe (one trainer thread).
 #pragma once
 
@@ -44,7 +45,7 @@ class CvStore {
   Result<MiniBatch> Sample(const std::vector<int64_t>& seeds, const MiniBatchOptions& o, uint64_t job_seed,
                            int64_t epoch, int64_t batch);
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids);
-  int64_t bytes() const { return bytes_; }
+  virtual int64_t bytes() const { return bytes_; }
   // A node array served by Gather in place of source()'s (train-local's
   // in-process propagated input).
   void AddArray(const std::string& name, Array array) { extra_[name] = std::move(array); }
@@ -85,6 +86,8 @@ class DistCvStore : public CvStore {
   Result<Array> AggregateSum(const std::string& name, const std::vector<int64_t>& ids,
                              std::vector<int64_t>* degrees) override;
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids) override;
+  // The real socket bytes of the client (what plain sampling reports too).
+  int64_t bytes() const override { return static_cast<int64_t>(client_->network_bytes()); }
 
  private:
   DistGraphClient* client_;
