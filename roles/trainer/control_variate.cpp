@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include "common/io/json_writer.h"
 #include "roles/trainer/grad_sync.h"
@@ -58,29 +59,53 @@ struct Run {
                                 torch::Tensor* labels) {
     MiniBatchOptions mo;
     mo.fanouts = training ? o.fanouts : std::vector<int>(layers - 1, -1);
-    mo.feature_name = o.features;
-    mo.label_name = o.labels;
+    mo.feature_name = "";  // gathered below, in parallel with the rest
+    mo.label_name = "";
     DG_ASSIGN_OR_RETURN(MiniBatch mb, store->Sample(seeds, mo, o.seed, training ? epoch : -1 - epoch, batch));
     const std::vector<int64_t>& v0 = mb.input_nodes;
-    DG_ASSIGN_OR_RETURN(Array ax, store->Gather(o.cv_input, v0));
-    DG_ASSIGN_OR_RETURN(std::vector<int64_t> deg0, store->InDegrees(v0));
-    torch::Tensor deg = Int64Tensor(deg0).to(torch::kFloat32);
-    *labels = ArrayTensor(mb.labels).to(torch::kInt64);
-    torch::Tensor h = module.get_method("cv_input")({ArrayTensor(mb.features).to(torch::kFloat32),
-                                                     ArrayTensor(ax).to(torch::kFloat32), deg})
+    // Every read of the batch depends only on the sampled node sets: issue
+    // them at once (the stores are thread-safe), then wait.
+    auto async = [](auto fn) { return std::async(std::launch::async, std::move(fn)); };
+    auto x_f = async([&] { return store->Gather(o.features, v0); });
+    auto ax_f = async([&] { return store->Gather(o.cv_input, v0); });
+    auto y_f = async([&] { return store->Gather(o.labels, seeds); });
+    auto deg_f = async([&] { return store->InDegrees(v0); });
+    std::vector<std::vector<int64_t>> prev(layers), cur(layers), full_deg(layers);
+    std::vector<std::future<Result<Array>>> hist_f(layers), sums_f(layers);
+    if (training) {
+      for (int l = 1; l < layers; ++l) {
+        const Block& b = mb.blocks[l - 1];  // dst V_l, src V_{l-1}: prefixes of v0
+        prev[l].assign(v0.begin(), v0.begin() + b.num_src);
+        cur[l].assign(v0.begin(), v0.begin() + b.num_dst);
+        hist_f[l] = async([this, &prev, l] { return store->Pull(History(l), prev[l]); });
+        sums_f[l] = async([this, &cur, &full_deg, l] { return store->AggregateSum(History(l), cur[l], &full_deg[l]); });
+      }
+    }
+    Result<Array> x = x_f.get(), ax = ax_f.get(), y = y_f.get();
+    Result<std::vector<int64_t>> deg0 = deg_f.get();
+    std::vector<Result<Array>> hist, sums;
+    for (int l = 1; l < layers && training; ++l) {
+      hist.push_back(hist_f[l].get());
+      sums.push_back(sums_f[l].get());
+    }
+    for (const Status& st : {x.status(), ax.status(), y.status(), deg0.status()}) DG_RETURN_IF_ERROR(st);
+    for (size_t i = 0; i < hist.size(); ++i) {
+      DG_RETURN_IF_ERROR(hist[i].status());
+      DG_RETURN_IF_ERROR(sums[i].status());
+    }
+    torch::Tensor deg = Int64Tensor(*deg0).to(torch::kFloat32);
+    *labels = ArrayTensor(*y).to(torch::kInt64);
+    torch::Tensor h = module.get_method("cv_input")({ArrayTensor(*x).to(torch::kFloat32),
+                                                     ArrayTensor(*ax).to(torch::kFloat32), deg})
                           .toTensor();
     for (int l = 1; l < layers; ++l) {
-      const Block& b = mb.blocks[l - 1];  // dst V_l, src V_{l-1}: prefixes of v0
+      const Block& b = mb.blocks[l - 1];
       torch::Tensor neigh;
       if (training) {
-        std::vector<int64_t> prev(v0.begin(), v0.begin() + b.num_src), cur(v0.begin(), v0.begin() + b.num_dst);
-        DG_ASSIGN_OR_RETURN(Array hist, store->Pull(History(l), prev));
-        std::vector<int64_t> full_deg;
-        DG_ASSIGN_OR_RETURN(Array sums, store->AggregateSum(History(l), cur, &full_deg));
-        torch::Tensor hist_t = ArrayTensor(hist);
-        torch::Tensor fd = Int64Tensor(full_deg).to(torch::kFloat32).clamp_min(1).unsqueeze(1);
-        neigh = BlockMean(b, h - hist_t) + ArrayTensor(sums) / fd;
-        DG_RETURN_IF_ERROR(store->Push(History(l), prev, TensorToArray(h)));
+        torch::Tensor hist_t = ArrayTensor(*hist[l - 1]);
+        torch::Tensor fd = Int64Tensor(full_deg[l]).to(torch::kFloat32).clamp_min(1).unsqueeze(1);
+        neigh = BlockMean(b, h - hist_t) + ArrayTensor(*sums[l - 1]) / fd;
+        DG_RETURN_IF_ERROR(store->Push(History(l), prev[l], TensorToArray(h)));
       } else {
         neigh = BlockMean(b, h);
       }
@@ -161,6 +186,18 @@ Status RunControlVariateLocal(InMemoryGraph* graph, const TrainerOptions& t, con
     store.AddArray(o.cv_input, std::move(ax));
   }
   return RunControlVariate(&store, o, seeds);
+}
+
+Result<Array> ControlVariateLogits(CvStore* store, const ControlVariateOptions& o, const std::vector<int64_t>& seeds,
+                                   bool estimator) {
+  Run r{o, store};
+  DG_ASSIGN_OR_RETURN(r.module, LoadModel(o.model_path));
+  r.layers = static_cast<int>(o.fanouts.size()) + 1;
+  torch::NoGradGuard ng;
+  r.module.train(false);
+  torch::Tensor labels;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, r.Forward(seeds, estimator, 0, 0, &labels));
+  return TensorToArray(logits);
 }
 
 Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainerOptions& t,

@@ -71,6 +71,14 @@ Status RunControlVariate(CvStore* store, const ControlVariateOptions& options, c
 Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainerOptions& options,
                                     const std::string& cv_input, const TrainerSeeds& seeds);
 
+// One forward pass for `seeds` in eval mode (no dropout, no gradients), for
+// tests: estimator = the control-variate estimator with o.fanouts and the
+// current history (which it then updates, as a training step does; the
+// history tensors must exist), else exact over all in-neighbours. Logits
+// float32 [seeds, classes].
+Result<Array> ControlVariateLogits(CvStore* store, const ControlVariateOptions& o, const std::vector<int64_t>& seeds,
+                                   bool estimator);
+
 // The options of a control-variate run from the trainer's options (shared flags/keys).
 ControlVariateOptions ControlVariateFrom(const TrainerOptions& o, const std::string& cv_input);
 

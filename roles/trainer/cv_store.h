@@ -14,9 +14,11 @@
 // received, as plain sampling's bytes_per_step); for LocalCvStore the payload
 // bytes the calls would move with one partition (ids sent + rows/edges/counts
 // returned), a logical figure.
-// Torch-free. Not thread-safe (one trainer thread).
+// Torch-free. Reads may run concurrently (the trainer issues a batch's reads
+// at once); InitHistory and Push must not overlap reads of the same tensor.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -51,7 +53,7 @@ class CvStore {
   void AddArray(const std::string& name, Array array) { extra_[name] = std::move(array); }
 
  protected:
-  int64_t bytes_ = 0;
+  std::atomic<int64_t> bytes_{0};
   std::map<std::string, Array> extra_;
 };
 
