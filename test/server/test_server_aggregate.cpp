@@ -204,6 +204,26 @@ TEST_CASE("PULL_AGGREGATE equals the dense sum and mean over the in-neighbourhoo
     std::string payload;
     REQUIRE(raw.ReadFrame(&h, &payload));
     CHECK(h.type == uint16_t(MsgType::kError));
+    // Mutated valid requests (flipped bytes, cut or extended): each gets an
+    // answer or an ERROR, never a hang or a crash.
+    Encoder e;
+    EncodePullAggregate(&e, "features", IdsArray({3, 1, 4, 1, 5, 9, 2, 6}));
+    const std::string valid = e.Finish().Flatten();
+    Rng mut(21);
+    for (uint64_t k = 0; k < 600; ++k) {
+      std::string m = valid;
+      const int kind = static_cast<int>(mut.Uniform(3));
+      if (kind == 0) {
+        for (int f = 0; f < 3; ++f) m[mut.Uniform(m.size())] = static_cast<char>(mut.Uniform(256));
+      } else if (kind == 1) {
+        m.resize(mut.Uniform(m.size()));
+      } else {
+        m += std::string(1 + mut.Uniform(16), static_cast<char>(mut.Uniform(256)));
+      }
+      raw.SendFrame(uint16_t(MsgType::kPullAggregate), 100 + k, m);
+      REQUIRE(raw.ReadFrame(&h, &payload));
+      CHECK(h.request_id == 100 + k);
+    }
     CheckAggregate(*client, "features", ids, F, sums, deg);
   }
 }
