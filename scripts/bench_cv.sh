@@ -15,7 +15,10 @@
 # bytes/step = trainer 0's socket bytes (sent + received, all servers; reads of
 # its own partition through the mmap move none) over an epoch's training steps,
 # averaged over epochs; epoch s = training seconds per epoch (no evaluation),
-# median over epochs 2..; test acc = test accuracy at the best validation epoch.
+# median over epochs 2..; best test = test accuracy at the best validation
+# epoch. At equal accuracy: the first epoch whose validation accuracy reaches
+# the lowest best validation accuracy of the three runs, and the training
+# seconds and trainer-0 MiB spent until then.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${DISTGNN_BIN:-$(pwd)/build/distgnn}
@@ -35,15 +38,28 @@ done
 mkdir -p "$WORK"
 BASE=$((36000 + RANDOM % 2000))
 
-summary() {  # run dir -> "bytes/step epoch_s test_acc"
-  $PY - "$1/metrics.jsonl" <<'PYEOF'
+summary() {  # run dirs... -> one table line each, at equal (validation) accuracy
+  $PY - "$@" <<'PYEOF'
 import json, statistics, sys
-lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-ep = [l for l in lines if "epoch" in l and not l.get("final")]
-fin = [l for l in lines if l.get("final")][-1]
-b = statistics.mean(l["bytes_per_step"] for l in ep)
-s = statistics.median(l["epoch_seconds"] for l in ep[1:] or ep)
-print(f"{b/1024:.1f} {s:.3f} {fin['test_acc']:.3f} {len(ep)}")
+names = {"cv": "control variate, fanouts [2]", "plain2": "neighbour sampling, fanouts [2, 2]",
+         "plain": "neighbour sampling, fanouts [10, 25]"}
+runs = []
+for d in sys.argv[1:]:
+    lines = [json.loads(l) for l in open(d + "/metrics.jsonl") if l.strip()]
+    ep = [l for l in lines if "epoch" in l and not l.get("final")]
+    fin = [l for l in lines if l.get("final")][-1]
+    runs.append((d.rstrip("/").split("/")[-1], ep, fin))
+# The accuracy every run reaches: the lowest best validation accuracy.
+target = min(max(l["val_acc"] for l in ep) for _, ep, _ in runs)
+print(f"equal accuracy: first epoch with val_acc >= {target:.3f} (the lowest best of the runs)")
+print(f"{'run':36} {'KiB/step':>9} {'epoch s':>8} {'best test':>9} {'epochs to':>9} {'s to':>6} {'MiB to':>7}")
+for name, ep, fin in runs:
+    b = statistics.mean(l["bytes_per_step"] for l in ep)
+    s = statistics.median(l["epoch_seconds"] for l in ep[1:] or ep)
+    k = next(i for i, l in enumerate(ep) if l["val_acc"] >= target)
+    secs = sum(l["epoch_seconds"] for l in ep[:k + 1])
+    mib = sum(l["bytes_per_step"] * l["steps"] for l in ep[:k + 1]) / 2**20
+    print(f"{names.get(name, name):36} {b / 1024:9.1f} {s:8.3f} {fin['test_acc']:9.3f} {k + 1:9d} {secs:6.2f} {mib:7.1f}")
 PYEOF
 }
 
@@ -98,15 +114,6 @@ YAML
   done
   echo
   echo "$G: 2 partitions, GCN hidden $HIDDEN, batch $BATCH, $EPOCHS epochs"
-  printf "%-34s %12s %9s %9s\n" "run" "KiB/step" "epoch s" "test acc"
-  for RUN in cv plain2 plain; do
-    read -r KB S ACC N <<< "$(summary "$D/runs/$RUN")"
-    case $RUN in
-      cv) NAME="control variate, fanouts [2]" ;;
-      plain2) NAME="neighbour sampling, fanouts [2, 2]" ;;
-      plain) NAME="neighbour sampling, fanouts [10, 25]" ;;
-    esac
-    printf "%-34s %12s %9s %9s\n" "$NAME" "$KB" "$S" "$ACC"
-  done
+  summary "$D/runs/cv" "$D/runs/plain2" "$D/runs/plain"
   echo
 done
