@@ -209,7 +209,6 @@ Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* sou
                                    "--output NAME` first and name NAME_1)");
   DistCvStore store(client, source);
   ControlVariateOptions o = ControlVariateFrom(t, cv_input);
-  if (o.dp.world_size > 1) o.history_prefix = "cv_h";  // shared by all trainers, as DGL's h_i
   return RunControlVariate(&store, o, seeds);
 }
 
