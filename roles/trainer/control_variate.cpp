@@ -322,8 +322,9 @@ Status RunControlVariate(CvStore* store, const ControlVariateOptions& o, const T
     }
     const double loss = steps ? loss_sum / steps : 0;
     const double train_acc = count > 0 ? correct / count : 0;
-    spdlog::info("control_variate epoch {} loss {:.4f} train_acc {:.4f} val_acc {:.4f} test_acc {:.4f} "
-                 "{:.2f} s ({} steps, {:.0f} bytes/step)",
+    // The summary format the launcher's console echoes (cmd/console_view.cpp).
+    spdlog::info("epoch {}: loss {:.4f} train_acc {:.4f} val_acc {:.4f} test_acc {:.4f} "
+                 "({:.2f} s, {} steps, {:.0f} bytes/step, control variate)",
                  epoch + 1, loss, train_acc, val, test, train_seconds, steps, bytes_per_step);
     append("{\"epoch\": " + std::to_string(epoch + 1) + ", \"loss\": " + JsonNumber(loss) +
            ", \"train_acc\": " + JsonNumber(train_acc) + ", \"val_acc\": " + JsonNumber(val) +
