@@ -18,7 +18,9 @@
 // a float32/float64 node tensor (partition data or a mutable tensor) over the
 // in-neighbours of that id that this part owns, and how many such edges there
 // are (the partial in-degree). The client adds the parts' partials; mean =
-// total sum / total count (0 for a node without in-edges). Torch-free.
+// total sum / total count (0 for a node without in-edges). Rows of a mutable
+// tensor are read under its read lock chunk by chunk (like PULL, not one
+// snapshot of the whole request). Torch-free.
 #pragma once
 
 #include <cstdint>

@@ -228,6 +228,30 @@ TEST_CASE("PULL_AGGREGATE equals the dense sum and mean over the in-neighbourhoo
   }
 }
 
+TEST_CASE("PULL_AGGREGATE over limits.max_aggregate_edges is ResourceExhausted before any work", "[server][aggregate]") {
+  TempDir data;
+  MakeAggDataset(data.path(), 500, 3000, 4, 5);
+  TempDir out;
+  auto part = RunDistgnn({"partition", "--dataset", data.path(), "--num-parts", "2", "--method", "random", "--name",
+                          "agg", "--out", out / "parts"});
+  REQUIRE(part.exit_code == 0);
+  auto cfg = LoadPartitionConfig(out / "parts/agg.json");
+  REQUIRE(cfg.ok());
+  ServerCluster cluster;
+  cluster.Start(out / "parts/agg.json", 2, 1, "", {"--max-aggregate-edges", "100"});
+  TestGraph tg;
+  tg.config = *cfg;
+  auto client = ConnectClient(tg, cluster);
+  std::vector<int64_t> few{1, 2}, many;
+  for (int64_t v = 0; v < 500; ++v) many.push_back(v);
+  REQUIRE(client->PullAggregate("features", few.data(), few.size(), AggregateOp::kMean).ok());
+  auto r = client->PullAggregate("features", many.data(), many.size(), AggregateOp::kMean);
+  REQUIRE(!r.ok());
+  CHECK(r.status().code() == Status::Code::kResourceExhausted);
+  CHECK_THAT(r.status().message(), Catch::Contains("limits.max_aggregate_edges"));
+  REQUIRE(client->PullAggregate("features", few.data(), few.size(), AggregateOp::kSum).ok());  // still serving
+}
+
 TEST_CASE("PULL_AGGREGATE on a partition without the aggregation index is a clear error", "[server][aggregate]") {
   auto tg = MakeTestGraph(300, 2000, 4, 2, 5);  // the synthetic writer writes no agg_*.npy
   ServerCluster cluster;
