@@ -4,9 +4,11 @@
 // SAGE too; and one clear error per misuse.
 #include "test/support/torch_catch.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 
+#include "test/support/skip.h"
 #include "test/support/test_support.h"
 
 namespace dg {
@@ -72,6 +74,24 @@ TEST_CASE("train-local on Cora: control-variate SAGE with 2 neighbours reaches >
   const double cv = TrainCora(dir / "sage.pt", dir / "cv", {"--algorithm", "control_variate", "--fanouts", "2"});
   WARN("Cora SAGE, control variate, 2 neighbours: test accuracy " << cv);
   CHECK(cv >= 0.78);
+}
+
+TEST_CASE("a SAGE exported from Python with cv_input/cv_layer trains with control variate") {
+  std::string python;
+  for (std::string p : {"python3", "/usr/bin/python3"}) {
+    if (std::system((p + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0) {
+      python = p;
+      break;
+    }
+  }
+  if (python.empty()) DG_SKIP_OR_FAIL("python3 with torch (python3-torch) is not installed");
+  test::TempDir dir;
+  const std::string cmd = python + " " + test::SourceDir() + "/scripts/export_model.py --in-dim 1433 --hidden 64 " +
+                          "--classes 7 --layers 2 -o " + (dir / "py.pt") + " > " + (dir / "log.txt") + " 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const double acc = TrainCora(dir / "py.pt", dir / "cv", {"--algorithm", "control_variate", "--fanouts", "2"});
+  WARN("Cora, Python-exported SAGE, control variate, 2 neighbours: test accuracy " << acc);
+  CHECK(acc >= 0.75);
 }
 
 TEST_CASE("train-local --algorithm control_variate: one clear error per misuse") {
