@@ -76,37 +76,43 @@ Status WriteAggregateIndex(const std::string& root, const PartitionConfig& cfg) 
     }
     return Status::OK();
   }));
-  // Pass 2: stream the three arrays of every part.
-  std::vector<std::unique_ptr<IdStream>> dst_w(K), ptr_w(K), src_w(K);
-  std::vector<int64_t> run(K, 0);
-  for (int q = 0; q < K; ++q) {
-    const std::string dir = root + "/" + cfg.parts[q].dir;
-    dst_w[q] = std::make_unique<IdStream>();
-    ptr_w[q] = std::make_unique<IdStream>();
-    src_w[q] = std::make_unique<IdStream>();
-    DG_RETURN_IF_ERROR(dst_w[q]->Open(dir + "/agg_dst.npy", dsts[q]));
-    DG_RETURN_IF_ERROR(ptr_w[q]->Open(dir + "/agg_indptr.npy", dsts[q] + 1));
-    DG_RETURN_IF_ERROR(src_w[q]->Open(dir + "/agg_src.npy", edges[q]));
-    DG_RETURN_IF_ERROR(ptr_w[q]->Put(0));
-    last[q] = -1;
-  }
-  // A destination's run in part q ends when the next edge of q has another
-  // destination, or at the end.
-  DG_RETURN_IF_ERROR(ForEachEdge(root, cfg, [&](int64_t dst, int64_t src) -> Status {
-    const int q = book.Owner(src);
-    if (last[q] != dst) {
-      if (last[q] >= 0) DG_RETURN_IF_ERROR(ptr_w[q]->Put(run[q]));
-      last[q] = dst;
-      DG_RETURN_IF_ERROR(dst_w[q]->Put(dst));
+  // Pass 2: stream the three arrays of every part, at most kOpenParts parts
+  // (3 files each) per pass over the edges, to stay far below open-file limits.
+  constexpr int kOpenParts = 128;
+  for (int q0 = 0; q0 < K; q0 += kOpenParts) {
+    const int q1 = std::min(K, q0 + kOpenParts);
+    std::vector<std::unique_ptr<IdStream>> dst_w(K), ptr_w(K), src_w(K);
+    std::vector<int64_t> run(K, 0);
+    for (int q = q0; q < q1; ++q) {
+      const std::string dir = root + "/" + cfg.parts[q].dir;
+      dst_w[q] = std::make_unique<IdStream>();
+      ptr_w[q] = std::make_unique<IdStream>();
+      src_w[q] = std::make_unique<IdStream>();
+      DG_RETURN_IF_ERROR(dst_w[q]->Open(dir + "/agg_dst.npy", dsts[q]));
+      DG_RETURN_IF_ERROR(ptr_w[q]->Open(dir + "/agg_indptr.npy", dsts[q] + 1));
+      DG_RETURN_IF_ERROR(src_w[q]->Open(dir + "/agg_src.npy", edges[q]));
+      DG_RETURN_IF_ERROR(ptr_w[q]->Put(0));
+      last[q] = -1;
     }
-    ++run[q];
-    return src_w[q]->Put(src - cfg.node_map[q]);
-  }));
-  for (int q = 0; q < K; ++q) {
-    if (last[q] >= 0) DG_RETURN_IF_ERROR(ptr_w[q]->Put(run[q]));
-    DG_RETURN_IF_ERROR(dst_w[q]->Finish());
-    DG_RETURN_IF_ERROR(ptr_w[q]->Finish());
-    DG_RETURN_IF_ERROR(src_w[q]->Finish());
+    // A destination's run in part q ends when the next edge of q has another
+    // destination, or at the end.
+    DG_RETURN_IF_ERROR(ForEachEdge(root, cfg, [&](int64_t dst, int64_t src) -> Status {
+      const int q = book.Owner(src);
+      if (q < q0 || q >= q1) return Status::OK();
+      if (last[q] != dst) {
+        if (last[q] >= 0) DG_RETURN_IF_ERROR(ptr_w[q]->Put(run[q]));
+        last[q] = dst;
+        DG_RETURN_IF_ERROR(dst_w[q]->Put(dst));
+      }
+      ++run[q];
+      return src_w[q]->Put(src - cfg.node_map[q]);
+    }));
+    for (int q = q0; q < q1; ++q) {
+      if (last[q] >= 0) DG_RETURN_IF_ERROR(ptr_w[q]->Put(run[q]));
+      DG_RETURN_IF_ERROR(dst_w[q]->Finish());
+      DG_RETURN_IF_ERROR(ptr_w[q]->Finish());
+      DG_RETURN_IF_ERROR(src_w[q]->Finish());
+    }
   }
   return Status::OK();
 }

@@ -7,7 +7,8 @@
 // staging directory), so the in-memory and the out-of-core partitioner share
 // it and produce identical files. Two streaming passes over all parts'
 // indices (count, then write; destinations come out in increasing global id
-// because parts and their CSR rows are visited in order); memory is O(parts)
+// because parts and their CSR rows are visited in order; the write pass runs
+// once per 128 parts, so at most 384 files are open); memory is O(parts)
 // buffers, not O(edges).
 #pragma once
 
