@@ -212,7 +212,21 @@ Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* sou
   return RunControlVariate(&store, o, seeds);
 }
 
+namespace {
+Status RunControlVariateImpl(CvStore* store, const ControlVariateOptions& o, const TrainerSeeds& seeds);
+}  // namespace
+
 Status RunControlVariate(CvStore* store, const ControlVariateOptions& o, const TrainerSeeds& seeds) {
+  try {
+    return RunControlVariateImpl(store, o, seeds);
+  } catch (const std::exception& e) {  // torch reports model/shape errors by exception
+    std::string what = e.what();
+    return Status::Internal("control_variate with model " + o.model_path + ": " + what.substr(0, what.find('\n', 400)));
+  }
+}
+
+namespace {
+Status RunControlVariateImpl(CvStore* store, const ControlVariateOptions& o, const TrainerSeeds& seeds) {
   DG_RETURN_IF_ERROR(CheckControlVariate(o));
   at::set_num_threads(std::max(1, o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency())));
   torch::manual_seed(o.seed);
@@ -346,5 +360,6 @@ Status RunControlVariate(CvStore* store, const ControlVariateOptions& o, const T
   spdlog::info("control_variate: best val_acc {:.4f} at epoch {}, test_acc {:.4f}", best_val, best_epoch, best_test);
   return Status::OK();
 }
+}  // namespace
 
 }  // namespace dg
