@@ -202,6 +202,8 @@ Result<Array> ControlVariateLogits(CvStore* store, const ControlVariateOptions& 
 
 Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainerOptions& t,
                                     const std::string& cv_input, const TrainerSeeds& seeds) {
+  if (t.resume)
+    return Status::InvalidArgument("--resume: train.algorithm control_variate writes no checkpoint to resume from");
   const PartitionConfig& pc = client->config();
   if (!pc.node_data.count(cv_input))
     return Status::InvalidArgument("train.cv_input: '" + cv_input + "' is not a node array of " + pc.path +
