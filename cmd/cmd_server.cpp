@@ -27,6 +27,7 @@ int RunServerRole(int argc, char** argv) {
   std::string partition_config, host, token;
   int part = -1, port = -1, threads = 0;
   int64_t max_frame = -1, mutable_bytes = -2, max_fanout = -1;
+  int64_t max_aggregate_edges = -1;  // issue 16
   int threads_per_conn = -1, max_connections = -1;
   double heartbeat = -1, peer_timeout = -1;
   bool insecure = false;
@@ -43,6 +44,7 @@ int RunServerRole(int argc, char** argv) {
       ("peer-timeout", po::value(&peer_timeout), "seconds of silence before a client is dropped")
       ("mutable-tensor-bytes", po::value(&mutable_bytes), "budget for all mutable tensors (default: half the RAM)")
       ("max-fanout", po::value(&max_fanout), "largest SAMPLE_NEIGHBORS fanout with replacement (default 1000000)")
+      ("max-aggregate-edges", po::value(&max_aggregate_edges), "in-edges one PULL_AGGREGATE may sum (default 2^30)")
       ("max-threads-per-connection", po::value(&threads_per_conn), "pool threads one connection may hold (0 = threads - 1)")
       ("max-connections", po::value(&max_connections), "open connections (default 1024)")
       ("insecure", po::bool_switch(&insecure), "serve a non-loopback address without a cluster token");
@@ -77,6 +79,7 @@ int RunServerRole(int argc, char** argv) {
     opt.max_pending = job->limits.max_pending;
     opt.max_threads_per_connection = job->limits.max_threads_per_connection;
     opt.max_queued_request_bytes = job->limits.max_queued_request_bytes;
+    opt.max_aggregate_edges = job->limits.max_aggregate_edges;
     opt.max_connections = job->limits.max_connections;
   } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
     return cli::ExitCode(argv[0], Status::InvalidArgument(
@@ -96,6 +99,7 @@ int RunServerRole(int argc, char** argv) {
   if (peer_timeout > 0) opt.peer_timeout_seconds = peer_timeout;
   if (mutable_bytes >= -1) opt.mutable_tensor_bytes = mutable_bytes;
   if (max_fanout > 0) opt.max_fanout = max_fanout;
+  if (max_aggregate_edges > 0) opt.max_aggregate_edges = max_aggregate_edges;
   if (threads_per_conn >= 0) opt.max_threads_per_connection = threads_per_conn;
   if (max_connections > 0) opt.max_connections = max_connections;
   // No open cluster by accident: without a token only loopback may be served.

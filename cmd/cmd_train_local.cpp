@@ -18,6 +18,7 @@
 #include "config/launch_plan.h"
 #include "report/html_report.h"
 #include "roles/trainer/trainer.h"
+#include "roles/trainer/control_variate.h"
 
 namespace dg {
 namespace {
@@ -56,6 +57,7 @@ Status Run(int argc, char** argv) {
   double embedding_lr = 0.01;
   bool no_features = false;
   bool normalize_features = false;
+  std::string algorithm, cv_input;  // issue 16
   TrainerOptions o;
   LinkLocalArgs link;  // --task link (issue 14): cmd/train_local_link.h
   std::string task;
@@ -97,10 +99,16 @@ Status Run(int argc, char** argv) {
       ("negative-distribution", cli::po::value(&link.negative_distribution)->default_value("uniform"),
        "link: uniform | degree (degree^0.75)")
       ("eval-negatives", cli::po::value(&link.eval_negatives)->default_value(100),
-       "link: negatives per val/test edge (uniform, fixed seed)");
+       "link: negatives per val/test edge (uniform, fixed seed)")
+      ("algorithm", cli::po::value(&algorithm)->default_value("sample"),
+       "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries)")
+      ("cv-input", cli::po::value(&cv_input)->default_value(""),
+       "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, computed here)");
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
   SetupLogging("train-local", 0);
+  if (algorithm != "sample" && algorithm != "control_variate")
+    return Status::InvalidArgument("--algorithm: expected sample or control_variate, got '" + algorithm + "'");
   DG_ASSIGN_OR_RETURN(o.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
   if (eval_fanouts_text != "full") {
     DG_ASSIGN_OR_RETURN(o.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
@@ -111,6 +119,8 @@ Status Run(int argc, char** argv) {
     if (f == 0 || f < -1) return Status::InvalidArgument("--fanouts: each fanout must be > 0 or -1 (all)");
   if (task != "node" && task != "link")
     return Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
+  if (task == "link" && algorithm == "control_variate")
+    return Status::InvalidArgument("--algorithm control_variate trains node classification; --task link samples");
   if (task == "link") {
     if (o.save_predictions || o.save_embeddings)
       return Status::InvalidArgument("--save-predictions / --save-embeddings are not supported with --task link");
@@ -175,6 +185,11 @@ Status Run(int argc, char** argv) {
   std::string command = "distgnn train-local";
   for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
   DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
+  if (algorithm == "control_variate") {
+    if (embedding || o.resume)
+      return Status::InvalidArgument("--algorithm control_variate: --embedding-dim and --resume are not supported");
+    return RunControlVariateLocal(graph.get(), o, cv_input, seeds);
+  }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   LocalBatchProvider provider(graph.get(), sampler_threads, 4, no_features ? "" : "features");
   Status fit = trainer->Fit(&provider, seeds);

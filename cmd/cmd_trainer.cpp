@@ -36,6 +36,7 @@
 #include "roles/trainer/propagate.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
+#include "roles/trainer/control_variate.h"
 
 namespace dg {
 namespace {
@@ -307,6 +308,7 @@ Status Run(int argc, char** argv) {
   o.dp.rendezvous_timeout_seconds = job.rendezvous_timeout_seconds;
   o.embedding = embedding.get();
   o.use_features = ec.uses_features();
+  if (!remote) o.network_bytes = [c = client.get()] { return c->network_bytes(); };  // samplers have their own
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
                K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
@@ -326,6 +328,11 @@ Status Run(int argc, char** argv) {
     if (embedding && ec.persistent && rank == 0) DG_RETURN_IF_ERROR(embedding->Save());
     spdlog::info("trainer {} done; outputs in {}", rank, job.RunDir());
     return Status::OK();
+  }
+  if (job.train.algorithm == "control_variate") {  // issue 16: samples in this process, history on the servers
+    Status cv = RunControlVariateDistributed(client.get(), &source, o, job.train.cv_input, seeds);
+    if (remote) remote->Shutdown(cv);
+    return cv;
   }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
   Status st = trainer->Fit(provider, seeds);

@@ -284,7 +284,8 @@ const std::vector<std::string> kTrainKeys = {
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
-    "task", "negative", "eval_negatives"};  // link prediction (issue 14)
+    "task", "negative", "eval_negatives",  // link prediction (issue 14)
+    "algorithm", "cv_input"};  // control variate (issue 16)
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
@@ -293,7 +294,8 @@ const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_sec
 
 const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
                                              "max_pending", "max_threads_per_connection",
-                                             "max_queued_request_bytes", "max_connections"};
+                                             "max_queued_request_bytes", "max_connections",
+                                             "max_aggregate_edges"};
 
 Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
   DG_RETURN_IF_ERROR(c.Map(n, "limits"));
@@ -313,6 +315,9 @@ Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
                              &l->max_queued_request_bytes));
   if (n["max_connections"])
     DG_RETURN_IF_ERROR(c.Int(n["max_connections"], "limits.max_connections", 1, 1 << 20, &l->max_connections));
+  if (n["max_aggregate_edges"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_aggregate_edges"], "limits.max_aggregate_edges", 1, INT64_MAX,
+                             &l->max_aggregate_edges));
   return Status::OK();
 }
 

@@ -67,6 +67,11 @@ struct TrainConfig {
   int negative_k = 5;
   std::string negative_distribution = "uniform";   // uniform | degree (degree^0.75)
   int eval_negatives = 100;
+  // issue 16: sample (neighbour sampling) | control_variate (VR-GCN,
+  // roles/trainer/control_variate.h: fanouts has layers - 1 entries and
+  // cv_input names the partition's propagated input, `propagate --hops 1 --norm mean`).
+  std::string algorithm = "sample";
+  std::string cv_input;
 };
 
 // limits: what one server lets requests use (issue 12; README "Security").
@@ -78,6 +83,7 @@ struct LimitsConfig {
   int max_threads_per_connection = 0;      // 0 = server threads - 1 (at least 1)
   int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running
   int max_connections = 1024;              // open connections per server
+  int64_t max_aggregate_edges = int64_t(1) << 30;  // in-edges one PULL_AGGREGATE may sum (issue 16)
 };
 
 enum class MetricsRole { kServer, kTrainer, kSampler };

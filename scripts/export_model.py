@@ -93,6 +93,26 @@ class SAGE(torch.nn.Module):
                     h = torch.relu(h)
         return h
 
+    @torch.jit.export
+    def cv_input(self, x: Tensor, ax: Tensor, deg: Tensor) -> Tensor:
+        """Layer 0 for control-variate training (optional; README "Writing your own model"):
+        x = own input features, ax = their mean over the in-neighbours (propagated), deg = in-degree."""
+        return self.cv_layer(0, x, ax, deg)
+
+    @torch.jit.export
+    def cv_layer(self, layer: int, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor:
+        """Layer `layer` from a node's own input and the (estimated) mean of its in-neighbours'."""
+        h = h_self
+        for i, conv in enumerate(self.layers):
+            if i == layer:
+                if i > 0:
+                    h_self = torch.nn.functional.dropout(h_self, self.dropout, self.training)
+                    h_neigh = torch.nn.functional.dropout(h_neigh, self.dropout, self.training)
+                h = conv.fc_self(h_self) + conv.fc_neigh(h_neigh)
+                if i != self.num_layers - 1:
+                    h = torch.relu(h)
+        return h
+
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

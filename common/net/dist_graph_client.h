@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "common/net/messages.h"
+#include "common/net/pull_aggregate.h"
 #include "common/storage/partition.h"
 #include "common/storage/partition_store.h"
 #include "common/net/rpc_channel.h"
@@ -71,6 +72,9 @@ class DistGraphClient {
   int num_parts() const { return config_.num_parts; }
   const PartitionBook& book() const { return book_; }
   const PartitionConfig& config() const { return config_; }
+  // Bytes sent plus received on every server connection so far (issue 16:
+  // bytes per step; reads served by the local shortcut move none).
+  uint64_t network_bytes() const;
   bool is_local(int part) const { return part < (int)local_.size() && local_[part] != nullptr; }
 
   // Rows of node tensor `name` (partition data or mutable) in the caller's order.
@@ -90,6 +94,12 @@ class DistGraphClient {
     return SampleNeighbors(seeds.data(), seeds.size(), fanout, replace, seed, weight_name);
   }
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids);
+  // Sum or mean of node tensor `name` over each id's full in-neighbourhood,
+  // aggregated by the servers (PULL_AGGREGATE, common/net/pull_aggregate.h);
+  // [n, row shape...] in the tensor's dtype. degrees (optional) gets each
+  // id's in-degree. Never uses the local shortcut.
+  Result<Array> PullAggregate(const std::string& name, const int64_t* ids, size_t n, AggregateOp op,
+                              std::vector<int64_t>* degrees = nullptr);
   // Creates the tensor on every partition (idempotent for the same dtype/shape;
   // an existing tensor keeps its data, e.g. one loaded from a persisted file).
   Status InitTensor(const InitTensorSpec& spec);

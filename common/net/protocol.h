@@ -44,6 +44,7 @@ enum class MsgType : uint16_t {
   kShutdown = 24,
   kSparseUpdate = 25,
   kSaveTensor = 26,
+  kPullAggregate = 27,  // issue 16: common/net/pull_aggregate.h
   // Sampler <-> trainer stream (issue 5); numbers reserved here.
   kEpoch = 64,
   kCredit = 65,
@@ -74,7 +75,7 @@ void EncodeFrameHeader(const FrameHeader& h, uint8_t* out);
 Result<FrameHeader> DecodeFrameHeader(const uint8_t* in, int64_t max_payload_bytes);
 
 // The graph-server request range: [kPull, kLastServerRequest].
-constexpr MsgType kLastServerRequest = MsgType::kSaveTensor;
+constexpr MsgType kLastServerRequest = MsgType::kPullAggregate;
 
 // Roles named in HELLO.
 constexpr const char* kRoleServer = "server";

@@ -133,4 +133,8 @@ void RpcChannel::OnClose(const Status& why) {
   for (auto& [id, call] : pending) call->Complete(st);
 }
 
+uint64_t RpcChannel::bytes() const {
+  return conn_ ? conn_->bytes_received() + conn_->bytes_sent() : 0;
+}
+
 }  // namespace dg

@@ -56,6 +56,8 @@ class RpcChannel : public std::enable_shared_from_this<RpcChannel> {
   Status lost_status() const;
   const Welcome& welcome() const { return welcome_; }
   const std::string& peer() const { return peer_; }
+  // Bytes this channel's connection has sent plus received (frames, heartbeats).
+  uint64_t bytes() const;
   void Close();
 
  private:

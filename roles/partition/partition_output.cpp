@@ -9,6 +9,7 @@
 #include "common/storage/dataset.h"
 #include "common/io/npy.h"
 #include "roles/partition/edge_source.h"
+#include "roles/partition/source_index.h"
 
 namespace dg {
 
@@ -56,6 +57,9 @@ Status StagingDir::Create(const PartitionOptions& o) {
 }
 
 Status StagingDir::Commit(PartitionConfig* cfg) {
+  // Both partitioners commit here: derive the aggregation index (issue 16)
+  // from the in-edge CSRs just written.
+  DG_RETURN_IF_ERROR(WriteAggregateIndex(tmp_, *cfg));
   {
     std::string json_path = tmp_ + "/" + name_ + ".json";
     std::ofstream f(json_path);

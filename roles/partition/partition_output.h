@@ -2,7 +2,8 @@
 // partitioners share, so their outputs are byte-identical.
 //
 // StagingDir: OUT's temporary sibling (OUT/../.NAME.tmp-PID), removed on
-// destruction unless Commit() writes NAME.json and renames it into place (an
+// destruction unless Commit() writes every part's aggregation index
+// (roles/partition/source_index.h) and NAME.json and renames it into place (an
 // existing OUT, allowed by force, is moved aside first and removed after).
 //
 // WritePartNodeData: part p's rows of every node array, rows[i] = original id

@@ -1,5 +1,7 @@
 #include "roles/server/graph_server.h"
 #include "roles/server/role_policy.h"
+#include "common/net/pull_aggregate.h"
+#include "common/storage/aggregate_index.h"
 
 #include <spdlog/spdlog.h>
 
@@ -53,6 +55,11 @@ Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& op
   if (per_conn <= 0) per_conn = std::max(1, s->options_.threads - 1);
   s->scheduler_ = std::make_unique<FairScheduler>(per_conn);
   s->part_dir_ = s->config_.PartDir(options.part);
+  {
+    DG_ASSIGN_OR_RETURN(AggregateIndex agg, AggregateIndex::Open(s->part_dir_, s->config_.num_nodes,
+                                                                 s->store_->partition().num_owned()));
+    s->aggregate_index_ = std::make_shared<const AggregateIndex>(std::move(agg));
+  }
   if (s->store_->holds_mutable()) {
     std::vector<std::string> loaded;
     DG_RETURN_IF_ERROR(s->store_->LoadPersistent(s->part_dir_, &loaded));
@@ -400,6 +407,19 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       DG_RETURN_IF_ERROR(CheckTensorName("SAVE_TENSOR", name));
       DG_RETURN_IF_ERROR(store_->SaveTensor(name, part_dir_));
       spdlog::info("saved tensor '{}' to {}/tensors/{}.npy", name, part_dir_, name);
+      break;
+    }
+    case MsgType::kPullAggregate: {
+      DG_ASSIGN_OR_RETURN(PullAggregateRequest req, DecodePullAggregate(f));
+      AggregateLimits limits;
+      limits.max_edges = options_.max_aggregate_edges;
+      limits.max_answer_bytes = options_.max_frame_bytes;
+      std::vector<int64_t> counts;
+      Array sums;
+      DG_RETURN_IF_ERROR(AggregateSums(*store_, *aggregate_index_, req.name, req.ids.as<int64_t>(),
+                                       static_cast<size_t>(req.ids.numel()), config_.num_nodes, limits, &counts, &sums));
+      e.Ids(std::move(counts));
+      e.ArrayRef(sums);
       break;
     }
     case MsgType::kStats: {

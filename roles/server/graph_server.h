@@ -46,6 +46,8 @@
 
 namespace dg {
 
+class AggregateIndex;  // common/storage/aggregate_index.h (PULL_AGGREGATE)
+
 struct ServerOptions {
   std::string partition_config;  // NAME.json
   int part = 0;
@@ -69,6 +71,7 @@ struct ServerOptions {
   int max_threads_per_connection = 0;
   int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running, all connections
   int max_connections = 1024;                            // open connections; more are refused
+  int64_t max_aggregate_edges = int64_t(1) << 30;        // in-edges one PULL_AGGREGATE may sum (issue 16)
 };
 
 // Half of the physical memory (the default mutable-tensor budget).
@@ -109,6 +112,7 @@ class GraphServer {
   ServerOptions options_;
   PartitionConfig config_;
   std::unique_ptr<PartitionStore> store_;
+  std::shared_ptr<const AggregateIndex> aggregate_index_;  // agg_*.npy; not present() on older partitions
   std::string part_dir_;  // this partition's directory (persistent tensors: part_dir_/tensors)
   int port_ = 0;
   std::chrono::steady_clock::time_point started_;

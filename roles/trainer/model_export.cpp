@@ -103,6 +103,40 @@ std::string GatLayer(int l, int heads, int64_t per_head, bool last) {
 
 int GatHeads(const ModelSpec& s, int l) { return l + 1 == s.layers ? 1 : s.heads; }
 
+// Control-variate training (issue 16; roles/trainer/control_variate.h): layer
+// 0 on a node's own input x and its propagated input ax = mean of x over the
+// in-neighbours; layer l >= 1 on the node's own activation and the (estimated)
+// mean of its in-neighbours' activations. deg = in-degree (float [n]).
+// GCN here is the mean over the neighbourhood with a self loop,
+// (deg * mean + self) / (deg + 1), i.e. D^-1 (A + I): exactly what the history
+// aggregation (a mean) gives; SAGE is its usual self + neighbour weights.
+std::string CvMethods(const ModelSpec& spec) {
+  std::ostringstream s;
+  const bool gcn = spec.arch == "gcn";
+  for (int l = 0; l < spec.layers; ++l) {
+    const bool last = l + 1 == spec.layers;
+    s << "def _cv" << l << "(self, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor:\n";
+    if (gcn) {
+      s << "    d = deg.to(h_self.dtype).unsqueeze(1)\n"
+        << "    a = self._dropout((h_neigh * d + h_self) / (d + 1.0), " << l << ")\n"
+        << "    h = torch.ops.distgnn.linear(a, self.w_" << l << ") + self.b_" << l << "\n";
+    } else {
+      s << "    h = torch.ops.distgnn.linear(self._dropout(h_self, " << l << "), self.w_self_" << l << ")"
+        << " + torch.ops.distgnn.linear(self._dropout(h_neigh, " << l << "), self.w_neigh_" << l << ") + self.b_" << l
+        << "\n";
+    }
+    if (!last) s << "    h = torch.relu(h)\n";
+    s << "    return h\n\n";
+  }
+  s << "def cv_input(self, x: Tensor, ax: Tensor, deg: Tensor) -> Tensor:\n"
+    << "    return self._cv0(x, ax, deg)\n\n";
+  s << "def cv_layer(self, layer: int, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor:\n";
+  for (int l = 1; l < spec.layers; ++l)
+    s << "    if layer == " << l << ":\n        return self._cv" << l << "(h_self, h_neigh, deg)\n";
+  s << "    assert False, \"cv_layer: layer \" + str(layer) + \" out of range\"\n    return h_self\n";
+  return s.str();
+}
+
 }  // namespace
 
 Status ValidateModelSpec(const ModelSpec& s) {
@@ -148,6 +182,7 @@ Result<std::string> ModelSource(const ModelSpec& spec) {
     s << "    if layer == " << l << ":\n        return self._layer" << l
       << "(x, indptr, indices, num_dst)\n";
   s << "    assert False, \"layer \" + str(layer) + \" out of range\"\n    return x\n";
+  if ((spec.arch == "gcn" || spec.arch == "sage") && spec.layers >= 2) s << "\n" << CvMethods(spec);
   return s.str();
 }
 

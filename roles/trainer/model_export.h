@@ -6,6 +6,10 @@
 // and also offers
 //   forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor
 //   attributes num_layers: int, arch: str, in_dim: int, num_classes: int
+// and, for sage and gcn with >= 2 layers, what control-variate training
+// (roles/trainer/control_variate.h) calls:
+//   cv_input(self, x: Tensor, ax: Tensor, deg: Tensor) -> Tensor   layer 0
+//   cv_layer(self, layer: int, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor
 // Dropout is applied while training to the input of every hidden layer
 // (`dropout`) and, only if input_dropout > 0, to the raw input features, as
 // DGL's examples do; no mask is drawn at p = 0 or in eval mode. Aggregations

@@ -310,6 +310,7 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
   EpochStats st;
   st.epoch = epoch;
   auto t0 = Clock::now();
+  const uint64_t bytes0 = s.opt.network_bytes ? s.opt.network_bytes() : 0;
   double loss_sum = 0;
   int64_t correct = 0, count = 0;
   MiniBatch mb;
@@ -355,6 +356,7 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
   }
   st.train_acc = count ? double(correct) / count : 0;
   st.seeds = count;
+  if (s.opt.network_bytes && st.steps > 0) st.bytes_per_step = double(s.opt.network_bytes() - bytes0) / st.steps;
   s.Progress(epoch, st.steps, st.loss, st.train_acc, st.seconds, st.wait_seconds, true);
   return st;
 }
@@ -660,8 +662,9 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
            << ", \"test_acc\": " << (st.test_acc < 0 ? "null" : Num(st.test_acc))
            << ", \"epoch_seconds\": " << Num(st.seconds)
            << ", \"wait_fraction\": " << Num(st.wait_seconds / std::max(1e-9, st.seconds))
-           << ", \"steps\": " << st.steps << ", \"seeds\": " << st.seeds << ", \"step_ms\": " << st.split.PerStepJson(st.steps)
-           << "}";
+           << ", \"steps\": " << st.steps << ", \"seeds\": " << st.seeds << ", \"step_ms\": " << st.split.PerStepJson(st.steps);
+      if (st.bytes_per_step >= 0) line << ", \"bytes_per_step\": " << Num(st.bytes_per_step);
+      line << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
       DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_states));
     }

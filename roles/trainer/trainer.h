@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,9 @@ struct TrainerOptions {
   DataParallelOptions dp;
   NodeEmbedding* embedding = nullptr;  // not owned; outlives the trainer
   bool use_features = true;            // false: the embedding is the whole input
+  // Optional: bytes moved so far (DistGraphClient::network_bytes); then each
+  // epoch line of metrics.jsonl has "bytes_per_step" over its training steps.
+  std::function<uint64_t()> network_bytes;
 };
 
 // This trainer's seeds (its share) and what predictions cover.
@@ -105,6 +109,7 @@ struct EpochStats {
   StepSplit split;
   int64_t steps = 0;
   int64_t seeds = 0;  // training seeds stepped on, all trainers
+  double bytes_per_step = -1;  // with TrainerOptions::network_bytes
 };
 
 class Trainer {

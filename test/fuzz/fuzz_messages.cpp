@@ -2,6 +2,7 @@
 // handshake. The first byte picks the decoder; the rest is the payload.
 #include "common/net/handshake.h"
 #include "common/net/messages.h"
+#include "common/net/pull_aggregate.h"
 #include "test/fuzz/fuzz_input.h"
 
 using namespace dg;
@@ -25,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 5: (void)DecodeMetadataReply(f); break;
     case 6: (void)DecodeBarrier(f); break;
     case 7: (void)DecodeStatsReply(f); break;
-    case 8: {  // IN_DEGREES / SAVE_TENSOR bodies (decoded inline by the server)
+    case 8: {  // IN_DEGREES / SAVE_TENSOR bodies (decoded inline by the server), PULL_AGGREGATE
+      (void)DecodePullAggregate(f);
       Decoder d = f.decoder("IN_DEGREES");
       Array ids = d.Ids();
       if (d.Finish().ok()) (void)ids.numel();
