@@ -462,6 +462,22 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
   if (t->task == "link" && (t->save_predictions || t->save_embeddings || t->layerwise_inference))
     return c.Err(n["task"], "train.task",
                  "link does not support save_predictions, save_embeddings or layerwise_inference (node outputs)");
+  if (n["algorithm"]) {  // issue 16
+    DG_RETURN_IF_ERROR(c.String(n["algorithm"], "train.algorithm", true, &t->algorithm));
+    if (t->algorithm != "sample" && t->algorithm != "control_variate")
+      return c.Err(n["algorithm"], "train.algorithm", "expected sample or control_variate, got '" + t->algorithm + "'");
+  }
+  if (n["cv_input"]) DG_RETURN_IF_ERROR(c.String(n["cv_input"], "train.cv_input", true, &t->cv_input));
+  if (t->algorithm == "control_variate") {
+    if (t->cv_input.empty())
+      return c.Err(n, "train.cv_input",
+                   "missing: train.algorithm control_variate needs the propagated input (the node array written by "
+                   "`distgnn propagate --hops 1 --norm mean --output NAME`, e.g. cv_input: NAME_1)");
+    if (t->embedding.dim > 0)
+      return c.Err(n["embedding"], "train.embedding", "is not supported with train.algorithm control_variate");
+    if (t->task == "link")
+      return c.Err(n["algorithm"], "train.algorithm", "control_variate trains node classification; train.task link samples");
+  }
   return Status::OK();
 }
 
