@@ -44,6 +44,7 @@ int RunConfig(int argc, char** argv);         // cmd_config.cpp ("config check")
 int RunCopy(int argc, char** argv);           // cmd_copy.cpp
 int RunBenchRpc(int argc, char** argv);       // cmd_bench_rpc.cpp
 int RunBenchTrain(int argc, char** argv);     // cmd_bench_train.cpp
+int RunBenchKernels(int argc, char** argv);   // cmd_bench_kernels.cpp
 int RunReport(int argc, char** argv);         // cmd_report.cpp
 int RunStatus(int argc, char** argv);         // cmd_status.cpp
 }  // namespace dg

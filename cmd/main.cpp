@@ -2,7 +2,7 @@
 //
 //   distgnn generate|partition|train-local|launch|propagate|copy ...
 //   distgnn model export ...      distgnn config check FILE
-//   distgnn bench rpc|train ...   distgnn report RUN_DIR   distgnn status JOB.yaml
+//   distgnn bench rpc|train|kernels ...   distgnn report RUN_DIR   distgnn status JOB.yaml
 //   distgnn --role server|sampler|trainer --config JOB.yaml --machine M [--index I]
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +27,7 @@ const char kUsage[] =
     "  distgnn launch JOB.yaml        distgnn config check JOB.yaml      distgnn copy JOB.yaml\n"
     "  distgnn propagate --config JOB.yaml --input X --hops K --norm mean|sum|sym --output NAME\n"
     "  distgnn report RUN_DIR [-o FILE.html]    distgnn status JOB.yaml [--once]\n"
-    "  distgnn bench rpc|train ...\n"
+    "  distgnn bench rpc|train|kernels ...\n"
     "\n"
     "Run `distgnn <command> --help` for a command's flags.\n";
 
@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
   if (cmd == "config" && sub == "check") return Dispatch(dg::RunConfig, "config check", argc, argv, 2);
   if (cmd == "bench" && sub == "rpc") return Dispatch(dg::RunBenchRpc, "bench rpc", argc, argv, 2);
   if (cmd == "bench" && sub == "train") return Dispatch(dg::RunBenchTrain, "bench train", argc, argv, 2);
+  if (cmd == "bench" && sub == "kernels") return Dispatch(dg::RunBenchKernels, "bench kernels", argc, argv, 2);
 
   std::fprintf(stderr, "distgnn: error: unknown command '%s%s%s'\n\n%s", cmd.c_str(),
                sub.empty() ? "" : " ", sub.c_str(), kUsage);

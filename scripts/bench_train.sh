@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-BIN=$PWD/build/distgnn
+BIN=${DISTGNN_BIN:-$PWD/build/distgnn}
 [ -x "$BIN" ] || scripts/build.sh distgnn
 VAL_FRAC=$(python3 -c "print(min(0.01, max(0.0, 1 - $TRAIN_FRAC)))")
 KEY="$GRAPH-n${NODES}-e${EDGES}-f${FEAT}-c${CLASSES}-t${TRAIN_FRAC}"

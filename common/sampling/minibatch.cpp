@@ -13,24 +13,82 @@ uint64_t SamplingSeed(uint64_t job_seed, int64_t epoch, int64_t batch_index, int
                  static_cast<uint64_t>(batch_index) * 16 + static_cast<uint64_t>(layer));
 }
 
-Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
-                 std::vector<int64_t>* src_nodes) {
+namespace {
+
+// Graphs up to this many nodes relabel through a per-thread array indexed by
+// global id (8 bytes per node: 64 MB at the limit): one access that usually
+// hits L2, where the hash map (IdMap) takes a miss per edge into a table
+// sized by the block. Larger graphs use the hash map.
+constexpr int64_t kDenseRelabelMaxNodes = int64_t{1} << 23;
+
+// Per-thread id -> local index table; an entry is valid when its stamp is the
+// current block's, so nothing is cleared between blocks.
+struct DenseRelabel {
+  struct Slot {
+    uint32_t stamp = 0;
+    uint32_t index = 0;
+  };
+  std::vector<Slot> slots;
+  uint32_t stamp = 0;
+
+  void Begin(int64_t num_nodes) {
+    if (static_cast<int64_t>(slots.size()) < num_nodes) slots.resize(static_cast<size_t>(num_nodes));
+    if (++stamp == 0) {  // wrapped: forget every old stamp
+      std::fill(slots.begin(), slots.end(), Slot());
+      stamp = 1;
+    }
+  }
+  int64_t Insert(int64_t id, int64_t index_if_new, bool* inserted) {
+    Slot& s = slots[static_cast<size_t>(id)];
+    *inserted = s.stamp != stamp;
+    if (*inserted) {
+      s.stamp = stamp;
+      s.index = static_cast<uint32_t>(index_if_new);
+    }
+    return s.index;
+  }
+};
+
+// to_block with any id -> index map offering Insert(id, index_if_new, &inserted).
+template <typename Map>
+Block BuildBlockWith(Map* local, const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
+                     std::vector<int64_t>* src_nodes) {
   Block block;
   block.num_dst = static_cast<int64_t>(dst_nodes.size());
-  DG_CHECK(static_cast<int64_t>(sampled.indptr.size()) == block.num_dst + 1);
-  IdMap local(dst_nodes.size() + sampled.sources.size() / 2);
   src_nodes->assign(dst_nodes.begin(), dst_nodes.end());
   bool inserted = false;
-  for (int64_t i = 0; i < block.num_dst; ++i) local.Insert(dst_nodes[i], i, &inserted);
+  for (int64_t i = 0; i < block.num_dst; ++i) local->Insert(dst_nodes[i], i, &inserted);
   block.indptr.assign(sampled.indptr.begin(), sampled.indptr.end());
   block.indices.resize(sampled.sources.size());
   for (size_t e = 0; e < sampled.sources.size(); ++e) {
     const int64_t gid = sampled.sources[e];
-    block.indices[e] = local.Insert(gid, static_cast<int64_t>(src_nodes->size()), &inserted);
+    block.indices[e] = local->Insert(gid, static_cast<int64_t>(src_nodes->size()), &inserted);
     if (inserted) src_nodes->push_back(gid);
   }
   block.num_src = static_cast<int64_t>(src_nodes->size());
   return block;
+}
+
+bool IdsBelow(const std::vector<int64_t>& ids, int64_t n) {
+  for (int64_t id : ids)
+    if (id < 0 || id >= n) return false;
+  return true;
+}
+
+}  // namespace
+
+Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
+                 std::vector<int64_t>* src_nodes, int64_t num_nodes) {
+  DG_CHECK(static_cast<int64_t>(sampled.indptr.size()) == static_cast<int64_t>(dst_nodes.size()) + 1);
+  const size_t total = dst_nodes.size() + sampled.sources.size();
+  if (num_nodes > 0 && num_nodes <= kDenseRelabelMaxNodes && total < (size_t{1} << 31) &&
+      IdsBelow(dst_nodes, num_nodes) && IdsBelow(sampled.sources, num_nodes)) {
+    thread_local DenseRelabel dense;
+    dense.Begin(num_nodes);
+    return BuildBlockWith(&dense, dst_nodes, sampled, src_nodes);
+  }
+  IdMap local(dst_nodes.size() + sampled.sources.size() / 2);
+  return BuildBlockWith(&local, dst_nodes, sampled, src_nodes);
 }
 
 Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,
@@ -53,7 +111,7 @@ Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int6
     sampled.sources.clear();
     DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace, seed,
                                                &sampled));
-    mb.blocks[layer] = BuildBlock(dst, sampled, &src);
+    mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes());
     dst.swap(src);
   }
   mb.input_nodes = std::move(dst);

@@ -84,9 +84,11 @@ struct MiniBatchOptions {
 uint64_t SamplingSeed(uint64_t job_seed, int64_t epoch, int64_t batch_index, int layer);
 
 // Builds one block from destination ids and their sampled sources (to_block).
-// *src_nodes receives the block's source node ids (dst first).
+// *src_nodes receives the block's source node ids (dst first). num_nodes (the
+// graph's, when known) lets ids below it relabel through a dense per-thread
+// table instead of a hash map; the result is the same.
 Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
-                 std::vector<int64_t>* src_nodes);
+                 std::vector<int64_t>* src_nodes, int64_t num_nodes = 0);
 
 // Samples every layer for `seeds` and gathers features and labels.
 Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,

@@ -192,7 +192,7 @@ Status RunLayerwiseInference(DistGraphClient* client, const InferenceOptions& o,
       DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighbors(dst, -1, false, 0));
       SampledNeighbors nb{std::move(s.offsets), std::move(s.src)};
       std::vector<int64_t> src_nodes;
-      Block block = BuildBlock(dst, nb, &src_nodes);
+      Block block = BuildBlock(dst, nb, &src_nodes, client->num_nodes());
       std::vector<torch::Tensor> xs;
       for (const std::string& name : l == 0 ? o.input_names : std::vector<std::string>{input}) {
         DG_ASSIGN_OR_RETURN(Array x, client->Pull(name, src_nodes));

@@ -83,7 +83,7 @@ struct LinkTrainer::Impl {
         SampledNeighbors nb;
         DG_RETURN_IF_ERROR(src->SampleNeighbors(dst, -1, false, 0, &nb));
         std::vector<int64_t> src_nodes;
-        Block block = BuildBlock(dst, nb, &src_nodes);
+        Block block = BuildBlock(dst, nb, &src_nodes, N);
         torch::Tensor x;
         if (l == 0) {
           MiniBatch mb;

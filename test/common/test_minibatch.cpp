@@ -62,6 +62,38 @@ TEST_CASE("BuildBlock puts destinations first and maps indices to sources") {
   CHECK(b.indices == std::vector<int64_t>{3, 0, 4});
 }
 
+TEST_CASE("BuildBlock gives the same block through the dense table and the hash map") {
+  // Random blocks with repeated sources; the dense path is taken when num_nodes
+  // is given, the hash path without it and when an id is out of range.
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Rng rng(seed);
+    const int64_t n = 1000;
+    std::vector<int64_t> dst;
+    for (int i = 0; i < 50; ++i) dst.push_back(static_cast<int64_t>(rng.Uniform(n)));
+    std::sort(dst.begin(), dst.end());
+    dst.erase(std::unique(dst.begin(), dst.end()), dst.end());
+    SampledNeighbors s;
+    s.indptr = {0};
+    for (size_t d = 0; d < dst.size(); ++d) {
+      const int64_t deg = static_cast<int64_t>(rng.Uniform(8));
+      for (int64_t k = 0; k < deg; ++k) s.sources.push_back(static_cast<int64_t>(rng.Uniform(n)));
+      s.indptr.push_back(static_cast<int64_t>(s.sources.size()));
+    }
+    std::vector<int64_t> src_hash, src_dense, src_small;
+    Block h = BuildBlock(dst, s, &src_hash);
+    Block d = BuildBlock(dst, s, &src_dense, n);
+    Block again = BuildBlock(dst, s, &src_dense, n);  // a second block on the same thread's table
+    Block small = BuildBlock(dst, s, &src_small, 10);  // ids >= 10: falls back to the hash map
+    for (const Block* b : {&d, &again, &small}) {
+      CHECK(b->indptr == h.indptr);
+      CHECK(b->indices == h.indices);
+      CHECK(b->num_src == h.num_src);
+    }
+    CHECK(src_dense == src_hash);
+    CHECK(src_small == src_hash);
+  }
+}
+
 TEST_CASE("SampleMiniBatch: blocks chain, edges are real in-edges, fanouts hold") {
   auto g = RandomGraph(500, 4000, 1);
   MiniBatchOptions opts;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "roles/trainer/graph_ops/graph_ops.h"
+#include "roles/trainer/graph_ops/skinny_matmul.h"
 #include "roles/trainer/script_resolver.h"
 
 namespace dg {
@@ -152,11 +153,15 @@ TEST_CASE("edge_softmax and csr_weighted_sum equal their references, values and 
 }
 
 TEST_CASE("linear equals x @ w^T, values and gradients, on the skinny kernels and the BLAS path") {
-  // 16/10/24/32 columns over 3000 rows take the skinny kernels (where the CPU
-  // has AVX2); 40 columns and 100 rows take BLAS. Rows not a multiple of 4 on purpose.
+  // 16/10/24/32 columns over 3000 rows take the skinny kernels, at every SIMD
+  // level this CPU has (none = BLAS); 40 columns and 100 rows take BLAS. Rows
+  // not a multiple of 8 on purpose.
+  const kernels::SimdLevel best = kernels::CurrentSimdLevel();
+  for (int level = static_cast<int>(best); level >= 0; --level)
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3001, 16}, {3003, 10}, {2999, 24},
                             {3000, 32}, {3000, 40}, {100, 16}}) {
-    INFO(rows << " x " << cols);
+    kernels::SetSimdLevel(static_cast<kernels::SimdLevel>(level));
+    INFO(kernels::SimdLevelName(static_cast<kernels::SimdLevel>(level)) << ": " << rows << " x " << cols);
     torch::manual_seed(rows + cols);
     Tensor x1 = torch::randn({rows, 37}).requires_grad_(true);
     Tensor w1 = torch::randn({cols, 37}).requires_grad_(true);
@@ -170,6 +175,7 @@ TEST_CASE("linear equals x @ w^T, values and gradients, on the skinny kernels an
     CHECK(torch::allclose(x1.grad().to(torch::kFloat64), x2.grad(), 1e-4, 1e-4));
     CHECK(torch::allclose(w1.grad().to(torch::kFloat64), w2.grad(), 1e-3, 1e-3));
   }
+  kernels::SetSimdLevel(best);
   // float64 goes to BLAS and is exact to rounding.
   CompareUnary([](const Tensor& x) { return Linear(x, torch::ones({8, 5}, torch::kFloat64)); },
                [](const Tensor& x) { return torch::matmul(x, torch::ones({5, 8}, torch::kFloat64)); },

@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -10,6 +12,9 @@ namespace kernels {
 namespace {
 
 #define DG_AVX2 __attribute__((target("avx2,fma")))
+#define DG_AVX512 __attribute__((target("avx512f")))
+
+// ---- AVX2: 8-float vectors ------------------------------------------------
 
 // Rows are processed R at a time with V 8-float vectors per row, so R * V
 // independent accumulators hide the FMA latency without spilling registers.
@@ -62,20 +67,128 @@ DG_AVX2 void MatmulTNRows(const float* x, const float* g, int64_t k, int64_t m, 
   for (; i < end; ++i) MatmulTNRows<V, 1>(x, g, k, m, acc_pad, i, i + 1);
 }
 
-int Vectors(int64_t m) { return static_cast<int>((m + 7) / 8); }
+// ---- AVX-512: 16-float vectors, masked at the last column -----------------
+
+__mmask16 LastMask(int64_t m) {
+  const int64_t rem = m % 16;
+  return rem == 0 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << rem) - 1);
+}
+
+// y rows R at a time: per feature kk, V weight vectors from L1 and R
+// broadcasts of x feed R * V independent FMA chains.
+template <int V, int R>
+DG_AVX512 void MatmulRows512(const float* x, const float* wt_pad, int64_t k, int64_t m, float* y,
+                             int64_t begin, int64_t end) {
+  const __mmask16 last = LastMask(m);
+  int64_t i = begin;
+  for (; i + R <= end; i += R) {
+    __m512 acc[R][V];
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+    const float* xr = x + i * k;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      __m512 w[V];
+      for (int v = 0; v < V; ++v) w[v] = _mm512_loadu_ps(wt_pad + kk * V * 16 + v * 16);
+      for (int r = 0; r < R; ++r) {
+        const __m512 b = _mm512_set1_ps(xr[r * k + kk]);
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(b, w[v], acc[r][v]);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      float* yr = y + (i + r) * m;
+      for (int v = 0; v + 1 < V; ++v) _mm512_storeu_ps(yr + v * 16, acc[r][v]);
+      _mm512_mask_storeu_ps(yr + (V - 1) * 16, last, acc[r][V - 1]);
+    }
+  }
+  if (i < end) MatmulRows512<V, 1>(x, wt_pad, k, m, y, i, end);
+}
+
+// acc_pad += x[rows]^T @ g[rows], R rows at a time: their g rows stay in
+// registers; per feature kk the accumulator row is loaded once, takes R
+// broadcast FMAs (two independent chains) and is stored back.
+template <int V, int R>
+DG_AVX512 void MatmulTNRows512(const float* x, const float* g, int64_t k, int64_t m, float* acc_pad,
+                               int64_t begin, int64_t end) {
+  const __mmask16 last = LastMask(m);
+  int64_t i = begin;
+  for (; i + R <= end; i += R) {
+    __m512 gv[R][V];
+    for (int r = 0; r < R; ++r) {
+      const float* gr = g + (i + r) * m;
+      for (int v = 0; v + 1 < V; ++v) gv[r][v] = _mm512_loadu_ps(gr + v * 16);
+      gv[r][V - 1] = _mm512_maskz_loadu_ps(last, gr + (V - 1) * 16);
+    }
+    const float* xr = x + i * k;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      for (int v = 0; v < V; ++v) {
+        float* a = acc_pad + kk * V * 16 + v * 16;
+        __m512 s0 = _mm512_loadu_ps(a), s1 = _mm512_setzero_ps();
+        for (int r = 0; r < R; r += 2) {
+          s0 = _mm512_fmadd_ps(_mm512_set1_ps(xr[r * k + kk]), gv[r][v], s0);
+          if (r + 1 < R) s1 = _mm512_fmadd_ps(_mm512_set1_ps(xr[(r + 1) * k + kk]), gv[r + 1][v], s1);
+        }
+        _mm512_storeu_ps(a, _mm512_add_ps(s0, s1));
+      }
+    }
+  }
+  if (i < end) MatmulTNRows512<V, 1>(x, g, k, m, acc_pad, i, end);
+}
+
+// ---- dispatch --------------------------------------------------------------
+
+SimdLevel DetectedLevel() {
+  static const SimdLevel level = [] {
+    if (__builtin_cpu_supports("avx512f")) return SimdLevel::kAvx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SimdLevel::kAvx2;
+    return SimdLevel::kNone;
+  }();
+  return level;
+}
+
+std::atomic<int> g_forced_level{-1};
+
+// Weight rows padded to `width` floats (zeros beyond m), so vector loads never
+// read past a row.
+std::vector<float> PadRows(const float* wt, int64_t k, int64_t m, int64_t width) {
+  std::vector<float> pad(static_cast<size_t>(k * width), 0.0f);
+  if (wt != nullptr)
+    for (int64_t kk = 0; kk < k; ++kk) std::memcpy(&pad[kk * width], wt + kk * m, sizeof(float) * m);
+  return pad;
+}
 
 }  // namespace
 
+SimdLevel CurrentSimdLevel() {
+  const int forced = g_forced_level.load(std::memory_order_relaxed);
+  if (forced >= 0) return static_cast<SimdLevel>(std::min(forced, static_cast<int>(DetectedLevel())));
+  return DetectedLevel();
+}
+
+void SetSimdLevel(SimdLevel level) { g_forced_level.store(static_cast<int>(level)); }
+
+const char* SimdLevelName(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kAvx512: return "avx512";
+    case SimdLevel::kAvx2: return "avx2";
+    default: return "none";
+  }
+}
+
 bool SkinnyMatmulSupported(int64_t cols) {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return avx2 && cols > 0 && cols <= kMaxSkinnyCols;
+  return CurrentSimdLevel() != SimdLevel::kNone && cols > 0 && cols <= kMaxSkinnyCols;
 }
 
 void SkinnyMatmul(const float* x, const float* wt, int64_t k, int64_t m, float* y,
                   int64_t row_begin, int64_t row_end) {
-  const int V = Vectors(m);
-  std::vector<float> pad(static_cast<size_t>(k * V * 8), 0.0f);  // wt with rows padded to V*8
-  for (int64_t kk = 0; kk < k; ++kk) std::memcpy(&pad[kk * V * 8], wt + kk * m, sizeof(float) * m);
+  if (CurrentSimdLevel() == SimdLevel::kAvx512) {
+    const int V = static_cast<int>((m + 15) / 16);
+    std::vector<float> pad = PadRows(wt, k, m, V * 16);
+    if (V == 1) MatmulRows512<1, 8>(x, pad.data(), k, m, y, row_begin, row_end);
+    else MatmulRows512<2, 4>(x, pad.data(), k, m, y, row_begin, row_end);
+    return;
+  }
+  const int V = static_cast<int>((m + 7) / 8);
+  std::vector<float> pad = PadRows(wt, k, m, V * 8);
   switch (V) {
     case 1: MatmulRows<1, 4>(x, pad.data(), k, m, y, row_begin, row_end); break;
     case 2: MatmulRows<2, 4>(x, pad.data(), k, m, y, row_begin, row_end); break;
@@ -86,16 +199,23 @@ void SkinnyMatmul(const float* x, const float* wt, int64_t k, int64_t m, float* 
 
 void SkinnyMatmulTN(const float* x, const float* g, int64_t k, int64_t m, float* acc,
                     int64_t row_begin, int64_t row_end) {
-  const int V = Vectors(m);
-  std::vector<float> pad(static_cast<size_t>(k * V * 8), 0.0f);
-  switch (V) {
-    case 1: MatmulTNRows<1, 4>(x, g, k, m, pad.data(), row_begin, row_end); break;
-    case 2: MatmulTNRows<2, 4>(x, g, k, m, pad.data(), row_begin, row_end); break;
-    case 3: MatmulTNRows<3, 2>(x, g, k, m, pad.data(), row_begin, row_end); break;
-    default: MatmulTNRows<4, 2>(x, g, k, m, pad.data(), row_begin, row_end); break;
+  const bool avx512 = CurrentSimdLevel() == SimdLevel::kAvx512;
+  const int V = avx512 ? static_cast<int>((m + 15) / 16) : static_cast<int>((m + 7) / 8);
+  const int64_t width = avx512 ? V * 16 : V * 8;
+  std::vector<float> pad = PadRows(nullptr, k, m, width);
+  if (avx512) {
+    if (V == 1) MatmulTNRows512<1, 8>(x, g, k, m, pad.data(), row_begin, row_end);
+    else MatmulTNRows512<2, 4>(x, g, k, m, pad.data(), row_begin, row_end);
+  } else {
+    switch (V) {
+      case 1: MatmulTNRows<1, 4>(x, g, k, m, pad.data(), row_begin, row_end); break;
+      case 2: MatmulTNRows<2, 4>(x, g, k, m, pad.data(), row_begin, row_end); break;
+      case 3: MatmulTNRows<3, 2>(x, g, k, m, pad.data(), row_begin, row_end); break;
+      default: MatmulTNRows<4, 2>(x, g, k, m, pad.data(), row_begin, row_end); break;
+    }
   }
   for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < m; ++j) acc[kk * m + j] += pad[kk * V * 8 + j];
+    for (int64_t j = 0; j < m; ++j) acc[kk * m + j] += pad[kk * width + j];
 }
 
 }  // namespace kernels

@@ -3,9 +3,9 @@
 //
 // BLAS packs the tall matrix into panels before multiplying; for 16 output
 // columns that copy costs as much as the arithmetic. These kernels stream the
-// rows once instead, with AVX2/FMA when the CPU has it (checked at run time).
-// Measured at 86k x 100 rows, 16 columns, 1 thread: x^T @ g 4 ms against
-// BLAS's 7 ms; x @ wt 6 ms against 5 ms (so the op keeps BLAS for that one).
+// rows once instead, with AVX-512 or AVX2/FMA, whichever the CPU has (checked
+// at run time; none = the caller uses BLAS). Measured at 86k x 100 rows, 16
+// columns, 1 thread (NOTES.md, issue 11): see `distgnn bench kernels`.
 // Torch-free; row-major float32; parallel over row ranges by the caller.
 #pragma once
 
@@ -14,8 +14,17 @@
 namespace dg {
 namespace kernels {
 
-// True if the AVX2 kernels can run here and the shape is one they serve:
-// at most kMaxSkinnyCols output columns.
+// The instruction sets the kernels are written for, best last.
+enum class SimdLevel { kNone = 0, kAvx2 = 1, kAvx512 = 2 };
+
+// The best level this CPU runs, or the one forced by SetSimdLevel.
+SimdLevel CurrentSimdLevel();
+// For tests and benchmarks: use `level` (clamped to what the CPU has) from now on.
+void SetSimdLevel(SimdLevel level);
+const char* SimdLevelName(SimdLevel level);
+
+// True if a kernel can run here and the shape is one they serve: at most
+// kMaxSkinnyCols output columns.
 constexpr int64_t kMaxSkinnyCols = 32;
 bool SkinnyMatmulSupported(int64_t cols);
 
