@@ -94,7 +94,8 @@ train:
 output_dir: $WORK
 YAML
 rm -rf "$WORK/bench"
-$BIN launch "$WORK/job.yaml" 2>&1 | grep -E "epoch [0-9]+:|error|finished" || true
+# CPU seconds of every process of the job (launch waits for all of them), set-up included.
+/usr/bin/time -f "%U %S" -o "$WORK/launch-cpu.txt" $BIN launch "$WORK/job.yaml" 2>&1 | grep -E "epoch [0-9]+:|error|finished" || true
 
 echo "== layer-wise inference of the trained model over all nodes (launch --mode infer)"
 $BIN launch "$WORK/job.yaml" --mode infer --set "train.model=$WORK/bench/model.pt" --quiet 2>&1 | grep -E "error" || true
@@ -123,9 +124,11 @@ for t in trainers:
     show(f"trainer {t['rank']}", t.get("step_ms", {}))
 infer = json.load(open(work + "/bench/inference.json"))["seconds"]
 print(f"layer-wise inference of all nodes {infer:.2f} s = {infer / dist:.2f} distributed epochs")
+user, system = (float(v) for v in open(work + "/launch-cpu.txt").read().split()[-2:])
+print(f"CPU seconds of the whole distributed job (all processes, set-up included): {user + system:.1f}")
 print(json.dumps({"local_epoch_s": round(local, 3), "dist_epoch_s": round(dist, 3),
                   "infer_s": round(infer, 3), "infer_over_epoch": round(infer / dist, 3),
-                  "ratio": round(dist / local, 3), "wait_fraction": round(wait, 4),
+                  "ratio": round(dist / local, 3), "wait_fraction": round(wait, 4), "job_cpu_s": round(user + system, 1),
                   "trainer_wait_fractions": [round(t["wait_fraction"], 4) for t in trainers],
                   "dist_step_ms": trainers[0].get("step_ms", {})}))
 PY

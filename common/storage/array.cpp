@@ -52,7 +52,9 @@ Array Array::Zeros(DType dtype, std::vector<int64_t> shape) {
   return a;
 }
 
-Result<Array> Array::TryZeros(DType dtype, std::vector<int64_t> shape, const std::string& what) {
+namespace {
+
+Result<Array> TryAllocate(DType dtype, std::vector<int64_t> shape, const std::string& what, bool zero) {
   Array a;
   a.dtype = dtype;
   a.shape = std::move(shape);
@@ -63,7 +65,8 @@ Result<Array> Array::TryZeros(DType dtype, std::vector<int64_t> shape, const std
     return Status::ResourceExhausted(what + ": " + DTypeName(dtype) + " " + a.ShapeString() +
                                      " is larger than any allocation (its byte count overflows)");
   }
-  void* p = std::calloc(n == 0 ? 1 : static_cast<size_t>(n), 1);
+  const size_t bytes = n == 0 ? 1 : static_cast<size_t>(n);
+  void* p = zero ? std::calloc(bytes, 1) : std::malloc(bytes);
   if (p == nullptr) {
     return Status::ResourceExhausted(what + ": out of memory allocating " + std::to_string(n) + " bytes for " +
                                      DTypeName(dtype) + " " + a.ShapeString());
@@ -71,6 +74,16 @@ Result<Array> Array::TryZeros(DType dtype, std::vector<int64_t> shape, const std
   a.data = p;
   a.holder = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
   return a;
+}
+
+}  // namespace
+
+Result<Array> Array::TryZeros(DType dtype, std::vector<int64_t> shape, const std::string& what) {
+  return TryAllocate(dtype, std::move(shape), what, /*zero=*/true);
+}
+
+Result<Array> Array::TryUninitialized(DType dtype, std::vector<int64_t> shape, const std::string& what) {
+  return TryAllocate(dtype, std::move(shape), what, /*zero=*/false);
 }
 
 Status CheckShape(const std::vector<int64_t>& shape, const std::string& what) {

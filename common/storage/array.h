@@ -42,6 +42,8 @@ struct Array {
   // Same, but a negative dim, an overflowing size or a failed allocation is
   // ResourceExhausted (InvalidArgument for a negative dim) naming `what`.
   static Result<Array> TryZeros(DType dtype, std::vector<int64_t> shape, const std::string& what);
+  // TryZeros without the zero fill, for a caller that writes every byte.
+  static Result<Array> TryUninitialized(DType dtype, std::vector<int64_t> shape, const std::string& what);
 
   int64_t numel() const;
   size_t nbytes() const { return static_cast<size_t>(numel()) * DTypeSize(dtype); }
