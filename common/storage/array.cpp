@@ -1,6 +1,8 @@
 #include "common/storage/array.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace dg {
 
@@ -84,6 +86,22 @@ Result<Array> Array::TryZeros(DType dtype, std::vector<int64_t> shape, const std
 
 Result<Array> Array::TryUninitialized(DType dtype, std::vector<int64_t> shape, const std::string& what) {
   return TryAllocate(dtype, std::move(shape), what, /*zero=*/false);
+}
+
+void GatherRowBytes(const void* src, size_t row_bytes, const int64_t* ids, size_t n, int64_t base,
+                    void* out, const int64_t* out_pos) {
+  const uint8_t* s = static_cast<const uint8_t*>(src);
+  uint8_t* o = static_cast<uint8_t*>(out);
+  constexpr size_t kAhead = 6;
+  const size_t lines = std::min<size_t>((row_bytes + 63) / 64, 16);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) {
+      const uint8_t* next = s + static_cast<size_t>(ids[i + kAhead] - base) * row_bytes;
+      for (size_t l = 0; l < lines; ++l) __builtin_prefetch(next + l * 64);
+    }
+    const size_t row = out_pos ? static_cast<size_t>(out_pos[i]) : i;
+    std::memcpy(o + row * row_bytes, s + static_cast<size_t>(ids[i] - base) * row_bytes, row_bytes);
+  }
 }
 
 Status CheckShape(const std::vector<int64_t>& shape, const std::string& what) {

@@ -58,6 +58,13 @@ struct Array {
   const T* as() const { return static_cast<const T*>(data); }
 };
 
+// out row (out_pos ? out_pos[i] : i) = src row (ids[i] - base), for i < n;
+// rows are row_bytes long and the ids must be in range. Rows are read in the
+// order given, with the cache lines of a row a few ids ahead prefetched (the
+// gather of a mini-batch's features from a partition or a server).
+void GatherRowBytes(const void* src, size_t row_bytes, const int64_t* ids, size_t n, int64_t base,
+                    void* out, const int64_t* out_pos);
+
 // Bounds every shape from the wire obeys (so numel() and byte counts never
 // overflow): each dim in [0, kMaxDim], the product of the non-zero dims at
 // most kMaxElems. CheckShape says which rule `shape` breaks (InvalidArgument).

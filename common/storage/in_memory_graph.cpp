@@ -83,17 +83,13 @@ Result<Array> GatherRows(const Array& array, const std::vector<int64_t>& ids,
   std::vector<int64_t> shape = array.shape;
   if (shape.empty()) return Status::InvalidArgument(what + ": is a scalar, not rows");
   shape[0] = static_cast<int64_t>(ids.size());
-  Array out = Array::Zeros(array.dtype, shape);
-  const size_t rb = array.row_bytes();
-  const char* in = static_cast<const char*>(array.data);
-  char* dst = static_cast<char*>(out.data);
   const int64_t rows = array.rows();
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0 || ids[i] >= rows)
-      return Status::InvalidArgument(what + ": row " + std::to_string(ids[i]) +
-                                     " out of range [0, " + std::to_string(rows) + ")");
-    std::memcpy(dst + i * rb, in + static_cast<size_t>(ids[i]) * rb, rb);
-  }
+  for (int64_t id : ids)
+    if (id < 0 || id >= rows)
+      return Status::InvalidArgument(what + ": row " + std::to_string(id) + " out of range [0, " +
+                                     std::to_string(rows) + ")");
+  DG_ASSIGN_OR_RETURN(Array out, Array::TryUninitialized(array.dtype, shape, what));
+  GatherRowBytes(array.data, array.row_bytes(), ids.data(), ids.size(), 0, out.data, nullptr);
   return out;
 }
 

@@ -162,20 +162,7 @@ Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, cons
     DG_RETURN_IF_ERROR(CheckNodeIds("PULL", name, ids, n));
     base = part_.node_begin;
   }
-  const size_t rb = src->row_bytes();
-  const uint8_t* s = static_cast<const uint8_t*>(src->data);
-  // Rows are read in random order: fetch the cache lines of a row a few ids
-  // ahead (rows of a few hundred bytes span several lines).
-  constexpr size_t kAhead = 6;
-  const size_t lines = std::min<size_t>((rb + 63) / 64, 16);
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) {
-      const uint8_t* next = s + (ids[i + kAhead] - base) * rb;
-      for (size_t l = 0; l < lines; ++l) __builtin_prefetch(next + l * 64);
-    }
-    uint8_t* dst = out + (out_pos ? out_pos[i] : static_cast<int64_t>(i)) * rb;
-    std::memcpy(dst, s + (ids[i] - base) * rb, rb);
-  }
+  GatherRowBytes(src->data, src->row_bytes(), ids, n, base, out, out_pos);
   return Status::OK();
 }
 

@@ -27,14 +27,18 @@ constexpr int64_t kPrefetchEdges = 8;
 // for rows d in [row_begin, row_end). A null scale means 1; rows below
 // self_rows add their own source row d once (a self loop: the first num_dst
 // sources are the destinations). x is [num_src, width] row-major, out is
-// [rows, width].
-template <typename Idx, typename T>
-bool ScaledRowSum(const Idx* indptr, const Idx* indices, int64_t num_src, const T* x,
-                  int64_t width, const T* src_scale, const T* dst_scale, int64_t self_rows, T* out,
-                  int64_t row_begin, int64_t row_end) {
+// [rows, width]. W > 0 fixes the width at compile time (the row then sums in
+// registers); W = 0 reads it from `width`.
+template <int W, typename Idx, typename T>
+bool ScaledRowSumW(const Idx* indptr, const Idx* indices, int64_t num_src, const T* x,
+                   int64_t width_arg, const T* src_scale, const T* dst_scale, int64_t self_rows,
+                   T* out, int64_t row_begin, int64_t row_end) {
+  const int64_t width = W > 0 ? W : width_arg;
+  constexpr int64_t kAcc = W > 0 ? W : 1;
   bool ok = true;
   for (int64_t d = row_begin; d < row_end; ++d) {
-    T* o = out + d * width;
+    T acc[kAcc];
+    T* o = W > 0 ? acc : out + d * width;
     for (int64_t f = 0; f < width; ++f) o[f] = T(0);
     if (d < self_rows) {
       const T w = src_scale ? src_scale[d] : T(1);
@@ -61,23 +65,37 @@ bool ScaledRowSum(const Idx* indptr, const Idx* indices, int64_t num_src, const 
         for (int64_t f = 0; f < width; ++f) o[f] += xr[f];
       }
     }
-    if (dst_scale) {
-      const T w = dst_scale[d];
-      for (int64_t f = 0; f < width; ++f) o[f] *= w;
-    }
+    const T w = dst_scale ? dst_scale[d] : T(1);
+    T* od = out + d * width;
+    for (int64_t f = 0; f < width; ++f) od[f] = o[f] * w;
   }
   return ok;
+}
+
+// ScaledRowSumW at the width of a hidden layer when it is a common one.
+template <typename Idx, typename T>
+bool ScaledRowSum(const Idx* indptr, const Idx* indices, int64_t num_src, const T* x, int64_t width,
+                  const T* src_scale, const T* dst_scale, int64_t self_rows, T* out,
+                  int64_t row_begin, int64_t row_end) {
+  switch (width) {
+    case 8: return ScaledRowSumW<8>(indptr, indices, num_src, x, width, src_scale, dst_scale, self_rows, out, row_begin, row_end);
+    case 16: return ScaledRowSumW<16>(indptr, indices, num_src, x, width, src_scale, dst_scale, self_rows, out, row_begin, row_end);
+    case 32: return ScaledRowSumW<32>(indptr, indices, num_src, x, width, src_scale, dst_scale, self_rows, out, row_begin, row_end);
+    case 64: return ScaledRowSumW<64>(indptr, indices, num_src, x, width, src_scale, dst_scale, self_rows, out, row_begin, row_end);
+    default: return ScaledRowSumW<0>(indptr, indices, num_src, x, width, src_scale, dst_scale, self_rows, out, row_begin, row_end);
+  }
 }
 
 // The transpose of ScaledRowSum without building the transposed block, for
 // one thread: out[s, :] += src_scale[s] * dst_scale[d] * g[d, :] for every
 // edge (s -> d) of rows [0, num_dst), plus the self loops of rows below
 // self_rows. out is [num_src, width], zeroed by the caller. Indices must be
-// in range (the forward checked them).
-template <typename Idx, typename T>
-void ScaledRowScatter(const Idx* indptr, const Idx* indices, int64_t num_dst, const T* g,
-                      int64_t width, const T* src_scale, const T* dst_scale, int64_t self_rows,
-                      T* out) {
+// in range (the forward checked them). W as in ScaledRowSumW.
+template <int W, typename Idx, typename T>
+void ScaledRowScatterW(const Idx* indptr, const Idx* indices, int64_t num_dst, const T* g,
+                       int64_t width_arg, const T* src_scale, const T* dst_scale, int64_t self_rows,
+                       T* out) {
+  const int64_t width = W > 0 ? W : width_arg;
   for (int64_t d = 0; d < num_dst; ++d) {
     const T* gr = g + d * width;
     const T wd = dst_scale ? dst_scale[d] : T(1);
@@ -94,6 +112,19 @@ void ScaledRowScatter(const Idx* indptr, const Idx* indices, int64_t num_dst, co
       T* o = out + s * width;
       for (int64_t f = 0; f < width; ++f) o[f] += w * gr[f];
     }
+  }
+}
+
+template <typename Idx, typename T>
+void ScaledRowScatter(const Idx* indptr, const Idx* indices, int64_t num_dst, const T* g,
+                      int64_t width, const T* src_scale, const T* dst_scale, int64_t self_rows,
+                      T* out) {
+  switch (width) {
+    case 8: return ScaledRowScatterW<8>(indptr, indices, num_dst, g, width, src_scale, dst_scale, self_rows, out);
+    case 16: return ScaledRowScatterW<16>(indptr, indices, num_dst, g, width, src_scale, dst_scale, self_rows, out);
+    case 32: return ScaledRowScatterW<32>(indptr, indices, num_dst, g, width, src_scale, dst_scale, self_rows, out);
+    case 64: return ScaledRowScatterW<64>(indptr, indices, num_dst, g, width, src_scale, dst_scale, self_rows, out);
+    default: return ScaledRowScatterW<0>(indptr, indices, num_dst, g, width, src_scale, dst_scale, self_rows, out);
   }
 }
 
