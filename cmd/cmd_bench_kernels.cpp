@@ -2,7 +2,8 @@
 // x of node features times a narrow weight), on the skinny kernels at every
 // SIMD level this CPU has and on BLAS (torch::matmul), 1 thread. The baseline,
 // measured in the same run, is a memcpy of x: each product reads x once, so
-// "x memcpys" near 1 means the kernel runs at memory speed. Default shape:
+// "x memcpys" near 1 means the kernel runs at memory speed; "vs torch" is the
+// time over BLAS's (or torch's own dropout). Default shape:
 // DGL's benchmark batch (86k input nodes, 100 features, hidden 16).
 // Prints a table and, last, one JSON line.
 #include <torch/torch.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "cmd/cli.h"
+#include "roles/trainer/graph_ops/graph_ops.h"
 #include "roles/trainer/graph_ops/skinny_matmul.h"
 
 namespace dg {
@@ -88,6 +90,14 @@ Status Run(int64_t rows, int64_t in, int64_t out, int reps) {
     kernels::SkinnyMatmulTN(x.data_ptr<float>(), g.data_ptr<float>(), in, out, acc.data_ptr<float>(), 0, rows);
   }, &v);
 
+  // Dropout (p = 0.5) of a [rows, out] activation: torch's bernoulli_ mask, a
+  // mask from a uniform draw (the built-in models before), distgnn::dropout.
+  torch::Tensor act = torch::randn({rows, out});
+  v.push_back({"dropout  torch", "dropout_torch_ms", [&] { torch::dropout(act, 0.5, true); }, {}});
+  v.push_back({"dropout  rand_like", "dropout_rand_like_ms",
+               [&] { act * (torch::rand_like(act) >= 0.5).to(act.dtype()) * 2.0; }, {}});
+  v.push_back({"dropout  distgnn", "dropout_distgnn_ms", [&] { Dropout(act, 0.5, true); }, {}});
+
   // Every kernel must agree with BLAS before its time means anything.
   torch::Tensor ref = torch::matmul(x, w.t()), ref_tn = torch::matmul(x.t(), g);
   for (Variant& var : v) {
@@ -106,12 +116,12 @@ Status Run(int64_t rows, int64_t in, int64_t out, int reps) {
   std::printf("distgnn bench kernels  x [%ld, %ld] float32 (%.1f MB), weight [%ld, %ld], 1 thread, median of %d\n\n",
               static_cast<long>(rows), static_cast<long>(in), bytes / 1e6, static_cast<long>(out),
               static_cast<long>(in), reps);
-  std::printf("  %-24s %10s %12s %10s\n", "", "ms", "x memcpys", "vs BLAS");
+  std::printf("  %-24s %10s %12s %10s\n", "", "ms", "x memcpys", "vs torch");
   std::string json = "{";
   double blas_ms = memcpy_ms;
   for (const Variant& var : v) {
     const double ms = Median(var.ms);
-    if (var.name.find("BLAS") != std::string::npos) blas_ms = ms;
+    if (var.name.find("BLAS") != std::string::npos || var.name.find("torch") != std::string::npos) blas_ms = ms;
     std::printf("  %-24s %10.2f %12.2f %10.2f\n", var.name.c_str(), ms, ms / memcpy_ms, ms / blas_ms);
     json += std::string(json.size() > 1 ? ", " : "") + "\"" + var.key + "\": " + std::to_string(ms);
   }

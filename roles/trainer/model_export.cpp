@@ -26,11 +26,8 @@ def _edge_dst(self, indptr: Tensor) -> Tensor:
     return torch.repeat_interleave(indptr[1:] - indptr[:-1])
 
 def _drop(self, x: Tensor, p: float) -> Tensor:
-    # Dropout from a uniform draw: torch.dropout's bernoulli_ is ~4x slower on CPU.
-    if self.training and p > 0.0:
-        keep = torch.rand_like(x) >= p
-        return x * keep.to(x.dtype) * (1.0 / (1.0 - p))
-    return x
+    # distgnn's dropout: a hashed mask, several times cheaper than bernoulli_ on CPU.
+    return torch.ops.distgnn.dropout(x, p, self.training)
 
 def _dropout(self, x: Tensor, layer: int) -> Tensor:
     return self._drop(x, self.dropout if layer > 0 else self.input_dropout)

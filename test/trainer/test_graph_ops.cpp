@@ -235,4 +235,41 @@ TEST_CASE("a malformed block raises an error naming the operator") {
   fails_with([&] { CsrSum(b.indptr, b.indices, x, 30); }, "exceeds");
 }
 
+
+TEST_CASE("dropout keeps 1 - p of the elements, scaled, and its gradient uses the same mask") {
+  torch::manual_seed(3);
+  Tensor x = torch::rand({1000, 1001}, torch::kFloat64) + 0.5;  // no zeros: a zero in y is a dropped element
+  CHECK(Dropout(x, 0.0, true).data_ptr() == x.data_ptr());
+  CHECK(Dropout(x, 0.5, false).data_ptr() == x.data_ptr());
+  for (double p : {0.5, 0.1}) {
+    INFO("p = " << p);
+    Tensor leaf = x.clone().requires_grad_(true);
+    Tensor y = Dropout(leaf, p, true);
+    Tensor kept = y.ne(0);
+    const double share = kept.to(torch::kFloat64).mean().item<double>();
+    CHECK(std::abs(share - (1 - p)) < 0.003);  // ~10 standard deviations of 1M draws
+    const double scale = 1 / (1 - std::round(p * 65536) / 65536);
+    CHECK(torch::allclose(y.masked_select(kept), x.masked_select(kept) * scale, 1e-15, 0));
+    y.backward(torch::full_like(y, 3.0));
+    CHECK(torch::equal(leaf.grad(), kept.to(torch::kFloat64) * (3.0 * scale)));
+  }
+  Tensor zeros = Dropout(x, 1.0, true);
+  CHECK(zeros.abs().sum().item<double>() == 0);
+}
+
+TEST_CASE("dropout's mask follows torch's generator and not the thread count") {
+  Tensor x = torch::ones({300, 777});  // several parallel chunks
+  const int threads = at::get_num_threads();
+  torch::manual_seed(11);
+  at::set_num_threads(1);
+  Tensor a = Dropout(x, 0.3, true);
+  Tensor b = Dropout(x, 0.3, true);  // the next draw: another mask
+  torch::manual_seed(11);
+  at::set_num_threads(2);
+  Tensor c = Dropout(x, 0.3, true);
+  at::set_num_threads(threads);
+  CHECK(torch::equal(a, c));
+  CHECK_FALSE(torch::equal(a, b));
+}
+
 }  // namespace dg

@@ -1,9 +1,14 @@
 #include "roles/trainer/graph_ops/graph_ops.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 
 #include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "roles/trainer/graph_ops/csr_kernels.h"
@@ -431,6 +436,98 @@ Tensor CsrWeightedSum(const Tensor& indptr, const Tensor& indices, const Tensor&
               "distgnn::csr_weighted_sum: w and x must have the same dtype");
   auto [ip, ix] = CheckBlock("csr_weighted_sum", indptr, indices, num_dst, x.size(0));
   return WeightedSumFn::apply(w, x, ip, ix, num_dst);
+}
+
+namespace {
+
+// Dropout's mask: element i is kept when the i % 4-th 16-bit lane of
+// SplitMix64(seed, i / 4) is >= threshold (threshold = round(p * 65536), so p is
+// used at 1/65536 resolution and the kept share is exactly 1 - threshold/65536
+// in expectation). A pure function of (seed, i): the same on any number of
+// threads, and the backward recomputes it instead of storing a mask.
+uint64_t SplitMix64(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// in * scale where lane >= threshold, else +0: the product's bits ANDed with
+// an all-ones or all-zeros mask (a kept/dropped branch would mispredict half
+// the time, and compilers turn a bool-to-float multiply back into one).
+template <typename T>
+T Masked(T in, T scale, uint64_t lane, uint32_t threshold) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const Bits mask = Bits{0} - static_cast<Bits>(lane >= threshold);
+  T v = in * scale;
+  Bits b;
+  std::memcpy(&b, &v, sizeof(T));
+  b &= mask;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+// out[i] = keep(i) ? in[i] * scale : 0 for i in [begin, end), begin % 4 == 0.
+template <typename T>
+void ApplyDropoutMask(const T* in, T* out, int64_t begin, int64_t end, uint64_t seed, uint32_t threshold,
+                      T scale) {
+  for (int64_t q = begin; q < end; q += 4) {
+    const uint64_t h = SplitMix64(seed, static_cast<uint64_t>(q / 4));
+    if (q + 4 <= end) {
+      for (int j = 0; j < 4; ++j) out[q + j] = Masked(in[q + j], scale, (h >> (16 * j)) & 0xFFFF, threshold);
+    } else {
+      for (int j = 0; q + j < end; ++j) out[q + j] = Masked(in[q + j], scale, (h >> (16 * j)) & 0xFFFF, threshold);
+    }
+  }
+}
+
+Tensor MaskedScale(const Tensor& in, uint64_t seed, uint32_t threshold) {
+  Tensor x = in.contiguous();
+  Tensor out = torch::empty_like(x);
+  const int64_t n = x.numel();
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "distgnn::dropout", [&] {
+    const scalar_t scale = threshold >= 65536 ? scalar_t(0) : scalar_t(65536.0 / (65536.0 - threshold));
+    const scalar_t* a = x.data_ptr<scalar_t>();
+    scalar_t* b = out.data_ptr<scalar_t>();
+    // Chunks start at multiples of 4 so each 64-bit draw serves one chunk.
+    at::parallel_for(0, (n + 3) / 4, 16384, [&](int64_t qb, int64_t qe) {
+      ApplyDropoutMask(a, b, qb * 4, std::min(n, qe * 4), seed, threshold, scale);
+    });
+  });
+  return out;
+}
+
+class DropoutFn : public torch::autograd::Function<DropoutFn> {
+ public:
+  static Tensor forward(AutogradContext* ctx, const Tensor& x, double p) {
+    uint64_t seed;
+    {
+      // One draw from torch's generator: torch.manual_seed and a restored RNG
+      // state reproduce the mask.
+      auto gen = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      seed = at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
+    }
+    const auto threshold = static_cast<uint32_t>(std::lround(p * 65536.0));
+    ctx->saved_data["seed"] = static_cast<int64_t>(seed);
+    ctx->saved_data["threshold"] = static_cast<int64_t>(threshold);
+    return MaskedScale(x, seed, threshold);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto seed = static_cast<uint64_t>(ctx->saved_data["seed"].toInt());
+    const auto threshold = static_cast<uint32_t>(ctx->saved_data["threshold"].toInt());
+    return {MaskedScale(grads[0], seed, threshold), Tensor()};
+  }
+};
+
+}  // namespace
+
+Tensor Dropout(const Tensor& x, double p, bool train) {
+  TORCH_CHECK(p >= 0.0 && p <= 1.0, "distgnn::dropout: p must be in [0, 1], got ", p);
+  TORCH_CHECK(x.is_floating_point(), "distgnn::dropout: x must be float32 or float64, got ", x.scalar_type());
+  if (!train || p == 0.0) return x;
+  return DropoutFn::apply(x, p);
 }
 
 Tensor Linear(const Tensor& x, const Tensor& weight) {

@@ -25,7 +25,14 @@
 //       own source d appended to every row (no gradient)
 //   linear(x, weight)                           x [n, k] @ weight[m, k]^T, as
 //       torch.nn.functional.linear without bias; for tall x and m <= 32 the
-//       weight gradient streams x once (AVX2) instead of BLAS's packed copy
+//       product and the weight gradient stream x once (AVX-512 or AVX2) instead
+//       of BLAS's packed copy
+//   dropout(x, p, train)                        x with each element zeroed with
+//       probability p and the rest scaled by 1/(1-p); x itself when not train or
+//       p = 0. The mask comes from one draw of torch's generator and a hash per
+//       4 elements (p at 1/65536 resolution); a dropped element is 0 even if
+//       it was NaN. `distgnn bench kernels` measures it against torch.dropout
+//       (bernoulli_: ~10x the time here) and a rand_like mask (~4x).
 // x may have any trailing shape for csr_sum/csr_mean/gcn_aggregate.
 #pragma once
 
@@ -45,6 +52,7 @@ torch::Tensor EdgeSoftmax(const torch::Tensor& indptr, const torch::Tensor& scor
 torch::Tensor CsrWeightedSum(const torch::Tensor& indptr, const torch::Tensor& indices,
                              const torch::Tensor& w, const torch::Tensor& x, int64_t num_dst);
 torch::Tensor Linear(const torch::Tensor& x, const torch::Tensor& weight);
+torch::Tensor Dropout(const torch::Tensor& x, double p, bool train);
 std::tuple<torch::Tensor, torch::Tensor> AddSelfLoops(const torch::Tensor& indptr,
                                                       const torch::Tensor& indices,
                                                       int64_t num_dst);

@@ -17,6 +17,7 @@ TORCH_LIBRARY(distgnn, m) {
   m.def("csr_weighted_sum(Tensor indptr, Tensor indices, Tensor w, Tensor x, int num_dst) -> Tensor",
         &dg::CsrWeightedSum);
   m.def("linear(Tensor x, Tensor weight) -> Tensor", &dg::Linear);
+  m.def("dropout(Tensor x, float p, bool train) -> Tensor", &dg::Dropout);
   m.def("add_self_loops(Tensor indptr, Tensor indices, int num_dst) -> (Tensor, Tensor)",
         &dg::AddSelfLoops);
 }
