@@ -59,7 +59,8 @@ class JsonReader {
       std::string full = key + "." + name;
       if (name.empty() || name.find('/') != std::string::npos || name[0] == '.')
         return Err(full, "bad array name");
-      const YAML::Node& v = it->second;
+      // A copy: it->second lives in a proxy that dies with this statement.
+      const YAML::Node v = it->second;
       if (!v.IsMap()) return Err(full, "expected an object with dtype and shape");
       std::string dtype_name;
       DG_RETURN_IF_ERROR(Scalar(v, "dtype", full + ".dtype", &dtype_name));
