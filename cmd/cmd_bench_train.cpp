@@ -29,12 +29,12 @@
 #include "roles/partition/synthetic_graph.h"
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/trainer.h"
+#include "roles/trainer/trainer_util.h"
 
 namespace dg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct BenchTrainOptions {
   std::string dataset;  // "" = synthetic

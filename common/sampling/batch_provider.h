@@ -5,11 +5,14 @@
 // order. LocalBatchProvider samples in-process from a NeighborSource with
 // worker threads that run ahead of the trainer (bounded prefetch), so sampling
 // and feature gathering overlap compute. The sampler role (issue 5) provides a
-// remote implementation fed by MINIBATCH frames. Torch-free.
+// remote implementation fed by MINIBATCH frames. BatchPrefetcher is the
+// worker-thread plumbing of the in-process providers (LocalBatchProvider,
+// LinkBatchProvider in edge_batch.h). Torch-free.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -46,35 +49,58 @@ class BatchProvider {
   virtual Result<bool> Next(MiniBatch* out) = 0;
 };
 
-class LocalBatchProvider : public BatchProvider {
+// An in-process provider's epochs: Begin stops the running epoch (joins its
+// workers, drops its unread batches), checks the request (batch size > 0,
+// fanouts given, offset >= 0, stride >= 1), orders its seeds (EpochOrder) and
+// starts `workers` threads. Of the batches this provider makes, j = 0, 1, ...
+// (epoch batch offset + j * stride), worker w makes j = w, w + W, ... by
+// calling make_batch(epoch batch index, its seeds), waiting while it would
+// run more than `prefetch` batches ahead of the consumer; make_batch runs on
+// several threads at once. Next hands the batches (or make_batch's error) out
+// in order, false once done. Begin and Next are for one consumer thread.
+class BatchPrefetcher {
  public:
-  // `source` must outlive the provider; `workers` sampling threads, at most
-  // `prefetch` finished batches waiting.
-  LocalBatchProvider(NeighborSource* source, int workers = 1, int prefetch = 4,
-                     std::string feature_name = "features", std::string label_name = "labels");
-  ~LocalBatchProvider() override;
+  using MakeBatch = std::function<Result<MiniBatch>(int64_t batch_index, const std::vector<int64_t>& seeds)>;
 
-  Status BeginEpoch(const EpochRequest& request) override;
-  Result<bool> Next(MiniBatch* out) override;
+  // workers and prefetch below 1 count as 1.
+  BatchPrefetcher(int workers, int prefetch);
+  ~BatchPrefetcher();
+
+  Status Begin(const EpochRequest& request, MakeBatch make_batch);
+  Result<bool> Next(MiniBatch* out);
 
  private:
   void Stop();
   void WorkerLoop(int worker);
 
-  NeighborSource* source_;
   const int num_workers_, prefetch_;
-  const std::string feature_name_, label_name_;
-  EpochRequest request_;
+  MakeBatch make_batch_;
   std::vector<int64_t> order_;
-  int64_t num_batches_ = 0;  // in the whole epoch
-  int64_t num_owned_ = 0;    // of them, made by this provider
-  int64_t next_ = 0;         // position among the owned batches
+  int64_t batch_size_ = 0, batch_offset_ = 0, batch_stride_ = 1;
+  int64_t num_owned_ = 0;  // batches of the epoch made by this provider
+  int64_t next_ = 0;       // position among the owned batches
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<int64_t, Result<MiniBatch>> ready_;
   bool stop_ = false;
   std::vector<std::thread> threads_;
+};
+
+class LocalBatchProvider : public BatchProvider {
+ public:
+  // `source` must outlive the provider; `workers` sampling threads, at most
+  // `prefetch` finished batches waiting.
+  LocalBatchProvider(NeighborSource* source, int workers = 1, int prefetch = 4,
+                     std::string feature_name = "features", std::string label_name = "labels");
+
+  Status BeginEpoch(const EpochRequest& request) override;
+  Result<bool> Next(MiniBatch* out) override;
+
+ private:
+  NeighborSource* source_;
+  const std::string feature_name_, label_name_;
+  BatchPrefetcher batches_;  // last: destroyed (its workers joined) first
 };
 
 }  // namespace dg

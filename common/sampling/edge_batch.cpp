@@ -137,81 +137,22 @@ Result<MiniBatch> SampleLinkBatch(NeighborSource* source, const std::vector<int6
 
 LinkBatchProvider::LinkBatchProvider(NeighborSource* source, const EdgeTable* edges, LinkBatchOptions options,
                                      int workers, int prefetch)
-    : source_(source),
-      edges_(edges),
-      options_(std::move(options)),
-      num_workers_(workers < 1 ? 1 : workers),
-      prefetch_(prefetch < 1 ? 1 : prefetch) {}
-
-LinkBatchProvider::~LinkBatchProvider() { Stop(); }
-
-void LinkBatchProvider::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  for (auto& t : threads_) t.join();
-  threads_.clear();
-  ready_.clear();
-  stop_ = false;
-}
+    : source_(source), edges_(edges), options_(std::move(options)), batches_(workers, prefetch) {}
 
 Status LinkBatchProvider::BeginEpoch(const EpochRequest& request) {
-  Stop();
-  if (request.batch_size <= 0)
-    return Status::InvalidArgument("batch size must be > 0, got " + std::to_string(request.batch_size));
-  if (request.fanouts.empty()) return Status::InvalidArgument("fanouts: empty (need one per layer)");
-  if (request.batch_stride < 1 || request.batch_offset < 0)
-    return Status::InvalidArgument("batch share: offset must be >= 0 and stride >= 1");
-  request_ = request;
-  order_ = EpochOrder(request.seeds, request.shuffle, request.job_seed, request.epoch);
-  const int64_t nb = NumBatches(static_cast<int64_t>(order_.size()), request.batch_size);
-  num_owned_ = nb > request.batch_offset ? (nb - request.batch_offset + request.batch_stride - 1) / request.batch_stride
-                                         : 0;
-  next_ = 0;
-  for (int w = 0; w < num_workers_; ++w) threads_.emplace_back([this, w] { WorkerLoop(w); });
-  return Status::OK();
-}
-
-void LinkBatchProvider::WorkerLoop(int worker) {
   LinkBatchOptions opts = options_;
-  opts.fanouts = request_.fanouts;
-  opts.replace = request_.replace;
-  for (int64_t j = worker; j < num_owned_; j += num_workers_) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || j < next_ + prefetch_; });
-      if (stop_) return;
-    }
-    const int64_t b = request_.batch_offset + j * request_.batch_stride;
-    const std::vector<int64_t> ids = BatchSeeds(order_, request_.batch_size, b);
+  opts.fanouts = request.fanouts;
+  opts.replace = request.replace;
+  return batches_.Begin(request, [this, opts, job_seed = request.job_seed, epoch = request.epoch](
+                                     int64_t b, const std::vector<int64_t>& ids) -> Result<MiniBatch> {
     std::vector<int64_t> src(ids.size()), dst(ids.size());
     Status st;
     for (size_t i = 0; i < ids.size() && st.ok(); ++i) st = edges_->Pair(ids[i], &src[i], &dst[i]);
-    Result<MiniBatch> mb = st.ok() ? SampleLinkBatch(source_, src, dst, opts, request_.job_seed, request_.epoch, b)
-                                   : Result<MiniBatch>(st);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ready_.emplace(j, std::move(mb));
-    }
-    cv_.notify_all();
-  }
+    if (!st.ok()) return st;
+    return SampleLinkBatch(source_, src, dst, opts, job_seed, epoch, b);
+  });
 }
 
-Result<bool> LinkBatchProvider::Next(MiniBatch* out) {
-  if (next_ >= num_owned_) return false;
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return ready_.count(next_) > 0; });
-  auto it = ready_.find(next_);
-  Result<MiniBatch> mb = std::move(it->second);
-  ready_.erase(it);
-  ++next_;
-  lock.unlock();
-  cv_.notify_all();
-  if (!mb.ok()) return mb.status();
-  *out = std::move(mb).value();
-  return true;
-}
+Result<bool> LinkBatchProvider::Next(MiniBatch* out) { return batches_.Next(out); }
 
 }  // namespace dg

@@ -89,31 +89,19 @@ Result<MiniBatch> SampleLinkBatch(NeighborSource* source, const std::vector<int6
 // Batches of training edges: EpochRequest::seeds are global edge ids of
 // `edges` (shuffled and cut as node seeds are); fanouts/replace/job seed come
 // from the request; each batch is SampleLinkBatch of its edges. Same threading
-// and prefetch as LocalBatchProvider.
+// and prefetch as LocalBatchProvider (BatchPrefetcher).
 class LinkBatchProvider : public BatchProvider {
  public:
   LinkBatchProvider(NeighborSource* source, const EdgeTable* edges, LinkBatchOptions options, int workers = 1,
                     int prefetch = 4);
-  ~LinkBatchProvider() override;
   Status BeginEpoch(const EpochRequest& request) override;
   Result<bool> Next(MiniBatch* out) override;
 
  private:
-  void Stop();
-  void WorkerLoop(int worker);
-
   NeighborSource* source_;
   const EdgeTable* edges_;
   LinkBatchOptions options_;
-  const int num_workers_, prefetch_;
-  EpochRequest request_;
-  std::vector<int64_t> order_;
-  int64_t num_owned_ = 0, next_ = 0;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<int64_t, Result<MiniBatch>> ready_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
+  BatchPrefetcher batches_;  // last: destroyed (its workers joined) first
 };
 
 }  // namespace dg

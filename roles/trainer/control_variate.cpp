@@ -13,6 +13,8 @@
 #include "common/io/json_writer.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
+#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/trainer_util.h"
 
 namespace dg {
 
@@ -249,22 +251,8 @@ Status RunControlVariateImpl(CvStore* store, const ControlVariateOptions& o, con
     p.value.set_requires_grad(true);
     r.params.push_back(p.value);
   }
-  if (o.optimizer == "adam")
-    r.optimizer = std::make_unique<torch::optim::Adam>(r.params, torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
-  else
-    r.optimizer = std::make_unique<torch::optim::SGD>(r.params, torch::optim::SGDOptions(o.lr).weight_decay(o.weight_decay));
-  if (o.dp.world_size > 1) {
-    GradientSyncOptions so;
-    so.master_host = o.dp.master_host;
-    so.master_port = o.dp.master_port;
-    so.host = o.dp.host;
-    so.rank = o.dp.rank;
-    so.world_size = o.dp.world_size;
-    so.timeout_seconds = o.dp.timeout_seconds;
-    so.rendezvous_timeout_seconds = o.dp.rendezvous_timeout_seconds;
-    DG_ASSIGN_OR_RETURN(r.sync, GradientSync::Connect(so));
-    DG_RETURN_IF_ERROR(r.sync->Broadcast(r.params));
-  }
+  r.optimizer = MakeOptimizer(o.optimizer, o.lr, o.weight_decay, /*momentum=*/0, r.params);
+  DG_ASSIGN_OR_RETURN(r.sync, ConnectGradientSync(o.dp, r.params));
   // History widths: the output width of layers 0 .. L-2 (one cv_input on a single row).
   {
     torch::NoGradGuard ng;
@@ -322,7 +310,7 @@ Status RunControlVariateImpl(CvStore* store, const ControlVariateOptions& o, con
       correct += logits.argmax(1).eq(labels).sum().item<double>();
       count += static_cast<double>(s.size());
     }
-    const double train_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double train_seconds = Since(t0);
     const double bytes_per_step = steps ? double(store->bytes() - bytes0) / steps : 0;
     double val = -1, test = -1;
     if ((epoch + 1) % o.eval_every == 0 || epoch + 1 == o.epochs) {

@@ -10,10 +10,10 @@
 #include <mutex>
 #include <thread>
 
+#include "roles/trainer/trainer_util.h"
+
 namespace dg {
 namespace {
-
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // Groups tensors (same dtype) into buckets of about `bucket_bytes`.
 std::vector<std::vector<torch::Tensor>> Buckets(const std::vector<torch::Tensor>& tensors,

@@ -18,11 +18,10 @@
 #include "common/io/npy.h"
 #include "common/storage/partition_seeds.h"
 #include "roles/trainer/model_runner.h"
+#include "roles/trainer/trainer_util.h"
 
 namespace dg {
 namespace {
-
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 Array TensorToArray(const torch::Tensor& t) {
   torch::Tensor c = t.contiguous();

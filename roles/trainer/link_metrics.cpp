@@ -2,22 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "roles/trainer/trainer_util.h"
 
 namespace dg {
 
-namespace {
-std::string Num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-}  // namespace
-
 std::string LinkMetrics::Json(const std::string& p) const {
-  return "\"" + p + "_mrr\": " + Num(mrr) + ", \"" + p + "_hits@1\": " + Num(hits1) + ", \"" + p +
-         "_hits@10\": " + Num(hits10) + ", \"" + p + "_hits@50\": " + Num(hits50) + ", \"" + p + "_auc\": " + Num(auc);
+  return "\"" + p + "_mrr\": " + MetricNumber(mrr) + ", \"" + p + "_hits@1\": " + MetricNumber(hits1) + ", \"" + p +
+         "_hits@10\": " + MetricNumber(hits10) + ", \"" + p + "_hits@50\": " + MetricNumber(hits50) + ", \"" + p +
+         "_auc\": " + MetricNumber(auc);
 }
 
 LinkMetrics ComputeLinkMetrics(const std::vector<float>& pos, const std::vector<float>& neg, int64_t k) {

@@ -20,25 +20,12 @@
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/trainer_util.h"
 
 namespace dg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-std::string Num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-Status AppendLine(const std::string& path, const std::string& line) {
-  std::ofstream f(path, std::ios::app);
-  f << line << "\n";
-  if (!f) return Status::IOError("write " + path + " failed");
-  return Status::OK();
-}
 constexpr uint64_t kEvalNegativeSeed = 0x11dc;
 
 }  // namespace
@@ -552,7 +539,8 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
     }
     if (s.writer()) {
       std::ostringstream line;
-      line << "{\"epoch\": " << epoch << ", \"loss\": " << Num(st.loss) << ", \"train_acc\": " << Num(st.train_acc) << ", ";
+      line << "{\"epoch\": " << epoch << ", \"loss\": " << MetricNumber(st.loss)
+           << ", \"train_acc\": " << MetricNumber(st.train_acc) << ", ";
       if (st.evaluated) {
         line << st.val.Json("val") << ", " << st.test.Json("test");
       } else {
@@ -560,10 +548,11 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
         none.mrr = none.hits1 = none.hits10 = none.hits50 = none.auc = std::nan("");
         line << none.Json("val") << ", " << none.Json("test");
       }
-      line << ", \"epoch_seconds\": " << Num(st.seconds)
-           << ", \"wait_fraction\": " << Num(st.wait_seconds / std::max(1e-9, st.seconds)) << ", \"steps\": " << st.steps
+      line << ", \"epoch_seconds\": " << MetricNumber(st.seconds)
+           << ", \"wait_fraction\": " << MetricNumber(st.wait_seconds / std::max(1e-9, st.seconds))
+           << ", \"steps\": " << st.steps
            << ", \"positive_edges\": " << st.positives
-           << ", \"edges_per_second\": " << Num(st.positives / std::max(1e-9, st.seconds)) << "}";
+           << ", \"edges_per_second\": " << MetricNumber(st.positives / std::max(1e-9, st.seconds)) << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
       DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_all));
     }
@@ -572,7 +561,7 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
     DG_RETURN_IF_ERROR(s.WriteModel(s.OutPath("model.pt")));
     std::ostringstream line;
     line << "{\"final\": true, \"best_epoch\": " << s.best_epoch
-         << ", \"best_val_auc\": " << (s.best_epoch > 0 ? Num(s.best_val.auc) : "null") << ", "
+         << ", \"best_val_auc\": " << (s.best_epoch > 0 ? MetricNumber(s.best_val.auc) : "null") << ", "
          << s.best_val.Json("val") << ", " << s.best_test.Json("test") << "}";
     DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
   }

@@ -3,11 +3,9 @@
 #include <fstream>
 
 #include "roles/trainer/graph_ops/graph_ops.h"
+#include "roles/trainer/trainer_util.h"
 
 namespace dg {
-namespace {
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-}  // namespace
 
 Result<torch::jit::Module> LoadModel(const std::string& path) {
   static_cast<void>(GraphOpsRegistered());  // models may call torch.ops.distgnn.*

@@ -22,28 +22,12 @@
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/trainer_util.h"
 
 namespace dg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-std::string Num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.6g", v);
-  return buf;
-}
-
-Status AppendLine(const std::string& path, const std::string& line) {
-  std::ofstream f(path, std::ios::app);
-  f << line << "\n";
-  f.flush();
-  if (!f) return Status::IOError("write " + path + " failed");
-  return Status::OK();
-}
 
 }  // namespace
 
@@ -257,10 +241,10 @@ void StepSplit::Add(const StepSplit& o) {
 std::string StepSplit::PerStepJson(int64_t steps) const {
   const double k = steps > 0 ? 1e3 / static_cast<double>(steps) : 0;
   std::ostringstream s;
-  s << "{\"sample\": " << Num(sample * k) << ", \"gather\": " << Num(gather * k)
-    << ", \"transfer\": " << Num(transfer * k) << ", \"forward\": " << Num(forward * k)
-    << ", \"backward\": " << Num(backward * k) << ", \"optimizer\": " << Num(optimizer * k)
-    << ", \"allreduce\": " << Num(allreduce * k) << ", \"wait\": " << Num(wait * k) << "}";
+  s << "{\"sample\": " << MetricNumber(sample * k) << ", \"gather\": " << MetricNumber(gather * k)
+    << ", \"transfer\": " << MetricNumber(transfer * k) << ", \"forward\": " << MetricNumber(forward * k)
+    << ", \"backward\": " << MetricNumber(backward * k) << ", \"optimizer\": " << MetricNumber(optimizer * k)
+    << ", \"allreduce\": " << MetricNumber(allreduce * k) << ", \"wait\": " << MetricNumber(wait * k) << "}";
   return s.str();
 }
 
@@ -656,14 +640,14 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
     }
     if (s.writer()) {
       std::ostringstream line;
-      line << "{\"epoch\": " << epoch << ", \"loss\": " << Num(st.loss)
-           << ", \"train_acc\": " << Num(st.train_acc)
-           << ", \"val_acc\": " << (st.val_acc < 0 ? "null" : Num(st.val_acc))
-           << ", \"test_acc\": " << (st.test_acc < 0 ? "null" : Num(st.test_acc))
-           << ", \"epoch_seconds\": " << Num(st.seconds)
-           << ", \"wait_fraction\": " << Num(st.wait_seconds / std::max(1e-9, st.seconds))
+      line << "{\"epoch\": " << epoch << ", \"loss\": " << MetricNumber(st.loss)
+           << ", \"train_acc\": " << MetricNumber(st.train_acc)
+           << ", \"val_acc\": " << (st.val_acc < 0 ? "null" : MetricNumber(st.val_acc))
+           << ", \"test_acc\": " << (st.test_acc < 0 ? "null" : MetricNumber(st.test_acc))
+           << ", \"epoch_seconds\": " << MetricNumber(st.seconds)
+           << ", \"wait_fraction\": " << MetricNumber(st.wait_seconds / std::max(1e-9, st.seconds))
            << ", \"steps\": " << st.steps << ", \"seeds\": " << st.seeds << ", \"step_ms\": " << st.split.PerStepJson(st.steps);
-      if (st.bytes_per_step >= 0) line << ", \"bytes_per_step\": " << Num(st.bytes_per_step);
+      if (st.bytes_per_step >= 0) line << ", \"bytes_per_step\": " << MetricNumber(st.bytes_per_step);
       line << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
       DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_states));
@@ -674,8 +658,8 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
     DG_RETURN_IF_ERROR(s.WriteModel(s.OutPath("model.pt"), true));
     std::ostringstream line;
     line << "{\"final\": true, \"best_epoch\": " << s.best_epoch
-         << ", \"best_val_acc\": " << (s.best_epoch > 0 ? Num(s.best_val) : "null")
-         << ", \"test_acc\": " << (s.best_epoch > 0 ? Num(s.best_test) : "null")
+         << ", \"best_val_acc\": " << (s.best_epoch > 0 ? MetricNumber(s.best_val) : "null")
+         << ", \"test_acc\": " << (s.best_epoch > 0 ? MetricNumber(s.best_test) : "null")
          << "}";
     DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
     if ((s.opt.save_predictions || s.opt.save_embeddings) && !seeds.predict.empty()) {

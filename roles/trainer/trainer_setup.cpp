@@ -24,12 +24,17 @@ Result<TrainableModel> LoadTrainableModel(const TrainerOptions& o) {
   return m;
 }
 
+std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const std::string& optimizer, double lr, double weight_decay,
+                                                       double momentum, const std::vector<torch::Tensor>& params) {
+  if (optimizer == "adam")
+    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr).weight_decay(weight_decay));
+  return std::make_unique<torch::optim::SGD>(
+      params, torch::optim::SGDOptions(lr).weight_decay(weight_decay).momentum(momentum));
+}
+
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainerOptions& o,
                                                        const std::vector<torch::Tensor>& params) {
-  if (o.optimizer == "adam")
-    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
-  return std::make_unique<torch::optim::SGD>(
-      params, torch::optim::SGDOptions(o.lr).weight_decay(o.weight_decay).momentum(o.momentum));
+  return MakeOptimizer(o.optimizer, o.lr, o.weight_decay, o.momentum, params);
 }
 
 Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOptions& dp,

@@ -2,8 +2,9 @@
 // same way from TrainerOptions, in one place:
 //  - LoadTrainableModel: the TorchScript module, its parameters (requires_grad
 //    on, names kept for checkpoints), its layer count checked against fanouts.
-//  - MakeOptimizer: Adam or SGD over the parameters with the options' lr,
-//    weight decay and momentum (options validated by the caller).
+//  - MakeOptimizer: Adam ("adam") or SGD (any other name) over the
+//    parameters with the given lr, weight decay and momentum (SGD only), or
+//    those of TrainerOptions (options validated by the caller).
 //  - ConnectGradientSync: null for one trainer; else joins the process group
 //    and broadcasts rank 0's parameters, so every rank starts from the same model.
 //  - CreateRunDir: the output directory ("" = none).
@@ -30,6 +31,8 @@ struct TrainableModel {
 
 Result<TrainableModel> LoadTrainableModel(const TrainerOptions& options);
 
+std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const std::string& optimizer, double lr, double weight_decay,
+                                                       double momentum, const std::vector<torch::Tensor>& params);
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainerOptions& options,
                                                        const std::vector<torch::Tensor>& params);
 
