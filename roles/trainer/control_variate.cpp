@@ -166,6 +166,7 @@ ControlVariateOptions ControlVariateFrom(const TrainerOptions& t, const std::str
   o.lr = t.lr;
   o.optimizer = t.optimizer;
   o.weight_decay = t.weight_decay;
+  o.momentum = t.momentum;
   o.batch_size = t.batch_size;
   o.fanouts = t.fanouts;
   o.eval_batch_size = t.eval_batch_size;
@@ -251,7 +252,7 @@ Status RunControlVariateImpl(CvStore* store, const ControlVariateOptions& o, con
     p.value.set_requires_grad(true);
     r.params.push_back(p.value);
   }
-  r.optimizer = MakeOptimizer(o.optimizer, o.lr, o.weight_decay, /*momentum=*/0, r.params);
+  r.optimizer = MakeOptimizer(o.optimizer, o.lr, o.weight_decay, o.momentum, r.params);
   DG_ASSIGN_OR_RETURN(r.sync, ConnectGradientSync(o.dp, r.params));
   // History widths: the output width of layers 0 .. L-2 (one cv_input on a single row).
   {

@@ -44,6 +44,7 @@ struct ControlVariateOptions {
   double lr = 0.01;
   std::string optimizer = "adam";   // adam | sgd
   double weight_decay = 0;
+  double momentum = 0;  // sgd only
   int64_t batch_size = 1000;
   std::vector<int> fanouts{2};      // one per sampled layer: model layers - 1
   int64_t eval_batch_size = 0;      // 0 = max(batch_size, 1024)
