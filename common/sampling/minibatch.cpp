@@ -5,7 +5,6 @@
 
 #include "common/sampling/id_map.h"
 #include "common/sampling/neighbor_sampling.h"
-#include "common/sampling/radix_sort.h"
 
 namespace dg {
 
@@ -76,49 +75,6 @@ bool IdsBelow(const std::vector<int64_t>& ids, int64_t n) {
   return true;
 }
 
-int BitsFor(uint64_t v) {
-  int b = 1;
-  while (b < 64 && (v >> b) != 0) ++b;
-  return b;
-}
-
-// Puts the input block's sources after its destinations in ascending id order
-// (remapping its indices): feature rows are then read from the partition
-// files and the servers nearly in storage order, and each owner's rows form
-// one contiguous range of the batch (ids of a partition are contiguous).
-void SortExtraSources(Block* block, std::vector<int64_t>* src_nodes) {
-  const int64_t num_dst = block->num_dst;
-  const size_t extra = src_nodes->size() - static_cast<size_t>(num_dst);
-  if (extra < 2) return;
-  int64_t max_id = 0;
-  for (size_t i = static_cast<size_t>(num_dst); i < src_nodes->size(); ++i) max_id = std::max(max_id, (*src_nodes)[i]);
-  int idx_bits = BitsFor(extra - 1);
-  const int id_bits = BitsFor(static_cast<uint64_t>(max_id));
-  std::vector<uint64_t> keys(extra);
-  if (id_bits + idx_bits <= 64) {
-    for (size_t j = 0; j < extra; ++j)
-      keys[j] = (static_cast<uint64_t>((*src_nodes)[num_dst + j]) << idx_bits) | j;
-    RadixSortU64(&keys, id_bits + idx_bits);
-  } else {  // ids too wide to pack with a position: sort positions by id
-    std::vector<size_t> order(extra);
-    for (size_t j = 0; j < extra; ++j) order[j] = j;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return (*src_nodes)[num_dst + a] < (*src_nodes)[num_dst + b]; });
-    for (size_t j = 0; j < extra; ++j) keys[j] = order[j];
-    idx_bits = 64;
-  }
-  const uint64_t idx_mask = idx_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << idx_bits) - 1;
-  std::vector<int64_t> new_of_old(extra);
-  for (size_t r = 0; r < extra; ++r) {
-    const size_t old = static_cast<size_t>(keys[r] & idx_mask);
-    new_of_old[old] = num_dst + static_cast<int64_t>(r);
-    keys[r] = static_cast<uint64_t>((*src_nodes)[num_dst + old]);
-  }
-  for (size_t r = 0; r < extra; ++r) (*src_nodes)[num_dst + r] = static_cast<int64_t>(keys[r]);
-  for (int64_t& ix : block->indices)
-    if (ix >= num_dst) ix = new_of_old[static_cast<size_t>(ix - num_dst)];
-}
-
 }  // namespace
 
 Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
@@ -158,7 +114,6 @@ Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int6
     mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes());
     dst.swap(src);
   }
-  SortExtraSources(&mb.blocks[0], &dst);
   mb.input_nodes = std::move(dst);
   auto t1 = Clock::now();
   if (!options.feature_name.empty()) {

@@ -11,10 +11,8 @@
 //
 // Block: a CSR over destination nodes; indices point into the block's source
 // nodes; the first num_dst sources are the destinations themselves, in order;
-// further sources follow in order of first appearance, except in block 0 (the
-// input layer), where they are sorted by id so that feature rows are read in
-// storage order and each partition's rows are one range. The sources of block
-// l are the destinations of block l-1; the sources of block 0 are input_nodes.
+// further sources follow in order of first appearance. The sources of block l
+// are the destinations of block l-1; the sources of block 0 are input_nodes.
 //
 // Determinism: the batch content depends only on (job seed, epoch, batch index,
 // seeds, graph): the per-layer request seed is SamplingSeed(...) and the
