@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace dg {
@@ -136,11 +138,19 @@ DG_AVX512 void MatmulTNRows512(const float* x, const float* g, int64_t k, int64_
 
 // ---- dispatch --------------------------------------------------------------
 
+// What the CPU has, lowered by DISTGNN_SIMD=avx2|none if set (to compare
+// levels, or to keep a mixed cluster on one code path).
 SimdLevel DetectedLevel() {
   static const SimdLevel level = [] {
-    if (__builtin_cpu_supports("avx512f")) return SimdLevel::kAvx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SimdLevel::kAvx2;
-    return SimdLevel::kNone;
+    SimdLevel cpu = SimdLevel::kNone;
+    if (__builtin_cpu_supports("avx512f")) cpu = SimdLevel::kAvx512;
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) cpu = SimdLevel::kAvx2;
+    const char* env = std::getenv("DISTGNN_SIMD");
+    if (env == nullptr) return cpu;
+    const std::string want = env;
+    if (want == "none") return SimdLevel::kNone;
+    if (want == "avx2") return std::min(cpu, SimdLevel::kAvx2);
+    return cpu;
   }();
   return level;
 }
