@@ -31,20 +31,6 @@ Array IdsSlice(const std::shared_ptr<std::vector<int64_t>>& ids, size_t off, siz
   return a;
 }
 
-// An output array every byte of which is about to be written: malloc, not
-// calloc (no zeroing pass, no fresh zero pages to fault in per call).
-Array Uninitialized(DType dtype, std::vector<int64_t> shape) {
-  Array a;
-  a.dtype = dtype;
-  a.shape = std::move(shape);
-  size_t n = a.nbytes();
-  void* p = std::malloc(n == 0 ? 1 : n);
-  DG_CHECK_MSG(p != nullptr, "out of memory allocating " + std::to_string(n) + " bytes");
-  a.data = p;
-  a.holder = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-  return a;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<DistGraphClient>> DistGraphClient::Connect(const PartitionConfig& config,
@@ -144,15 +130,13 @@ Status DistGraphClient::SplitByOwner(const char* what, const int64_t* ids, size_
   return Status::OK();
 }
 
-Array DistGraphClient::GatherPieceRows(const Piece& pc, const Array& rows) {
+Result<Array> DistGraphClient::GatherPieceRows(const Piece& pc, const Array& rows) {
   if (pc.ids->size() == static_cast<size_t>(rows.rows()) && rows.holder) return rows;  // one owner: zero copy
   std::vector<int64_t> shape = rows.shape;
   shape[0] = static_cast<int64_t>(pc.ids->size());
-  Array out = Uninitialized(rows.dtype, shape);
-  const size_t rb = rows.row_bytes();
-  const uint8_t* src = static_cast<const uint8_t*>(rows.data);
-  uint8_t* dst = static_cast<uint8_t*>(out.data);
-  for (size_t i = 0; i < pc.ids->size(); ++i) std::memcpy(dst + i * rb, src + pc.pos[i] * rb, rb);
+  DG_ASSIGN_OR_RETURN(Array out, Array::TryUninitialized(rows.dtype, shape, "rows for partition " +
+                                                                               std::to_string(pc.part)));
+  GatherRowBytes(rows.data, rows.row_bytes(), pc.pos.data(), pc.ids->size(), 0, out.data, nullptr);
   return out;
 }
 
@@ -226,7 +210,7 @@ Result<Array> DistGraphClient::PullImpl(TensorKind kind, const std::string& name
   const bool is_mutable = meta.kind == TensorKind::kMutableNode;
   std::vector<int64_t> shape = meta.shape;
   shape[0] = static_cast<int64_t>(n);
-  Array out = Uninitialized(meta.dtype, shape);
+  DG_ASSIGN_OR_RETURN(Array out, Array::TryUninitialized(meta.dtype, shape, "PULL '" + name + "'"));
   if (n == 0) return out;
   const size_t rb = out.row_bytes();
   uint8_t* dst = static_cast<uint8_t*>(out.data);
@@ -297,7 +281,8 @@ Status DistGraphClient::Push(const std::string& name, const std::vector<int64_t>
   std::vector<std::shared_ptr<PendingCall>> calls;
   for (const Piece& pc : pieces) {
     Encoder e;
-    EncodePush(&e, name, mode, IdsSlice(pc.ids, 0, pc.ids->size()), GatherPieceRows(pc, rows));
+    DG_ASSIGN_OR_RETURN(Array piece_rows, GatherPieceRows(pc, rows));
+    EncodePush(&e, name, mode, IdsSlice(pc.ids, 0, pc.ids->size()), piece_rows);
     calls.push_back(Channel(pc.part, true)->Start(MsgType::kPush, e.Finish()));
   }
   return WaitAll(calls, deadline);
@@ -477,7 +462,7 @@ Status DistGraphClient::SparseUpdate(const std::string& name, const SparseOptimi
     r.contributors = contributors;
     r.rank = rank;
     r.ids = IdsSlice(pc.ids, 0, pc.ids->size());
-    r.grads = GatherPieceRows(pc, grads);
+    DG_ASSIGN_OR_RETURN(r.grads, GatherPieceRows(pc, grads));
     Encoder e;
     EncodeSparseUpdate(&e, r);
     calls.push_back(Channel(pc.part, true)->Start(MsgType::kSparseUpdate, e.Finish()));

@@ -144,7 +144,7 @@ class DistGraphClient {
   Status SplitByOwner(const char* what, const int64_t* ids, size_t n, std::vector<Piece>* pieces,
                       bool keep_empty = false) const;
   // Rows pc.pos of `rows`, as a new [pc.ids.size(), ...] Array (zero copy when pc has every row).
-  static Array GatherPieceRows(const Piece& pc, const Array& rows);
+  static Result<Array> GatherPieceRows(const Piece& pc, const Array& rows);
   // Waits for every call; the first error wins.
   Status WaitAll(std::vector<std::shared_ptr<PendingCall>>& calls, std::chrono::steady_clock::time_point deadline);
   Status SplitEdges(const std::vector<int64_t>& eids, std::vector<Piece>* pieces) const;
