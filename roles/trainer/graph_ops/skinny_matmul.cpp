@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -150,6 +151,8 @@ SimdLevel DetectedLevel() {
     const std::string want = env;
     if (want == "none") return SimdLevel::kNone;
     if (want == "avx2") return std::min(cpu, SimdLevel::kAvx2);
+    if (want != "avx512")
+      std::fprintf(stderr, "distgnn: DISTGNN_SIMD=%s ignored (expected avx512, avx2 or none)\n", env);
     return cpu;
   }();
   return level;
