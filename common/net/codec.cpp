@@ -105,6 +105,14 @@ void Encoder::Ids(const int64_t* ids, size_t n) {
   Raw(ids, n * 8);
 }
 
+std::string Encoder::ArrayHead(DType dtype, const std::vector<int64_t>& shape) {
+  Encoder e;
+  int64_t elems = 1;
+  for (int64_t d : shape) elems *= d;
+  e.ArrayHeader(dtype, shape, static_cast<uint64_t>(elems) * DTypeSize(dtype));
+  return e.Finish().Flatten();
+}
+
 BufferList Encoder::Finish() {
   CloseChunk();
   BufferList out = std::move(out_);

@@ -69,6 +69,11 @@ class Encoder {
   // Finishes and returns the payload; the Encoder is empty afterwards.
   BufferList Finish();
 
+  // The bytes ArrayRef writes before the data of an Array of this dtype and
+  // shape when the Array starts a payload: a receiver that knows what a reply
+  // holds predicts its head and reads the data straight into place.
+  static std::string ArrayHead(DType dtype, const std::vector<int64_t>& shape);
+
  private:
   void Raw(const void* p, size_t n);
   void External(const void* p, size_t n, std::shared_ptr<void> holder);

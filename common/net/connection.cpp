@@ -1,5 +1,7 @@
 #include "common/net/connection.h"
 
+#include <array>
+
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -94,6 +96,11 @@ void Connection::SetFrameHandler(FrameHandler on_frame) {
   on_frame_ = std::move(on_frame);
 }
 
+void Connection::SetPayloadRouter(PayloadRouter router) {
+  std::lock_guard<std::mutex> l(mu_);
+  router_ = std::move(router);
+}
+
 // ------------------------------------------------------------------ reading
 
 void Connection::ReadHeader() {
@@ -138,7 +145,18 @@ void Connection::OnHeader(const boost::system::error_code& ec) {
     Deliver(std::move(f));
     return;
   }
-  payload_ = AllocPayload(header_.payload_length);
+  PayloadRouter router;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    router = router_;
+  }
+  sink_ = PayloadSink();
+  if (router && router(header_, &sink_) && sink_.head_bytes + sink_.body_bytes == header_.payload_length) {
+    payload_ = AllocPayload(sink_.head_bytes);
+  } else {
+    sink_ = PayloadSink();
+    payload_ = AllocPayload(header_.payload_length);
+  }
   if (!payload_) {
     Status st = Status::ResourceExhausted("out of memory receiving a " + MsgTypeName(header_.type) + " payload of " +
                                           std::to_string(header_.payload_length) + " bytes");
@@ -148,10 +166,16 @@ void Connection::OnHeader(const boost::system::error_code& ec) {
     return;
   }
   auto self = shared_from_this();
-  asio::async_read(socket_, asio::buffer(payload_.get(), header_.payload_length),
-                   asio::bind_executor(strand_, [self](const boost::system::error_code& ec, size_t) {
-                     self->OnPayload(ec);
-                   }));
+  auto done = asio::bind_executor(strand_, [self](const boost::system::error_code& ec, size_t) {
+    self->OnPayload(ec);
+  });
+  if (sink_.body != nullptr) {
+    std::array<asio::mutable_buffer, 2> bufs{asio::buffer(payload_.get(), sink_.head_bytes),
+                                            asio::buffer(sink_.body, sink_.body_bytes)};
+    asio::async_read(socket_, bufs, std::move(done));
+  } else {
+    asio::async_read(socket_, asio::buffer(payload_.get(), header_.payload_length), std::move(done));
+  }
 }
 
 void Connection::OnPayload(const boost::system::error_code& ec) {
@@ -168,7 +192,9 @@ void Connection::OnPayload(const boost::system::error_code& ec) {
   f.header = header_;
   f.holder = std::move(payload_);
   f.data = static_cast<const uint8_t*>(f.holder.get());
-  f.size = header_.payload_length;
+  f.size = header_.payload_length - sink_.body_bytes;
+  f.sunk_bytes = sink_.body_bytes;
+  sink_ = PayloadSink();
   Deliver(std::move(f));
 }
 

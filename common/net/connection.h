@@ -56,20 +56,39 @@ struct ConnectionOptions {
 };
 
 // A received frame; the payload is heap memory kept alive by `holder`.
+// When a PayloadSink took the frame, data/size hold only the sink's head
+// bytes and the remaining `sunk_bytes` went straight to the sink's memory.
 struct Frame {
   FrameHeader header;
   std::shared_ptr<void> holder;
   const uint8_t* data = nullptr;
   size_t size = 0;
+  size_t sunk_bytes = 0;
 
   MsgType type() const { return static_cast<MsgType>(header.type); }
   Decoder decoder(const std::string& what) const { return Decoder(data, size, holder, what); }
+};
+
+// Where one incoming payload goes instead of a fresh heap buffer: its first
+// head_bytes into a small buffer the Frame keeps (the message's header
+// fields), the remaining body_bytes straight into `body` -- caller memory,
+// e.g. the rows of a batch a PULL reply fills -- so the kernel's copy out of
+// the socket is the only copy.
+struct PayloadSink {
+  size_t head_bytes = 0;
+  uint8_t* body = nullptr;
+  size_t body_bytes = 0;
+  std::shared_ptr<void> keep_alive;  // owns `body` until the read is done
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   using FrameHandler = std::function<void(Frame)>;
   using CloseHandler = std::function<void(const Status&)>;
+  // Asked (on the strand) for every frame header with a payload: returns true
+  // and fills the sink to take the payload, false for the usual heap buffer.
+  // A sink is used only if head_bytes + body_bytes is the payload's length.
+  using PayloadRouter = std::function<bool(const FrameHeader&, PayloadSink*)>;
 
   // `peer` names the other side in every message ("127.0.0.1:30050 (server, partition 1)").
   Connection(tcp::socket socket, ConnectionOptions options, std::string peer);
@@ -79,6 +98,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Start(FrameHandler on_frame, CloseHandler on_close);
   // Replaces the frame handler (e.g. after a handshake).
   void SetFrameHandler(FrameHandler on_frame);
+  void SetPayloadRouter(PayloadRouter router);
 
   // Queues one frame. With close_after, the connection closes once it is written.
   void Send(MsgType type, uint32_t flags, uint64_t request_id, BufferList payload,
@@ -133,12 +153,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string peer_;
   FrameHandler on_frame_;
   CloseHandler on_close_;
+  PayloadRouter router_;
   std::deque<OutFrame> queue_;
 
   // Strand-only state.
   uint8_t header_buf_[kFrameHeaderSize];
   FrameHeader header_;
   std::shared_ptr<void> payload_;
+  PayloadSink sink_;  // the current payload's, when routed
   bool reading_ = false, paused_ = false, writing_ = false;
   bool blocked_ = false;  // not reading: too many bytes queued for writing (backpressure)
   std::vector<OutFrame> writing_frames_;

@@ -13,12 +13,56 @@ std::string ServerName(const std::string& host, int port, int part, int index) {
          std::to_string(index) + ")";
 }
 
-// A request in flight and the caller positions of its ids.
+// A request in flight and the caller positions of its ids. With `head`
+// set, its reply rows were asked to land straight in the output
+// (consecutive positions from pos[0]) and `head` is the reply's expected head.
 struct Sent {
   std::shared_ptr<PendingCall> call;
   const int64_t* pos = nullptr;
   size_t n = 0;
+  std::string head;
 };
+
+// Runs of at least this many consecutive caller positions are received
+// straight into the output; shorter ones are copied row by row from the reply
+// (a request per few rows would cost more than the copy).
+constexpr size_t kMinDirectRows = 64;
+
+// Length of the run of consecutive positions starting at pos[0], at most max.
+size_t RunLength(const int64_t* pos, size_t n, size_t max) {
+  size_t r = 1;
+  while (r < n && r < max && pos[r] == pos[0] + static_cast<int64_t>(r)) ++r;
+  return r;
+}
+
+// Cuts positions [0, n) into requests of at most `chunk` ids: a run of
+// >= kMinDirectRows consecutive positions is one request (direct = true);
+// the rows between such runs are grouped into the others.
+struct Chunk {
+  size_t off, n;
+  bool direct;
+};
+std::vector<Chunk> ChunkByRuns(const int64_t* pos, size_t n, size_t chunk) {
+  std::vector<Chunk> out;
+  size_t off = 0;
+  while (off < n) {
+    const size_t run = RunLength(pos + off, n - off, chunk);
+    if (run >= kMinDirectRows) {
+      out.push_back({off, run, true});
+      off += run;
+      continue;
+    }
+    size_t end = off;
+    while (end < n && end - off < chunk) {
+      const size_t r = RunLength(pos + end, n - end, kMinDirectRows);
+      if (r >= kMinDirectRows) break;
+      end = std::min(end + r, off + chunk);
+    }
+    out.push_back({off, end - off, false});
+    off = end;
+  }
+  return out;
+}
 
 // ids[off, off+m) as an Array that keeps the whole vector alive: a request
 // may still sit in a send queue after its caller gave up (deadline).
@@ -226,15 +270,24 @@ Result<Array> DistGraphClient::PullImpl(TensorKind kind, const std::string& name
   std::vector<Sent> sent;
   for (const Piece& pc : pieces) {
     if (is_local(pc.part) && !is_mutable) continue;
-    for (size_t off = 0; off < pc.ids->size(); off += chunk) {
-      size_t m = std::min(chunk, pc.ids->size() - off);
+    for (const Chunk& c : ChunkByRuns(pc.pos.data(), pc.pos.size(), chunk)) {
       Encoder e;
       EncodePull(&e, kind == TensorKind::kEdge ? TensorKind::kEdge : TensorKind::kNode, name,
-                 IdsSlice(pc.ids, off, m));
+                 IdsSlice(pc.ids, c.off, c.n));
       Sent s;
-      s.call = Channel(pc.part, is_mutable)->Start(MsgType::kPull, e.Finish());
-      s.pos = pc.pos.data() + off;
-      s.n = m;
+      s.pos = pc.pos.data() + c.off;
+      s.n = c.n;
+      PayloadSink sink;
+      if (c.direct) {
+        std::vector<int64_t> reply_shape = shape;
+        reply_shape[0] = static_cast<int64_t>(c.n);
+        s.head = Encoder::ArrayHead(meta.dtype, reply_shape);
+        sink.head_bytes = s.head.size();
+        sink.body = dst + s.pos[0] * rb;
+        sink.body_bytes = c.n * rb;
+        sink.keep_alive = out.holder;
+      }
+      s.call = Channel(pc.part, is_mutable)->Start(MsgType::kPull, e.Finish(), std::move(sink));
       sent.push_back(std::move(s));
     }
   }
@@ -248,6 +301,15 @@ Result<Array> DistGraphClient::PullImpl(TensorKind kind, const std::string& name
     auto f = s.call->Wait(deadline);
     if (!f.ok()) {
       if (first_error.ok()) first_error = f.status();
+      continue;
+    }
+    if (f->sunk_bytes > 0) {  // the rows are in place already; check what the server said they are
+      if ((f->size != s.head.size() || std::memcmp(f->data, s.head.data(), s.head.size()) != 0) &&
+          first_error.ok()) {
+        first_error = Status::Protocol("PULL '" + name + "' reply does not describe " + std::to_string(s.n) +
+                                       " rows of " + DTypeName(out.dtype));
+      }
+      rows_in_place_.fetch_add(s.n, std::memory_order_relaxed);
       continue;
     }
     Decoder d = f->decoder("PULL reply");

@@ -76,6 +76,9 @@ class DistGraphClient {
   // bytes per step; reads served by the local shortcut move none).
   uint64_t network_bytes() const;
   bool is_local(int part) const { return part < (int)local_.size() && local_[part] != nullptr; }
+  // Rows of PULL replies read straight from the socket into the caller's
+  // array so far (runs of consecutive positions; the rest is copied once).
+  uint64_t rows_received_in_place() const { return rows_in_place_.load(std::memory_order_relaxed); }
 
   // Rows of node tensor `name` (partition data or mutable) in the caller's order.
   Result<Array> Pull(const std::string& name, const int64_t* ids, size_t n);
@@ -162,6 +165,7 @@ class DistGraphClient {
   std::vector<std::vector<std::shared_ptr<RpcChannel>>> channels_;  // [part][index]
   std::vector<std::unique_ptr<PartitionStore>> local_;              // [part] or null
   std::atomic<uint64_t> round_robin_{0};
+  std::atomic<uint64_t> rows_in_place_{0};
   std::mutex meta_mu_;
   std::map<std::string, TensorMeta> mutable_meta_;
 };

@@ -41,6 +41,10 @@ Result<std::shared_ptr<RpcChannel>> RpcChannel::Dial(asio::io_context& io, const
           }));
   ch->conn_ = dialed.connection;
   ch->welcome_ = dialed.welcome;
+  ch->conn_->SetPayloadRouter([weak](const FrameHeader& h, PayloadSink* sink) {
+    auto c = weak.lock();
+    return c && c->RouteReply(h, sink);
+  });
   return ch;
 }
 
@@ -62,9 +66,10 @@ void RpcChannel::Close() {
   if (conn_) conn_->Close(Status::OK());
 }
 
-std::shared_ptr<PendingCall> RpcChannel::Start(MsgType type, BufferList payload) {
+std::shared_ptr<PendingCall> RpcChannel::Start(MsgType type, BufferList payload, PayloadSink reply_sink) {
   auto call = std::make_shared<PendingCall>();
   call->type_ = type;
+  call->sink_ = std::move(reply_sink);
   call->channel_ = weak_from_this();
   call->peer_ = peer_;
   {
@@ -89,6 +94,20 @@ Result<Frame> RpcChannel::Call(MsgType type, BufferList payload, double timeout_
 void RpcChannel::Forget(uint64_t id) {
   std::lock_guard<std::mutex> l(mu_);
   pending_.erase(id);
+}
+
+bool RpcChannel::RouteReply(const FrameHeader& h, PayloadSink* sink) {
+  if (!h.is_response()) return false;
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pending_.find(h.request_id);
+  if (it == pending_.end()) return false;
+  const PendingCall& call = *it->second;
+  if (call.sink_.body == nullptr || h.type != static_cast<uint16_t>(call.type_) ||
+      h.payload_length != call.sink_.head_bytes + call.sink_.body_bytes) {
+    return false;
+  }
+  *sink = call.sink_;
+  return true;
 }
 
 void RpcChannel::OnFrame(Frame f) {

@@ -7,6 +7,12 @@
 // Timeout from Connection's heartbeat check, naming the peer) -- whichever
 // comes first. Thread-safe: any number of threads may Start/Wait concurrently.
 // A lost channel stays lost: every later call fails at once with the same error.
+//
+// Start() may name a PayloadSink (connection.h) for the response: a response
+// of the request's type whose payload has exactly the sink's size is then
+// read straight into the sink's memory, and its Frame carries only the head
+// bytes (Frame::sunk_bytes says so). Any other answer (an ERROR, another size)
+// arrives as usual and the sink's memory is untouched.
 #pragma once
 
 #include <chrono>
@@ -35,6 +41,7 @@ class PendingCall {
   Result<Frame> result_{Status::Internal("pending")};
   MsgType type_ = MsgType::kError;
   uint64_t id_ = 0;
+  PayloadSink sink_;  // body == nullptr: none
   std::weak_ptr<class RpcChannel> channel_;
   std::string peer_;
 };
@@ -48,7 +55,7 @@ class RpcChannel : public std::enable_shared_from_this<RpcChannel> {
                                                   double timeout_s, const std::string& peer);
   ~RpcChannel();
 
-  std::shared_ptr<PendingCall> Start(MsgType type, BufferList payload);
+  std::shared_ptr<PendingCall> Start(MsgType type, BufferList payload, PayloadSink reply_sink = {});
   // Start + Wait with a relative timeout.
   Result<Frame> Call(MsgType type, BufferList payload, double timeout_s);
 
@@ -64,6 +71,7 @@ class RpcChannel : public std::enable_shared_from_this<RpcChannel> {
   friend class PendingCall;
   RpcChannel(std::string peer) : peer_(std::move(peer)) {}
   void OnFrame(Frame f);
+  bool RouteReply(const FrameHeader& h, PayloadSink* sink);
   void OnClose(const Status& why);
   void Forget(uint64_t id);
 

@@ -83,6 +83,7 @@ Status LocalBatchProvider::BeginEpoch(const EpochRequest& request) {
   opts.replace = request.replace;
   opts.feature_name = feature_name_;
   opts.label_name = request.labels ? label_name_ : "";
+  opts.owner_offsets = source_->owner_offsets();
   return batches_.Begin(request, [this, opts, job_seed = request.job_seed, epoch = request.epoch](
                                      int64_t b, const std::vector<int64_t>& seeds) {
     return SampleMiniBatch(source_, seeds, opts, job_seed, epoch, b);

@@ -18,6 +18,7 @@ class DistNeighborSource : public NeighborSource {
   Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
                          SampledNeighbors* out) override;
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override;
+  std::vector<int64_t> owner_offsets() const override { return client_->config().node_map; }
 
  private:
   DistGraphClient* client_;

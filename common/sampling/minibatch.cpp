@@ -69,6 +69,42 @@ Block BuildBlockWith(Map* local, const std::vector<int64_t>& dst_nodes, const Sa
   return block;
 }
 
+// Stable partition of the sources after the first num_dst by owning
+// partition; block indices follow their sources.
+void GroupNewSourcesByOwner(const std::vector<int64_t>& offsets, Block* block, std::vector<int64_t>* src) {
+  const int parts = static_cast<int>(offsets.size()) - 1;
+  const int64_t nd = block->num_dst, extra = static_cast<int64_t>(src->size()) - nd;
+  if (parts < 2 || extra < 2) return;
+  auto owner = [&](int64_t gid) {
+    int p = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), gid) - offsets.begin()) - 1;
+    return std::min(std::max(p, 0), parts - 1);  // bad ids are caught by whoever reads their rows
+  };
+  thread_local std::vector<int32_t> owners;
+  thread_local std::vector<int64_t> new_index;
+  owners.resize(static_cast<size_t>(extra));
+  std::vector<int64_t> next(static_cast<size_t>(parts) + 1, 0);
+  bool sorted = true;
+  for (int64_t i = 0; i < extra; ++i) {
+    owners[i] = owner((*src)[nd + i]);
+    sorted = sorted && (i == 0 || owners[i] >= owners[i - 1]);
+    ++next[owners[i] + 1];
+  }
+  if (sorted) return;
+  next[0] = nd;
+  for (int p = 0; p < parts; ++p) next[p + 1] += next[p];
+  new_index.resize(static_cast<size_t>(extra));
+  std::vector<int64_t> grouped(src->size());
+  std::copy(src->begin(), src->begin() + nd, grouped.begin());
+  for (int64_t i = 0; i < extra; ++i) {
+    const int64_t at = next[owners[i]]++;
+    new_index[i] = at;
+    grouped[at] = (*src)[nd + i];
+  }
+  for (int64_t& idx : block->indices)
+    if (idx >= nd) idx = new_index[idx - nd];
+  src->swap(grouped);
+}
+
 bool IdsBelow(const std::vector<int64_t>& ids, int64_t n) {
   for (int64_t id : ids)
     if (id < 0 || id >= n) return false;
@@ -78,17 +114,21 @@ bool IdsBelow(const std::vector<int64_t>& ids, int64_t n) {
 }  // namespace
 
 Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
-                 std::vector<int64_t>* src_nodes, int64_t num_nodes) {
+                 std::vector<int64_t>* src_nodes, int64_t num_nodes, const std::vector<int64_t>* owner_offsets) {
   DG_CHECK(static_cast<int64_t>(sampled.indptr.size()) == static_cast<int64_t>(dst_nodes.size()) + 1);
   const size_t total = dst_nodes.size() + sampled.sources.size();
+  Block block;
   if (num_nodes > 0 && num_nodes <= kDenseRelabelMaxNodes && total < (size_t{1} << 31) &&
       IdsBelow(dst_nodes, num_nodes) && IdsBelow(sampled.sources, num_nodes)) {
     thread_local DenseRelabel dense;
     dense.Begin(num_nodes);
-    return BuildBlockWith(&dense, dst_nodes, sampled, src_nodes);
+    block = BuildBlockWith(&dense, dst_nodes, sampled, src_nodes);
+  } else {
+    IdMap local(dst_nodes.size() + sampled.sources.size() / 2);
+    block = BuildBlockWith(&local, dst_nodes, sampled, src_nodes);
   }
-  IdMap local(dst_nodes.size() + sampled.sources.size() / 2);
-  return BuildBlockWith(&local, dst_nodes, sampled, src_nodes);
+  if (owner_offsets != nullptr) GroupNewSourcesByOwner(*owner_offsets, &block, src_nodes);
+  return block;
 }
 
 Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,
@@ -111,7 +151,7 @@ Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int6
     sampled.sources.clear();
     DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace, seed,
                                                &sampled));
-    mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes());
+    mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes(), &options.owner_offsets);
     dst.swap(src);
   }
   mb.input_nodes = std::move(dst);

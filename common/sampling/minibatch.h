@@ -11,8 +11,10 @@
 //
 // Block: a CSR over destination nodes; indices point into the block's source
 // nodes; the first num_dst sources are the destinations themselves, in order;
-// further sources follow in order of first appearance. The sources of block l
-// are the destinations of block l-1; the sources of block 0 are input_nodes.
+// further sources follow in order of first appearance -- grouped by owning
+// partition first when MiniBatchOptions::owner_offsets is set. The sources of
+// block l are the destinations of block l-1; the sources of block 0 are
+// input_nodes.
 //
 // Determinism: the batch content depends only on (job seed, epoch, batch index,
 // seeds, graph): the per-layer request seed is SamplingSeed(...) and the
@@ -46,6 +48,9 @@ class NeighborSource {
                                  uint64_t seed, SampledNeighbors* out) = 0;
   // Rows `ids` of node array `name` (e.g. "features", "labels"), in order.
   virtual Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) = 0;
+  // The partition book's offsets when the graph is partitioned (partition p
+  // owns ids [o[p], o[p+1])); empty for a graph in one piece.
+  virtual std::vector<int64_t> owner_offsets() const { return {}; }
 };
 
 struct Block {
@@ -77,6 +82,12 @@ struct MiniBatchOptions {
   bool replace = false;
   std::string feature_name = "features";  // "" = do not gather
   std::string label_name = "labels";      // "" = do not gather
+  // Partition offsets (NeighborSource::owner_offsets). With two or more
+  // partitions, each block's sources after its destinations are grouped by
+  // owner (first-appearance order within a group), so one partition's rows
+  // of the features fill a few contiguous ranges of the batch and a PULL
+  // reply is received straight into place. Empty = no grouping.
+  std::vector<int64_t> owner_offsets;
 };
 
 // The request seed of one layer of one batch:
@@ -86,9 +97,11 @@ uint64_t SamplingSeed(uint64_t job_seed, int64_t epoch, int64_t batch_index, int
 // Builds one block from destination ids and their sampled sources (to_block).
 // *src_nodes receives the block's source node ids (dst first). num_nodes (the
 // graph's, when known) lets ids below it relabel through a dense per-thread
-// table instead of a hash map; the result is the same.
+// table instead of a hash map; the result is the same. owner_offsets: as
+// MiniBatchOptions::owner_offsets (null or fewer than 3 entries: no grouping).
 Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
-                 std::vector<int64_t>* src_nodes, int64_t num_nodes = 0);
+                 std::vector<int64_t>* src_nodes, int64_t num_nodes = 0,
+                 const std::vector<int64_t>* owner_offsets = nullptr);
 
 // Samples every layer for `seeds` and gathers features and labels.
 Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,

@@ -1,5 +1,6 @@
 // Mini-batch sampling and block building against a brute-force reading of the graph.
 #include <catch2/catch.hpp>
+#include <random>
 
 #include <algorithm>
 #include <map>
@@ -91,6 +92,52 @@ TEST_CASE("BuildBlock gives the same block through the dense table and the hash 
     }
     CHECK(src_dense == src_hash);
     CHECK(src_small == src_hash);
+  }
+}
+
+TEST_CASE("BuildBlock with owner offsets groups new sources by owner and keeps every edge") {
+  const std::vector<int64_t> offsets{0, 300, 700, 1000};
+  auto owner = [&](int64_t gid) {
+    return std::upper_bound(offsets.begin(), offsets.end(), gid) - offsets.begin() - 1;
+  };
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Rng rng(seed);
+    std::vector<int64_t> dst;
+    for (int i = 0; i < 60; ++i) dst.push_back(static_cast<int64_t>(rng.Uniform(1000)));
+    std::sort(dst.begin(), dst.end());
+    dst.erase(std::unique(dst.begin(), dst.end()), dst.end());
+    std::shuffle(dst.begin(), dst.end(), std::mt19937_64(seed));  // destinations keep their (mixed) order
+    SampledNeighbors s;
+    s.indptr = {0};
+    for (size_t d = 0; d < dst.size(); ++d) {
+      const int64_t deg = static_cast<int64_t>(rng.Uniform(9));
+      for (int64_t k = 0; k < deg; ++k) s.sources.push_back(static_cast<int64_t>(rng.Uniform(1000)));
+      s.indptr.push_back(static_cast<int64_t>(s.sources.size()));
+    }
+    for (int64_t num_nodes : {int64_t{1000}, int64_t{0}}) {  // dense table and hash map
+      std::vector<int64_t> plain_src, grouped_src;
+      Block plain = BuildBlock(dst, s, &plain_src, num_nodes);
+      Block grouped = BuildBlock(dst, s, &grouped_src, num_nodes, &offsets);
+      REQUIRE(grouped.num_dst == plain.num_dst);
+      REQUIRE(grouped.num_src == plain.num_src);
+      REQUIRE(grouped_src.size() == plain_src.size());
+      CHECK(grouped.indptr == plain.indptr);
+      CHECK(std::equal(dst.begin(), dst.end(), grouped_src.begin()));
+      for (int64_t e = 0; e < grouped.num_edges(); ++e)
+        REQUIRE(grouped_src[grouped.indices[e]] == plain_src[plain.indices[e]]);
+      // After the destinations: owners never decrease, and within an owner the
+      // order of first appearance is kept.
+      const size_t nd = dst.size();
+      for (size_t i = nd + 1; i < grouped_src.size(); ++i) REQUIRE(owner(grouped_src[i - 1]) <= owner(grouped_src[i]));
+      for (int p = 0; p < 3; ++p) {
+        std::vector<int64_t> want, got;
+        for (size_t i = nd; i < plain_src.size(); ++i)
+          if (owner(plain_src[i]) == p) want.push_back(plain_src[i]);
+        for (size_t i = nd; i < grouped_src.size(); ++i)
+          if (owner(grouped_src[i]) == p) got.push_back(grouped_src[i]);
+        CHECK(got == want);
+      }
+    }
   }
 }
 

@@ -180,6 +180,7 @@ void RunSamplersAgainstReference(int parts) {
     const int64_t batches = NumBatches(static_cast<int64_t>(seeds.size()), req.batch_size);
     MiniBatchOptions opts;
     opts.fanouts = ec.fanouts;
+    opts.owner_offsets = cfg->node_map;  // as the samplers' DistNeighborSource
     for (int m = 0; m < parts; ++m) {
       REQUIRE(trainers[m]->BeginEpoch(req).ok());
       for (int64_t b = 0;; ++b) {

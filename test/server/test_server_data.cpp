@@ -1,6 +1,7 @@
 // Pull / push / degrees / metadata / barrier through DistGraphClient against
 // real servers of a 3-part partition, checked against the in-memory graph.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -41,6 +42,24 @@ void CheckAllReads(const TestGraph& tg, DistGraphClient& client) {
   REQUIRE(labels.ok());
   REQUIRE(labels->shape == std::vector<int64_t>{static_cast<int64_t>(ids.size())});
   for (size_t i = 0; i < ids.size(); ++i) REQUIRE(labels->as<int64_t>()[i] == tg.g.labels.as<int64_t>()[ids[i]]);
+
+  // Rows grouped by owner, as a batch's input nodes are: each partition's rows
+  // are one long run of positions, received straight into place; then short
+  // runs and duplicates, copied from the reply.
+  std::vector<int64_t> grouped = ids;
+  std::stable_sort(grouped.begin(), grouped.end(),
+                   [&](int64_t a, int64_t b) { return client.book().Owner(a) < client.book().Owner(b); });
+  grouped.insert(grouped.end(), ids.begin(), ids.begin() + 300);
+  grouped.insert(grouped.begin() + 500, ids.begin(), ids.begin() + 10);
+  const uint64_t in_place_before = client.rows_received_in_place();
+  auto grouped_rows = client.Pull("features", grouped);
+  REQUIRE(grouped_rows.ok());
+  CheckFeatures(tg, grouped, *grouped_rows);
+  if (!client.is_local(0) || !client.is_local(2)) CHECK(client.rows_received_in_place() > in_place_before);
+  auto grouped_labels = client.Pull("labels", grouped);
+  REQUIRE(grouped_labels.ok());
+  for (size_t i = 0; i < grouped.size(); ++i)
+    REQUIRE(grouped_labels->as<int64_t>()[i] == tg.g.labels.as<int64_t>()[grouped[i]]);
 
   auto empty = client.Pull("features", std::vector<int64_t>{});
   REQUIRE(empty.ok());
