@@ -50,14 +50,20 @@ void Measure(int reps, std::vector<Variant>* variants) {
 }
 
 // One variant per SIMD level the CPU has; `run` gets the level already set.
+// None when the kernels do not serve `out` columns (BLAS only, nothing to check).
 void AddSkinnyVariants(const std::string& product, const std::string& key, int64_t out,
                        const std::function<void()>& run, std::vector<Variant>* variants) {
-  for (int l = static_cast<int>(kernels::CurrentSimdLevel()); l >= 1; --l) {
+  const kernels::SimdLevel best = kernels::CurrentSimdLevel();
+  for (int l = static_cast<int>(best); l >= 1; --l) {
     const auto level = static_cast<kernels::SimdLevel>(l);
+    kernels::SetSimdLevel(level);
+    const bool supported = kernels::SkinnyMatmulSupported(out);
+    kernels::SetSimdLevel(best);
+    if (!supported) continue;
     const std::string name = kernels::SimdLevelName(level);
-    variants->push_back({product + "  " + name, key + "_" + name + "_ms", [level, out, run] {
+    variants->push_back({product + "  " + name, key + "_" + name + "_ms", [level, run] {
                            kernels::SetSimdLevel(level);
-                           if (kernels::SkinnyMatmulSupported(out)) run();
+                           run();
                          }, {}});
   }
 }

@@ -351,7 +351,7 @@ bool UseSkinny(const Tensor& x, const Tensor& w) {
 
 // y = x @ w^T; x [n, k] and w [m, k]. A tall x with few output columns runs
 // on the skinny kernels both ways (BLAS packs x first: `distgnn bench
-// kernels` measures both, x @ w^T ~0.8x and x^T @ g ~0.6x of BLAS's time).
+// kernels` measures both, x @ w^T ~0.5x and x^T @ g ~0.4x of BLAS's time).
 class LinearFn : public torch::autograd::Function<LinearFn> {
  public:
   static Tensor forward(AutogradContext* ctx, const Tensor& x, const Tensor& w) {

@@ -17,6 +17,16 @@ namespace {
 #define DG_AVX2 __attribute__((target("avx2,fma")))
 #define DG_AVX512 __attribute__((target("avx512f")))
 
+// Software prefetch of x, this many bytes ahead of the rows being multiplied.
+// The kernels run at ~1 zmm FMA/cycle (the FMA throughput of this Zen 4 class
+// CPU: 16 independent chains reach 3.7 G/s), and without prefetch the cold
+// reads of x did not overlap that arithmetic (86k x 100 x 16: 2.5 ms on
+// L2-resident x, 5 ms streamed from DRAM). One prefetch per feature step,
+// spread over the loop, covers the R rows' bytes once; issuing them all at a
+// row group's start, or hinting only into L2 (T1), was slower. 4 KB (10 rows
+// of 100 features) measured best of 2..16 KB.
+constexpr int64_t kPrefetchBytes = 4096;
+
 // ---- AVX2: 8-float vectors ------------------------------------------------
 
 // Rows are processed R at a time with V 8-float vectors per row, so R * V
@@ -30,7 +40,9 @@ DG_AVX2 void MatmulRows(const float* x, const float* wt_pad, int64_t k, int64_t 
     __m256 acc[R][V];
     for (int r = 0; r < R; ++r)
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+    const char* ahead = reinterpret_cast<const char*>(x + i * k) + kPrefetchBytes;
     for (int64_t kk = 0; kk < k; ++kk) {
+      _mm_prefetch(ahead + kk * R * sizeof(float), _MM_HINT_T0);
       __m256 w[V];
       for (int v = 0; v < V; ++v) w[v] = _mm256_loadu_ps(wt_pad + kk * V * 8 + v * 8);
       for (int r = 0; r < R; ++r) {
@@ -57,7 +69,9 @@ DG_AVX2 void MatmulTNRows(const float* x, const float* g, int64_t k, int64_t m, 
       std::memcpy(row, g + (i + r) * m, sizeof(float) * m);
       for (int v = 0; v < V; ++v) gv[r][v] = _mm256_loadu_ps(row + v * 8);
     }
+    const char* ahead = reinterpret_cast<const char*>(x + i * k) + kPrefetchBytes;
     for (int64_t kk = 0; kk < k; ++kk) {
+      _mm_prefetch(ahead + kk * R * sizeof(float), _MM_HINT_T0);
       for (int v = 0; v < V; ++v) {
         float* a = acc_pad + kk * V * 8 + v * 8;
         __m256 s = _mm256_loadu_ps(a);
@@ -89,7 +103,9 @@ DG_AVX512 void MatmulRows512(const float* x, const float* wt_pad, int64_t k, int
     for (int r = 0; r < R; ++r)
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
     const float* xr = x + i * k;
+    const char* ahead = reinterpret_cast<const char*>(xr) + kPrefetchBytes;
     for (int64_t kk = 0; kk < k; ++kk) {
+      _mm_prefetch(ahead + kk * R * sizeof(float), _MM_HINT_T0);
       __m512 w[V];
       for (int v = 0; v < V; ++v) w[v] = _mm512_loadu_ps(wt_pad + kk * V * 16 + v * 16);
       for (int r = 0; r < R; ++r) {
@@ -122,7 +138,9 @@ DG_AVX512 void MatmulTNRows512(const float* x, const float* g, int64_t k, int64_
       gv[r][V - 1] = _mm512_maskz_loadu_ps(last, gr + (V - 1) * 16);
     }
     const float* xr = x + i * k;
+    const char* ahead = reinterpret_cast<const char*>(xr) + kPrefetchBytes;
     for (int64_t kk = 0; kk < k; ++kk) {
+      _mm_prefetch(ahead + kk * R * sizeof(float), _MM_HINT_T0);
       for (int v = 0; v < V; ++v) {
         float* a = acc_pad + kk * V * 16 + v * 16;
         __m512 s0 = _mm512_loadu_ps(a), s1 = _mm512_setzero_ps();
