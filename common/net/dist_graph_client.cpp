@@ -352,7 +352,7 @@ Status DistGraphClient::Push(const std::string& name, const std::vector<int64_t>
 
 Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout,
                                                           bool replace, uint64_t seed,
-                                                          const std::string& weight_name) {
+                                                          const std::string& weight_name, bool edge_ids) {
   SampledEdges out;
   out.offsets.assign(n + 1, 0);
   if (n == 0) return out;
@@ -374,7 +374,7 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     for (size_t off = 0; off < pc.ids->size(); off += chunk) {
       size_t m = std::min(chunk, pc.ids->size() - off);
       Encoder e;
-      EncodeSample(&e, IdsSlice(pc.ids, off, m), fanout, replace, seed, weight_name);
+      EncodeSample(&e, IdsSlice(pc.ids, off, m), fanout, replace, seed, weight_name, edge_ids);
       Part p;
       p.pos = pc.pos.data() + off;
       p.n = m;
@@ -388,7 +388,7 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     p.pos = pc.pos.data();
     p.n = pc.ids->size();
     DG_RETURN_IF_ERROR(local_[pc.part]->Sample(pc.ids->data(), pc.ids->size(), fanout, replace, seed, weight_name,
-                                               &p.local));
+                                               &p.local, edge_ids));
     p.counts = IdsView(p.local.counts.data(), p.local.counts.size());
     p.src = IdsView(p.local.src.data(), p.local.src.size());
     p.eids = IdsView(p.local.eids.data(), p.local.eids.size());
@@ -408,9 +408,21 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     p.src = d.Ids();
     p.eids = d.Ids();
     Status st = d.Finish();
-    if (st.ok() && (p.counts.numel() != static_cast<int64_t>(p.n) || p.src.numel() != p.eids.numel())) {
-      st = Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(p.counts.numel()) + " counts for " +
-                            std::to_string(p.n) + " seeds");
+    if (st.ok()) {
+      // Every count must be >= 0 and they must add up to the sources sent,
+      // or the copy below would read past the reply.
+      int64_t total = 0;
+      bool counts_ok = p.counts.numel() == static_cast<int64_t>(p.n);
+      for (int64_t i = 0; counts_ok && i < p.counts.numel(); ++i) {
+        const int64_t c = p.counts.as<int64_t>()[i];
+        counts_ok = c >= 0 && c <= p.src.numel() - total;
+        total += counts_ok ? c : 0;
+      }
+      if (!counts_ok || total != p.src.numel() || p.eids.numel() != (edge_ids ? p.src.numel() : 0)) {
+        st = Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(p.counts.numel()) + " counts for " +
+                              std::to_string(p.n) + " seeds, " + std::to_string(p.src.numel()) + " sources and " +
+                              std::to_string(p.eids.numel()) + " edge ids: they do not match");
+      }
     }
     if (!st.ok() && first_error.ok()) first_error = st;
   }
@@ -422,7 +434,7 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
   }
   for (size_t i = 0; i < n; ++i) out.offsets[i + 1] += out.offsets[i];
   out.src.resize(out.offsets[n]);
-  out.eids.resize(out.offsets[n]);
+  if (edge_ids) out.eids.resize(out.offsets[n]);
   for (Part& p : parts) {
     const int64_t* c = p.counts.as<int64_t>();
     const int64_t* s = p.src.as<int64_t>();
@@ -431,7 +443,7 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     for (size_t i = 0; i < p.n; ++i) {
       int64_t at = out.offsets[p.pos[i]];
       std::memcpy(out.src.data() + at, s + run, c[i] * sizeof(int64_t));
-      std::memcpy(out.eids.data() + at, e + run, c[i] * sizeof(int64_t));
+      if (edge_ids) std::memcpy(out.eids.data() + at, e + run, c[i] * sizeof(int64_t));
       run += c[i];
     }
   }

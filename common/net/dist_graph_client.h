@@ -90,11 +90,14 @@ class DistGraphClient {
   // Writes rows [n, row shape...] into a mutable tensor.
   Status Push(const std::string& name, const std::vector<int64_t>& ids, const Array& rows,
               PushMode mode = PushMode::kOverwrite);
+  // edge_ids = false: out.eids stays empty and the servers send none.
   Result<SampledEdges> SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout, bool replace,
-                                           uint64_t seed, const std::string& weight_name = "");
+                                           uint64_t seed, const std::string& weight_name = "",
+                                           bool edge_ids = true);
   Result<SampledEdges> SampleNeighbors(const std::vector<int64_t>& seeds, int64_t fanout, bool replace,
-                                           uint64_t seed, const std::string& weight_name = "") {
-    return SampleNeighbors(seeds.data(), seeds.size(), fanout, replace, seed, weight_name);
+                                           uint64_t seed, const std::string& weight_name = "",
+                                           bool edge_ids = true) {
+    return SampleNeighbors(seeds.data(), seeds.size(), fanout, replace, seed, weight_name, edge_ids);
   }
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids);
   // Sum or mean of node tensor `name` over each id's full in-neighbourhood,

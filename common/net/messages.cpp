@@ -161,12 +161,13 @@ Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f) {
 }
 
 void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
-                  const std::string& weight_name) {
+                  const std::string& weight_name, bool edge_ids) {
   e->ArrayRef(seeds);
   e->I64(fanout);
   e->Bool(replace);
   e->U64(seed);
   e->String(weight_name);
+  e->Bool(edge_ids);
 }
 
 Result<SampleRequest> DecodeSample(const Frame& f) {
@@ -177,6 +178,7 @@ Result<SampleRequest> DecodeSample(const Frame& f) {
   r.replace = d.Bool();
   r.seed = d.U64();
   r.weight_name = d.String();
+  r.edge_ids = d.Bool();
   DG_RETURN_IF_ERROR(d.Finish());
   DG_RETURN_IF_ERROR(CheckName("SAMPLE_NEIGHBORS", r.weight_name));
   return r;

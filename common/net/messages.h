@@ -52,8 +52,9 @@ struct SampleRequest {
   bool replace = false;
   uint64_t seed = 0;
   std::string weight_name;
+  bool edge_ids = true;  // false: the reply's eids are empty (node classification needs none)
 };
-// SAMPLE_NEIGHBORS response: Array counts int64 [n], Array src int64 [m], Array eids int64 [m].
+// SAMPLE_NEIGHBORS response: Array counts int64 [n], Array src int64 [m], Array eids int64 [m or 0].
 
 // IN_DEGREES request: Array ids. Response: Array int64 [n].
 
@@ -95,7 +96,7 @@ void EncodeSparseUpdate(Encoder* e, const SparseUpdateRequest& r);
 Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f);
 
 void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
-                  const std::string& weight_name);
+                  const std::string& weight_name, bool edge_ids = true);
 Result<SampleRequest> DecodeSample(const Frame& f);
 
 void EncodeMetadataReply(Encoder* e, const MetadataReply& m);

@@ -19,6 +19,10 @@ class IdMap {
   // The local index of `id`; a new id gets `index_if_new` and *inserted = true.
   int64_t Insert(int64_t id, int64_t index_if_new, bool* inserted);
   size_t size() const { return size_; }
+  // Starts loading the slot where `id` would be (a lookup soon after hits cache).
+  void Prefetch(int64_t id) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[SlotOf(id)]);
+  }
 
  private:
   struct Slot {

@@ -38,6 +38,7 @@ struct DenseRelabel {
       stamp = 1;
     }
   }
+  void Prefetch(int64_t id) const { __builtin_prefetch(&slots[static_cast<size_t>(id)]); }
   int64_t Insert(int64_t id, int64_t index_if_new, bool* inserted) {
     Slot& s = slots[static_cast<size_t>(id)];
     *inserted = s.stamp != stamp;
@@ -60,7 +61,11 @@ Block BuildBlockWith(Map* local, const std::vector<int64_t>& dst_nodes, const Sa
   for (int64_t i = 0; i < block.num_dst; ++i) local->Insert(dst_nodes[i], i, &inserted);
   block.indptr.assign(sampled.indptr.begin(), sampled.indptr.end());
   block.indices.resize(sampled.sources.size());
-  for (size_t e = 0; e < sampled.sources.size(); ++e) {
+  // Sources are random ids: their slots are cache misses, so load them ahead.
+  constexpr size_t kAhead = 16;
+  const size_t num_sources = sampled.sources.size();
+  for (size_t e = 0; e < num_sources; ++e) {
+    if (e + kAhead < num_sources) local->Prefetch(sampled.sources[e + kAhead]);
     const int64_t gid = sampled.sources[e];
     block.indices[e] = local->Insert(gid, static_cast<int64_t>(src_nodes->size()), &inserted);
     if (inserted) src_nodes->push_back(gid);
@@ -75,12 +80,18 @@ void GroupNewSourcesByOwner(const std::vector<int64_t>& offsets, Block* block, s
   const int parts = static_cast<int>(offsets.size()) - 1;
   const int64_t nd = block->num_dst, extra = static_cast<int64_t>(src->size()) - nd;
   if (parts < 2 || extra < 2) return;
+  // Bad ids land in the first or last group; whoever reads their rows rejects them.
   auto owner = [&](int64_t gid) {
+    if (parts <= 8) {  // a few comparisons beat a binary search
+      int p = 0;
+      while (p + 1 < parts && gid >= offsets[p + 1]) ++p;
+      return p;
+    }
     int p = static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), gid) - offsets.begin()) - 1;
-    return std::min(std::max(p, 0), parts - 1);  // bad ids are caught by whoever reads their rows
+    return std::min(std::max(p, 0), parts - 1);
   };
   thread_local std::vector<int32_t> owners;
-  thread_local std::vector<int64_t> new_index;
+  thread_local std::vector<int64_t> new_index, grouped;
   owners.resize(static_cast<size_t>(extra));
   std::vector<int64_t> next(static_cast<size_t>(parts) + 1, 0);
   bool sorted = true;
@@ -93,7 +104,7 @@ void GroupNewSourcesByOwner(const std::vector<int64_t>& offsets, Block* block, s
   next[0] = nd;
   for (int p = 0; p < parts; ++p) next[p + 1] += next[p];
   new_index.resize(static_cast<size_t>(extra));
-  std::vector<int64_t> grouped(src->size());
+  grouped.resize(src->size());
   std::copy(src->begin(), src->begin() + nd, grouped.begin());
   for (int64_t i = 0; i < extra; ++i) {
     const int64_t at = next[owners[i]]++;

@@ -137,8 +137,9 @@ class PartitionStore {
 
   // Neighbor sampling with the shared kernel; row seed = MixSeed(seed, gid).
   // weight_name: "" or an edge tensor of float32 [E] or [E, 1]. Appends to *out.
+  // edge_ids = false leaves out->eids alone (callers that need no edge ids).
   Status Sample(const int64_t* seeds, size_t n, int64_t fanout, bool replace, uint64_t seed,
-                const std::string& weight_name, SampleResult* out) const;
+                const std::string& weight_name, SampleResult* out, bool edge_ids = true) const;
 
   Status InDegrees(const int64_t* ids, size_t n, int64_t* out, const int64_t* out_pos) const;
 

@@ -368,10 +368,10 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       }
       DG_ASSIGN_OR_RETURN(int64_t bound, store_->SampleBound(req.seeds.as<int64_t>(), req.seeds.numel(),
                                                              req.fanout, req.replace));
-      DG_RETURN_IF_ERROR(CheckResponseSize(what, 8 * req.seeds.numel() + 16 * bound + 192));
+      DG_RETURN_IF_ERROR(CheckResponseSize(what, 8 * req.seeds.numel() + (req.edge_ids ? 16 : 8) * bound + 192));
       SampleResult out;
       DG_RETURN_IF_ERROR(store_->Sample(req.seeds.as<int64_t>(), req.seeds.numel(), req.fanout, req.replace,
-                                        req.seed, req.weight_name, &out));
+                                        req.seed, req.weight_name, &out, req.edge_ids));
       e.Ids(std::move(out.counts));
       e.Ids(std::move(out.src));
       e.Ids(std::move(out.eids));

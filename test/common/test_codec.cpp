@@ -196,7 +196,9 @@ TEST_CASE("frame header round trip and validation", "[codec][protocol]") {
   CHECK(DecodeFrameHeader(b, 1 << 20).status().message().find("bad frame magic") == 0);
   EncodeFrameHeader(h, b);
   b[4] = 1;  // a version-1 peer (before the authenticated handshake)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 1 not supported (this build speaks 2)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 1 not supported (this build speaks 3)");
+  b[4] = 2;  // a version-2 peer (SAMPLE_NEIGHBORS without the edge_ids flag)
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 2 not supported (this build speaks 3)");
   CHECK(MsgTypeName(66) == "MINIBATCH");
   CHECK(MsgTypeName(1000) == "TYPE_1000");
   CHECK(!IsKnownMsgType(99));

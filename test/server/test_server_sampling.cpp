@@ -91,6 +91,15 @@ TEST_CASE("sampling returns valid, complete, non-repeating and deterministic nei
   REQUIRE(w1.ok());
   REQUIRE(w2.ok());
   CHECK(w1->eids == w2->eids);
+  // Without edge ids (node classification): the same sources, no eids, over
+  // the socket and via the mmap.
+  for (DistGraphClient* c : {client.get(), local.get()}) {
+    auto bare = c->SampleNeighbors(seeds, 5, false, 2, "", /*edge_ids=*/false);
+    REQUIRE(bare.ok());
+    CHECK(bare->offsets == s5->offsets);
+    CHECK(bare->src == s5->src);
+    CHECK(bare->eids.empty());
+  }
 
   CHECK(client->SampleNeighbors(seeds, 4, false, 5, "nope").status().code() == Status::Code::kNotFound);
 }
