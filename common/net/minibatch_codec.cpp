@@ -9,6 +9,13 @@ namespace {
 
 constexpr uint32_t kMaxLayers = 64;
 
+// A block's ids as a view of the frame's payload (no copy); empty after a
+// failed decode (the Decoder holds the error).
+IdBuffer ViewIds(const Array& ids) {
+  if (ids.data == nullptr || ids.shape.size() != 1) return IdBuffer();
+  return IdBuffer::View(static_cast<int64_t*>(ids.data), static_cast<size_t>(ids.numel()), ids.holder);
+}
+
 std::vector<int64_t> ToVector(const Array& ids) {
   if (ids.data == nullptr || ids.shape.size() != 1) return {};  // a failed decode (the Decoder holds the error), not one id
   std::vector<int64_t> v(static_cast<size_t>(ids.numel()));
@@ -85,19 +92,20 @@ Result<uint32_t> DecodeCredit(const Frame& f) {
   return n;
 }
 
-BufferList EncodeMiniBatch(const MiniBatch& mb) {
+BufferList EncodeMiniBatch(MiniBatch mb) {
+  // The id arrays move into the payload (the frame references them, no copy).
   Encoder e;
   e.I64(mb.epoch);
   e.I64(mb.batch_index);
-  e.Ids(mb.seeds.data(), mb.seeds.size());
+  e.Ids(std::move(mb.seeds));
   e.U32(static_cast<uint32_t>(mb.blocks.size()));
-  for (const Block& b : mb.blocks) {
+  for (Block& b : mb.blocks) {
     e.I64(b.num_dst);
     e.I64(b.num_src);
-    e.Ids(b.indptr.data(), b.indptr.size());
-    e.Ids(b.indices.data(), b.indices.size());
+    e.Ids(b.indptr.Release());
+    e.Ids(b.indices.Release());
   }
-  e.Ids(mb.input_nodes.data(), mb.input_nodes.size());
+  e.Ids(std::move(mb.input_nodes));
   OptionalArray(&e, mb.features);
   OptionalArray(&e, mb.labels);
   e.F64(mb.sample_seconds);
@@ -121,8 +129,8 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
   for (Block& b : mb->blocks) {
     b.num_dst = d.I64();
     b.num_src = d.I64();
-    b.indptr = ToVector(d.Ids());
-    b.indices = ToVector(d.Ids());
+    b.indptr = ViewIds(d.Ids());
+    b.indices = ViewIds(d.Ids());
   }
   mb->input_nodes = ToVector(d.Ids());
   mb->features = DecodeOptionalArray(&d);

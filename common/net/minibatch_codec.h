@@ -28,7 +28,7 @@ Result<uint32_t> DecodeCredit(const Frame& f);
 
 // MINIBATCH carries mb.send_time; DecodeMiniBatch sets transfer_seconds =
 // `arrival` - send_time (0 if negative: clocks of two hosts).
-BufferList EncodeMiniBatch(const MiniBatch& mb);
+BufferList EncodeMiniBatch(MiniBatch mb);
 Status DecodeMiniBatch(const Frame& f, MiniBatch* out, double arrival = 0);
 
 // This host's monotonic clock in seconds (CLOCK_MONOTONIC: one clock for all

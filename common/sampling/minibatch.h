@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sampling/id_buffer.h"
 #include "common/storage/array.h"
 #include "common/status.h"
 
@@ -54,8 +55,8 @@ class NeighborSource {
 };
 
 struct Block {
-  std::vector<int64_t> indptr;   // [num_dst + 1]
-  std::vector<int64_t> indices;  // [num_edges], each in [0, num_src)
+  IdBuffer indptr;   // [num_dst + 1]
+  IdBuffer indices;  // [num_edges], each in [0, num_src)
   int64_t num_dst = 0;
   int64_t num_src = 0;
   int64_t num_edges() const { return static_cast<int64_t>(indices.size()); }

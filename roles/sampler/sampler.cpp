@@ -169,15 +169,17 @@ Status Sampler::Run() {
     }
     if (*more) {
       mb.send_time = MonotonicSeconds();
-      BufferList payload = EncodeMiniBatch(mb);
+      const int64_t num_seeds = static_cast<int64_t>(mb.seeds.size());
+      const double sample_seconds = mb.sample_seconds, gather_seconds = mb.gather_seconds;
+      BufferList payload = EncodeMiniBatch(std::move(mb));  // the batch's arrays move into the frame
       if (SamplerCounters* c = o.counters) {
         c->epoch = epoch;
         c->batches += 1;
-        c->seeds += static_cast<int64_t>(mb.seeds.size());
+        c->seeds += num_seeds;
         c->bytes_sent += static_cast<int64_t>(payload.size());
         c->credits = credits - 1;
-        c->sample_seconds = c->sample_seconds + mb.sample_seconds;
-        c->gather_seconds = c->gather_seconds + mb.gather_seconds;
+        c->sample_seconds = c->sample_seconds + sample_seconds;
+        c->gather_seconds = c->gather_seconds + gather_seconds;
       }
       conn->Send(MsgType::kMinibatch, 0, seq, std::move(payload));
       --credits;

@@ -22,9 +22,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-torch::Tensor Int64Tensor(const std::vector<int64_t>& v) {
-  return torch::from_blob(const_cast<int64_t*>(v.data()), {static_cast<int64_t>(v.size())}, torch::kInt64).clone();
+torch::Tensor Int64Tensor(const int64_t* data, size_t n) {
+  return torch::from_blob(const_cast<int64_t*>(data), {static_cast<int64_t>(n)}, torch::kInt64).clone();
 }
+torch::Tensor Int64Tensor(const std::vector<int64_t>& v) { return Int64Tensor(v.data(), v.size()); }
+torch::Tensor Int64Tensor(const IdBuffer& v) { return Int64Tensor(v.data(), v.size()); }
 
 // Mean of src rows over each destination's block edges (0 without edges).
 torch::Tensor BlockMean(const Block& b, const torch::Tensor& src) {

@@ -79,6 +79,11 @@ torch::Tensor VectorTensor(const std::vector<int64_t>& v) {
                           torch::kInt64);
 }
 
+torch::Tensor VectorTensor(const IdBuffer& v) {
+  return torch::from_blob(const_cast<int64_t*>(v.data()), {static_cast<int64_t>(v.size())},
+                          torch::kInt64);
+}
+
 torch::IValue BlockValue(const Block& b) {
   return c10::ivalue::Tuple::create(
       {torch::IValue(VectorTensor(b.indptr)), torch::IValue(VectorTensor(b.indices)),

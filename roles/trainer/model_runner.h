@@ -23,6 +23,7 @@ bool HasForwardLayer(const torch::jit::Module& module);
 torch::Tensor ArrayTensor(const Array& array);
 // A tensor over a vector's memory (no copy; the vector must outlive it).
 torch::Tensor VectorTensor(const std::vector<int64_t>& v);
+torch::Tensor VectorTensor(const IdBuffer& v);
 torch::IValue BlockValue(const Block& block);
 // List[Tuple[Tensor, Tensor, int]] of the batch's blocks.
 torch::IValue BlocksValue(const MiniBatch& batch);

@@ -127,6 +127,9 @@ TEST_CASE("MINIBATCH round-trips every field, with and without features and labe
     CHECK(got.blocks[l].num_src == mb.blocks[l].num_src);
     CHECK(got.blocks[l].indptr == mb.blocks[l].indptr);
     CHECK(got.blocks[l].indices == mb.blocks[l].indices);
+    // Decoded without a copy: the blocks view the received payload.
+    CHECK(got.blocks[l].indptr.is_view());
+    CHECK(got.blocks[l].indices.is_view());
   }
   CHECK(got.input_nodes == mb.input_nodes);
   CheckSame(got.features, mb.features);
