@@ -1,9 +1,8 @@
 #include "common/net/connection.h"
 
-#include <array>
-
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -151,7 +150,8 @@ void Connection::OnHeader(const boost::system::error_code& ec) {
     router = router_;
   }
   sink_ = PayloadSink();
-  if (router && router(header_, &sink_) && sink_.head_bytes + sink_.body_bytes == header_.payload_length) {
+  if (router && router(header_, &sink_) && sink_.body != nullptr &&
+      sink_.head_bytes + sink_.body_bytes == header_.payload_length) {
     payload_ = AllocPayload(sink_.head_bytes);
   } else {
     sink_ = PayloadSink();

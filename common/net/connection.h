@@ -87,7 +87,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   using CloseHandler = std::function<void(const Status&)>;
   // Asked (on the strand) for every frame header with a payload: returns true
   // and fills the sink to take the payload, false for the usual heap buffer.
-  // A sink is used only if head_bytes + body_bytes is the payload's length.
+  // A sink is used only if it has a body and head_bytes + body_bytes is the
+  // payload's length.
   using PayloadRouter = std::function<bool(const FrameHeader&, PayloadSink*)>;
 
   // `peer` names the other side in every message ("127.0.0.1:30050 (server, partition 1)").

@@ -36,8 +36,9 @@ size_t RunLength(const int64_t* pos, size_t n, size_t max) {
 }
 
 // Cuts positions [0, n) into requests of at most `chunk` ids: a run of
-// >= kMinDirectRows consecutive positions is one request (direct = true);
-// the rows between such runs are grouped into the others.
+// >= kMinDirectRows consecutive positions (or a whole chunk of them, when
+// chunks are smaller) is one request (direct = true); the rows between such
+// runs are grouped into the others.
 struct Chunk {
   size_t off, n;
   bool direct;
@@ -47,7 +48,7 @@ std::vector<Chunk> ChunkByRuns(const int64_t* pos, size_t n, size_t chunk) {
   size_t off = 0;
   while (off < n) {
     const size_t run = RunLength(pos + off, n - off, chunk);
-    if (run >= kMinDirectRows) {
+    if (run >= std::min(kMinDirectRows, chunk)) {
       out.push_back({off, run, true});
       off += run;
       continue;
@@ -304,12 +305,12 @@ Result<Array> DistGraphClient::PullImpl(TensorKind kind, const std::string& name
       continue;
     }
     if (f->sunk_bytes > 0) {  // the rows are in place already; check what the server said they are
-      if ((f->size != s.head.size() || std::memcmp(f->data, s.head.data(), s.head.size()) != 0) &&
-          first_error.ok()) {
+      if (f->size == s.head.size() && std::memcmp(f->data, s.head.data(), s.head.size()) == 0) {
+        rows_in_place_.fetch_add(s.n, std::memory_order_relaxed);
+      } else if (first_error.ok()) {
         first_error = Status::Protocol("PULL '" + name + "' reply does not describe " + std::to_string(s.n) +
                                        " rows of " + DTypeName(out.dtype));
       }
-      rows_in_place_.fetch_add(s.n, std::memory_order_relaxed);
       continue;
     }
     Decoder d = f->decoder("PULL reply");

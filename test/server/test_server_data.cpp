@@ -103,6 +103,12 @@ TEST_CASE("pull, degrees and edge data match the reference, over the socket and 
     CHECK(client->is_local(1));
     CheckAllReads(*tg, *client);
   }
+  {  // requests of 7 ids (fewer than a run needs to be received in place)
+    ClientOptions o = FastClientOptions();
+    o.max_ids_per_request = 7;
+    auto client = ConnectClient(*tg, cluster, o);
+    CheckAllReads(*tg, *client);
+  }
   {  // local shortcut disabled
     ClientOptions o = FastClientOptions();
     o.local_partitions = {0, 1, 2};
