@@ -111,6 +111,7 @@ int RunServerRole(int argc, char** argv) {
   }
 
   SetupLogging("server", opt.part, args.log_level);
+  if (job.ok()) HoldLaunchLease(args, *job, "server");
   auto server = GraphServer::Create(opt);
   if (!server.ok()) {
     spdlog::error("{}", server.status().ToString());
