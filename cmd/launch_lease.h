@@ -1,5 +1,6 @@
 // The launcher's side of the job lease (common/net/job_lease.h): a granter on
-// the address(es) this machine uses to reach the job's machines, and
+// the `host:` address of the job's machine the launcher runs on (else on the
+// address(es) this machine uses to reach the job's machines), and
 // `--lease ADDRESS:PORT` added to every process of the plan (to its argv, and
 // at the end of its ssh command, which ends with that argv). The launcher
 // names a machine unreachable when one of its processes' lease has been silent

@@ -19,6 +19,13 @@ namespace {
 
 std::string Script() { return SourceDir() + "/scripts/netns-cluster.sh"; }
 
+// The full path of `ip` (Subprocess execs without a PATH search).
+std::string IpBinary() {
+  for (const char* p : {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"})
+    if (access(p, X_OK) == 0) return p;
+  return "ip";
+}
+
 std::string Quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -102,7 +109,7 @@ std::string NetnsCluster::SshMachineYaml(int, const std::string& ssh_address, co
 }
 
 std::vector<std::string> NetnsCluster::InHost(int h, std::vector<std::string> argv) const {
-  argv.insert(argv.begin(), {"ip", "netns", "exec", Namespace(h)});
+  argv.insert(argv.begin(), {IpBinary(), "netns", "exec", Namespace(h)});
   return argv;
 }
 
