@@ -28,7 +28,8 @@ int RunServerRole(int argc, char** argv) {
   int part = -1, port = -1, threads = 0;
   int64_t max_frame = -1, mutable_bytes = -2, max_fanout = -1;
   int64_t max_aggregate_edges = -1;  // issue 16
-  int threads_per_conn = -1, max_connections = -1;
+  int threads_per_conn = -1, max_connections = -1, max_handshaking = -1;
+  double handshake_timeout = -1;
   double heartbeat = -1, peer_timeout = -1;
   bool insecure = false;
   desc.add_options()
@@ -46,7 +47,10 @@ int RunServerRole(int argc, char** argv) {
       ("max-fanout", po::value(&max_fanout), "largest SAMPLE_NEIGHBORS fanout with replacement (default 1000000)")
       ("max-aggregate-edges", po::value(&max_aggregate_edges), "in-edges one PULL_AGGREGATE may sum (default 2^30)")
       ("max-threads-per-connection", po::value(&threads_per_conn), "pool threads one connection may hold (0 = threads - 1)")
-      ("max-connections", po::value(&max_connections), "open connections (default 1024)")
+      ("max-connections", po::value(&max_connections), "authenticated connections (default 1024)")
+      ("max-handshaking-connections", po::value(&max_handshaking),
+       "connections still in their handshake; when full the oldest is closed (default 64)")
+      ("handshake-timeout", po::value(&handshake_timeout), "seconds from accept to a finished handshake (default 5)")
       ("insecure", po::bool_switch(&insecure), "serve a non-loopback address without a cluster token");
   AddRoleOptions(&desc, &args);
   po::variables_map vm;
@@ -81,6 +85,8 @@ int RunServerRole(int argc, char** argv) {
     opt.max_queued_request_bytes = job->limits.max_queued_request_bytes;
     opt.max_aggregate_edges = job->limits.max_aggregate_edges;
     opt.max_connections = job->limits.max_connections;
+    opt.max_handshaking_connections = job->limits.max_handshaking_connections;
+    opt.handshake_timeout_seconds = job->limits.handshake_timeout_seconds;
   } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
     return cli::ExitCode(argv[0], Status::InvalidArgument(
                                       "give --config JOB.yaml --machine M, or --partition-config FILE.json "
@@ -102,6 +108,8 @@ int RunServerRole(int argc, char** argv) {
   if (max_aggregate_edges > 0) opt.max_aggregate_edges = max_aggregate_edges;
   if (threads_per_conn >= 0) opt.max_threads_per_connection = threads_per_conn;
   if (max_connections > 0) opt.max_connections = max_connections;
+  if (max_handshaking > 0) opt.max_handshaking_connections = max_handshaking;
+  if (handshake_timeout > 0) opt.handshake_timeout_seconds = handshake_timeout;
   // No open cluster by accident: without a token only loopback may be served.
   if (opt.token.empty() && !insecure && !IsLoopbackAddress(opt.host)) {
     return cli::ExitCode(argv[0], Status::InvalidArgument(

@@ -42,6 +42,7 @@
 #include "common/net/messages.h"
 #include "common/storage/partition_store.h"
 #include "roles/server/fair_scheduler.h"
+#include "roles/server/front_door.h"
 #include "roles/server/request_stats.h"
 
 namespace dg {
@@ -70,7 +71,10 @@ struct ServerOptions {
   // Pool threads one connection may hold at once; 0 = threads - 1 (at least 1).
   int max_threads_per_connection = 0;
   int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running, all connections
-  int max_connections = 1024;                            // open connections; more are refused
+  int max_connections = 1024;                            // authenticated connections; more are refused
+  // Connections still in their handshake: their own budget and deadline (front_door.h).
+  int max_handshaking_connections = 64;
+  double handshake_timeout_seconds = 5.0;
   int64_t max_aggregate_edges = int64_t(1) << 30;        // in-edges one PULL_AGGREGATE may sum (issue 16)
 };
 
@@ -118,12 +122,14 @@ class GraphServer {
   std::chrono::steady_clock::time_point started_;
 
   asio::io_context io_;
+  std::unique_ptr<FrontDoor> front_door_;  // unauthenticated connections (front_door.h)
   std::unique_ptr<tcp::acceptor> acceptor_;
   std::unique_ptr<asio::signal_set> signals_;
   std::unique_ptr<asio::steady_timer> drain_timer_;
 
   std::mutex mu_;  // sessions_, barriers_, sparse_steps_
   std::map<Session*, std::shared_ptr<Session>> sessions_;
+  int64_t authenticated_ = 0;  // sessions past their handshake (limits.max_connections)
   struct BarrierWaiter {
     std::shared_ptr<Connection> conn;
     uint64_t request_id;
