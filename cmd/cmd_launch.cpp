@@ -41,7 +41,9 @@ void RecordRun(const JobConfig& cfg, const LaunchPlan& plan, const std::string& 
 
 int RunLaunch(int argc, char** argv) {
   namespace po = cli::po;
-  po::options_description desc("distgnn launch FILE [options]");
+  po::options_description desc(
+      "distgnn launch FILE [options]\n\nEvery process it starts holds a lease on this launcher (--lease; docs/network.md) "
+      "and stops within network.peer_timeout_seconds once the launcher is gone, cut off or frozen");
   std::string file;
   std::vector<std::string> sets;
   LaunchSettings settings;
