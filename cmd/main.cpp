@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cmd/cli.h"
-#include "common/heap_tuning.h"
+#include "common/base/heap_tuning.h"
 
 namespace {
 

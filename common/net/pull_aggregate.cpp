@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/net/dist_graph_client.h"
+#include "common/client/dist_graph_client.h"
 #include "common/net/messages.h"
 
 namespace dg {

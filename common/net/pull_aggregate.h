@@ -22,8 +22,8 @@
 
 #include "common/net/codec.h"
 #include "common/net/connection.h"
-#include "common/status.h"
-#include "common/storage/array.h"
+#include "common/base/status.h"
+#include "common/base/array.h"
 
 namespace dg {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/sampling/minibatch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

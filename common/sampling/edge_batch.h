@@ -29,7 +29,7 @@
 #include "common/sampling/batch_provider.h"
 #include "common/sampling/minibatch.h"
 #include "common/sampling/negative_sampler.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/sampling/edge_batch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "common/storage/dataset.h"
 #include "common/storage/partition.h"
 

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "common/sampling/id_buffer.h"
-#include "common/storage/array.h"
-#include "common/status.h"
+#include "common/base/array.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sampling/neighbor_sampling.h"
-#include "common/status.h"
+#include "common/storage/neighbor_sampling.h"
+#include "common/base/status.h"
 
 namespace dg {
 

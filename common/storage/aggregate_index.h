@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/partition_store.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

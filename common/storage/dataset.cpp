@@ -11,7 +11,7 @@
 
 #include "common/io/gzip_reader.h"
 #include "common/io/npy.h"
-#include "common/sampling/radix_sort.h"
+#include "common/base/radix_sort.h"
 
 namespace dg {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "common/storage/array.h"
+#include "common/base/status.h"
+#include "common/base/array.h"
 #include "common/storage/dataset.h"
 
 namespace dg {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/net/dist_graph_client.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/client/dist_graph_client.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/storage/partition_store.h"
 
 namespace dg {

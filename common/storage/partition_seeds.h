@@ -16,9 +16,9 @@
 #include <functional>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/partition.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "common/storage/partition.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

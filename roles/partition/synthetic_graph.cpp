@@ -7,8 +7,8 @@
 #include <numeric>
 #include <vector>
 
-#include "common/storage/array.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/base/array.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "roles/partition/synthetic_edges.h"
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "common/sampling/edge_batch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "common/storage/partition.h"
 #include "config/job_config.h"
 

@@ -23,7 +23,7 @@
 #include "common/net/connection.h"
 #include "common/sampling/batch_provider.h"
 #include "common/sampling/minibatch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/trainer/cv_store.h"
 #include "roles/trainer/trainer.h"
 

@@ -16,7 +16,7 @@
 #include <unordered_map>
 
 #include "common/sampling/minibatch.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_setup.h"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "common/sampling/minibatch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

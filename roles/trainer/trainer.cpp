@@ -16,8 +16,8 @@
 #include <sstream>
 #include <thread>
 
-#include "common/console.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/base/console.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"

@@ -10,8 +10,8 @@
 
 #include "common/sampling/edge_batch.h"
 #include "common/sampling/negative_sampler.h"
-#include "common/sampling/neighbor_sampling.h"
-#include "common/storage/in_memory_graph.h"
+#include "common/storage/neighbor_sampling.h"
+#include "common/sampling/in_memory_graph.h"
 #include "common/storage/link_split.h"
 
 namespace dg {

@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "common/storage/dataset.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/sampling/minibatch.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
 

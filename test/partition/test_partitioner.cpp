@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "common/storage/dataset.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "roles/partition/partitioner.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/test_support.h"

@@ -11,7 +11,7 @@
 #include "common/io/npy.h"
 #include "common/net/codec.h"
 #include "common/net/pull_aggregate.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;
