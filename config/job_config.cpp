@@ -289,8 +289,8 @@ const std::vector<std::string> kTrainKeys = {
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
-const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
-                                               "peer_timeout_seconds", "rendezvous_timeout_seconds"};
+const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds", "peer_timeout_seconds",
+                                               "rendezvous_timeout_seconds", "connect_wait_seconds"};
 
 const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
                                              "max_pending", "max_threads_per_connection",
@@ -644,6 +644,9 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
     if (n["rendezvous_timeout_seconds"])
       DG_RETURN_IF_ERROR(c.Double(n["rendezvous_timeout_seconds"], "network.rendezvous_timeout_seconds", 0, true,
                                   86400, &cfg.rendezvous_timeout_seconds));
+    if (n["connect_wait_seconds"])
+      DG_RETURN_IF_ERROR(c.Double(n["connect_wait_seconds"], "network.connect_wait_seconds", 0, true, 86400,
+                                  &cfg.connect_wait_seconds));
     if (cfg.peer_timeout_seconds <= cfg.heartbeat_seconds)
       return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
   }

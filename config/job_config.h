@@ -108,6 +108,10 @@ struct JobConfig {
   double heartbeat_seconds = 1.0;
   double peer_timeout_seconds = 10.0;
   double rendezvous_timeout_seconds = 300.0;  // trainers waiting for each other at start
+  // network.connect_wait_seconds: how long a sampler or trainer keeps retrying
+  // refused connections to the servers, and a trainer waits for its samplers
+  // to connect (servers started by hand or by systemd may come up late).
+  double connect_wait_seconds = 120.0;
   LimitsConfig limits;
   bool token_from_yaml = false;  // token: set in the file (not from DISTGNN_TOKEN)
   // The --set overrides that were applied (the launcher passes them on to every role).

@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 
+#include "common/base/version.h"
+
 namespace dg {
 
 void SetupLogging(const std::string& role, int rank, const std::string& level) {
@@ -17,6 +19,7 @@ void SetupLogging(const std::string& role, int rank, const std::string& level) {
   logger->set_level(spdlog::level::from_str(env ? env : level));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
+  logger->info("distgnn {}", kDistgnnVersion);
 }
 
 int64_t PeakRssBytes() {

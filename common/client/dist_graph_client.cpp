@@ -99,10 +99,7 @@ Result<std::unique_ptr<DistGraphClient>> DistGraphClient::Connect(const Partitio
   hello.rank = rank;
   hello.graph_name = config.graph_name;
   hello.token = token;
-  ConnectionOptions co;
-  co.max_frame_bytes = options.max_frame_bytes;
-  co.heartbeat_seconds = options.heartbeat_seconds;
-  co.peer_timeout_seconds = options.peer_timeout_seconds;
+  ConnectionOptions co = options.connection;
   c->channels_.resize(config.num_parts);
   for (int p = 0; p < config.num_parts; ++p) {
     if (servers[p].ports.empty()) {

@@ -44,9 +44,7 @@ struct ServerEndpoints {
 struct ClientOptions {
   double deadline_seconds = 60;        // per call
   double connect_timeout_seconds = 10;
-  double heartbeat_seconds = 1.0;
-  double peer_timeout_seconds = 10.0;
-  int64_t max_frame_bytes = kDefaultMaxFrameBytes;
+  ConnectionOptions connection;        // frame limit, heartbeats, peer timeout
   std::vector<int> local_partitions;   // read these via mmap, not the socket
   bool disable_local_shortcut = false;
   int io_threads = 1;                  // threads reading sockets

@@ -127,7 +127,4 @@ std::vector<int64_t> BatchSeeds(const std::vector<int64_t>& order, int64_t batch
 std::vector<int64_t> NodeSplit(const std::vector<int64_t>& sorted_ids, int num_trainers, int rank,
                                bool even);
 
-// Ids i with split[i] == value (split is an int8 [N] array: 0 train, 1 val, 2 test).
-Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value);
-
 }  // namespace dg

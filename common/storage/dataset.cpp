@@ -391,4 +391,26 @@ Status RowNormalize(Array* a, const std::string& what) {
   return Status::OK();
 }
 
+Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value) {
+  std::vector<int64_t> out;
+  const int64_t n = split.rows();
+  if (split.dtype == DType::kInt8 || split.dtype == DType::kUInt8 || split.dtype == DType::kBool) {
+    const int8_t* s = split.as<int8_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else if (split.dtype == DType::kInt64) {
+    const int64_t* s = split.as<int64_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else if (split.dtype == DType::kInt32) {
+    const int32_t* s = split.as<int32_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else {
+    return Status::InvalidArgument(std::string("split: expected an integer array, got ") +
+                                   DTypeName(split.dtype));
+  }
+  return out;
+}
+
 }  // namespace dg

@@ -86,4 +86,7 @@ Result<DatasetFiles> ListDataset(const std::string& dir);
 // both X.npy and X.npy.gz exist the plain one is used.
 Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts);
 
+// Ids i with split[i] == value (split is an int8 [N] array: 0 train, 1 val, 2 test).
+Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value);
+
 }  // namespace dg

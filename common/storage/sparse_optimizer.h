@@ -83,9 +83,6 @@ class SparseOptimizerState {
   // weights: the whole [rows, dim] table, updated in place.
   void Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights);
 
-  // Steps taken by one row so far (Adam; 0 for Adagrad or untouched rows).
-  int64_t RowSteps(int64_t row) const { return steps_.empty() ? 0 : steps_[row]; }
-
  private:
   void ApplyAdagrad(const int64_t* rows, size_t n, const float* grads, float* weights);
   void ApplyAdam(const int64_t* rows, size_t n, const float* grads, float* weights);

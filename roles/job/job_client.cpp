@@ -18,25 +18,31 @@ std::vector<ServerEndpoints> JobServerEndpoints(const JobConfig& job) {
   return endpoints;
 }
 
-ClientOptions JobClientOptions(const JobConfig& job) {
-  ClientOptions o;
+ConnectionOptions JobConnectionOptions(const JobConfig& job) {
+  ConnectionOptions o;
+  o.max_frame_bytes = job.max_frame_bytes;
   o.heartbeat_seconds = job.heartbeat_seconds;
   o.peer_timeout_seconds = job.peer_timeout_seconds;
-  o.max_frame_bytes = job.max_frame_bytes;
+  return o;
+}
+
+ClientOptions JobClientOptions(const JobConfig& job) {
+  ClientOptions o;
+  o.connection = JobConnectionOptions(job);
   return o;
 }
 
 Result<std::unique_ptr<DistGraphClient>> ConnectJobClient(const JobConfig& job,
                                                           const PartitionConfig& partition,
                                                           const std::string& role, int rank,
-                                                          int machine, double wait_seconds) {
+                                                          int machine) {
   ClientOptions o = JobClientOptions(job);
   if (machine >= 0 && machine < partition.num_parts &&
       std::filesystem::exists(partition.PartDir(machine)))
     o.local_partitions = {machine};
   const auto endpoints = JobServerEndpoints(job);
   const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(static_cast<int64_t>(wait_seconds * 1000));
+                        std::chrono::milliseconds(static_cast<int64_t>(job.connect_wait_seconds * 1000));
   bool said = false;
   while (true) {
     auto client = DistGraphClient::Connect(partition, endpoints, job.token, role, rank, o);

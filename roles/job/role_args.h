@@ -1,6 +1,8 @@
-// The flags every role shares when it runs from a job YAML:
+// What every role process shares when it runs from a job YAML: its flags
 //   --config JOB.yaml --machine M [--index I] [--job-id ID] [--set key=value ...]
 //   [--metrics-port N]
+// (parsed by cmd/role_flags.h), loading and checking its job, and its metrics
+// endpoint.
 // --job-id only marks the process for the launcher (so teardown can find it);
 // --set overrides single keys of the YAML, exactly as `distgnn launch --set`.
 #pragma once
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "cmd/cli.h"
 #include "common/net/metrics_http.h"
 #include "config/job_config.h"
 
@@ -21,8 +22,6 @@ struct RoleArgs {
   int metrics_port = -1;  // -1: from the YAML (ports.metrics, derived); 0: any free port; N: that port
   std::vector<std::string> sets;
 };
-
-void AddRoleOptions(cli::po::options_description* desc, RoleArgs* args);
 
 // Loads the YAML with the overrides and checks --machine and --index against
 // it (role_name: "server", "sampler" or "trainer").

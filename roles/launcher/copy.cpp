@@ -1,15 +1,15 @@
 // `distgnn copy FILE [--dry-run]`: copy each ssh machine's share of the job
 // (config, partition json, orig_*.npy, its own part folder, model) to its
 // workspace (config/copy_plan.h), with rsync over ssh or scp.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "cmd/cli.h"
+#include "common/base/subprocess.h"
 #include "roles/launcher/copy_plan.h"
 #include "config/job_config.h"
+#include "roles/launcher/copy.h"
 #include "roles/launcher/launch_plan.h"
 
 namespace dg {
@@ -30,51 +30,24 @@ bool HaveProgram(const std::string& name) {
   return false;
 }
 
-int RunCommand(const std::vector<std::string>& argv) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    std::perror(argv[0].c_str());
-    _exit(127);
-  }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 }  // namespace
 
-int RunCopy(int argc, char** argv) {
-  namespace po = cli::po;
-  po::options_description desc("distgnn copy FILE [options]");
-  std::string file;
-  std::vector<std::string> sets;
-  desc.add_options()("help,h", "show this help")
-      ("config", po::value(&file)->required(), "the job YAML")
-      ("set", po::value(&sets)->composing(), "override one key, e.g. --set train.model=other.pt")
-      ("dry-run", "print the commands without running them")
-      ("scp", "use scp even when rsync is installed");
-  po::positional_options_description pos;
-  pos.add("config", 1);
-  po::variables_map vm;
-  Status st = cli::Parse(desc, argc, argv, &vm, &pos);
-  if (!st.ok()) return cli::ExitCode(argv[0], st);
+int CopyJob(const CopyJobOptions& options, const std::string& program) {
+  const std::string& file = options.config;
+  const std::vector<std::string>& sets = options.sets;
 
   auto cfg = LoadJobConfig(file, sets);
   if (!cfg.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], cfg.status().message().c_str());
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), cfg.status().message().c_str());
     return 1;
   }
-  bool rsync = !vm.count("scp") && HaveProgram("rsync");
+  bool rsync = !options.scp && HaveProgram("rsync");
   auto plan = BuildCopyPlan(*cfg, rsync);
   if (!plan.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], plan.status().message().c_str());
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), plan.status().message().c_str());
     return 1;
   }
-  const bool dry = vm.count("dry-run") > 0;
+  const bool dry = options.dry_run;
   for (const auto& mc : *plan) {
     std::printf("machine %d (%s): ", mc.machine, cfg->machines[mc.machine].host.c_str());
     if (mc.workspace.empty()) {
@@ -89,9 +62,9 @@ int RunCopy(int argc, char** argv) {
       std::printf("  $ %s\n", ShellJoin(cmd).c_str());
       std::fflush(stdout);
       if (dry) continue;
-      int rc = RunCommand(cmd);
+      int rc = RunProcess(cmd);
       if (rc != 0) {
-        std::fprintf(stderr, "%s: error: copying to machine %d (%s) failed: %s exited with code %d%s\n", argv[0],
+        std::fprintf(stderr, "%s: error: copying to machine %d (%s) failed: %s exited with code %d%s\n", program.c_str(),
                      mc.machine, mc.target.c_str(), cmd[0].c_str(), rc,
                      rc == 255 ? " (host unreachable or key refused)" : "");
         return 1;

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <regex>
 
-#include "cmd/cli.h"
+#include "roles/launcher/launch.h"
 #include "roles/launcher/launcher.h"
 #include "common/base/console.h"
 #include "report/html_report.h"
@@ -39,67 +39,46 @@ void RecordRun(const JobConfig& cfg, const LaunchPlan& plan, const std::string& 
 
 }  // namespace
 
-int RunLaunch(int argc, char** argv) {
-  namespace po = cli::po;
-  po::options_description desc("distgnn launch FILE [options]");
-  std::string file;
-  std::vector<std::string> sets;
-  LaunchSettings settings;
-  std::string mode;
-  desc.add_options()("help,h", "show this help")
-      ("mode", po::value(&mode)->default_value("train"),
-       "train | infer: layer-wise inference of train.model over all nodes (servers and trainers only)")
-      ("resume", "trainers continue from trainer 0's RUN_DIR/checkpoint.pt (e.g. with --set train.epochs=N)")
-      ("config", po::value(&file)->required(), "the job YAML")
-      ("set", po::value(&sets)->composing(), "override one key, e.g. --set train.epochs=3 (repeatable)")
-      ("server-timeout", po::value(&settings.server_timeout_s)->default_value(60),
-       "seconds for every server to accept connections")
-      ("grace", po::value(&settings.grace_s)->default_value(5), "seconds between SIGTERM and SIGKILL")
-      ("metrics-port", po::value<int>(), "every process serves Prometheus /metrics from this base port (= --set ports.metrics=N)")
-      ("verbose,v", "echo every line of every process (default: trainer 0's progress and every warning/error)")
-      ("quiet", "do not echo process output (it still goes to the log files)")
-      ("dry-run", "print the plan and exit");
-  po::positional_options_description pos;
-  pos.add("config", 1);
-  po::variables_map vm;
-  Status st = cli::Parse(desc, argc, argv, &vm, &pos);
-  if (!st.ok()) return cli::ExitCode(argv[0], st);
-  settings.echo = !vm.count("quiet");
-  settings.verbose = vm.count("verbose") > 0;
+int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
+  const std::string& file = options.config;
+  const std::string& mode = options.mode;
+  std::vector<std::string> sets = options.sets;
+  LaunchSettings settings = options.settings;
   settings.tty = IsTerminal(STDOUT_FILENO);
+  Status st;
 
-  if (vm.count("metrics-port")) sets.push_back("ports.metrics=" + std::to_string(vm["metrics-port"].as<int>()));
+  if (options.metrics_port_given) sets.push_back("ports.metrics=" + std::to_string(options.metrics_port));
   auto cfg = LoadJobConfig(file, sets);
   if (!cfg.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], cfg.status().message().c_str());
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), cfg.status().message().c_str());
     return 1;
   }
   if (auto made = EnsureJobToken(&*cfg); !made.ok()) {
-    return cli::ExitCode(argv[0], made.status());
+    return ToolExitCode(program, made.status());
   } else if (*made) {
     std::fprintf(stderr, "launch: no cluster token configured; using a random one for this job\n");
   }
   if (mode != "train" && mode != "infer")
-    return cli::ExitCode(argv[0], Status::InvalidArgument("--mode: expected train or infer, got '" + mode + "'"));
+    return ToolExitCode(program, Status::InvalidArgument("--mode: expected train or infer, got '" + mode + "'"));
   PlanOptions plan_options = DefaultPlanOptions();
   if (mode == "infer") {
     plan_options.trainer_args = {"--mode", "infer"};
     plan_options.samplers = false;
-  } else if (vm.count("resume")) {
+  } else if (options.resume) {
     plan_options.trainer_args = {"--resume"};
   }
   auto plan = BuildLaunchPlan(*cfg, plan_options);
-  if (!plan.ok()) return cli::ExitCode(argv[0], plan.status());
+  if (!plan.ok()) return ToolExitCode(program, plan.status());
   for (const auto& p : plan->processes) {
     if (!p.remote && !IsLocalHost(p.host)) {
       std::fprintf(stderr,
                    "%s: error: %s: machines[%d].host %s is not this machine and has no ssh target; "
                    "add `ssh: user@%s` to start its processes remotely\n",
-                   argv[0], file.c_str(), p.machine, p.host.c_str(), p.host.c_str());
+                   program.c_str(), file.c_str(), p.machine, p.host.c_str(), p.host.c_str());
       return 1;
     }
   }
-  if (vm.count("dry-run")) {
+  if (options.dry_run) {
     std::fputs(FormatPlan(*cfg, *plan).c_str(), stdout);
     return 0;
   }
@@ -109,11 +88,11 @@ int RunLaunch(int argc, char** argv) {
   if (mode == "train" && std::filesystem::exists(cfg->RunDir() + "/metrics.jsonl")) {
     auto report = WriteRunReport(cfg->RunDir());
     if (report.ok()) std::printf("launch: report %s\n", report->c_str());
-    else std::fprintf(stderr, "%s: warning: no report: %s\n", argv[0], report.status().message().c_str());
+    else std::fprintf(stderr, "%s: warning: no report: %s\n", program.c_str(), report.status().message().c_str());
     std::fflush(stdout);
   }
   if (st.ok()) return 0;
-  std::fprintf(stderr, "%s: error: %s\n", argv[0], st.message().c_str());
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), st.message().c_str());
   int sig = LaunchInterruptSignal();
   return sig ? 128 + sig : 1;
 }

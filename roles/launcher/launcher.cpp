@@ -1,11 +1,7 @@
 #include "roles/launcher/launcher.h"
 
 #include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,8 +15,9 @@
 #include <memory>
 #include <thread>
 
-#include "roles/launcher/console_view.h"
 #include "common/client/dist_graph_client.h"
+#include "roles/launcher/child_process.h"
+#include "roles/launcher/console_view.h"
 #include "common/storage/partition.h"
 #include "roles/job/job_client.h"
 
@@ -59,86 +56,6 @@ struct Proc {
   bool stop_requested = false;  // we signalled it
   int wait_status = 0;
 };
-
-// Starts argv in a new process group; output to out_fd (or /dev/null when -1).
-// stdin_text (if any) is what the child reads on stdin (then EOF); it is
-// short (a token line), so it fits the pipe buffer and never blocks us.
-pid_t SpawnChild(const std::vector<std::string>& argv, const std::string& workdir,
-                 const std::vector<std::pair<std::string, std::string>>& env, int out_fd,
-                 const std::string& stdin_text = "") {
-  const pid_t parent = getpid();
-  int in_pipe[2] = {-1, -1};
-  if (!stdin_text.empty() && pipe2(in_pipe, O_CLOEXEC) != 0) return -1;
-  pid_t pid = fork();
-  if (pid != 0) {
-    if (pid > 0) setpgid(pid, pid);  // also in the child: no race either way
-    if (in_pipe[0] >= 0) {
-      close(in_pipe[0]);
-      if (pid > 0) {
-        ssize_t w = write(in_pipe[1], stdin_text.data(), stdin_text.size());
-        (void)w;
-      }
-      close(in_pipe[1]);
-    }
-    return pid;
-  }
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // the launcher dies -> so does this child
-  if (getppid() != parent) _exit(127);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGHUP, SIG_DFL);
-  signal(SIGPIPE, SIG_DFL);
-  int devnull = open("/dev/null", O_RDWR);
-  dup2(in_pipe[0] >= 0 ? in_pipe[0] : devnull, 0);
-  dup2(out_fd >= 0 ? out_fd : devnull, 1);
-  dup2(out_fd >= 0 ? out_fd : devnull, 2);
-  if (!workdir.empty() && chdir(workdir.c_str()) != 0) {
-    std::fprintf(stderr, "cannot cd to %s: %s\n", workdir.c_str(), std::strerror(errno));
-    _exit(126);
-  }
-  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  std::fprintf(stderr, "cannot run %s: %s\n", argv[0].c_str(), std::strerror(errno));
-  _exit(127);
-}
-
-// Can we open a TCP connection to host:port within timeout_ms?
-bool PortAccepts(const std::string& host, int port, int timeout_ms) {
-  addrinfo hints{}, *res = nullptr;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) != 0) return false;
-  bool ok = false;
-  for (addrinfo* a = res; a && !ok; a = a->ai_next) {
-    int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    int r = connect(fd, a->ai_addr, a->ai_addrlen);
-    if (r == 0) {
-      ok = true;
-    } else if (errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      if (poll(&p, 1, timeout_ms) == 1) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-        ok = err == 0;
-      }
-    }
-    close(fd);
-  }
-  freeaddrinfo(res);
-  return ok;
-}
-
-std::string DescribeExit(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
-  return "stopped";
-}
 
 class Launcher {
  public:
@@ -491,6 +408,12 @@ class Launcher {
 }  // namespace
 
 int LaunchInterruptSignal() { return g_signal; }
+
+int ToolExitCode(const std::string& program, const Status& status) {
+  if (status.ok()) return 0;
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), status.ToString().c_str());
+  return 1;
+}
 
 Status RunLaunchPlan(const JobConfig& config, const LaunchPlan& plan, const LaunchSettings& settings) {
   struct sigaction sa {};

@@ -1,9 +1,9 @@
-// The launcher: runs a LaunchPlan (config/launch_plan.h) and tears it down.
+// The launcher: runs a LaunchPlan (launch_plan.h) and tears it down.
 //
 // Order: every server; wait until each server's port accepts TCP connections
 // (deadline; a server that does not come up is named with its last log lines);
 // then the trainers, then the samplers. Each process's stdout/stderr goes into
-// its own log file; the console shows what cmd/console_view.h says (trainer 0's
+// its own log file; the console shows what console_view.h says (trainer 0's
 // progress and epoch summaries, every process's warnings and errors; with
 // `verbose` every line as "[machine/role/rank] line").
 // When every trainer has exited 0, samplers get a short grace to finish, then
@@ -44,5 +44,9 @@ PlanOptions DefaultPlanOptions();
 
 // The path of the running executable (/proc/self/exe).
 std::string SelfExecutable();
+
+// The launcher tools' exit code for `status`: 0 when ok, else 1 after printing
+// "PROGRAM: error: CODE: message" to stderr.
+int ToolExitCode(const std::string& program, const Status& status);
 
 }  // namespace dg

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cmd/cli.h"
 #include "roles/launcher/launcher.h"
+#include "roles/launcher/propagate_job.h"
 #include "config/job_config.h"
 #include "roles/launcher/launch_plan.h"
 #include "roles/trainer/propagate.h"
@@ -36,23 +36,14 @@ Status AddHopsToConfig(const std::string& json_path, const PropagateOptions& o) 
   return Status::OK();
 }
 
-Status Run(int argc, char** argv) {
-  std::string file;
-  std::vector<std::string> sets;
-  PropagateOptions o;
+}  // namespace
+
+Status PropagateJob(const PropagateJobOptions& options) {
+  const std::string& file = options.config;
+  const std::vector<std::string>& sets = options.sets;
+  const PropagateOptions& o = options.propagate;
   LaunchSettings settings;
-  cli::po::options_description desc("distgnn propagate --config FILE --input X --hops K --norm N --output NAME");
-  desc.add_options()("help,h", "show this help")
-      ("config", cli::po::value(&file)->required(), "the job YAML (servers and trainers come from it)")
-      ("input", cli::po::value(&o.input)->required(), "float32 [N, F] node array to propagate")
-      ("hops", cli::po::value(&o.hops)->default_value(1), "number of hops K")
-      ("norm", cli::po::value(&o.norm)->default_value("mean"), "mean | sum | sym")
-      ("output", cli::po::value(&o.output)->required(), "hops are saved as NAME_1 .. NAME_K")
-      ("set", cli::po::value(&sets)->composing(), "override one YAML key (repeatable)")
-      ("quiet", "do not echo process output");
-  cli::po::variables_map vm;
-  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-  settings.echo = !vm.count("quiet");
+  settings.echo = !options.quiet;
   DG_ASSIGN_OR_RETURN(JobConfig cfg, LoadJobConfig(file, sets));
   DG_RETURN_IF_ERROR(EnsureJobToken(&cfg).status());
   DG_ASSIGN_OR_RETURN(PartitionConfig pc, LoadPartitionConfig(cfg.partition));
@@ -69,9 +60,5 @@ Status Run(int argc, char** argv) {
               o.output.c_str(), o.output.c_str(), o.hops, o.norm.c_str(), cfg.partition.c_str());
   return Status::OK();
 }
-
-}  // namespace
-
-int RunPropagate(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
 
 }  // namespace dg

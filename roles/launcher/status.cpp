@@ -18,11 +18,12 @@
 #include <map>
 #include <thread>
 
-#include "cmd/cli.h"
 #include "common/base/console.h"
 #include "common/net/metrics_http.h"
 #include "common/net/prometheus.h"
 #include "config/job_config.h"
+#include "roles/launcher/launcher.h"
+#include "roles/launcher/status.h"
 
 namespace dg {
 namespace {
@@ -178,29 +179,15 @@ std::vector<Scrape> ScrapeAll(const std::vector<Endpoint>& eps, double timeout) 
 
 }  // namespace
 
-int RunStatus(int argc, char** argv) {
-  namespace po = cli::po;
-  std::string file;
-  std::vector<std::string> sets;
-  double interval = 2;
-  int base = -1;
-  po::options_description desc("distgnn status JOB.yaml [options]");
-  desc.add_options()("help,h", "show this help")
-      ("config", po::value(&file)->required(), "the job YAML")
-      ("once", "print the table once (rates over one interval) and exit")
-      ("interval", po::value(&interval)->default_value(2.0), "seconds between refreshes (and for --once's rates)")
-      ("metrics-port", po::value(&base), "the jobs' ports.metrics base, if the YAML does not set it")
-      ("set", po::value(&sets)->composing(), "override one YAML key, as launch --set");
-  po::positional_options_description pos;
-  pos.add("config", 1);
-  po::variables_map vm;
-  Status st = cli::Parse(desc, argc, argv, &vm, &pos);
-  if (!st.ok()) return cli::ExitCode(argv[0], st);
-  auto job = LoadJobConfig(file, sets);
-  if (!job.ok()) return cli::ExitCode(argv[0], job.status());
+int ShowJobStatus(const JobStatusOptions& options, const std::string& program) {
+  const std::string& file = options.config;
+  const double interval = options.interval;
+  const int base = options.metrics_port;
+  auto job = LoadJobConfig(file, options.sets);
+  if (!job.ok()) return ToolExitCode(program, job.status());
   if (base > 0) job->metrics_port = base;
   if (job->metrics_port <= 0)
-    return cli::ExitCode(argv[0], Status::InvalidArgument(file + ": ports.metrics is not set, so the job's processes "
+    return ToolExitCode(program, Status::InvalidArgument(file + ": ports.metrics is not set, so the job's processes "
                                                                  "serve no metrics (set it, or pass --metrics-port)"));
   std::vector<Endpoint> eps;
   for (int m = 0; m < job->num_machines(); ++m) {
@@ -216,7 +203,7 @@ int RunStatus(int argc, char** argv) {
       eps.push_back({mm + "sampler/" + std::to_string(k), host, MetricsRole::kSampler,
                      job->MetricsPort(MetricsRole::kSampler, m, k)});
   }
-  const bool live = !vm.count("once") && IsTerminal(STDOUT_FILENO);
+  const bool live = !options.once && IsTerminal(STDOUT_FILENO);
   const double timeout = std::max(0.5, std::min(3.0, interval));
   std::vector<Scrape> before = ScrapeAll(eps, timeout);
   while (true) {

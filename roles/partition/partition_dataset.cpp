@@ -1,4 +1,4 @@
-// distgnn partition: a user's graph -> partitions on disk (DESIGN.md, "Data on disk").
+// distgnn partition: a user's graph -> partitions on disk (docs/formats.md).
 //
 //   distgnn partition --dataset DIR [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //                     --num-parts K --method metis|random|stream [--balance train,edges]
@@ -22,7 +22,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "cmd/cli.h"
 #include "common/storage/link_split.h"
 #include "roles/partition/edge_split.h"
 #include "common/storage/dataset.h"
@@ -31,6 +30,7 @@
 #include "roles/partition/out_of_core_input.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"
+#include "roles/partition/partition_dataset.h"
 
 namespace dg {
 
@@ -102,56 +102,31 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
   return Status::OK();
 }
 
-Status Run(int argc, char** argv) {
-  namespace po = cli::po;
-  po::options_description desc("distgnn partition");
-  std::string dataset, edges_file, method, balance, name, out, budget_text, tmp_dir, run_size_text;
-  int stream_passes = 3, metis_niter = 0;
-  int64_t num_nodes = -1;
-  int num_parts = 0;
-  uint64_t seed = 0;
-  std::vector<std::string> node_items, edge_items;
-  desc.add_options()
-      ("help,h", "show this help")
-      ("dataset", po::value(&dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy)")
-      ("edges", po::value(&edges_file), "edge list file (src dst per line; TSV/CSV/space; '#' comments; .gz ok)")
-      ("num-nodes", po::value(&num_nodes), "number of nodes (with --edges; default: from node data or max id + 1)")
-      ("node-data", po::value(&node_items)->composing(), "NAME=FILE.npy node array (with --edges; repeatable)")
-      ("edge-data", po::value(&edge_items)->composing(), "NAME=FILE.npy edge array, one row per input edge (repeatable)")
-      ("undirected", po::bool_switch(), "add reverse edges, then drop duplicates")
-      ("drop-self-loops", po::bool_switch(), "drop edges u->u")
-      ("normalize-features", po::bool_switch(), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
-      ("drop-duplicates", po::bool_switch(), "keep one copy of each (src, dst)")
-      ("num-parts", po::value(&num_parts)->required(), "number of partitions K (1 = no partitioning)")
-      ("method", po::value(&method)->default_value("metis"), "metis | random | stream (Fennel, O(N) memory)")
-      ("memory-budget", po::value(&budget_text), "partition out of core within SIZE (e.g. 4G) of data memory; default: in memory unless that needs more than half the RAM")
-      ("tmp-dir", po::value(&tmp_dir), "directory for spilled sorted runs (default: the output's parent directory)")
-      ("run-size", po::value(&run_size_text), "bytes per sorted run (default: what the budget leaves; small values force many spills)")
-      ("stream-passes", po::value(&stream_passes)->default_value(3), "passes of --method stream (restreaming lowers the cut)")
-      ("metis-niter", po::value(&metis_niter)->default_value(0), "METIS refinement iterations per level (0 = METIS's default, 10; DGL uses 1: faster, slightly larger cut)")
-      ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges (METIS balance constraints)")
-      ("name", po::value(&name)->required(), "graph name (NAME.json)")
-      ("out", po::value(&out)->required(), "output directory")
-      ("force", po::bool_switch(), "replace an existing output directory")
-      ("seed", po::value(&seed)->default_value(0), "random seed (METIS and random method; --edge-split)")
-      ("edge-split", po::value<std::string>(), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
-       "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy");
-  po::variables_map vm;
-  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+}  // namespace
+
+Status PartitionDataset(const PartitionDatasetOptions& flags) {
+  const std::string &dataset = flags.dataset, &edges_file = flags.edges_file, &method = flags.method,
+                    &balance = flags.balance, &name = flags.name, &out = flags.out,
+                    &budget_text = flags.memory_budget, &tmp_dir = flags.tmp_dir, &run_size_text = flags.run_size;
+  const int stream_passes = flags.stream_passes, metis_niter = flags.metis_niter;
+  int64_t num_nodes = flags.num_nodes;
+  const int num_parts = flags.num_parts;
+  const uint64_t seed = flags.seed;
+  const std::vector<std::string> &node_items = flags.node_data, &edge_items = flags.edge_data;
 
   // Flags first: nothing is read before they are known to be sane.
   if (dataset.empty() == edges_file.empty())
     return Status::InvalidArgument("give exactly one of --dataset DIR or --edges FILE");
-  if (!dataset.empty() && (!node_items.empty() || vm.count("num-nodes")))
+  if (!dataset.empty() && (!node_items.empty() || flags.num_nodes_given))
     return Status::InvalidArgument("--node-data and --num-nodes go with --edges; a dataset directory holds its node arrays");
-  if (vm.count("num-nodes") && num_nodes < 0)
+  if (flags.num_nodes_given && num_nodes < 0)
     return Status::InvalidArgument("--num-nodes must be >= 0");
   PartitionOptions po_;
   po_.graph_name = name;
   po_.out_dir = out;
   po_.method = method;
   po_.num_parts = num_parts;
-  po_.force = vm["force"].as<bool>();
+  po_.force = flags.force;
   po_.seed = seed;
   po_.log = stdout;
   {
@@ -190,9 +165,9 @@ Status Run(int argc, char** argv) {
   DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", edge_items, &edge_files));
 
   EdgeListOptions eo;
-  eo.undirected = vm["undirected"].as<bool>();
-  eo.drop_self_loops = vm["drop-self-loops"].as<bool>();
-  eo.drop_duplicates = vm["drop-duplicates"].as<bool>();
+  eo.undirected = flags.undirected;
+  eo.drop_self_loops = flags.drop_self_loops;
+  eo.drop_duplicates = flags.drop_duplicates;
 
   OutOfCoreSource ooc_src;
   ooc_src.dataset_dir = dataset;
@@ -212,12 +187,12 @@ Status Run(int argc, char** argv) {
     }
   }
   std::optional<EdgeSplitFractions> edge_split;  // issue 14 (common/storage/link_split.h)
-  if (vm.count("edge-split")) {
-    DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(vm["edge-split"].as<std::string>(), "--edge-split"));
+  if (flags.edge_split_given) {
+    DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(flags.edge_split, "--edge-split"));
     if (po_.memory_budget > 0)
       return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
   }
-  if (po_.memory_budget > 0) return RunOutOfCore(ooc_src, eo, edge_files, vm["normalize-features"].as<bool>(), po_);
+  if (po_.memory_budget > 0) return RunOutOfCore(ooc_src, eo, edge_files, flags.normalize_features, po_);
   EdgeListOptions raw = eo;  // read without normalizing; we normalize below (with origins if needed)
   raw.undirected = raw.drop_self_loops = raw.drop_duplicates = false;
 
@@ -274,7 +249,7 @@ Status Run(int argc, char** argv) {
     std::printf("  edge split:        %lld train / %lld val / %lld test edges\n", (long long)in.edges.src.size(),
                 (long long)held.val.src.size(), (long long)held.test.src.size());
   }
-  if (vm["normalize-features"].as<bool>()) {
+  if (flags.normalize_features) {
     auto it = in.node_data.find("features");
     if (it == in.node_data.end())
       return Status::InvalidArgument("--normalize-features: the input has no node array 'features'");
@@ -297,8 +272,5 @@ Status Run(int argc, char** argv) {
   return Status::OK();
 }
 
-}  // namespace
-
-int RunPartition(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
 
 }  // namespace dg

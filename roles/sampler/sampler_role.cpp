@@ -10,7 +10,6 @@
 #include <chrono>
 #include <thread>
 
-#include "cmd/cli.h"
 #include "roles/job/role_args.h"
 #include "common/client/dist_neighbor_source.h"
 #include "common/base/logging.h"
@@ -18,19 +17,12 @@
 #include "roles/job/job_client.h"
 #include "roles/sampler/sampler.h"
 #include "roles/sampler/link_sampler.h"
+#include "roles/sampler/sampler_role.h"
 
 namespace dg {
-namespace {
-
-Status Run(int argc, char** argv) {
-  RoleArgs args;
-  int workers = 0;
-  cli::po::options_description desc("distgnn --role sampler: turn seed nodes into mini-batches for one trainer");
-  desc.add_options()("help,h", "show this help")
-      ("threads", cli::po::value(&workers)->default_value(0), "batch-building threads (0 = this machine's cores / samplers per machine)");
-  AddRoleOptions(&desc, &args);
-  cli::po::variables_map vm;
-  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+Status RunSamplerProcess(const SamplerProcessOptions& options) {
+  const RoleArgs& args = options.role;
+  const int workers = options.threads;
   DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, "sampler"));
   const int M = args.machine, K = job.samplers_per_trainer;
   if (K <= 0)
@@ -41,7 +33,7 @@ Status Run(int argc, char** argv) {
   SetupLogging("sampler", rank, args.log_level);
 
   DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
-  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M, 120));
+  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M));
   DistNeighborSource source(client.get());
 
   SamplerOptions o;
@@ -53,10 +45,8 @@ Status Run(int argc, char** argv) {
   o.hello.rank = rank;
   o.hello.graph_name = partition.graph_name;
   o.hello.token = job.token;
-  o.connection.max_frame_bytes = job.max_frame_bytes;
-  o.connection.heartbeat_seconds = job.heartbeat_seconds;
-  o.connection.peer_timeout_seconds = job.peer_timeout_seconds;
-  o.connect_wait_seconds = 120;
+  o.connection = JobConnectionOptions(job);
+  o.connect_wait_seconds = job.connect_wait_seconds;
   o.workers = workers > 0 ? workers : std::max(1, job.CoresPerMachine(M) / job.num_samplers_per_machine());
   o.prefetch = 2;
   if (!job.train.embedding.uses_features()) o.feature_name = "";
@@ -91,9 +81,5 @@ Status Run(int argc, char** argv) {
   spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
   return st;
 }
-
-}  // namespace
-
-int RunSamplerRole(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
 
 }  // namespace dg

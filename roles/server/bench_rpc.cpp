@@ -29,7 +29,8 @@
 #include <sstream>
 #include <thread>
 
-#include "cmd/cli.h"
+#include "common/base/subprocess.h"
+#include "roles/server/bench_rpc.h"
 #include "common/client/dist_graph_client.h"
 #include "common/base/logging.h"
 #include "common/storage/neighbor_sampling.h"
@@ -123,17 +124,10 @@ Result<ChildServer> StartServer(const std::string& json, int threads, const std:
   std::vector<std::string> args = {"/proc/self/exe", "--role", "server", "--partition-config", json, "--part", "0",
                                    "--host", "127.0.0.1", "--port", std::to_string(port), "--threads",
                                    std::to_string(threads), "--log-level", "warn"};
-  pid_t pid = fork();
+  SpawnOptions so;
+  so.err_path = log;
+  pid_t pid = Spawn(args, so);
   if (pid < 0) return Status::FromErrno("fork", errno);
-  if (pid == 0) {
-    FILE* f = std::freopen(log.c_str(), "w", stderr);
-    (void)f;
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv("/proc/self/exe", argv.data());
-    _exit(127);
-  }
   c.pid = pid;
   return c;
 }
@@ -259,30 +253,16 @@ Result<SparseFigures> BenchSparse(DistGraphClient* client, int64_t nodes, int64_
 
 }  // namespace
 
-int RunBenchRpc(int argc, char** argv) {
-  namespace po = cli::po;
-  po::options_description desc("distgnn bench rpc: data-plane throughput (servers are child processes)");
-  int64_t nodes, feat_dim, ids_per_call, sample_nodes, sample_edges, batch;
-  double seconds;
-  int server_threads;
-  std::string workdir;
-  desc.add_options()("help,h", "show this help")
-      ("nodes", po::value(&nodes)->default_value(200000), "feature table rows for PULL")
-      ("feat-dim", po::value(&feat_dim)->default_value(100), "float32 features per row")
-      ("ids", po::value(&ids_per_call)->default_value(10000), "random ids per PULL")
-      ("sample-nodes", po::value(&sample_nodes)->default_value(200000), "power-law graph nodes")
-      ("sample-edges", po::value(&sample_edges)->default_value(4000000), "power-law graph edges")
-      ("batch", po::value(&batch)->default_value(1000), "seeds per SAMPLE_NEIGHBORS call")
-      ("seconds", po::value(&seconds)->default_value(3.0), "seconds per measurement")
-      ("server-threads", po::value(&server_threads)->default_value(2), "threads of the PULL server")
-      ("workdir", po::value(&workdir)->default_value(""), "where to write the graphs (default: a temp dir)");
-  po::variables_map vm;
-  Status st = cli::Parse(desc, argc, argv, &vm);
-  if (!st.ok()) return cli::ExitCode(argv[0], st);
+Status BenchRpc(const BenchRpcOptions& o) {
+  const int64_t nodes = o.nodes, feat_dim = o.feat_dim, ids_per_call = o.ids_per_call, sample_nodes = o.sample_nodes,
+                sample_edges = o.sample_edges, batch = o.batch;
+  const double seconds = o.seconds;
+  const int server_threads = o.server_threads;
+  std::string workdir = o.workdir;
   SetupLogging("bench", -1, "warn");
   if (workdir.empty()) {
     char tmpl[] = "/tmp/distgnn-bench-rpc-XXXXXX";
-    if (!mkdtemp(tmpl)) return cli::ExitCode(argv[0], Status::FromErrno("mkdtemp", errno));
+    if (!mkdtemp(tmpl)) return Status::FromErrno("mkdtemp", errno);
     workdir = tmpl;
   }
   std::printf("distgnn bench rpc  (servers: child processes via fork+exec of /proc/self/exe; 127.0.0.1; %u cores)\n",
@@ -290,18 +270,18 @@ int RunBenchRpc(int argc, char** argv) {
 
   // 1. Ceiling.
   auto sock = SocketBlast(seconds);
-  if (!sock.ok()) return cli::ExitCode(argv[0], sock.status());
+  if (!sock.ok()) return sock.status();
 
   // 2. PULL.
   SyntheticGraph fg = MakeRandomGraph(nodes, nodes * 2, feat_dim, 1);
   fg.name = "benchfeat";
   auto json = WriteContiguousPartition(fg, 1, workdir + "/feat");
-  if (!json.ok()) return cli::ExitCode(argv[0], json.status());
+  if (!json.ok()) return json.status();
   fg = SyntheticGraph();  // free the in-memory copy; the server mmaps the files
   auto cfg = LoadPartitionConfig(*json);
-  if (!cfg.ok()) return cli::ExitCode(argv[0], cfg.status());
+  if (!cfg.ok()) return cfg.status();
   auto srv = StartServer(*json, server_threads, workdir + "/feat_server.log");
-  if (!srv.ok()) return cli::ExitCode(argv[0], srv.status());
+  if (!srv.ok()) return srv.status();
   ClientOptions co;
   co.disable_local_shortcut = true;
   co.io_threads = 1;
@@ -309,12 +289,12 @@ int RunBenchRpc(int argc, char** argv) {
   auto client = ConnectWithRetry(*cfg, *srv, co);
   if (!client.ok()) {
     kill(srv->pid, SIGKILL);
-    return cli::ExitCode(argv[0], client.status());
+    return client.status();
   }
   ClientOptions co_chunk = co;
   co_chunk.max_ids_per_request = ids_per_call / 4;  // same calls, split into 4 pipelined requests
   auto chunked = ConnectWithRetry(*cfg, *srv, co_chunk);
-  if (!chunked.ok()) return cli::ExitCode(argv[0], chunked.status());
+  if (!chunked.ok()) return chunked.status();
 
   Status err;
   const size_t row_bytes = static_cast<size_t>(feat_dim) * 4;
@@ -341,7 +321,7 @@ int RunBenchRpc(int argc, char** argv) {
     auto f = BenchSparse(client->get(), nodes, dim, ids_per_call, seconds, &err);
     if (!f.ok()) {
       StopServer(client->get(), &*srv);
-      return cli::ExitCode(argv[0], f.status());
+      return f.status();
     }
     sparse.push_back(*f);
   }
@@ -351,19 +331,19 @@ int RunBenchRpc(int argc, char** argv) {
   // 3. SAMPLE_NEIGHBORS, one server thread.
   SyntheticGraph pg = MakePowerLawGraph(sample_nodes, sample_edges, 1, 2);
   auto pjson = WriteContiguousPartition(pg, 1, workdir + "/powerlaw");
-  if (!pjson.ok()) return cli::ExitCode(argv[0], pjson.status());
+  if (!pjson.ok()) return pjson.status();
   pg = SyntheticGraph();
   auto pcfg = LoadPartitionConfig(*pjson);
-  if (!pcfg.ok()) return cli::ExitCode(argv[0], pcfg.status());
+  if (!pcfg.ok()) return pcfg.status();
   auto psrv = StartServer(*pjson, 1, workdir + "/sample_server.log");
-  if (!psrv.ok()) return cli::ExitCode(argv[0], psrv.status());
+  if (!psrv.ok()) return psrv.status();
   ClientOptions so;
   so.disable_local_shortcut = true;
   so.max_ids_per_request = batch;
   auto sclient = ConnectWithRetry(*pcfg, *psrv, so);
   if (!sclient.ok()) {
     kill(psrv->pid, SIGKILL);
-    return cli::ExitCode(argv[0], sclient.status());
+    return sclient.status();
   }
   auto sample_with = [&](int64_t fanout) {
     return [&, fanout](int t, uint64_t i) -> int64_t {
@@ -384,7 +364,7 @@ int RunBenchRpc(int argc, char** argv) {
   RunStats s25 = Drive(2, seconds, sample_with(25), &err);
   StopServer(sclient->get(), &*psrv);
   sclient->reset();
-  if (!err.ok()) return cli::ExitCode(argv[0], err);
+  if (!err.ok()) return err;
 
   const double sock_gbps = *sock;
   std::printf("\n%-44s %10s %10s %10s %10s\n", "measurement", "GB/s", "calls/s", "p50 ms", "p99 ms");
@@ -432,11 +412,11 @@ int RunBenchRpc(int argc, char** argv) {
       s10.items_per_s / 1e6, s25.items_per_s / 1e6, s10.p50_ms, s10.p99_ms, sparse_json.c_str(),
       std::thread::hardware_concurrency());
   std::fflush(stdout);
-  if (vm["workdir"].defaulted()) {
+  if (o.workdir.empty()) {  // a temp dir of ours
     std::string cmd = "rm -rf '" + workdir + "'";
     if (std::system(cmd.c_str()) != 0) spdlog::warn("could not remove {}", workdir);
   }
-  return 0;
+  return Status::OK();
 }
 
 }  // namespace dg

@@ -49,9 +49,9 @@ Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& op
   DG_ASSIGN_OR_RETURN(LocalPartition part, OpenLocalPartition(s->config_, options.part));
   DG_RETURN_IF_ERROR(ValidatePartitionStructure(part, s->config_.PartDir(options.part)));
   s->store_ = std::make_unique<PartitionStore>(s->config_, std::move(part), options.index == 0);
-  if (s->options_.mutable_tensor_bytes < 0) s->options_.mutable_tensor_bytes = DefaultMutableTensorBytes();
-  s->store_->set_mutable_budget(s->options_.mutable_tensor_bytes);
-  int per_conn = s->options_.max_threads_per_connection;
+  if (s->options_.limits.mutable_tensor_bytes < 0) s->options_.limits.mutable_tensor_bytes = DefaultMutableTensorBytes();
+  s->store_->set_mutable_budget(s->options_.limits.mutable_tensor_bytes);
+  int per_conn = s->options_.limits.max_threads_per_connection;
   if (per_conn <= 0) per_conn = std::max(1, s->options_.threads - 1);
   s->scheduler_ = std::make_unique<FairScheduler>(per_conn);
   s->part_dir_ = s->config_.PartDir(options.part);
@@ -134,13 +134,10 @@ void GraphServer::Accept() {
       return;
     }
     if (stopping_) return;
-    ConnectionOptions co;
-    co.max_frame_bytes = options_.max_frame_bytes;
-    co.heartbeat_seconds = options_.heartbeat_seconds;
-    co.peer_timeout_seconds = options_.peer_timeout_seconds;
+    ConnectionOptions co = options_.connection;
     // One full reply may wait; then this connection is neither read nor
     // given pool threads until its client reads (FairScheduler readiness).
-    co.max_queued_bytes = options_.max_frame_bytes;
+    co.max_queued_bytes = options_.connection.max_frame_bytes;
     co.on_drained = [this] {
       if (scheduler_->Wake()) PostRunToken();
     };
@@ -151,7 +148,7 @@ void GraphServer::Accept() {
     session->conn = std::make_shared<Connection>(std::move(socket), co, "client " + session->remote);
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (static_cast<int64_t>(sessions_.size()) >= options_.max_connections) {
+      if (static_cast<int64_t>(sessions_.size()) >= options_.limits.max_connections) {
         spdlog::warn("refusing a connection from {}: {} connections already open (limits.max_connections)",
                      session->remote, sessions_.size());
         session->conn->SendError(0, Status::ResourceExhausted("this server already has " +
@@ -256,7 +253,7 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
     return;
   }
   const int64_t bytes = static_cast<int64_t>(f.size);
-  if (queued_request_bytes_.fetch_add(bytes) + bytes > options_.max_queued_request_bytes) {
+  if (queued_request_bytes_.fetch_add(bytes) + bytes > options_.limits.max_queued_request_bytes) {
     queued_request_bytes_ -= bytes;
     stats_.Record(type, true, f.size, 0, 0);
     Reject(s, id, type,
@@ -362,9 +359,9 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       const std::string what = "SAMPLE_NEIGHBORS: fanout " + std::to_string(req.fanout) +
                                (req.replace ? " with" : " without") + " replacement for " +
                                std::to_string(req.seeds.numel()) + " seeds";
-      if (req.replace && req.fanout > options_.max_fanout) {
+      if (req.replace && req.fanout > options_.limits.max_fanout) {
         return Status::ResourceExhausted(what + ": the fanout is over this server's limit of " +
-                                         std::to_string(options_.max_fanout) + " (limits.max_fanout)");
+                                         std::to_string(options_.limits.max_fanout) + " (limits.max_fanout)");
       }
       DG_ASSIGN_OR_RETURN(int64_t bound, store_->SampleBound(req.seeds.as<int64_t>(), req.seeds.numel(),
                                                              req.fanout, req.replace));
@@ -412,8 +409,8 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
     case MsgType::kPullAggregate: {
       DG_ASSIGN_OR_RETURN(PullAggregateRequest req, DecodePullAggregate(f));
       AggregateLimits limits;
-      limits.max_edges = options_.max_aggregate_edges;
-      limits.max_answer_bytes = options_.max_frame_bytes;
+      limits.max_edges = options_.limits.max_aggregate_edges;
+      limits.max_answer_bytes = options_.connection.max_frame_bytes;
       std::vector<int64_t> counts;
       Array sums;
       DG_RETURN_IF_ERROR(AggregateSums(*store_, *aggregate_index_, req.name, req.ids.as<int64_t>(),
@@ -435,10 +432,10 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
 
 // An answer of `bytes` must fit in a frame: refused before the work is done.
 Status GraphServer::CheckResponseSize(const std::string& what, int64_t bytes) const {
-  if (bytes <= options_.max_frame_bytes) return Status::OK();
+  if (bytes <= options_.connection.max_frame_bytes) return Status::OK();
   return Status::ResourceExhausted(what + ": the answer would be " +
                                    (bytes >= INT64_MAX / 64 ? std::string("too many") : std::to_string(bytes)) +
-                                   " bytes, over the frame limit of " + std::to_string(options_.max_frame_bytes) +
+                                   " bytes, over the frame limit of " + std::to_string(options_.connection.max_frame_bytes) +
                                    " bytes; ask for less per request");
 }
 
@@ -476,9 +473,9 @@ void GraphServer::OnBarrier(const std::shared_ptr<Session>& s, const Frame& f) {
   {
     std::lock_guard<std::mutex> l(mu_);
     if (!barriers_.count(req->name) &&
-        static_cast<int64_t>(barriers_.size() + sparse_steps_.size()) >= options_.max_pending) {
+        static_cast<int64_t>(barriers_.size() + sparse_steps_.size()) >= options_.limits.max_pending) {
       Reject(s, f.header.request_id, f.header.type,
-             Status::ResourceExhausted("BARRIER '" + req->name + "': " + std::to_string(options_.max_pending) +
+             Status::ResourceExhausted("BARRIER '" + req->name + "': " + std::to_string(options_.limits.max_pending) +
                                        " barriers and sparse steps are already waiting here (limits.max_pending)"));
       return;
     }
@@ -523,14 +520,14 @@ Status GraphServer::OnSparseUpdate(const std::shared_ptr<Session>& s, const Fram
     // per-rank slots when it opens the step.
     const int64_t cost = static_cast<int64_t>(f.size) +
                          (it == sparse_steps_.end() ? int64_t(req.contributors) * 256 : 0);
-    if (req.contributors > 1 && pending_bytes_ + cost > options_.max_pending_bytes) {
+    if (req.contributors > 1 && pending_bytes_ + cost > options_.limits.max_pending_bytes) {
       return Status::ResourceExhausted(where + ": " + std::to_string(pending_bytes_) +
                                        " bytes of contributions already wait here; this one would exceed the limit of " +
-                                       std::to_string(options_.max_pending_bytes) + " (limits.max_pending_bytes)");
+                                       std::to_string(options_.limits.max_pending_bytes) + " (limits.max_pending_bytes)");
     }
     if (it == sparse_steps_.end() &&
-        static_cast<int64_t>(barriers_.size() + sparse_steps_.size()) >= options_.max_pending) {
-      return Status::ResourceExhausted(where + ": " + std::to_string(options_.max_pending) +
+        static_cast<int64_t>(barriers_.size() + sparse_steps_.size()) >= options_.limits.max_pending) {
+      return Status::ResourceExhausted(where + ": " + std::to_string(options_.limits.max_pending) +
                                        " barriers and sparse steps are already waiting here (limits.max_pending)");
     }
     if (it == sparse_steps_.end()) {
@@ -540,9 +537,9 @@ Status GraphServer::OnSparseUpdate(const std::shared_ptr<Session>& s, const Fram
       st.reqs.resize(req.contributors);
       st.waiters.resize(req.contributors);
       st.generation = ++sparse_generation_;
-      if (req.contributors > 1 && options_.peer_timeout_seconds > 0) {  // <= 0: liveness checks disabled
+      if (req.contributors > 1 && options_.connection.peer_timeout_seconds > 0) {  // <= 0: liveness checks disabled
         st.deadline = std::make_shared<asio::steady_timer>(io_);
-        st.deadline->expires_after(std::chrono::microseconds(int64_t(options_.peer_timeout_seconds * 1e6)));
+        st.deadline->expires_after(std::chrono::microseconds(int64_t(options_.connection.peer_timeout_seconds * 1e6)));
         st.deadline->async_wait([this, key, gen = st.generation](const boost::system::error_code& ec) {
           if (!ec) ExpireSparseStep(key, gen);
         });
@@ -604,7 +601,7 @@ void GraphServer::ExpireSparseStep(const std::pair<std::string, uint64_t>& key, 
   for (uint32_t r = 0; r < st.contributors; ++r)
     if (!st.waiters[r].conn) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
   char secs[32];
-  std::snprintf(secs, sizeof(secs), "%g", options_.peer_timeout_seconds);
+  std::snprintf(secs, sizeof(secs), "%g", options_.connection.peer_timeout_seconds);
   Status err = Status::Timeout(StepName(key.first, key.second) + ": only " + std::to_string(st.arrived) + " of " +
                                std::to_string(st.contributors) + " contributors arrived within " + secs +
                                " s (missing ranks " + missing + ")");

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cmd/cli.h"
+#include "roles/trainer/bench_kernels.h"
 #include "roles/trainer/graph_ops/graph_ops.h"
 #include "roles/trainer/graph_ops/skinny_matmul.h"
 
@@ -68,7 +68,11 @@ void AddSkinnyVariants(const std::string& product, const std::string& key, int64
   }
 }
 
-Status Run(int64_t rows, int64_t in, int64_t out, int reps) {
+}  // namespace
+
+Status BenchKernels(int64_t rows, int64_t in, int64_t out, int reps) {
+  if (rows <= 0 || in <= 0 || out <= 0 || reps <= 0)
+    return Status::InvalidArgument("--rows, --in, --out and --reps must be > 0");
   at::set_num_threads(1);
   torch::manual_seed(1);
   torch::Tensor x = torch::randn({rows, in});
@@ -135,25 +139,5 @@ Status Run(int64_t rows, int64_t in, int64_t out, int reps) {
   std::printf("\n%s}\n", json.c_str());
   return Status::OK();
 }
-
-Status ParseAndRun(int argc, char** argv) {
-  int64_t rows = 0, in = 0, out = 0;
-  int reps = 0;
-  cli::po::options_description desc("distgnn bench kernels");
-  desc.add_options()("help,h", "show this help")
-      ("rows", cli::po::value(&rows)->default_value(86000), "rows of x (input nodes of a batch)")
-      ("in", cli::po::value(&in)->default_value(100), "columns of x (feature width)")
-      ("out", cli::po::value(&out)->default_value(16), "output columns (hidden width)")
-      ("reps", cli::po::value(&reps)->default_value(20), "timed repetitions (the median is reported)");
-  cli::po::variables_map vm;
-  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-  if (rows <= 0 || in <= 0 || out <= 0 || reps <= 0)
-    return Status::InvalidArgument("--rows, --in, --out and --reps must be > 0");
-  return Run(rows, in, out, reps);
-}
-
-}  // namespace
-
-int RunBenchKernels(int argc, char** argv) { return cli::ExitCode(argv[0], ParseAndRun(argc, argv)); }
 
 }  // namespace dg

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "cmd/cli.h"
+#include "roles/trainer/train_local.h"
 #include "roles/trainer/train_local_link.h"
 #include "common/storage/node_embedding.h"
 #include "common/storage/dataset.h"
@@ -15,7 +15,6 @@
 #include "common/base/logging.h"
 #include "common/sampling/minibatch.h"
 #include "common/sampling/batch_provider.h"
-#include "roles/launcher/launch_plan.h"
 #include "report/html_report.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"
@@ -48,71 +47,22 @@ Result<int64_t> CheckLabels(const InMemoryGraph& g, int64_t classes) {
   return classes > 0 ? classes : max_label + 1;
 }
 
-Status Run(int argc, char** argv) {
-  std::string dataset_dir, fanouts_text, eval_fanouts_text;
-  bool undirected = false;
-  int sampler_threads = 1;
-  int64_t embedding_dim = 0;
-  std::string embedding_optimizer;
-  double embedding_lr = 0.01;
-  bool no_features = false;
-  bool normalize_features = false;
-  std::string algorithm, cv_input;  // issue 16
-  TrainerOptions o;
-  LinkLocalArgs link;  // --task link (issue 14): cmd/train_local_link.h
-  std::string task;
-  cli::po::options_description desc("distgnn train-local");
-  desc.add_options()("help,h", "show this help")
-      ("dataset", cli::po::value(&dataset_dir)->required(), "dataset directory")
-      ("undirected", cli::po::bool_switch(&undirected), "add the reverse of every edge")
-      ("normalize-features", cli::po::bool_switch(&normalize_features),
-       "divide each feature row by its sum (as partition --normalize-features)")
-      ("model", cli::po::value(&o.model_path)->required(), "TorchScript model file")
-      ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first")
-      ("batch-size", cli::po::value(&o.batch_size)->default_value(1000), "seeds per mini-batch")
-      ("epochs", cli::po::value(&o.epochs)->default_value(10), "epochs")
-      ("lr", cli::po::value(&o.lr)->default_value(0.003), "learning rate")
-      ("optimizer", cli::po::value(&o.optimizer)->default_value("adam"), "adam | sgd")
-      ("weight-decay", cli::po::value(&o.weight_decay)->default_value(0.0), "L2 weight decay")
-      ("momentum", cli::po::value(&o.momentum)->default_value(0.0), "sgd momentum")
-      ("seed", cli::po::value(&o.seed)->default_value(0), "seed (shuffling, sampling, dropout)")
-      ("eval-every", cli::po::value(&o.eval_every)->default_value(1), "evaluate every k epochs")
-      ("eval-fanouts", cli::po::value(&eval_fanouts_text)->default_value("full"), "full | per-layer fanouts")
-      ("classes", cli::po::value(&o.num_classes)->default_value(0), "number of classes (default: max label + 1)")
-      ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")
-      ("sampler-threads", cli::po::value(&sampler_threads)->default_value(1), "sampling worker threads")
-      ("resume", cli::po::bool_switch(&o.resume), "continue from RUN_DIR/checkpoint.pt")
-      ("save-predictions", cli::po::bool_switch(&o.save_predictions), "write predictions.npy (all nodes)")
-      ("save-embeddings", cli::po::bool_switch(&o.save_embeddings), "write embeddings.npy (all nodes)")
-      ("embedding-dim", cli::po::value(&embedding_dim)->default_value(0),
-       "learnable per-node input rows of this width (0 = none), trained with a sparse optimizer")
-      ("embedding-optimizer", cli::po::value(&embedding_optimizer)->default_value("sparse_adam"),
-       "sparse_adam | sparse_adagrad")
-      ("embedding-lr", cli::po::value(&embedding_lr)->default_value(0.01), "embedding learning rate")
-      ("no-features", cli::po::bool_switch(&no_features), "ignore features.npy: the embedding is the whole input")
-      ("log-every", cli::po::value(&o.log_every)->default_value(20), "steps between progress lines")
-      ("out", cli::po::value(&o.out_dir)->required(), "run directory")
-      ("task", cli::po::value(&task)->default_value("node"), "node (classification) | link (prediction)")
-      ("edge-split", cli::po::value(&link.edge_split)->default_value("0.85,0.05,0.10"), "link: train,val,test edge fractions")
-      ("split-seed", cli::po::value(&link.split_seed)->default_value(0), "link: seed of the edge split (as partition --seed)")
-      ("negatives", cli::po::value(&link.negatives)->default_value(5), "link: negative destinations per training edge")
-      ("negative-distribution", cli::po::value(&link.negative_distribution)->default_value("uniform"),
-       "link: uniform | degree (degree^0.75)")
-      ("eval-negatives", cli::po::value(&link.eval_negatives)->default_value(100),
-       "link: negatives per val/test edge (uniform, fixed seed)")
-      ("algorithm", cli::po::value(&algorithm)->default_value("sample"),
-       "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries)")
-      ("cv-input", cli::po::value(&cv_input)->default_value(""),
-       "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, computed here)");
-  cli::po::variables_map vm;
-  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+}  // namespace
+
+Status TrainLocal(TrainLocalOptions options) {
+  const std::string& dataset_dir = options.dataset_dir;
+  const bool undirected = options.undirected, normalize_features = options.normalize_features,
+             no_features = options.no_features;
+  const int sampler_threads = options.sampler_threads;
+  const int64_t embedding_dim = options.embedding_dim;
+  const std::string& embedding_optimizer = options.embedding_optimizer;
+  const double embedding_lr = options.embedding_lr;
+  const std::string &algorithm = options.algorithm, &cv_input = options.cv_input, &task = options.task;
+  TrainerOptions& o = options.trainer;
+  LinkLocalArgs& link = options.link;
   SetupLogging("train-local", 0);
   if (algorithm != "sample" && algorithm != "control_variate")
     return Status::InvalidArgument("--algorithm: expected sample or control_variate, got '" + algorithm + "'");
-  DG_ASSIGN_OR_RETURN(o.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
-  if (eval_fanouts_text != "full") {
-    DG_ASSIGN_OR_RETURN(o.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
-  }
   if (o.batch_size <= 0)
     return Status::InvalidArgument("--batch-size must be > 0, got " + std::to_string(o.batch_size));
   for (int f : o.fanouts)
@@ -125,7 +75,6 @@ Status Run(int argc, char** argv) {
     if (o.save_predictions || o.save_embeddings)
       return Status::InvalidArgument("--save-predictions / --save-embeddings are not supported with --task link");
     link.dataset_dir = dataset_dir;
-    link.edge_split_given = !vm["edge-split"].defaulted();
     link.undirected = undirected;
     link.normalize_features = normalize_features;
     link.no_features = no_features;
@@ -135,9 +84,7 @@ Status Run(int argc, char** argv) {
     link.embedding_lr = embedding_lr;
     if (o.threads <= 0)
       o.threads = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - sampler_threads);
-    std::string command = "distgnn train-local";
-    for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
-    DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
+    DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", options.command}}, ""));
     DG_RETURN_IF_ERROR(RunTrainLocalLink(link, o));
     spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
     return Status::OK();
@@ -182,9 +129,7 @@ Status Run(int argc, char** argv) {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     o.threads = std::max(1, cores - sampler_threads);
   }
-  std::string command = "distgnn train-local";
-  for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
-  DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
+  DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", options.command}}, ""));
   if (algorithm == "control_variate") {
     if (embedding || o.resume)
       return Status::InvalidArgument("--algorithm control_variate: --embedding-dim and --resume are not supported");
@@ -205,9 +150,5 @@ Status Run(int argc, char** argv) {
   spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
   return Status::OK();
 }
-
-}  // namespace
-
-int RunTrainLocal(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
 
 }  // namespace dg

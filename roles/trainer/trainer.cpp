@@ -407,7 +407,6 @@ Status Trainer::Impl::WriteModel(const std::string& path, bool best) {
   return st;
 }
 
-Status Trainer::SaveModel(const std::string& path) { return impl_->WriteModel(path, false); }
 
 Result<torch::Tensor> Trainer::Impl::AllRngStates() {
   torch::Tensor mine = at::detail::getDefaultCPUGenerator().get_state();

@@ -133,7 +133,6 @@ class Trainer {
 
   // All parameters flattened, in named_parameters order.
   std::vector<float> ParameterVector() const;
-  Status SaveModel(const std::string& path);
   const std::vector<EpochStats>& history() const;
 
  private:

@@ -22,12 +22,12 @@
 #include <fstream>
 #include <thread>
 
-#include "cmd/cli.h"
-#include "roles/job/role_args.h"
 #include "roles/trainer/link_role.h"
+#include "roles/trainer/trainer_role.h"
+#include "roles/job/role_args.h"
 #include "common/client/dist_neighbor_source.h"
 #include "common/base/logging.h"
-#include "common/storage/node_embedding.h"
+#include "common/client/dist_node_embedding.h"
 #include "common/io/npy.h"
 #include "common/storage/partition_seeds.h"
 #include "common/net/prometheus.h"
@@ -40,12 +40,6 @@
 
 namespace dg {
 namespace {
-
-std::vector<int64_t> AllNodes(int64_t n) {
-  std::vector<int64_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
 
 Result<NodeEmbeddingOptions> EmbeddingOptions(const EmbeddingConfig& ec, uint64_t seed) {
   DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, MakeNodeEmbeddingOptions(ec.dim, ec.optimizer, ec.lr, seed));
@@ -63,51 +57,22 @@ Status LoadSeeds(DistGraphClient* client, const PartitionConfig& pc, int world, 
     if (!pc.node_data.count(name))
       return Status::InvalidArgument(pc.path + ": the partition has no node array '" + name +
                                      "' (partition a dataset with split.npy and labels.npy)");
-  if (HasPartSeeds(pc)) {  // per-part id files and num_classes: nothing O(num_nodes) is read
-    int64_t total_train = 0;
-    for (const PartInfo& p : pc.parts) total_train += p.num_train;
-    if (total_train < world)
-      return Status::InvalidArgument(pc.path + ": " + std::to_string(total_train) +
-                                     " training nodes (split == 0) for " + std::to_string(world) + " trainers");
-    auto pull = [&](int64_t begin, int64_t end) {
-      std::vector<int64_t> ids(static_cast<size_t>(end - begin));
-      for (int64_t i = begin; i < end; ++i) ids[i - begin] = i;
-      return client->Pull("split", ids);
-    };
-    DG_ASSIGN_OR_RETURN(seeds->train, PartSeedSlice(pc, 0, world, rank, /*even=*/true, pull));
-    DG_ASSIGN_OR_RETURN(seeds->val, PartSeedSlice(pc, 1, world, rank, /*even=*/false, pull));
-    DG_ASSIGN_OR_RETURN(seeds->test, PartSeedSlice(pc, 2, world, rank, /*even=*/false, pull));
-    *classes = pc.num_classes;
-    return Status::OK();
-  }
-  // Older partitions: the whole split column and the labels of all labelled nodes.
-  const auto all = AllNodes(pc.num_nodes);
-  DG_ASSIGN_OR_RETURN(Array split, client->Pull("split", all));
-  DG_ASSIGN_OR_RETURN(std::vector<int64_t> train, NodesWithSplit(split, 0));
-  DG_ASSIGN_OR_RETURN(std::vector<int64_t> val, NodesWithSplit(split, 1));
-  DG_ASSIGN_OR_RETURN(std::vector<int64_t> test, NodesWithSplit(split, 2));
-  if (static_cast<int64_t>(train.size()) < world)
-    return Status::InvalidArgument(pc.path + ": " + std::to_string(train.size()) + " training nodes (split == 0) for " +
-                                   std::to_string(world) + " trainers");
-  std::vector<int64_t> labelled = train;
-  labelled.insert(labelled.end(), val.begin(), val.end());
-  labelled.insert(labelled.end(), test.begin(), test.end());
-  DG_ASSIGN_OR_RETURN(Array labels, client->Pull("labels", labelled));
-  if (labels.dtype != DType::kInt64 || labels.shape.size() != 1)
-    return Status::InvalidArgument(pc.path + ": node array 'labels' must be int64 [N], got " +
-                                   std::string(DTypeName(labels.dtype)) + labels.ShapeString());
-  int64_t max_label = -1;
-  for (size_t i = 0; i < labelled.size(); ++i) {
-    const int64_t l = labels.as<int64_t>()[i];
-    if (l < 0)
-      return Status::InvalidArgument(pc.path + ": node " + std::to_string(labelled[i]) + " has label " +
-                                     std::to_string(l) + " (must be >= 0)");
-    max_label = std::max(max_label, l);
-  }
-  *classes = max_label + 1;
-  seeds->train = NodeSplit(train, world, rank, /*even=*/true);
-  seeds->val = NodeSplit(val, world, rank, /*even=*/false);
-  seeds->test = NodeSplit(test, world, rank, /*even=*/false);
+  // Per-part id files and num_classes: nothing O(num_nodes) is read.
+  DG_RETURN_IF_ERROR(RequirePartSeeds(pc));
+  int64_t total_train = 0;
+  for (const PartInfo& p : pc.parts) total_train += p.num_train;
+  if (total_train < world)
+    return Status::InvalidArgument(pc.path + ": " + std::to_string(total_train) +
+                                   " training nodes (split == 0) for " + std::to_string(world) + " trainers");
+  auto pull = [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> ids(static_cast<size_t>(end - begin));
+    for (int64_t i = begin; i < end; ++i) ids[i - begin] = i;
+    return client->Pull("split", ids);
+  };
+  DG_ASSIGN_OR_RETURN(seeds->train, PartSeedSlice(pc, 0, world, rank, /*even=*/true, pull));
+  DG_ASSIGN_OR_RETURN(seeds->val, PartSeedSlice(pc, 1, world, rank, /*even=*/false, pull));
+  DG_ASSIGN_OR_RETURN(seeds->test, PartSeedSlice(pc, 2, world, rank, /*even=*/false, pull));
+  *classes = pc.num_classes;
   return Status::OK();
 }
 
@@ -158,27 +123,15 @@ Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& tra
   return Status::OK();
 }
 
-Status Run(int argc, char** argv) {
-  RoleArgs args;
-  int threads = 0, sampler_threads = 0;
-  bool resume = false;
-  std::string mode;
-  PropagateOptions prop;
-  cli::po::options_description desc("distgnn --role trainer: train the job's model, data-parallel");
-  desc.add_options()("help,h", "show this help")
-      ("mode", cli::po::value(&mode)->default_value("train"),
-       "train | infer (layer-wise inference of train.model) | propagate (started by distgnn propagate)")
-      ("input", cli::po::value(&prop.input), "propagate: input node array")
-      ("hops", cli::po::value(&prop.hops)->default_value(1), "propagate: hops")
-      ("norm", cli::po::value(&prop.norm)->default_value("mean"), "propagate: mean | sum | sym")
-      ("output", cli::po::value(&prop.output), "propagate: output name")
-      ("threads", cli::po::value(&threads)->default_value(0), "torch intra-op threads (default: train.intra_op_threads)")
-      ("sampler-threads", cli::po::value(&sampler_threads)->default_value(0),
-       "sampling threads when processes.samplers_per_trainer is 0 (0 = half this trainer's cores, at least 1)")
-      ("resume", cli::po::bool_switch(&resume), "continue from the run directory's checkpoint.pt");
-  AddRoleOptions(&desc, &args);
-  cli::po::variables_map vm;
-  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+}  // namespace
+
+Status RunTrainerProcess(TrainerProcessOptions options) {
+  const RoleArgs& args = options.role;
+  const std::string& mode = options.mode;
+  PropagateOptions& prop = options.propagate;
+  const int threads = options.threads;
+  int sampler_threads = options.sampler_threads;
+  const bool resume = options.resume;
   DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, "trainer"));
   const int M = args.machine, T = job.trainers_per_machine, K = job.samplers_per_trainer;
   const int rank = job.TrainerRank(M, args.index), world = job.num_trainers();
@@ -191,7 +144,7 @@ Status Run(int argc, char** argv) {
     prop.workers_per_machine = T;
     prop.total_workers = world;
     DG_RETURN_IF_ERROR(CheckPropagateOptions(prop, partition));
-    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
+    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M));
     return RunPropagation(client.get(), prop);
   }
   if (mode != "train" && mode != "infer")
@@ -210,7 +163,7 @@ Status Run(int argc, char** argv) {
   if (ec.uses_features()) inf.input_names.push_back("features");
   if (ec.dim > 0) inf.input_names.push_back(ec.name);
   if (mode == "infer") {
-    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
+    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M));
     inf.threads = threads > 0 ? threads : std::max(1, job.train.intra_op_threads);
     InferenceResult res;
     DG_RETURN_IF_ERROR(RunLayerwiseInference(client.get(), inf, &res));
@@ -232,13 +185,12 @@ Status Run(int argc, char** argv) {
     ro.first_sampler_rank = M * T * K + args.index * K;
     ro.num_samplers = K;
     ro.credits = static_cast<uint32_t>(std::max(1, job.train.credits));
-    ro.connection.max_frame_bytes = job.max_frame_bytes;
-    ro.connection.heartbeat_seconds = job.heartbeat_seconds;
-    ro.connection.peer_timeout_seconds = job.peer_timeout_seconds;
+    ro.connection = JobConnectionOptions(job);
+    ro.connect_wait_seconds = job.connect_wait_seconds;
     DG_ASSIGN_OR_RETURN(remote, RemoteBatchProvider::Listen(ro));
   }
   // 2. The servers.
-  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M, 120));
+  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M));
   TrainerSeeds seeds;
   int64_t classes = 0;
   const bool link_task = job.train.task == "link";  // issue 14: cmd/trainer_link.h
@@ -356,9 +308,5 @@ Status Run(int argc, char** argv) {
                PeakRssBytes() / 1048576.0);
   return Status::OK();
 }
-
-}  // namespace
-
-int RunTrainerRole(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
 
 }  // namespace dg

@@ -8,6 +8,7 @@
 
 #include "common/sampling/in_memory_graph.h"
 #include "common/sampling/minibatch.h"
+#include "common/storage/dataset.h"
 #include "common/storage/neighbor_sampling.h"
 
 namespace dg {

@@ -1,0 +1,55 @@
+// `distgnn partition`: flags of the partitioner (roles/partition/partition_dataset.h).
+//
+//   distgnn partition --dataset DIR [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
+//                     --num-parts K --method metis|random|stream [--balance train,edges]
+//                     --name NAME --out DIR [--force] [--seed S]
+//                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
+//   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
+//                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
+#include "cmd/cli.h"
+#include "roles/partition/partition_dataset.h"
+
+namespace dg {
+namespace {
+
+Status Run(int argc, char** argv) {
+  namespace po = cli::po;
+  po::options_description desc("distgnn partition");
+  PartitionDatasetOptions o;
+  desc.add_options()
+      ("help,h", "show this help")
+      ("dataset", po::value(&o.dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy)")
+      ("edges", po::value(&o.edges_file), "edge list file (src dst per line; TSV/CSV/space; '#' comments; .gz ok)")
+      ("num-nodes", po::value(&o.num_nodes), "number of nodes (with --edges; default: from node data or max id + 1)")
+      ("node-data", po::value(&o.node_data)->composing(), "NAME=FILE.npy node array (with --edges; repeatable)")
+      ("edge-data", po::value(&o.edge_data)->composing(), "NAME=FILE.npy edge array, one row per input edge (repeatable)")
+      ("undirected", po::bool_switch(&o.undirected), "add reverse edges, then drop duplicates")
+      ("drop-self-loops", po::bool_switch(&o.drop_self_loops), "drop edges u->u")
+      ("normalize-features", po::bool_switch(&o.normalize_features), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
+      ("drop-duplicates", po::bool_switch(&o.drop_duplicates), "keep one copy of each (src, dst)")
+      ("num-parts", po::value(&o.num_parts)->required(), "number of partitions K (1 = no partitioning)")
+      ("method", po::value(&o.method)->default_value("metis"), "metis | random | stream (Fennel, O(N) memory)")
+      ("memory-budget", po::value(&o.memory_budget), "partition out of core within SIZE (e.g. 4G) of data memory; default: in memory unless that needs more than half the RAM")
+      ("tmp-dir", po::value(&o.tmp_dir), "directory for spilled sorted runs (default: the output's parent directory)")
+      ("run-size", po::value(&o.run_size), "bytes per sorted run (default: what the budget leaves; small values force many spills)")
+      ("stream-passes", po::value(&o.stream_passes)->default_value(3), "passes of --method stream (restreaming lowers the cut)")
+      ("metis-niter", po::value(&o.metis_niter)->default_value(0), "METIS refinement iterations per level (0 = METIS's default, 10; DGL uses 1: faster, slightly larger cut)")
+      ("balance", po::value(&o.balance)->default_value(""), "comma list of: train, edges (METIS balance constraints)")
+      ("name", po::value(&o.name)->required(), "graph name (NAME.json)")
+      ("out", po::value(&o.out)->required(), "output directory")
+      ("force", po::bool_switch(&o.force), "replace an existing output directory")
+      ("seed", po::value(&o.seed)->default_value(0), "random seed (METIS and random method; --edge-split)")
+      ("edge-split", po::value(&o.edge_split), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
+       "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy");
+  po::variables_map vm;
+  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  o.num_nodes_given = vm.count("num-nodes") > 0;
+  o.edge_split_given = vm.count("edge-split") > 0;
+  return PartitionDataset(o);
+}
+
+}  // namespace
+
+int RunPartition(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+
+}  // namespace dg
