@@ -284,8 +284,8 @@ const std::vector<std::string> kTrainKeys = {
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
-    "task", "negative", "eval_negatives",  // link prediction (issue 14)
-    "algorithm", "cv_input"};  // control variate (issue 16)
+    "task", "negative", "eval_negatives",  // link prediction
+    "algorithm", "cv_input"};  // control variate
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
@@ -462,7 +462,7 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
   if (t->task == "link" && (t->save_predictions || t->save_embeddings || t->layerwise_inference))
     return c.Err(n["task"], "train.task",
                  "link does not support save_predictions, save_embeddings or layerwise_inference (node outputs)");
-  if (n["algorithm"]) {  // issue 16
+  if (n["algorithm"]) {
     DG_RETURN_IF_ERROR(c.String(n["algorithm"], "train.algorithm", true, &t->algorithm));
     if (t->algorithm != "sample" && t->algorithm != "control_variate")
       return c.Err(n["algorithm"], "train.algorithm", "expected sample or control_variate, got '" + t->algorithm + "'");
@@ -618,7 +618,7 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   // train
   if (!r["train"]) return c.Err(r, "train", "missing (at least train.model)");
   DG_RETURN_IF_ERROR(LoadTrain(c, r["train"], cfg.base_dir, &cfg.train));
-  if (cfg.train.task == "link") {  // issue 14: the partition must carry an edge split
+  if (cfg.train.task == "link") {  // the partition must carry an edge split
     const std::string split = std::filesystem::path(cfg.partition).parent_path().string() + "/link_split.json";
     if (!std::filesystem::exists(split))
       return c.Err(r["train"]["task"], "train.task",

@@ -70,7 +70,7 @@ class DistGraphClient {
   int num_parts() const { return config_.num_parts; }
   const PartitionBook& book() const { return book_; }
   const PartitionConfig& config() const { return config_; }
-  // Bytes sent plus received on every server connection so far (issue 16:
+  // Bytes sent plus received on every server connection so far (the
   // bytes per step; reads served by the local shortcut move none).
   uint64_t network_bytes() const;
   bool is_local(int part) const { return part < (int)local_.size() && local_[part] != nullptr; }

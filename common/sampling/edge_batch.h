@@ -1,4 +1,4 @@
-// Link-prediction mini-batches (issue 14): batches of training edges, their
+// Link-prediction mini-batches: batches of training edges, their
 // negatives, and blocks for the union of all endpoints, sampled with the
 // batch's positive edges (and their reverses) excluded.
 //

@@ -1,4 +1,4 @@
-// Link prediction over a partitioned graph (issue 14): what a trainer (or its
+// Link prediction over a partitioned graph: what a trainer (or its
 // sampler) reads from the partition directory to make link batches.
 //
 // - TrainEdgeShare: trainer `rank` of `world` trains on the global edge ids

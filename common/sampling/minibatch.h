@@ -18,7 +18,7 @@
 //
 // Determinism: the batch content depends only on (job seed, epoch, batch index,
 // seeds, graph): the per-layer request seed is SamplingSeed(...) and the
-// per-row seed is MixSeed(request_seed, gid) (common/sampling/neighbor_sampling.h), so
+// per-row seed is MixSeed(request_seed, gid) (common/storage/neighbor_sampling.h), so
 // any number of samplers or threads produce identical batches.
 #pragma once
 

@@ -47,7 +47,7 @@ BufferList EncodeEpoch(const EpochRequest& r, uint32_t credits) {
   e.I64(r.batch_offset);
   e.I64(r.batch_stride);
   e.U32(credits);
-  e.Bool(r.link);  // issue 14
+  e.Bool(r.link);
   return e.Finish();
 }
 
@@ -166,7 +166,7 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
                             std::to_string(mb->input_nodes.size()) + " input nodes");
   if (mb->labels.data != nullptr && mb->labels.shape.size() == 2 && mb->labels.shape[1] == 3 &&
       mb->labels.dtype == DType::kInt64) {
-    // A link batch (issue 14): rows (source position, destination position, target 0/1).
+    // A link batch: rows (source position, destination position, target 0/1).
     const int64_t* l = mb->labels.as<int64_t>();
     const int64_t n = static_cast<int64_t>(mb->seeds.size());
     for (int64_t r = 0; r < mb->labels.rows(); ++r)

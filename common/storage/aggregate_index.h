@@ -1,4 +1,4 @@
-// AggregateIndex: part q's out-edge index, what PULL_AGGREGATE (issue 16) needs.
+// AggregateIndex: part q's out-edge index, what PULL_AGGREGATE needs.
 //
 // A part's in-edge CSR (indptr/indices) lists the in-edges of the nodes it
 // OWNS; it does not tell part q which of a node v's in-neighbours q holds.

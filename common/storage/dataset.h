@@ -1,5 +1,5 @@
 // A dataset directory: what `distgnn generate` writes and `partition --dataset`
-// and `train-local --dataset` read (DESIGN.md, "Command line").
+// and `train-local --dataset` read (docs/formats.md).
 //
 //   edges.tsv | edges.tsv.gz | src.npy + dst.npy    the edge list
 //   features.npy[.gz]  float32 [N, F]

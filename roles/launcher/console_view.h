@@ -9,7 +9,7 @@
 //     than 12 epochs the first, the last and every ceil(epochs/10)-th stay on
 //     screen, the others only replace the bar; all are in trainer 0's log);
 //     without a terminal the same summary lines as plain text, no control characters;
-// With `verbose`, every line of every process, prefixed (the old behaviour).
+// With `verbose`, every line of every process, prefixed.
 #pragma once
 
 #include <cstdint>

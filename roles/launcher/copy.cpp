@@ -1,6 +1,6 @@
 // `distgnn copy FILE [--dry-run]`: copy each ssh machine's share of the job
 // (config, partition json, orig_*.npy, its own part folder, model) to its
-// workspace (config/copy_plan.h), with rsync over ssh or scp.
+// workspace (copy_plan.h), with rsync over ssh or scp.
 #include <unistd.h>
 
 #include <cstdio>

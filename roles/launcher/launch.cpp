@@ -1,6 +1,6 @@
 // `distgnn launch FILE [--set key=value ...] [--mode infer] [--resume]`: start every role of a job on
 // every machine, stream their output, and tear everything down at the end or on
-// the first failure (see cmd/launcher.h). Records RUN_DIR/run.json and job.yaml
+// the first failure (see launcher.h). Records RUN_DIR/run.json and job.yaml
 // (token redacted) first and writes RUN_DIR/report.html at the end (train mode).
 #include <unistd.h>
 

@@ -186,7 +186,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
                   FormatBytes(need).c_str(), FormatBytes(po_.memory_budget).c_str());
     }
   }
-  std::optional<EdgeSplitFractions> edge_split;  // issue 14 (common/storage/link_split.h)
+  std::optional<EdgeSplitFractions> edge_split;  // common/storage/link_split.h
   if (flags.edge_split_given) {
     DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(flags.edge_split, "--edge-split"));
     if (po_.memory_budget > 0)

@@ -1,5 +1,5 @@
 // The partitioner: a (normalized) graph in memory -> partitions on disk, in
-// exactly the layout of DESIGN.md ("Data on disk").
+// exactly the layout of docs/formats.md.
 //
 // Steps: assign nodes to parts (METIS or random), renumber so part p owns the
 // contiguous global range [node_map[p], node_map[p+1]) (within a part, nodes keep

@@ -70,7 +70,7 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
     AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     return out.str();
   }));
-  // Link prediction (issue 14): link batches of this sampler's trainer's edges.
+  // Link prediction: link batches of this sampler's trainer's edges.
   std::unique_ptr<LinkSamplerState> link;
   if (job.train.task == "link") {
     DG_ASSIGN_OR_RETURN(link, MakeLinkSamplerState(job, partition, &source, trainer_rank, o.workers, o.prefetch));

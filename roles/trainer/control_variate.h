@@ -1,4 +1,4 @@
-// Control-variate training (VR-GCN, Chen et al. 2018; issue 16), as the 2019
+// Control-variate training (VR-GCN, Chen et al. 2018), as the 2019
 // DGL graph store ran it: `train.algorithm: control_variate` / train-local
 // `--algorithm control_variate`.
 //

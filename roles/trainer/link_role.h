@@ -1,5 +1,5 @@
-// The trainer role's link-prediction run (train.task: link, issue 14): called
-// by cmd_trainer.cpp once the servers, samplers (or sampling threads) and the
+// The trainer role's link-prediction run (train.task: link): called
+// by trainer_role.cpp once the servers, samplers (or sampling threads) and the
 // node BatchProvider are set up.
 //
 // Needs a partition made with --edge-split (link_split.json). Training edges:

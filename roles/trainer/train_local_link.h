@@ -1,4 +1,4 @@
-// `distgnn train-local --task link`: link prediction on one process (issue 14).
+// `distgnn train-local --task link`: link prediction on one process.
 //
 // Reads the dataset (edges normalized as --undirected asks), splits the edges
 // with --edge-split fractions and --split-seed exactly as `partition

@@ -193,7 +193,7 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
   DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M));
   TrainerSeeds seeds;
   int64_t classes = 0;
-  const bool link_task = job.train.task == "link";  // issue 14: cmd/trainer_link.h
+  const bool link_task = job.train.task == "link";  // roles/trainer/link_role.h
   if (!link_task) DG_RETURN_IF_ERROR(LoadSeeds(client.get(), partition, world, rank, &seeds, &classes));
   if (rank == 0 && (job.train.save_predictions || job.train.save_embeddings)) {
     DG_ASSIGN_OR_RETURN(seeds.predict, PredictOrder(partition));
@@ -281,7 +281,7 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
     spdlog::info("trainer {} done; outputs in {}", rank, job.RunDir());
     return Status::OK();
   }
-  if (job.train.algorithm == "control_variate") {  // issue 16: samples in this process, history on the servers
+  if (job.train.algorithm == "control_variate") {  // samples in this process, history on the servers
     Status cv = RunControlVariateDistributed(client.get(), &source, o, job.train.cv_input, seeds);
     if (remote) remote->Shutdown(cv);
     return cv;

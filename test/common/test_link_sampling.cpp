@@ -1,4 +1,4 @@
-// Link prediction sampling (issue 14): edge splits, negative sampler
+// Link prediction sampling: edge splits, negative sampler
 // distributions (chi-square), and the exclusion of a batch's positive edges
 // (and their reverses) and of held-out edges from every sampled block, checked
 // against brute-force readings of the graph.

@@ -1,4 +1,4 @@
-// The partitioner library: DESIGN.md invariants on Cora and random graphs for
+// The partitioner library: docs/formats.md invariants on Cora and random graphs for
 // K in {1,2,3,4} and both methods, METIS quality vs random, train balance,
 // edge arrays through normalization, and output replacement rules.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// PULL_AGGREGATE (issue 16): DistGraphClient::PullAggregate against real
+// PULL_AGGREGATE: DistGraphClient::PullAggregate against real
 // servers of a 3-part partition written by `distgnn partition`, checked against
 // the dense computation over the input edge list (sum and mean, duplicated ids,
 // multi-edges, isolated nodes, partition data and a mutable tensor); an older
