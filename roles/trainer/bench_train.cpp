@@ -14,6 +14,7 @@
 // of servers, samplers and trainers) is scripts/bench_train.sh. Prints a table
 // and, last, one JSON line.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
