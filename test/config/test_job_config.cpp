@@ -127,9 +127,9 @@ TEST_CASE("network.connect_wait_seconds defaults to 120 and is checked", "[confi
 }
 
 TEST_CASE("distgnn --version prints the version", "[config]") {
-  auto r = test::RunDistgnn({"--version"}, 30);
+  auto r = dg::test::RunDistgnn({"--version"}, 30);
   CHECK(r.exit_code == 0);
-  CHECK(r.output == std::string("distgnn ") + kDistgnnVersion + "\n");
+  CHECK(r.output == std::string("distgnn ") + dg::kDistgnnVersion + "\n");
 }
 
 TEST_CASE("unknown keys are named with the closest valid key and the line", "[config]") {
