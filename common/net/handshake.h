@@ -23,7 +23,7 @@
 
 #include "common/net/codec.h"
 #include "common/net/protocol.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -44,8 +44,8 @@ enum class MsgType : uint16_t {
   kShutdown = 24,
   kSparseUpdate = 25,
   kSaveTensor = 26,
-  kPullAggregate = 27,  // issue 16: common/net/pull_aggregate.h
-  // Sampler <-> trainer stream (issue 5); numbers reserved here.
+  kPullAggregate = 27,  // common/net/pull_aggregate.h
+  // Sampler <-> trainer stream; numbers reserved here.
   kEpoch = 64,
   kCredit = 65,
   kMinibatch = 66,

@@ -13,7 +13,7 @@
 
 #include "common/net/codec.h"
 #include "common/net/messages.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
 #include "test/server/server_fixture.h"
