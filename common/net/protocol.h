@@ -2,7 +2,7 @@
 //
 // Every message is one frame: a fixed 32-byte little-endian header followed by
 // `payload_length` bytes written by common/net/codec.h. The full format of every
-// message is in common/net/protocol.md. A response carries the request's id and the
+// message is in docs/protocol.md. A response carries the request's id and the
 // request's type with kFlagResponse set; an ERROR frame (type kError, same
 // request id) replaces a response when a request fails. Request id 0 is for
 // one-way frames (HELLO/WELCOME use id 0; heartbeats; streamed frames).

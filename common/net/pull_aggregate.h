@@ -1,7 +1,7 @@
 // PULL_AGGREGATE: the graph store's aggregating pull, DGL's
 // g.pull(nodes, copy_src('h'), sum|mean) over the full in-neighbourhood.
 //
-// Wire (common/net/protocol.md): request `string name, ids ids` (global node
+// Wire (docs/protocol.md): request `string name, ids ids` (global node
 // ids, any partition, duplicates allowed) -> reply `ids counts, array sums`:
 // for each id, how many of its in-edges have a source this partition owns and
 // the sum of those sources' rows of node tensor `name` (partition data or a

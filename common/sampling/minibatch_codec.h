@@ -1,6 +1,6 @@
 // Payloads of the sampler <-> trainer messages (EPOCH, CREDIT, MINIBATCH,
 // END_OF_EPOCH), encoded once here for both sides. Field order is the wire
-// order documented in common/net/protocol.md. Every frame of one epoch carries the
+// order documented in docs/protocol.md. Every frame of one epoch carries the
 // trainer's epoch sequence number as its request id, so frames of an epoch the
 // trainer abandoned can be told apart.
 //
