@@ -31,7 +31,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

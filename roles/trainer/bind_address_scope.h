@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -100,7 +100,7 @@ std::string GatLayer(int l, int heads, int64_t per_head, bool last) {
 
 int GatHeads(const ModelSpec& s, int l) { return l + 1 == s.layers ? 1 : s.heads; }
 
-// Control-variate training (issue 16; roles/trainer/control_variate.h): layer
+// Control-variate training (roles/trainer/control_variate.h): layer
 // 0 on a node's own input x and its propagated input ax = mean of x over the
 // in-neighbours; layer l >= 1 on the node's own activation and the (estimated)
 // mean of its in-neighbours' activations. deg = in-degree (float [n]).

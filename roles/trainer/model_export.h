@@ -1,7 +1,7 @@
 // Ready-made GNN models (GraphSAGE-mean, GCN, GAT) written as TorchScript
 // source and compiled in C++: `distgnn model export` needs no Python.
 //
-// Every exported module follows the model contract (DESIGN.md):
+// Every exported module follows the model contract (docs/models.md):
 //   forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor
 // and also offers
 //   forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor
@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

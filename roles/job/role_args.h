@@ -1,0 +1,47 @@
+// What every role process shares when it runs from a job YAML: its flags
+//   --config JOB.yaml --machine M [--index I] [--job-id ID] [--set key=value ...]
+//   [--metrics-port N] [--lease HOST:PORT]
+// (parsed by cmd/role_flags.h), loading and checking its job, and its metrics
+// endpoint.
+// --job-id only marks the process for the launcher (so teardown can find it);
+// --set overrides single keys of the YAML, exactly as `distgnn launch --set`.
+// --lease (set by distgnn launch) ties the process to its launcher: see
+// HoldLaunchLease and common/net/job_lease.h.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/net/metrics_http.h"
+#include "config/job_config.h"
+
+namespace dg {
+
+struct RoleArgs {
+  std::string role, config, job_id, log_level;
+  std::string lease;  // HOST:PORT of the launcher's lease; "" = none (started by hand or by systemd)
+  int machine = -1, index = 0;
+  int metrics_port = -1;  // -1: from the YAML (ports.metrics, derived); 0: any free port; N: that port
+  std::vector<std::string> sets;
+};
+
+// Loads the YAML with the overrides and checks --machine and --index against
+// it (role_name: "server", "sampler" or "trainer").
+Result<JobConfig> LoadRoleJob(const RoleArgs& args, const std::string& role_name);
+
+// Starts this process's metrics endpoint on host at --metrics-port, else at
+// the YAML's derived port (job may be null: standalone); nullptr when neither
+// asks for one. Logs "metrics on http://HOST:PORT/metrics".
+Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args, const JobConfig* job,
+                                                             MetricsRole role, const std::string& host,
+                                                             MetricsHttpServer::Render render);
+
+// With --lease, holds a lease on the launcher (network.peer_timeout_seconds,
+// the job's token): when it ends (launcher killed, cut off or frozen) the
+// process logs why and stops: SIGTERM to itself (servers shut down cleanly and
+// release their ports), _exit a second later if it is still there. Without
+// --lease it does nothing. Call once, after SetupLogging. (role_lease.cpp)
+void HoldLaunchLease(const RoleArgs& args, const JobConfig& job, const std::string& role_name);
+
+}  // namespace dg
