@@ -10,7 +10,9 @@ namespace dg {
 int RunLaunch(int argc, char** argv) {
   namespace po = cli::po;
   LaunchJobOptions o;
-  po::options_description desc("distgnn launch FILE [options]");
+  po::options_description desc(
+      "distgnn launch FILE [options]\n\nEvery process it starts holds a lease on this launcher (--lease; docs/network.md) "
+      "and stops within network.peer_timeout_seconds once the launcher is gone, cut off or frozen");
   desc.add_options()("help,h", "show this help")
       ("mode", po::value(&o.mode)->default_value("train"),
        "train | infer: layer-wise inference of train.model over all nodes (servers and trainers only)")

@@ -27,7 +27,10 @@ int RunServerRole(int argc, char** argv) {
       ("max-fanout", po::value(&o.max_fanout), "largest SAMPLE_NEIGHBORS fanout with replacement (default 1000000)")
       ("max-aggregate-edges", po::value(&o.max_aggregate_edges), "in-edges one PULL_AGGREGATE may sum (default 2^30)")
       ("max-threads-per-connection", po::value(&o.max_threads_per_connection), "pool threads one connection may hold (0 = threads - 1)")
-      ("max-connections", po::value(&o.max_connections), "open connections (default 1024)")
+      ("max-connections", po::value(&o.max_connections), "authenticated connections (default 1024)")
+      ("max-handshaking-connections", po::value(&o.max_handshaking_connections),
+       "connections still in their handshake; when full the oldest is closed (default 64)")
+      ("handshake-timeout", po::value(&o.handshake_timeout_seconds), "seconds from accept to a finished handshake (default 5)")
       ("insecure", po::bool_switch(&o.insecure), "serve a non-loopback address without a cluster token");
   AddRoleOptions(&desc, &o.role);
   po::variables_map vm;

@@ -9,6 +9,9 @@ void AddRoleOptions(cli::po::options_description* desc, RoleArgs* a) {
       ("machine", cli::po::value(&a->machine), "machine index M in the job YAML (= partition id)")
       ("index", cli::po::value(&a->index)->default_value(0), "which of this role's processes on the machine")
       ("job-id", cli::po::value(&a->job_id), "job id (set by distgnn launch; marks the process)")
+      ("lease", cli::po::value(&a->lease),
+       "HOST:PORT of the launcher's lease (set by distgnn launch): without word from it for "
+       "network.peer_timeout_seconds the process exits. Without --lease (by hand, systemd) it runs until stopped")
       ("set", cli::po::value(&a->sets)->composing(), "override one YAML key: key.path=value (repeatable)")
       ("log-level", cli::po::value(&a->log_level)->default_value("info"), "trace|debug|info|warn|error")
       ("metrics-port", cli::po::value(&a->metrics_port)->default_value(-1),

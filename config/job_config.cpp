@@ -63,7 +63,8 @@ const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_sec
 const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
                                              "max_pending", "max_threads_per_connection",
                                              "max_queued_request_bytes", "max_connections",
-                                             "max_aggregate_edges"};
+                                             "max_aggregate_edges", "max_handshaking_connections",
+                                             "handshake_timeout_seconds"};
 
 Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
   DG_RETURN_IF_ERROR(c.Map(n, "limits"));
@@ -83,6 +84,12 @@ Status LoadLimits(const Checker& c, const YAML::Node& n, LimitsConfig* l) {
                              &l->max_queued_request_bytes));
   if (n["max_connections"])
     DG_RETURN_IF_ERROR(c.Int(n["max_connections"], "limits.max_connections", 1, 1 << 20, &l->max_connections));
+  if (n["max_handshaking_connections"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_handshaking_connections"], "limits.max_handshaking_connections", 1, 1 << 20,
+                             &l->max_handshaking_connections));
+  if (n["handshake_timeout_seconds"])
+    DG_RETURN_IF_ERROR(c.Double(n["handshake_timeout_seconds"], "limits.handshake_timeout_seconds", 0, true, 3600,
+                                &l->handshake_timeout_seconds));
   if (n["max_aggregate_edges"])
     DG_RETURN_IF_ERROR(c.Int(n["max_aggregate_edges"], "limits.max_aggregate_edges", 1, INT64_MAX,
                              &l->max_aggregate_edges));

@@ -82,7 +82,9 @@ struct LimitsConfig {
   int max_pending = 4096;                  // open barriers + sparse steps
   int max_threads_per_connection = 0;      // 0 = server threads - 1 (at least 1)
   int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running
-  int max_connections = 1024;              // open connections per server
+  int max_connections = 1024;              // authenticated connections per server
+  int max_handshaking_connections = 64;    // connections still in their handshake; the oldest goes first
+  double handshake_timeout_seconds = 5.0;  // from accept to a finished handshake
   int64_t max_aggregate_edges = int64_t(1) << 30;  // in-edges one PULL_AGGREGATE may sum
 };
 

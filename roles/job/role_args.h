@@ -1,10 +1,12 @@
 // What every role process shares when it runs from a job YAML: its flags
 //   --config JOB.yaml --machine M [--index I] [--job-id ID] [--set key=value ...]
-//   [--metrics-port N]
+//   [--metrics-port N] [--lease HOST:PORT]
 // (parsed by cmd/role_flags.h), loading and checking its job, and its metrics
 // endpoint.
 // --job-id only marks the process for the launcher (so teardown can find it);
 // --set overrides single keys of the YAML, exactly as `distgnn launch --set`.
+// --lease (set by distgnn launch) ties the process to its launcher: see
+// HoldLaunchLease and common/net/job_lease.h.
 #pragma once
 
 #include <memory>
@@ -18,6 +20,7 @@ namespace dg {
 
 struct RoleArgs {
   std::string role, config, job_id, log_level;
+  std::string lease;  // HOST:PORT of the launcher's lease; "" = none (started by hand or by systemd)
   int machine = -1, index = 0;
   int metrics_port = -1;  // -1: from the YAML (ports.metrics, derived); 0: any free port; N: that port
   std::vector<std::string> sets;
@@ -33,5 +36,12 @@ Result<JobConfig> LoadRoleJob(const RoleArgs& args, const std::string& role_name
 Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args, const JobConfig* job,
                                                              MetricsRole role, const std::string& host,
                                                              MetricsHttpServer::Render render);
+
+// With --lease, holds a lease on the launcher (network.peer_timeout_seconds,
+// the job's token): when it ends (launcher killed, cut off or frozen) the
+// process logs why and stops: SIGTERM to itself (servers shut down cleanly and
+// release their ports), _exit a second later if it is still there. Without
+// --lease it does nothing. Call once, after SetupLogging. (roles/job/role_lease.cpp)
+void HoldLaunchLease(const RoleArgs& args, const JobConfig& job, const std::string& role_name);
 
 }  // namespace dg

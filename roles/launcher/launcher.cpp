@@ -13,11 +13,13 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "common/client/dist_graph_client.h"
 #include "roles/launcher/child_process.h"
 #include "roles/launcher/console_view.h"
+#include "roles/launcher/launch_lease.h"
 #include "common/storage/partition.h"
 #include "roles/job/job_client.h"
 
@@ -59,8 +61,8 @@ struct Proc {
 
 class Launcher {
  public:
-  Launcher(const JobConfig& cfg, const LaunchPlan& plan, const LaunchSettings& s)
-      : cfg_(cfg), plan_(plan), s_(s), console_(s.verbose, s.tty, cfg.train.epochs) {
+  Launcher(const JobConfig& cfg, const LaunchPlan& plan, const LaunchSettings& s, const LaunchLease* lease)
+      : cfg_(cfg), plan_(plan), s_(s), console_(s.verbose, s.tty, cfg.train.epochs), lease_(lease) {
     for (const auto& spec : plan.processes) {
       procs_.push_back(std::make_unique<Proc>());
       procs_.back()->spec = &spec;
@@ -274,10 +276,31 @@ class Launcher {
     return Fail(&p, what);
   }
 
+  // A process whose lease has been silent for peer_timeout_seconds: its machine
+  // is unreachable (cable pulled, host frozen or down). Its processes end
+  // themselves when their lease expires; nothing is sent to it over ssh.
+  Status CheckLeases() {
+    if (!lease_) return Status::OK();
+    for (auto& p : procs_) {
+      if (!p->running) continue;
+      const double silent = lease_->SilentFor(*p->spec);
+      if (silent < lease_->timeout_seconds) continue;
+      const int m = p->spec->machine;
+      unreachable_.insert(m);
+      char secs[32];
+      std::snprintf(secs, sizeof(secs), "%.1f", silent);
+      return Fail(nullptr, "machine " + std::to_string(m) + " (" + cfg_.machines[m].host + ") is unreachable: no word from [" +
+                               p->spec->label + "] on its lease for " + secs +
+                               " s (network.peer_timeout_seconds); cable pulled, host down or frozen");
+    }
+    return Status::OK();
+  }
+
   // One round of pumping and reaping; an error when a process failed or we were signalled.
   Status Step(int timeout_ms) {
     Pump(timeout_ms);
     if (Proc* f = Reap()) return Failed(*f);
+    DG_RETURN_IF_ERROR(CheckLeases());
     if (g_signal) {
       int sig = g_signal;
       return Fail(nullptr, std::string("interrupted by ") + strsignal(sig));
@@ -336,7 +359,7 @@ class Launcher {
   void RemoteKill(const std::vector<Proc*>& procs, const char* sig) {
     std::map<int, std::string> patterns;  // machine -> alternation of process patterns
     for (Proc* p : procs) {
-      if (!p->spec->remote || !p->running) continue;
+      if (!p->spec->remote || !p->running || unreachable_.count(p->spec->machine)) continue;
       std::string& pat = patterns[p->spec->machine];
       pat += (pat.empty() ? "" : "|") + ("(" + p->spec->kill_pattern + ")");
     }
@@ -366,6 +389,9 @@ class Launcher {
     for (Proc* p : procs)
       if (p->running) live.push_back(p), p->stop_requested = true;
     if (live.empty()) return;
+    // ssh clients of an unreachable machine wait for nobody: they go at once.
+    for (Proc* p : live)
+      if (unreachable_.count(p->spec->machine)) kill(-p->pid, SIGKILL);
     RemoteKill(live, "TERM");
     for (Proc* p : live)
       if (p->running && !p->spec->remote) kill(-p->pid, SIGTERM);
@@ -402,6 +428,8 @@ class Launcher {
   const LaunchPlan& plan_;
   LaunchSettings s_;
   ConsoleView console_;
+  const LaunchLease* lease_;   // null: processes hold no lease
+  std::set<int> unreachable_;  // machines whose leases went silent
   std::vector<std::unique_ptr<Proc>> procs_;
 };
 
@@ -427,8 +455,16 @@ Status RunLaunchPlan(const JobConfig& config, const LaunchPlan& plan, const Laun
   signal(SIGPIPE, SIG_IGN);
   Status st;
   {
-    Launcher launcher(config, plan, settings);
-    st = launcher.Run();
+    // Every process holds a lease on this launcher (launch_lease.h); the
+    // granter outlives the Launcher, which stops every process first.
+    LaunchPlan leased = plan;
+    auto lease = StartLaunchLease(config, &leased);
+    if (!lease.ok()) {
+      st = lease.status();
+    } else {
+      Launcher launcher(config, leased, settings, &*lease);
+      st = launcher.Run();
+    }
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);

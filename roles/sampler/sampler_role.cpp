@@ -31,6 +31,7 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
   const int trainer_index = args.index / K;
   const int trainer_rank = job.TrainerRank(M, trainer_index);
   SetupLogging("sampler", rank, args.log_level);
+  HoldLaunchLease(args, job, "sampler");
 
   DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
   DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M));

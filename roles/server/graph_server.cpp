@@ -82,6 +82,9 @@ Status GraphServer::Run(bool handle_signals) {
       if (!ec) RequestShutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
     });
   }
+  front_door_ = std::make_unique<FrontDoor>(io_, options_.limits.max_handshaking_connections,
+                                            options_.limits.handshake_timeout_seconds);
+  front_door_->Start();
   Accept();
   spdlog::info("serving partition {} of '{}' ({} nodes [{}, {}), {} edges) as server index {} on {}:{} with {} threads",
                options_.part, config_.graph_name, store_->partition().num_owned(), store_->node_begin(),
@@ -133,11 +136,11 @@ void GraphServer::Accept() {
     session->conn = std::make_shared<Connection>(std::move(socket), co, "client " + session->remote);
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (static_cast<int64_t>(sessions_.size()) >= options_.limits.max_connections) {
+      if (authenticated_ >= options_.limits.max_connections) {
         spdlog::warn("refusing a connection from {}: {} connections already open (limits.max_connections)",
-                     session->remote, sessions_.size());
+                     session->remote, authenticated_);
         session->conn->SendError(0, Status::ResourceExhausted("this server already has " +
-                                                              std::to_string(sessions_.size()) +
+                                                              std::to_string(authenticated_) +
                                                               " connections open (limits.max_connections)"),
                                  /*close_after=*/true);
         Accept();
@@ -155,12 +158,15 @@ void GraphServer::Accept() {
           auto s = weak.lock();
           if (!s) return;
           if (!why.ok()) spdlog::info("connection from {} closed: {}", s->conn->peer(), why.message());
+          front_door_->Leave(s->conn.get());
           {
             std::lock_guard<std::mutex> l(mu_);
             sessions_.erase(s.get());
+            if (s->ready) --authenticated_;
           }
           if (scheduler_->Wake()) PostRunToken();  // its queued jobs may run (and fail) now
         });
+    front_door_->Arrive(session->conn);  // may close the oldest connection still in its handshake
     Accept();
   });
 }
@@ -187,6 +193,18 @@ void GraphServer::OnHello(const std::shared_ptr<Session>& s, const Frame& f) {
     s->conn->Send(MsgType::kChallenge, 0, 0, std::move(reply));
     return;
   }
+  int64_t open_before = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    open_before = authenticated_;
+    if (open_before < options_.limits.max_connections) ++authenticated_;
+  }
+  if (open_before >= options_.limits.max_connections) {
+    Reject(s, 0, f.header.type, Status::ResourceExhausted("this server already has " + std::to_string(open_before) +
+                                                          " connections open (limits.max_connections)"), true);
+    return;
+  }
+  front_door_->Leave(s->conn.get());
   const Hello& hello = s->handshake->hello();
   s->role = hello.role;
   s->rank = hello.rank;
@@ -440,6 +458,7 @@ void GraphServer::RequestShutdown(const std::string& why) {
   asio::post(io_, [this] {
     boost::system::error_code ec;
     acceptor_->close(ec);
+    front_door_->Stop();
     if (signals_) signals_->cancel(ec);
     drain_timer_ = std::make_unique<asio::steady_timer>(io_);
     Drain(std::chrono::steady_clock::now(), false);

@@ -43,6 +43,7 @@
 #include "common/storage/partition_store.h"
 #include "config/job_config.h"
 #include "roles/server/fair_scheduler.h"
+#include "roles/server/front_door.h"
 #include "roles/server/request_stats.h"
 
 namespace dg {
@@ -109,12 +110,14 @@ class GraphServer {
   std::chrono::steady_clock::time_point started_;
 
   asio::io_context io_;
+  std::unique_ptr<FrontDoor> front_door_;  // unauthenticated connections (front_door.h)
   std::unique_ptr<tcp::acceptor> acceptor_;
   std::unique_ptr<asio::signal_set> signals_;
   std::unique_ptr<asio::steady_timer> drain_timer_;
 
   std::mutex mu_;  // sessions_, barriers_, sparse_steps_
   std::map<Session*, std::shared_ptr<Session>> sessions_;
+  int64_t authenticated_ = 0;  // sessions past their handshake (limits.max_connections)
   struct BarrierWaiter {
     std::shared_ptr<Connection> conn;
     uint64_t request_id;

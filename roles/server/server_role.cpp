@@ -69,6 +69,8 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
   if (max_aggregate_edges > 0) opt.limits.max_aggregate_edges = max_aggregate_edges;
   if (threads_per_conn >= 0) opt.limits.max_threads_per_connection = threads_per_conn;
   if (max_connections > 0) opt.limits.max_connections = max_connections;
+  if (flags.max_handshaking_connections > 0) opt.limits.max_handshaking_connections = flags.max_handshaking_connections;
+  if (flags.handshake_timeout_seconds > 0) opt.limits.handshake_timeout_seconds = flags.handshake_timeout_seconds;
   // No open cluster by accident: without a token only loopback may be served.
   if (opt.token.empty() && !insecure && !IsLoopbackAddress(opt.host)) {
     return Status::InvalidArgument(
@@ -78,6 +80,7 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
   }
 
   SetupLogging("server", opt.part, args.log_level);
+  if (job.ok()) HoldLaunchLease(args, *job, "server");
   auto server = GraphServer::Create(opt);
   if (!server.ok()) {
     spdlog::error("{}", server.status().ToString());

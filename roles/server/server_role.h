@@ -20,7 +20,8 @@ struct ServerProcessOptions {
   int part = -1, port = -1;
   int threads = 0;  // 0 = this machine's share of the cores
   int64_t max_frame_bytes = -1, mutable_tensor_bytes = -2, max_fanout = -1, max_aggregate_edges = -1;
-  int max_threads_per_connection = -1, max_connections = -1;
+  int max_threads_per_connection = -1, max_connections = -1, max_handshaking_connections = -1;
+  double handshake_timeout_seconds = -1;
   double heartbeat_seconds = -1, peer_timeout_seconds = -1;
   bool insecure = false;  // serve a non-loopback address without a token
 };

@@ -8,8 +8,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "roles/trainer/bind_address_scope.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
@@ -165,6 +167,13 @@ Result<std::unique_ptr<GradientSync>> GradientSync::Connect(const GradientSyncOp
     so.numWorkers = static_cast<size_t>(o.world_size);
     so.waitWorkers = true;
     so.timeout = rendezvous_timeout;
+    // Trainer 0's store listens on its machine's address only (bind_address_scope.h).
+    std::optional<BindAddressScope> scope;
+    if (so.isServer) {
+      auto s = BindAddressScope::For(o.master_host);
+      if (!s.ok()) return Status::InvalidArgument("trainer 0: rendezvous host: " + s.status().message());
+      scope.emplace(std::move(*s));
+    }
     sync->g_->store = c10::make_intrusive<c10d::TCPStore>(o.master_host, so);
   } catch (const std::exception& e) {
     return Status::Timeout("trainer " + std::to_string(o.rank) + ": rendezvous at " + where +

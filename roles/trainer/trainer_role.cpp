@@ -136,6 +136,7 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
   const int M = args.machine, T = job.trainers_per_machine, K = job.samplers_per_trainer;
   const int rank = job.TrainerRank(M, args.index), world = job.num_trainers();
   SetupLogging("trainer", rank, args.log_level);
+  HoldLaunchLease(args, job, "trainer");
   DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
   const std::string& host = job.machines[M].host;
   if (mode == "propagate") {

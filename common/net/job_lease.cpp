@@ -1,0 +1,454 @@
+#include "common/net/job_lease.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "common/net/handshake.h"
+
+namespace dg {
+
+namespace {
+
+constexpr char kMagic[] = "DGLEASE1";
+constexpr size_t kMaxLine = 256;
+constexpr size_t kMaxPeers = 4096;
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int PollMs(double seconds) { return seconds <= 0 ? 0 : static_cast<int>(std::min(seconds * 1000 + 1, 60000.0)); }
+
+std::string Hex(const uint8_t* p, size_t n) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += std::string(1, kHex[p[i] >> 4]) + kHex[p[i] & 15];
+  return s;
+}
+
+std::string MacHex(const std::string& token, const std::string& side, const std::string& job_id,
+                   const std::string& id, const std::string& hn, const std::string& gn) {
+  Mac m = HmacSha256(token, "distgnn-lease " + side + "|" + job_id + "|" + id + "|" + hn + "|" + gn);
+  return Hex(m.data(), m.size());
+}
+
+// Equal-time comparison of two MACs in hex.
+bool SameMac(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return d == 0;
+}
+
+void SendAll(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n <= 0) return;  // a broken lease shows as silence or EOF on the other side
+    off += static_cast<size_t>(n);
+  }
+}
+
+std::string HostPort(const std::string& host, int port) {
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+// A connected TCP socket to host:port within timeout_s, or -1 (*why says why).
+int Dial(const std::string& host, int port, double timeout_s, std::string* why) {
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+  if (rc != 0) {
+    *why = std::string("cannot resolve ") + host + ": " + gai_strerror(rc);
+    return -1;
+  }
+  int fd = -1;
+  for (addrinfo* a = res; a && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      int err = errno;
+      if (err == EINPROGRESS) {
+        pollfd p{fd, POLLOUT, 0};
+        err = ETIMEDOUT;
+        if (poll(&p, 1, PollMs(timeout_s)) == 1) {
+          socklen_t len = sizeof(err);
+          getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        }
+      }
+      if (err != 0) {
+        *why = std::strerror(err);
+        close(fd);
+        fd = -1;
+      }
+    }
+  }
+  freeaddrinfo(res);
+  if (fd >= 0) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  }
+  return fd;
+}
+
+// Reads one '\n'-terminated line (without it) by the deadline; false on EOF, error or timeout.
+bool ReadLine(int fd, double deadline, std::string* line) {
+  line->clear();
+  while (line->size() < kMaxLine) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, PollMs(deadline - Now())) != 1) return false;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+    if (n == 0) return false;
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) continue;
+      return false;
+    }
+    if (c == '\n') return true;
+    *line += c;
+  }
+  return false;
+}
+
+std::vector<std::string> Words(const std::string& s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = s.find(' ', i);
+    if (j == std::string::npos) j = s.size();
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+Result<std::string> NonceHex() {
+  DG_ASSIGN_OR_RETURN(Nonce n, RandomNonce());
+  return Hex(n.data(), n.size());
+}
+
+}  // namespace
+
+double LeaseHeartbeatInterval(double timeout_seconds) { return std::clamp(timeout_seconds / 5, 0.1, 2.0); }
+
+Result<std::string> LocalAddressToward(const std::string& host) {
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_socktype = SOCK_DGRAM;
+  int rc = getaddrinfo(host.c_str(), "9", &hints, &res);
+  if (rc != 0) return Status::InvalidArgument("cannot resolve " + host + ": " + gai_strerror(rc));
+  std::string out;
+  for (addrinfo* a = res; a && out.empty(); a = a->ai_next) {
+    int fd = socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t len = sizeof(local);
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+      char buf[INET6_ADDRSTRLEN] = {0};
+      if (local.ss_family == AF_INET)
+        inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&local)->sin_addr, buf, sizeof(buf));
+      else
+        inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr, buf, sizeof(buf));
+      out = buf;
+    }
+    close(fd);
+  }
+  freeaddrinfo(res);
+  if (out.empty()) return Status::InvalidArgument("no route from this machine to " + host);
+  return out;
+}
+
+Status ParseLeaseAddress(const std::string& text, std::string* host, int* port) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    return Status::InvalidArgument("--lease " + text + ": expected HOST:PORT");
+  std::string h = text.substr(0, colon);
+  if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  int p = 0;
+  for (char c : text.substr(colon + 1)) {
+    if (c < '0' || c > '9' || p > 65535) return Status::InvalidArgument("--lease " + text + ": bad port");
+    p = p * 10 + (c - '0');
+  }
+  if (p <= 0 || p > 65535) return Status::InvalidArgument("--lease " + text + ": bad port");
+  *host = h;
+  *port = p;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- granter
+
+struct LeaseGranter::Peer {
+  int fd = -1;
+  int stage = 0;  // 0: awaiting the hello line, 1: awaiting the MAC line, 2: open
+  std::string in, id, holder_nonce, granter_nonce;
+  double opened = 0, last_heard = 0, last_sent = 0;
+};
+
+Result<std::unique_ptr<LeaseGranter>> LeaseGranter::Start(const Options& options) {
+  std::unique_ptr<LeaseGranter> g(new LeaseGranter());
+  g->options_ = options;
+  for (const std::string& addr : options.addresses) {
+    addrinfo hints{}, *res = nullptr;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+    if (getaddrinfo(addr.c_str(), std::to_string(g->port_).c_str(), &hints, &res) != 0 || !res)
+      return Status::InvalidArgument("lease: bad listen address " + addr);
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    const bool ok = fd >= 0 && bind(fd, res->ai_addr, res->ai_addrlen) == 0 && listen(fd, 128) == 0;
+    const int err = errno;
+    freeaddrinfo(res);
+    if (!ok) {
+      if (fd >= 0) close(fd);
+      return Status::FromErrno("lease: listen on " + HostPort(addr, g->port_), err);
+    }
+    g->listeners_.push_back(fd);
+    if (g->port_ == 0) {
+      sockaddr_storage a{};
+      socklen_t len = sizeof(a);
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+      g->port_ = ntohs(a.ss_family == AF_INET ? reinterpret_cast<sockaddr_in*>(&a)->sin_port
+                                              : reinterpret_cast<sockaddr_in6*>(&a)->sin6_port);
+    }
+  }
+  if (pipe2(g->wake_, O_CLOEXEC | O_NONBLOCK) != 0) return Status::FromErrno("lease: pipe", errno);
+  g->thread_ = std::thread([p = g.get()] { p->Loop(); });
+  return g;
+}
+
+LeaseGranter::~LeaseGranter() {
+  stop_ = true;
+  if (wake_[1] >= 0) {
+    ssize_t w = write(wake_[1], "x", 1);
+    (void)w;
+  }
+  if (thread_.joinable()) thread_.join();
+  for (int fd : listeners_) close(fd);
+  for (int fd : wake_)
+    if (fd >= 0) close(fd);
+}
+
+double LeaseGranter::SilenceSeconds(const std::string& holder_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = state_.find(holder_id);
+  if (it == state_.end() || !it->second.first) return -1;
+  return Now() - it->second.second;
+}
+
+void LeaseGranter::Loop() {
+  const double timeout = options_.timeout_seconds, interval = LeaseHeartbeatInterval(timeout);
+  std::vector<std::unique_ptr<Peer>> peers;
+  auto drop = [&](size_t i) {
+    Peer& p = *peers[i];
+    if (p.stage == 2) {
+      std::lock_guard<std::mutex> lock(mu_);
+      state_[p.id].first = false;
+    }
+    close(p.fd);
+    peers.erase(peers.begin() + static_cast<long>(i));
+  };
+  while (!stop_) {
+    std::vector<pollfd> fds{{wake_[0], POLLIN, 0}};
+    for (int l : listeners_) fds.push_back({l, POLLIN, 0});
+    for (auto& p : peers) fds.push_back({p->fd, POLLIN, 0});
+    poll(fds.data(), fds.size(), PollMs(interval / 2));
+    if (stop_) break;
+    const double now = Now();
+    for (size_t l = 0; l < listeners_.size(); ++l) {
+      if (!(fds[1 + l].revents & POLLIN)) continue;
+      while (true) {
+        int fd = accept4(listeners_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) break;
+        if (peers.size() >= kMaxPeers) {  // the oldest unauthenticated one makes room, else this one goes
+          auto it = std::find_if(peers.begin(), peers.end(), [](auto& p) { return p->stage < 2; });
+          if (it == peers.end()) {
+            close(fd);
+            continue;
+          }
+          drop(static_cast<size_t>(it - peers.begin()));
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        auto p = std::make_unique<Peer>();
+        p->fd = fd;
+        p->opened = p->last_heard = p->last_sent = now;
+        peers.push_back(std::move(p));
+      }
+    }
+    // Peers: read what arrived (indices shift on drop, so walk by fd).
+    std::vector<int> readable;
+    for (size_t i = 1 + listeners_.size(); i < fds.size(); ++i)
+      if (fds[i].revents) readable.push_back(fds[i].fd);
+    for (size_t i = 0; i < peers.size();) {
+      Peer& p = *peers[i];
+      bool keep = true;
+      if (std::find(readable.begin(), readable.end(), p.fd) != readable.end()) {
+        char buf[512];
+        ssize_t n = recv(p.fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+          keep = false;
+        } else if (n > 0) {
+          p.last_heard = now;
+          if (p.stage == 2) {
+            std::lock_guard<std::mutex> lock(mu_);
+            state_[p.id].second = now;
+          } else {
+            p.in.append(buf, static_cast<size_t>(n));
+            size_t nl;
+            while (keep && p.stage < 2 && (nl = p.in.find('\n')) != std::string::npos) {
+              std::string line = p.in.substr(0, nl);
+              p.in.erase(0, nl + 1);
+              auto w = Words(line);
+              if (p.stage == 0) {
+                auto gn = NonceHex();
+                keep = w.size() == 3 && w[0] == kMagic && gn.ok();
+                if (keep) {
+                  p.id = w[1];
+                  p.holder_nonce = w[2];
+                  p.granter_nonce = *gn;
+                  SendAll(p.fd, p.granter_nonce + "\n");
+                  p.stage = 1;
+                }
+              } else {
+                const std::string want = MacHex(options_.token, "holder", options_.job_id, p.id, p.holder_nonce,
+                                                p.granter_nonce);
+                keep = w.size() == 1 && SameMac(w[0], want);
+                if (keep) {
+                  SendAll(p.fd, "OK " + MacHex(options_.token, "granter", options_.job_id, p.id, p.holder_nonce,
+                                               p.granter_nonce) + "\n");
+                  p.stage = 2;
+                  p.last_sent = now;
+                  std::lock_guard<std::mutex> lock(mu_);
+                  state_[p.id] = {true, now};
+                }
+              }
+            }
+            if (p.stage < 2 && p.in.size() > kMaxLine) keep = false;
+          }
+        }
+      }
+      // An unauthenticated peer gets timeout_seconds to finish; an open one is kept (silence is reported).
+      if (keep && p.stage < 2 && now - p.opened > timeout) keep = false;
+      if (keep && p.stage == 2 && now - p.last_sent >= interval) {
+        SendAll(p.fd, ".");
+        p.last_sent = now;
+      }
+      if (keep) {
+        ++i;
+      } else {
+        drop(i);
+      }
+    }
+  }
+  for (auto& p : peers) close(p->fd);
+}
+
+// ---------------------------------------------------------------- holder
+
+std::unique_ptr<LeaseHolder> LeaseHolder::Start(const Options& options,
+                                                std::function<void(const std::string&)> on_expired) {
+  std::unique_ptr<LeaseHolder> h(new LeaseHolder());
+  h->options_ = options;
+  h->on_expired_ = std::move(on_expired);
+  if (pipe2(h->wake_, O_CLOEXEC | O_NONBLOCK) != 0) h->wake_[0] = h->wake_[1] = -1;
+  h->thread_ = std::thread([p = h.get()] { p->Loop(); });
+  return h;
+}
+
+LeaseHolder::~LeaseHolder() {
+  stop_ = true;
+  if (wake_[1] >= 0) {
+    ssize_t w = write(wake_[1], "x", 1);
+    (void)w;
+  }
+  if (thread_.joinable()) thread_.join();
+  for (int fd : wake_)
+    if (fd >= 0) close(fd);
+}
+
+void LeaseHolder::Loop() {
+  const Options& o = options_;
+  const double timeout = o.timeout_seconds, interval = LeaseHeartbeatInterval(timeout);
+  const std::string where = "the launcher's lease at " + HostPort(o.host, o.port);
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%g", timeout);
+  auto expire = [&](const std::string& why) {
+    if (!stop_) on_expired_(why);
+  };
+
+  // 1. Dial (retrying) and authenticate, all within timeout_seconds.
+  const double deadline = Now() + timeout;
+  int fd = -1;
+  std::string why = "no answer";
+  while (fd < 0 && !stop_ && Now() < deadline) {
+    fd = Dial(o.host, o.port, deadline - Now(), &why);
+    if (fd < 0) {
+      pollfd p{wake_[0], POLLIN, 0};
+      poll(&p, 1, PollMs(std::min(0.2, deadline - Now())));
+    }
+  }
+  if (fd < 0) return expire("cannot reach " + where + " within " + secs + " s (" + why + ")");
+  auto hn = NonceHex();
+  std::string gn, ok;
+  if (!hn.ok()) {
+    close(fd);
+    return expire(hn.status().message());
+  }
+  SendAll(fd, std::string(kMagic) + " " + o.holder_id + " " + *hn + "\n");
+  bool authenticated = false;
+  if (ReadLine(fd, deadline, &gn) && gn.size() == 64) {
+    SendAll(fd, MacHex(o.token, "holder", o.job_id, o.holder_id, *hn, gn) + "\n");
+    auto w = Words(ReadLine(fd, deadline, &ok) ? ok : std::string());
+    authenticated = w.size() == 2 && w[0] == "OK" &&
+                    SameMac(w[1], MacHex(o.token, "granter", o.job_id, o.holder_id, *hn, gn));
+  }
+  if (!authenticated) {
+    close(fd);
+    return expire(where + " did not grant one (another job's launcher, or a different token)");
+  }
+
+  // 2. Heartbeats both ways; expiry is judged before reading.
+  double expiry = Now() + timeout, next_send = Now();
+  while (!stop_) {
+    const double now = Now();
+    if (now >= next_send) {
+      SendAll(fd, ".");
+      next_send = now + interval;
+    }
+    pollfd fds[2] = {{fd, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    poll(fds, 2, PollMs(std::min(next_send, expiry) - now));
+    if (stop_) break;
+    if (Now() >= expiry) {
+      close(fd);
+      return expire("no heartbeat from " + where + " for " + secs + " s (network.peer_timeout_seconds): the launcher "
+                    "is gone, frozen or cut off");
+    }
+    if (fds[0].revents) {
+      char buf[256];
+      ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+      if (n > 0) {
+        expiry = Now() + timeout;
+      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+        std::string e = n == 0 ? std::string("it closed the connection") : std::strerror(errno);
+        close(fd);
+        return expire(where + " ended (" + e + "): the launcher is gone");
+      }
+    }
+  }
+  close(fd);
+}
+
+}  // namespace dg
