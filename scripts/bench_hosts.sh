@@ -63,8 +63,11 @@ if [ ! -f "$PARTS/.done" ]; then
   "$BIN0" partition --dataset "$DATA" --num-parts 2 --method metis --name bench --out "$PARTS" --force
   touch "$PARTS/.done"
 fi
+# Exported by this tree's build (its SAGE has forward_agg; an older binary ignores the method).
 MODEL=$WORK/sage-f100-h16-c10.pt
-"$BIN0" model export --arch sage --in-dim 100 --hidden 16 --classes 10 --layers 2 -o "$MODEL" >/dev/null
+EXPORTER=$ROOT/build/distgnn
+[ -x "$EXPORTER" ] || EXPORTER=$BIN0
+"$EXPORTER" model export --arch sage --in-dim 100 --hidden 16 --classes 10 --layers 2 -o "$MODEL" >/dev/null
 
 STATE=/tmp/distgnn-netns-$PREFIX
 LO_NS=$PREFIX-lo

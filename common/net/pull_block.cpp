@@ -71,9 +71,9 @@ void SumRows(const float* table, int64_t elems, const int32_t* counts, int64_t m
   for (int64_t i = 0; i < m; ++i) {
     const int32_t c = counts[i];
     if (c == 0) continue;
-    float* acc = sums + out * elems;
+    float* __restrict acc = sums + out * elems;
     for (int32_t t = 0; t < c; ++t) {
-      const float* row = table + static_cast<int64_t>(src[at + t]) * elems;
+      const float* __restrict row = table + static_cast<int64_t>(src[at + t]) * elems;
       for (int64_t j = 0; j < elems; ++j) acc[j] += row[j];
     }
     at += c;

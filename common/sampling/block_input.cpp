@@ -105,7 +105,9 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
 
   DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {num_rows, F}, "batch input rows"));
   Array neigh;
-  if (o.aggregate) DG_ASSIGN_OR_RETURN(neigh, Array::TryZeros(DType::kFloat32, {num_rows, F}, "batch input sums"));
+  if (o.aggregate) {
+    DG_ASSIGN_OR_RETURN(neigh, Array::TryZeros(DType::kFloat32, {num_rows, F}, "batch input sums"));
+  }
   float* xp = x.as<float>();
   float* np = o.aggregate ? neigh.as<float>() : nullptr;
   const auto deadline = client->CallDeadline();
