@@ -271,8 +271,9 @@ Status Run(int argc, char** argv) {
     DG_RETURN_IF_ERROR(remote->WaitForSamplers());
     provider = remote.get();
   } else if (block_input.use) {
+    // Two batch makers at least: one's PULL_BLOCKs wait on the network while the other sums.
     local = std::make_unique<BlockInputProvider>(client.get(), &source, block_input.options,
-                                                 std::max(1, sampler_threads), 4);
+                                                 std::max(2, sampler_threads), 4);
     provider = local.get();
   } else {
     local = std::make_unique<LocalBatchProvider>(&source, std::max(1, sampler_threads), 4,

@@ -115,18 +115,28 @@ Result<PullBlockRequest> DecodePullBlock(const Frame& f) {
   return r;
 }
 
-Status ComputePullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
-                        const int32_t* counts, int64_t m, const int32_t* src, int64_t e, float* own, float* sums) {
+Status AddPullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
+                    const int64_t* own_pos, const int32_t* counts, int64_t m, const int32_t* src, int64_t e,
+                    float* own_out, float* sums_out, int64_t sums_begin) {
   const std::string what = "PULL_BLOCK '" + name + "'";
   DG_ASSIGN_OR_RETURN(const Array* table, BlockTensor(store, name));
   const int64_t owned = store.partition().num_owned();
   DG_RETURN_IF_ERROR(CheckOffsets(what, "rows", rows, r, owned));
   DG_RETURN_IF_ERROR(CheckOffsets(what, "src", src, e, owned));
-  DG_ASSIGN_OR_RETURN(int64_t k, CheckCounts(what, counts, m, e));
+  DG_RETURN_IF_ERROR(CheckCounts(what, counts, m, e).status());
   const int64_t elems = table->shape[1];
-  CopyRows(table->as<float>(), elems, rows, r, own);
-  std::memset(sums, 0, static_cast<size_t>(k * elems) * 4);
-  SumRows(table->as<float>(), elems, counts, m, src, sums);
+  const float* t = table->as<float>();
+  for (int64_t i = 0; i < r; ++i)
+    std::memcpy(own_out + own_pos[i] * elems, t + static_cast<int64_t>(rows[i]) * elems, static_cast<size_t>(elems) * 4);
+  int64_t at = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    float* __restrict acc = sums_out + (sums_begin + i) * elems;
+    for (int32_t k = 0; k < counts[i]; ++k) {
+      const float* __restrict row = t + static_cast<int64_t>(src[at + k]) * elems;
+      for (int64_t j = 0; j < elems; ++j) acc[j] += row[j];
+    }
+    at += counts[i];
+  }
   return Status::OK();
 }
 
@@ -154,7 +164,7 @@ Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRe
     return Status::ResourceExhausted(what + ": " + std::to_string(r) + " rows and " + std::to_string(k) +
                                      " sums would be over the frame limit of " +
                                      std::to_string(limits.max_answer_bytes) + " bytes; send fewer per request");
-  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {r, elems}, what));
+  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {r, elems}, what));  // every row written
   DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {k, elems}, what));
   CopyRows(table->as<float>(), elems, rows, r, own.as<float>());
   SumRows(table->as<float>(), elems, counts, m, src, sums.as<float>());

@@ -62,10 +62,13 @@ struct PullBlockLimits {
 Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRequest& req,
                                   const PullBlockLimits& limits);
 
-// The same computation without the wire, float32 out: own rows into
-// own[r, F], sums into sums[k, F] (zeroed here). For the client's
-// machine-local partitions and tests.
-Status ComputePullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
-                        const int32_t* counts, int64_t m, const int32_t* src, int64_t e, float* own, float* sums);
+// The same computation without the wire, float32, straight into the
+// caller's arrays (for the client's machine-local partitions): own row i goes
+// to own_out row own_pos[i]; the sum of destination i's sources is ADDED to
+// sums_out row sums_begin + i (destinations without sources are left alone).
+// Checks offsets and counts as ServePullBlock does.
+Status AddPullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
+                    const int64_t* own_pos, const int32_t* counts, int64_t m, const int32_t* src, int64_t e,
+                    float* own_out, float* sums_out, int64_t sums_begin);
 
 }  // namespace dg

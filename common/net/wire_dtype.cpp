@@ -105,7 +105,7 @@ void EncodeWireRows(Encoder* e, WireDType t, const float* rows, int64_t n, int64
     e->ArrayRef(a);
     return;
   }
-  a = Array::Zeros(DType::kUInt8, {n, 2 * elems});
+  a = Array::TryUninitialized(DType::kUInt8, {n, 2 * elems}, "wire rows").value();  // every byte written
   uint8_t* out = static_cast<uint8_t*>(a.data);
   const int64_t total = n * elems;
   if (t == WireDType::kFloat16) {

@@ -18,8 +18,7 @@ struct Piece {
   int64_t dst_begin = 0;
   std::shared_ptr<PullBlockIds> ids = std::make_shared<PullBlockIds>();
   std::vector<int64_t> row_pos;
-  std::shared_ptr<PendingCall> call;  // remote
-  std::vector<float> own, sums;       // machine-local: computed here
+  std::shared_ptr<PendingCall> call;  // remote; null = machine-local (read from the mmap)
 };
 
 bool HasWork(const Piece& pc) { return !pc.ids->rows.empty() || !pc.ids->src.empty(); }
@@ -92,17 +91,6 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
       pc.call = client->StartRequest(pc.part, MsgType::kPullBlock, e.Finish());
     }
   }
-  for (Piece& pc : pieces) {
-    if (!HasWork(pc) || !client->is_local(pc.part)) continue;
-    const int64_t k = std::count_if(pc.ids->counts.begin(), pc.ids->counts.end(), [](int32_t c) { return c > 0; });
-    pc.own.resize(static_cast<size_t>(pc.ids->rows.size() * F));
-    pc.sums.resize(static_cast<size_t>(k * F));
-    DG_RETURN_IF_ERROR(ComputePullBlock(*client->local_store(pc.part), o.feature_name, pc.ids->rows.data(),
-                                        static_cast<int64_t>(pc.ids->rows.size()), pc.ids->counts.data(),
-                                        static_cast<int64_t>(pc.ids->counts.size()), pc.ids->src.data(),
-                                        static_cast<int64_t>(pc.ids->src.size()), pc.own.data(), pc.sums.data()));
-  }
-
   DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {num_rows, F}, "batch input rows"));
   Array neigh;
   if (o.aggregate) {
@@ -110,26 +98,24 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   }
   float* xp = x.as<float>();
   float* np = o.aggregate ? neigh.as<float>() : nullptr;
+  // Machine-local partitions while the remote answers are on their way.
+  for (Piece& pc : pieces) {
+    if (!HasWork(pc) || pc.call) continue;
+    const PullBlockIds& ids = *pc.ids;
+    DG_RETURN_IF_ERROR(AddPullBlock(*client->local_store(pc.part), o.feature_name, ids.rows.data(),
+                                    static_cast<int64_t>(ids.rows.size()), pc.row_pos.data(), ids.counts.data(),
+                                    static_cast<int64_t>(ids.counts.size()), ids.src.data(),
+                                    static_cast<int64_t>(ids.src.size()), xp, np, pc.dst_begin));
+  }
   const auto deadline = client->CallDeadline();
   Status first_error;
-  // In piece order (range, then partition): the partial sums add up in a fixed order.
+  // Remote answers in piece order (range, then partition): the partial sums add
+  // up in a fixed order (machine-local ones first).
   for (Piece& pc : pieces) {
     if (!HasWork(pc)) continue;
     const int64_t r = static_cast<int64_t>(pc.ids->rows.size());
     const std::vector<int32_t>& counts = pc.ids->counts;
-    if (!pc.call) {  // machine-local
-      for (int64_t i = 0; i < r; ++i)
-        std::memcpy(xp + pc.row_pos[i] * F, pc.own.data() + i * F, static_cast<size_t>(F) * 4);
-      int64_t at = 0;
-      for (size_t i = 0; i < counts.size(); ++i) {
-        if (counts[i] == 0) continue;
-        float* acc = np + (pc.dst_begin + static_cast<int64_t>(i)) * F;
-        const float* s = pc.sums.data() + at * F;
-        for (int64_t j = 0; j < F; ++j) acc[j] += s[j];
-        ++at;
-      }
-      continue;
-    }
+    if (!pc.call) continue;  // machine-local: done above
     auto f = pc.call->Wait(deadline);
     if (!f.ok()) {
       if (first_error.ok()) first_error = f.status();

@@ -13,7 +13,8 @@ namespace dg {
 // use = false keeps PULL (LocalBatchProvider).
 // auto aggregates when the trainers sample in-process, the task is node
 // classification by sampling, there is no DistEmbedding, no save_embeddings,
-// and the model has forward_agg; on requires it (an error naming the first
+// the model has forward_agg, and the machines are not all one host (there
+// aggregation only costs CPU); on requires it (an error naming the first
 // reason it cannot). A wire dtype other than float32 needs in-process
 // sampling of node batches.
 struct BlockInputChoice {
