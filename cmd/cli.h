@@ -9,7 +9,7 @@
 #include <boost/program_options.hpp>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg::cli {
 

@@ -2,9 +2,6 @@
 // dst.npy, features.npy, labels.npy, split.npy), streamed to disk: R-MAT
 // (power law, learnable labels) or uniform G(n, m) (as dgl.rand_graph); see
 // roles/partition/synthetic_graph.h for the models.
-#include <chrono>
-#include <cstdio>
-
 #include "cmd/cli.h"
 #include "roles/partition/synthetic_graph.h"
 
@@ -37,12 +34,7 @@ Status Run(int argc, char** argv) {
       ("force", po::bool_switch(), "replace an existing output directory");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-  auto t0 = std::chrono::steady_clock::now();
-  DG_RETURN_IF_ERROR(WriteSyntheticDataset(o, out, vm["force"].as<bool>()));
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("generated %s (%s): %lld nodes, %lld edges, %d features, %d classes in %.2f s\n", out.c_str(), o.model.c_str(),
-              (long long)o.num_nodes, (long long)o.num_edges, o.feat_dim, o.num_classes, s);
-  return Status::OK();
+  return GenerateDataset(o, out, vm["force"].as<bool>());
 }
 
 }  // namespace

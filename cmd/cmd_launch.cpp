@@ -1,61 +1,26 @@
-// `distgnn launch FILE [--set key=value ...] [--mode infer] [--resume]`: start every role of a job on
-// every machine, stream their output, and tear everything down at the end or on
-// the first failure (see cmd/launcher.h). Records RUN_DIR/run.json and job.yaml
-// (token redacted) first and writes RUN_DIR/report.html at the end (train mode).
-#include <unistd.h>
-
-#include <csignal>
+// `distgnn launch FILE [--set key=value ...] [--mode infer] [--resume]`: flags of
+// the launcher (roles/launcher/launch.h).
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <regex>
 
 #include "cmd/cli.h"
-#include "cmd/launcher.h"
-#include "common/console.h"
-#include "report/html_report.h"
-#include "config/job_config.h"
-#include "config/launch_plan.h"
+#include "roles/launcher/launch.h"
 
 namespace dg {
-namespace {
-
-// RUN_DIR/run.json and job.yaml (the YAML with its token line blanked) for the report.
-void RecordRun(const JobConfig& cfg, const LaunchPlan& plan, const std::string& mode) {
-  std::ifstream in(cfg.path);
-  std::string yaml, line;
-  const std::regex token_line("^(\\s*token\\s*:).*$");
-  while (std::getline(in, line)) yaml += std::regex_replace(line, token_line, "$1 \"<redacted>\"") + "\n";
-  std::string sets;
-  for (const auto& o : cfg.overrides) sets += (sets.empty() ? "" : " ") + std::string("--set ") + o;
-  if (!sets.empty()) yaml += "# launched with " + sets + "\n";
-  Status st = WriteRunInfo(cfg.RunDir(),
-                           {{"kind", "launch"}, {"mode", mode}, {"job", cfg.job}, {"job_id", plan.job_id},
-                            {"config", cfg.path}, {"partition", cfg.partition}, {"overrides", sets}},
-                           yaml);
-  if (!st.ok()) std::fprintf(stderr, "distgnn launch: warning: %s\n", st.message().c_str());
-}
-
-}  // namespace
 
 int RunLaunch(int argc, char** argv) {
   namespace po = cli::po;
+  LaunchJobOptions o;
   po::options_description desc("distgnn launch FILE [options]");
-  std::string file;
-  std::vector<std::string> sets;
-  LaunchSettings settings;
-  std::string mode;
   desc.add_options()("help,h", "show this help")
-      ("mode", po::value(&mode)->default_value("train"),
+      ("mode", po::value(&o.mode)->default_value("train"),
        "train | infer: layer-wise inference of train.model over all nodes (servers and trainers only)")
       ("resume", "trainers continue from trainer 0's RUN_DIR/checkpoint.pt (e.g. with --set train.epochs=N)")
-      ("config", po::value(&file)->required(), "the job YAML")
-      ("set", po::value(&sets)->composing(), "override one key, e.g. --set train.epochs=3 (repeatable)")
-      ("server-timeout", po::value(&settings.server_timeout_s)->default_value(60),
+      ("config", po::value(&o.config)->required(), "the job YAML")
+      ("set", po::value(&o.sets)->composing(), "override one key, e.g. --set train.epochs=3 (repeatable)")
+      ("server-timeout", po::value(&o.settings.server_timeout_s)->default_value(60),
        "seconds for every server to accept connections")
-      ("grace", po::value(&settings.grace_s)->default_value(5), "seconds between SIGTERM and SIGKILL")
-      ("metrics-port", po::value<int>(), "every process serves Prometheus /metrics from this base port (= --set ports.metrics=N)")
+      ("grace", po::value(&o.settings.grace_s)->default_value(5), "seconds between SIGTERM and SIGKILL")
+      ("metrics-port", po::value(&o.metrics_port), "every process serves Prometheus /metrics from this base port (= --set ports.metrics=N)")
       ("verbose,v", "echo every line of every process (default: trainer 0's progress and every warning/error)")
       ("quiet", "do not echo process output (it still goes to the log files)")
       ("dry-run", "print the plan and exit");
@@ -64,58 +29,12 @@ int RunLaunch(int argc, char** argv) {
   po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm, &pos);
   if (!st.ok()) return cli::ExitCode(argv[0], st);
-  settings.echo = !vm.count("quiet");
-  settings.verbose = vm.count("verbose") > 0;
-  settings.tty = IsTerminal(STDOUT_FILENO);
-
-  if (vm.count("metrics-port")) sets.push_back("ports.metrics=" + std::to_string(vm["metrics-port"].as<int>()));
-  auto cfg = LoadJobConfig(file, sets);
-  if (!cfg.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", argv[0], cfg.status().message().c_str());
-    return 1;
-  }
-  if (auto made = EnsureJobToken(&*cfg); !made.ok()) {
-    return cli::ExitCode(argv[0], made.status());
-  } else if (*made) {
-    std::fprintf(stderr, "launch: no cluster token configured; using a random one for this job\n");
-  }
-  if (mode != "train" && mode != "infer")
-    return cli::ExitCode(argv[0], Status::InvalidArgument("--mode: expected train or infer, got '" + mode + "'"));
-  PlanOptions plan_options = DefaultPlanOptions();
-  if (mode == "infer") {
-    plan_options.trainer_args = {"--mode", "infer"};
-    plan_options.samplers = false;
-  } else if (vm.count("resume")) {
-    plan_options.trainer_args = {"--resume"};
-  }
-  auto plan = BuildLaunchPlan(*cfg, plan_options);
-  if (!plan.ok()) return cli::ExitCode(argv[0], plan.status());
-  for (const auto& p : plan->processes) {
-    if (!p.remote && !IsLocalHost(p.host)) {
-      std::fprintf(stderr,
-                   "%s: error: %s: machines[%d].host %s is not this machine and has no ssh target; "
-                   "add `ssh: user@%s` to start its processes remotely\n",
-                   argv[0], file.c_str(), p.machine, p.host.c_str(), p.host.c_str());
-      return 1;
-    }
-  }
-  if (vm.count("dry-run")) {
-    std::fputs(FormatPlan(*cfg, *plan).c_str(), stdout);
-    return 0;
-  }
-  RecordRun(*cfg, *plan, mode);
-  st = RunLaunchPlan(*cfg, *plan, settings);
-  // The report, also of a failed run that got as far as one epoch.
-  if (mode == "train" && std::filesystem::exists(cfg->RunDir() + "/metrics.jsonl")) {
-    auto report = WriteRunReport(cfg->RunDir());
-    if (report.ok()) std::printf("launch: report %s\n", report->c_str());
-    else std::fprintf(stderr, "%s: warning: no report: %s\n", argv[0], report.status().message().c_str());
-    std::fflush(stdout);
-  }
-  if (st.ok()) return 0;
-  std::fprintf(stderr, "%s: error: %s\n", argv[0], st.message().c_str());
-  int sig = LaunchInterruptSignal();
-  return sig ? 128 + sig : 1;
+  o.resume = vm.count("resume") > 0;
+  o.metrics_port_given = vm.count("metrics-port") > 0;
+  o.dry_run = vm.count("dry-run") > 0;
+  o.settings.echo = !vm.count("quiet");
+  o.settings.verbose = vm.count("verbose") > 0;
+  return LaunchJob(o, argv[0]);
 }
 
 }  // namespace dg

@@ -1,4 +1,4 @@
-// distgnn partition: a user's graph -> partitions on disk (DESIGN.md, "Data on disk").
+// `distgnn partition`: flags of the partitioner (roles/partition/partition_dataset.h).
 //
 //   distgnn partition --dataset DIR [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //                     --num-parts K --method metis|random|stream [--balance train,edges]
@@ -6,295 +6,46 @@
 //                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
 //                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
-//
-// Every user mistake is one line and a non-zero exit, and nothing is written:
-// flags are checked before reading, input before partitioning, and the output
-// appears only by a final rename.
-//
-// With --memory-budget (or without it when the in-memory path would need more
-// than half of the RAM) the out-of-core partitioner runs (roles/partition/
-// out_of_core.h): same output, byte for byte, in bounded memory.
-#include <unistd.h>
-
-#include <chrono>
-#include <optional>
-#include <cstdio>
-#include <filesystem>
-#include <sstream>
-
 #include "cmd/cli.h"
-#include "common/storage/link_split.h"
-#include "roles/partition/edge_split.h"
-#include "common/storage/dataset.h"
-#include "common/logging.h"
-#include "common/io/npy.h"
-#include "roles/partition/out_of_core_input.h"
-#include "roles/partition/node_assignment.h"
-#include "roles/partition/partitioner.h"
+#include "roles/partition/partition_dataset.h"
 
 namespace dg {
-
 namespace {
-
-Status ParseNamedFiles(const std::string& flag, const std::vector<std::string>& items,
-                       std::map<std::string, std::string>* out) {
-  for (const std::string& item : items) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      return Status::InvalidArgument(flag + " '" + item + "': expected NAME=FILE.npy");
-    std::string name = item.substr(0, eq);
-    if (out->count(name)) return Status::InvalidArgument(flag + ": name '" + name + "' given twice");
-    (*out)[name] = item.substr(eq + 1);
-  }
-  return Status::OK();
-}
-
-Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
-                    const std::map<std::string, std::string>& edge_files, bool normalize_features,
-                    PartitionOptions po) {
-  if (!edge_files.empty())
-    return Status::InvalidArgument("--edge-data is not supported with --memory-budget (edge arrays are gathered in memory)");
-  auto t0 = std::chrono::steady_clock::now();
-  // Refuse early what cannot fit (METIS), before reading or writing anything.
-  DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(src));
-  if (e0 >= 0 && po.method == "metis") {
-    int64_t n_hint = src.num_nodes;
-    if (n_hint < 0 && !src.dataset_dir.empty()) {
-      DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(src.dataset_dir));
-      for (const auto& [nm, path] : df.node_files) {
-        auto a = NpyMap(path);  // headers only; .npy.gz ones are skipped here
-        if (a.ok() && !a->shape.empty()) {
-          n_hint = a->shape[0];
-          break;
-        }
-      }
-    }
-    DG_RETURN_IF_ERROR(CheckMemoryBudget(std::max<int64_t>(n_hint, 0), e0 * (eo.undirected ? 2 : 1), po));
-  }
-  ScratchDir scratch;
-  DG_RETURN_IF_ERROR(scratch.Create(po.tmp_dir.empty() ? DefaultTmpRoot(po) : po.tmp_dir));
-  SpillOptions spill;
-  spill.tmp_dir = scratch.path();
-  if (po.run_bytes) spill.sort_bytes = po.run_bytes;
-  else spill.sort_bytes = std::max<uint64_t>(po.memory_budget / 2, 1 << 20);
-  spill.merge_bytes = 32 << 20;
-  DG_ASSIGN_OR_RETURN(OutOfCoreInput in, OpenOutOfCoreInput(src, eo, spill, stdout));
-  if (normalize_features) {
-    auto it = in.node_data.find("features");
-    if (it == in.node_data.end())
-      return Status::InvalidArgument("--normalize-features: the input has no node array 'features'");
-    if (it->second.dtype != DType::kFloat32 || it->second.shape.size() != 2)
-      return Status::InvalidArgument("--normalize-features: node array 'features': row normalization needs a float32 [N, F] array, got " +
-                                     std::string(DTypeName(it->second.dtype)) + " " + it->second.ShapeString());
-    po.normalize_features = true;
-  }
-  double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("  open input:        %.2f s (%lld nodes, %lld edges after normalization)\n", read_s,
-              (long long)in.num_nodes, (long long)in.edges.size());
-  GraphInput check;  // validation of names, K and output against the node arrays
-  check.num_nodes = in.num_nodes;
-  check.node_data = in.node_data;
-  DG_RETURN_IF_ERROR(ValidatePartitionRequest(check, po));
-  DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraphOutOfCore(&in, po));
-  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
-              cfg.num_parts, (long long)cfg.edge_cut, total, PeakRssBytes() / 1048576.0);
-  return Status::OK();
-}
 
 Status Run(int argc, char** argv) {
   namespace po = cli::po;
   po::options_description desc("distgnn partition");
-  std::string dataset, edges_file, method, balance, name, out, budget_text, tmp_dir, run_size_text;
-  int stream_passes = 3, metis_niter = 0;
-  int64_t num_nodes = -1;
-  int num_parts = 0;
-  uint64_t seed = 0;
-  std::vector<std::string> node_items, edge_items;
+  PartitionDatasetOptions o;
   desc.add_options()
       ("help,h", "show this help")
-      ("dataset", po::value(&dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy)")
-      ("edges", po::value(&edges_file), "edge list file (src dst per line; TSV/CSV/space; '#' comments; .gz ok)")
-      ("num-nodes", po::value(&num_nodes), "number of nodes (with --edges; default: from node data or max id + 1)")
-      ("node-data", po::value(&node_items)->composing(), "NAME=FILE.npy node array (with --edges; repeatable)")
-      ("edge-data", po::value(&edge_items)->composing(), "NAME=FILE.npy edge array, one row per input edge (repeatable)")
-      ("undirected", po::bool_switch(), "add reverse edges, then drop duplicates")
-      ("drop-self-loops", po::bool_switch(), "drop edges u->u")
-      ("normalize-features", po::bool_switch(), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
-      ("drop-duplicates", po::bool_switch(), "keep one copy of each (src, dst)")
-      ("num-parts", po::value(&num_parts)->required(), "number of partitions K (1 = no partitioning)")
-      ("method", po::value(&method)->default_value("metis"), "metis | random | stream (Fennel, O(N) memory)")
-      ("memory-budget", po::value(&budget_text), "partition out of core within SIZE (e.g. 4G) of data memory; default: in memory unless that needs more than half the RAM")
-      ("tmp-dir", po::value(&tmp_dir), "directory for spilled sorted runs (default: the output's parent directory)")
-      ("run-size", po::value(&run_size_text), "bytes per sorted run (default: what the budget leaves; small values force many spills)")
-      ("stream-passes", po::value(&stream_passes)->default_value(3), "passes of --method stream (restreaming lowers the cut)")
-      ("metis-niter", po::value(&metis_niter)->default_value(0), "METIS refinement iterations per level (0 = METIS's default, 10; DGL uses 1: faster, slightly larger cut)")
-      ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges (METIS balance constraints)")
-      ("name", po::value(&name)->required(), "graph name (NAME.json)")
-      ("out", po::value(&out)->required(), "output directory")
-      ("force", po::bool_switch(), "replace an existing output directory")
-      ("seed", po::value(&seed)->default_value(0), "random seed (METIS and random method; --edge-split)")
-      ("edge-split", po::value<std::string>(), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
+      ("dataset", po::value(&o.dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy)")
+      ("edges", po::value(&o.edges_file), "edge list file (src dst per line; TSV/CSV/space; '#' comments; .gz ok)")
+      ("num-nodes", po::value(&o.num_nodes), "number of nodes (with --edges; default: from node data or max id + 1)")
+      ("node-data", po::value(&o.node_data)->composing(), "NAME=FILE.npy node array (with --edges; repeatable)")
+      ("edge-data", po::value(&o.edge_data)->composing(), "NAME=FILE.npy edge array, one row per input edge (repeatable)")
+      ("undirected", po::bool_switch(&o.undirected), "add reverse edges, then drop duplicates")
+      ("drop-self-loops", po::bool_switch(&o.drop_self_loops), "drop edges u->u")
+      ("normalize-features", po::bool_switch(&o.normalize_features), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
+      ("drop-duplicates", po::bool_switch(&o.drop_duplicates), "keep one copy of each (src, dst)")
+      ("num-parts", po::value(&o.num_parts)->required(), "number of partitions K (1 = no partitioning)")
+      ("method", po::value(&o.method)->default_value("metis"), "metis | random | stream (Fennel, O(N) memory)")
+      ("memory-budget", po::value(&o.memory_budget), "partition out of core within SIZE (e.g. 4G) of data memory; default: in memory unless that needs more than half the RAM")
+      ("tmp-dir", po::value(&o.tmp_dir), "directory for spilled sorted runs (default: the output's parent directory)")
+      ("run-size", po::value(&o.run_size), "bytes per sorted run (default: what the budget leaves; small values force many spills)")
+      ("stream-passes", po::value(&o.stream_passes)->default_value(3), "passes of --method stream (restreaming lowers the cut)")
+      ("metis-niter", po::value(&o.metis_niter)->default_value(0), "METIS refinement iterations per level (0 = METIS's default, 10; DGL uses 1: faster, slightly larger cut)")
+      ("balance", po::value(&o.balance)->default_value(""), "comma list of: train, edges (METIS balance constraints)")
+      ("name", po::value(&o.name)->required(), "graph name (NAME.json)")
+      ("out", po::value(&o.out)->required(), "output directory")
+      ("force", po::bool_switch(&o.force), "replace an existing output directory")
+      ("seed", po::value(&o.seed)->default_value(0), "random seed (METIS and random method; --edge-split)")
+      ("edge-split", po::value(&o.edge_split), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
        "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-
-  // Flags first: nothing is read before they are known to be sane.
-  if (dataset.empty() == edges_file.empty())
-    return Status::InvalidArgument("give exactly one of --dataset DIR or --edges FILE");
-  if (!dataset.empty() && (!node_items.empty() || vm.count("num-nodes")))
-    return Status::InvalidArgument("--node-data and --num-nodes go with --edges; a dataset directory holds its node arrays");
-  if (vm.count("num-nodes") && num_nodes < 0)
-    return Status::InvalidArgument("--num-nodes must be >= 0");
-  PartitionOptions po_;
-  po_.graph_name = name;
-  po_.out_dir = out;
-  po_.method = method;
-  po_.num_parts = num_parts;
-  po_.force = vm["force"].as<bool>();
-  po_.seed = seed;
-  po_.log = stdout;
-  {
-    std::stringstream ss(balance);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (item == "train") po_.balance_train = true;
-      else if (item == "edges") po_.balance_edges = true;
-      else if (!item.empty())
-        return Status::InvalidArgument("--balance: unknown '" + item + "' (expected train, edges)");
-    }
-  }
-  if (method != "metis" && method != "random" && method != "stream")
-    return Status::InvalidArgument("--method: unknown method '" + method + "' (expected metis, random or stream)");
-  if (stream_passes < 1) return Status::InvalidArgument("--stream-passes must be >= 1");
-  po_.stream_passes = stream_passes;
-  if (metis_niter < 0) return Status::InvalidArgument("--metis-niter must be >= 0");
-  po_.metis_niter = metis_niter;
-  if (!budget_text.empty()) {
-    DG_ASSIGN_OR_RETURN(po_.memory_budget, ParseByteSize("--memory-budget", budget_text));
-  } else if (!tmp_dir.empty() || !run_size_text.empty()) {
-    return Status::InvalidArgument("--tmp-dir and --run-size go with --memory-budget");
-  }
-  if (!run_size_text.empty()) {
-    DG_ASSIGN_OR_RETURN(po_.run_bytes, ParseByteSize("--run-size", run_size_text));
-  }
-  po_.tmp_dir = tmp_dir;
-  if (num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(num_parts));
-  if ((po_.balance_train || po_.balance_edges) && method != "metis")
-    return Status::InvalidArgument("--balance needs --method metis");
-  std::error_code ec;
-  if (std::filesystem::exists(out, ec) && !po_.force)
-    return Status::AlreadyExists("output " + out + " exists (use --force to replace it)");
-  std::map<std::string, std::string> node_files, edge_files;
-  DG_RETURN_IF_ERROR(ParseNamedFiles("--node-data", node_items, &node_files));
-  DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", edge_items, &edge_files));
-
-  EdgeListOptions eo;
-  eo.undirected = vm["undirected"].as<bool>();
-  eo.drop_self_loops = vm["drop-self-loops"].as<bool>();
-  eo.drop_duplicates = vm["drop-duplicates"].as<bool>();
-
-  OutOfCoreSource ooc_src;
-  ooc_src.dataset_dir = dataset;
-  ooc_src.edges_file = edges_file;
-  ooc_src.node_files = node_files;
-  ooc_src.num_nodes = num_nodes;
-  if (po_.memory_budget == 0) {
-    // No budget: in memory, unless that would need more than half the RAM.
-    DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(ooc_src));
-    const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
-    const double edges = static_cast<double>(std::max<int64_t>(e0, 0)) * (eo.undirected ? 2 : 1);
-    const uint64_t need = static_cast<uint64_t>(edges * 48) + (method == "metis" ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
-    if (e0 > 0 && need > ram / 2) {
-      po_.memory_budget = ram / 2;
-      std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",
-                  FormatBytes(need).c_str(), FormatBytes(po_.memory_budget).c_str());
-    }
-  }
-  std::optional<EdgeSplitFractions> edge_split;  // issue 14 (common/storage/link_split.h)
-  if (vm.count("edge-split")) {
-    DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(vm["edge-split"].as<std::string>(), "--edge-split"));
-    if (po_.memory_budget > 0)
-      return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
-  }
-  if (po_.memory_budget > 0) return RunOutOfCore(ooc_src, eo, edge_files, vm["normalize-features"].as<bool>(), po_);
-  EdgeListOptions raw = eo;  // read without normalizing; we normalize below (with origins if needed)
-  raw.undirected = raw.drop_self_loops = raw.drop_duplicates = false;
-
-  auto t0 = std::chrono::steady_clock::now();
-  GraphInput in;
-  if (!dataset.empty()) {
-    DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(dataset, raw));
-    in.num_nodes = ds.num_nodes;
-    in.edges = std::move(ds.edges);
-    in.node_data = std::move(ds.node_data);
-  } else {
-    for (const auto& [nm, path] : node_files) {
-      DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
-      if (a.shape.empty())
-        return Status::InvalidArgument(path + ": node array '" + nm + "' is 0-d; need one row per node");
-      if (num_nodes < 0) num_nodes = a.shape[0];
-      if (a.shape[0] != num_nodes)
-        return Status::InvalidArgument(path + ": node array '" + nm + "' has " + std::to_string(a.shape[0]) +
-                                       " rows, expected " + std::to_string(num_nodes) + " (one per node)");
-      in.node_data[nm] = std::move(a);
-    }
-    DG_ASSIGN_OR_RETURN(in.edges, ReadEdgeListText(edges_file, num_nodes));
-    in.num_nodes = num_nodes >= 0 ? num_nodes : in.edges.max_id + 1;
-  }
-  const int64_t input_edges = static_cast<int64_t>(in.edges.src.size());
-  for (const auto& [nm, path] : edge_files) {
-    DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
-    if (a.shape.empty() || a.shape[0] != input_edges)
-      return Status::InvalidArgument(path + ": edge array '" + nm + "' has " +
-                                     (a.shape.empty() ? std::string("no") : std::to_string(a.shape[0])) +
-                                     " rows, expected " + std::to_string(input_edges) + " (one per input edge)");
-    in.edge_data[nm] = std::move(a);
-  }
-  // A dataset's own edge_split.npy (one int8 per input edge) unless --edge-split is given.
-  bool input_split_present = false;
-  Array input_split;
-  if (!dataset.empty() && !edge_split) {
-    DG_RETURN_IF_ERROR(LoadInputEdgeSplit(dataset, input_edges, &input_split_present, &input_split));
-    if (input_split_present) {
-      edge_split = EdgeSplitFractions{-1, -1, -1};  // recorded as "from edge_split.npy"
-      std::printf("  edge split:        from %s/edge_split.npy\n", dataset.c_str());
-    }
-  }
-  NormalizeEdges(&in.edges, eo, in.edge_data.empty() && !input_split_present ? nullptr : &in.edge_origin);
-  HeldOutEdges held;
-  if (edge_split) {
-    std::vector<int8_t> split;
-    if (input_split_present) {
-      DG_ASSIGN_OR_RETURN(split, SplitFromInput(input_split, in.edges, in.edge_origin, eo.undirected));
-    } else {
-      split = AssignEdgeSplit(in.edges, *edge_split, seed, eo.undirected);
-    }
-    DG_ASSIGN_OR_RETURN(held, SplitEdgeList(&in.edges, &in.edge_origin, split));
-    std::printf("  edge split:        %lld train / %lld val / %lld test edges\n", (long long)in.edges.src.size(),
-                (long long)held.val.src.size(), (long long)held.test.src.size());
-  }
-  if (vm["normalize-features"].as<bool>()) {
-    auto it = in.node_data.find("features");
-    if (it == in.node_data.end())
-      return Status::InvalidArgument("--normalize-features: the input has no node array 'features'");
-    DG_RETURN_IF_ERROR(RowNormalize(&it->second, "--normalize-features: node array 'features'"));
-  }
-  double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("  read input:        %.2f s (%lld nodes, %lld input edges -> %lld after normalization)\n",
-              read_s, (long long)in.num_nodes, (long long)input_edges, (long long)in.edges.src.size());
-  std::fflush(stdout);
-
-  DG_RETURN_IF_ERROR(ValidatePartitionRequest(in, po_));
-  auto t1 = std::chrono::steady_clock::now();
-  DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraph(&in, po_));
-  if (edge_split)
-    DG_RETURN_IF_ERROR(WriteLinkSplit(cfg, held, *edge_split, seed, eo.undirected,
-                                      static_cast<int64_t>(cfg.num_edges)));
-  double part_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
-              cfg.num_parts, (long long)cfg.edge_cut, read_s + part_s, PeakRssBytes() / 1048576.0);
-  return Status::OK();
+  o.num_nodes_given = vm.count("num-nodes") > 0;
+  o.edge_split_given = vm.count("edge-split") > 0;
+  return PartitionDataset(o);
 }
 
 }  // namespace

@@ -1,95 +1,21 @@
-// `distgnn --role sampler --config JOB.yaml --machine M --index I`: serve one
-// trainer with mini-batches.
-//
-// Sampler I of machine M serves trainer I / samplers_per_trainer of that
-// machine; its global rank (the HELLO rank the trainer checks) is
-// M * trainers * samplers_per_trainer + I. It reaches every server of the job
-// (its own machine's partition through the mmap) and dials its trainer.
-#include <spdlog/spdlog.h>
-
-#include <chrono>
-#include <thread>
-
+// `distgnn --role sampler --config JOB.yaml --machine M --index I`: flags of
+// the sampler role (roles/sampler/sampler_role.h).
 #include "cmd/cli.h"
-#include "cmd/role_args.h"
-#include "common/sampling/dist_neighbor_source.h"
-#include "common/logging.h"
-#include "common/net/prometheus.h"
-#include "config/cluster_client.h"
-#include "roles/sampler/sampler.h"
-#include "roles/sampler/link_sampler.h"
+#include "cmd/role_flags.h"
+#include "roles/sampler/sampler_role.h"
 
 namespace dg {
 namespace {
 
 Status Run(int argc, char** argv) {
-  RoleArgs args;
-  int workers = 0;
+  SamplerProcessOptions o;
   cli::po::options_description desc("distgnn --role sampler: turn seed nodes into mini-batches for one trainer");
   desc.add_options()("help,h", "show this help")
-      ("threads", cli::po::value(&workers)->default_value(0), "batch-building threads (0 = this machine's cores / samplers per machine)");
-  AddRoleOptions(&desc, &args);
+      ("threads", cli::po::value(&o.threads)->default_value(0), "batch-building threads (0 = this machine's cores / samplers per machine)");
+  AddRoleOptions(&desc, &o.role);
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-  DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, "sampler"));
-  const int M = args.machine, K = job.samplers_per_trainer;
-  if (K <= 0)
-    return Status::InvalidArgument(job.path + ": processes.samplers_per_trainer is 0 (trainers sample in their own threads); no samplers to run");
-  const int rank = M * job.num_samplers_per_machine() + args.index;
-  const int trainer_index = args.index / K;
-  const int trainer_rank = job.TrainerRank(M, trainer_index);
-  SetupLogging("sampler", rank, args.log_level);
-
-  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
-  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M, 120));
-  DistNeighborSource source(client.get());
-
-  SamplerOptions o;
-  o.trainer_host = job.machines[M].host;
-  o.trainer_port = job.TrainerPort(M, trainer_index);
-  o.trainer_name = "trainer " + std::to_string(trainer_rank) + " (" + o.trainer_host + ":" +
-                   std::to_string(o.trainer_port) + ")";
-  o.hello.role = kRoleSampler;
-  o.hello.rank = rank;
-  o.hello.graph_name = partition.graph_name;
-  o.hello.token = job.token;
-  o.connection.max_frame_bytes = job.max_frame_bytes;
-  o.connection.heartbeat_seconds = job.heartbeat_seconds;
-  o.connection.peer_timeout_seconds = job.peer_timeout_seconds;
-  o.connect_wait_seconds = 120;
-  o.workers = workers > 0 ? workers : std::max(1, job.CoresPerMachine(M) / job.num_samplers_per_machine());
-  o.prefetch = 2;
-  if (!job.train.embedding.uses_features()) o.feature_name = "";
-  spdlog::info("sampler {} of machine {} for {}; {} partitions, {} nodes", args.index, M, o.trainer_name,
-               partition.num_parts, partition.num_nodes);
-  SamplerCounters counters;
-  o.counters = &counters;
-  const auto started = std::chrono::steady_clock::now();
-  DG_ASSIGN_OR_RETURN(auto metrics, StartRoleMetrics(args, &job, MetricsRole::kSampler, job.machines[M].host, [&] {
-    PromText out;
-    const PromText::Labels r{{"rank", std::to_string(rank)}, {"trainer", std::to_string(trainer_rank)}};
-    out.Gauge("distgnn_sampler_epoch", "Epoch being produced.", double(counters.epoch.load()), r);
-    out.Counter("distgnn_sampler_batches_total", "MINIBATCH frames sent.", double(counters.batches.load()), r);
-    out.Counter("distgnn_sampler_seeds_total", "Seed nodes in the batches sent.", double(counters.seeds.load()), r);
-    out.Counter("distgnn_sampler_sent_bytes_total", "MINIBATCH payload bytes sent.", double(counters.bytes_sent.load()), r);
-    out.Gauge("distgnn_sampler_credits", "Credits left from the trainer.", double(counters.credits.load()), r);
-    out.Counter("distgnn_sampler_sample_seconds_total", "Seconds spent sampling and building blocks (all workers).",
-                counters.sample_seconds.load(), r);
-    out.Counter("distgnn_sampler_gather_seconds_total", "Seconds spent gathering features and labels (all workers).",
-                counters.gather_seconds.load(), r);
-    AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    return out.str();
-  }));
-  // Link prediction (issue 14): link batches of this sampler's trainer's edges.
-  std::unique_ptr<LinkSamplerState> link;
-  if (job.train.task == "link") {
-    DG_ASSIGN_OR_RETURN(link, MakeLinkSamplerState(job, partition, &source, trainer_rank, o.workers, o.prefetch));
-    o.link_provider = link->provider.get();
-  }
-  Sampler sampler(&source, o);
-  Status st = sampler.Run();
-  spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
-  return st;
+  return RunSamplerProcess(o);
 }
 
 }  // namespace

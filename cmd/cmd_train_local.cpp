@@ -1,209 +1,68 @@
-// `distgnn train-local`: the trainer on one process with the whole graph in
-// memory and in-process sampling (the baseline of distributed runs).
-#include <spdlog/spdlog.h>
-
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <thread>
-
+// `distgnn train-local`: flags of the one-process trainer (roles/trainer/train_local.h).
 #include "cmd/cli.h"
-#include "cmd/train_local_link.h"
-#include "common/storage/node_embedding.h"
-#include "common/storage/dataset.h"
-#include "common/storage/in_memory_graph.h"
-#include "common/logging.h"
-#include "common/sampling/minibatch.h"
-#include "common/sampling/batch_provider.h"
-#include "config/launch_plan.h"
-#include "report/html_report.h"
-#include "roles/trainer/trainer.h"
-#include "roles/trainer/control_variate.h"
+#include "roles/launcher/launch_plan.h"
+#include "roles/trainer/train_local.h"
 
 namespace dg {
 namespace {
 
-// Number of classes: --classes if given, else 1 + the largest label of a
-// labelled (split 0/1/2) node; every such label must be in [0, classes).
-Result<int64_t> CheckLabels(const InMemoryGraph& g, int64_t classes) {
-  auto labels = g.NodeData("labels");
-  if (!labels.ok())
-    return Status::InvalidArgument("dataset has no labels.npy (" + labels.status().message() + ")");
-  if (labels->dtype != DType::kInt64 || labels->shape.size() != 1)
-    return Status::InvalidArgument("labels.npy must be int64 [N], got " +
-                                   std::string(DTypeName(labels->dtype)) + labels->ShapeString());
-  DG_ASSIGN_OR_RETURN(Array split, g.NodeData("split"));
-  const int64_t* l = labels->as<int64_t>();
-  int64_t max_label = -1;
-  for (int v = 0; v < 3; ++v) {
-    DG_ASSIGN_OR_RETURN(std::vector<int64_t> ids, NodesWithSplit(split, v));
-    for (int64_t i : ids) {
-      if (l[i] < 0 || (classes > 0 && l[i] >= classes))
-        return Status::InvalidArgument("labels.npy: node " + std::to_string(i) + " has label " +
-                                       std::to_string(l[i]) + ", out of range [0, " +
-                                       (classes > 0 ? std::to_string(classes) : "inf") + ")");
-      max_label = std::max(max_label, l[i]);
-    }
-  }
-  return classes > 0 ? classes : max_label + 1;
-}
-
 Status Run(int argc, char** argv) {
-  std::string dataset_dir, fanouts_text, eval_fanouts_text;
-  bool undirected = false;
-  int sampler_threads = 1;
-  int64_t embedding_dim = 0;
-  std::string embedding_optimizer;
-  double embedding_lr = 0.01;
-  bool no_features = false;
-  bool normalize_features = false;
-  std::string algorithm, cv_input;  // issue 16
-  TrainerOptions o;
-  LinkLocalArgs link;  // --task link (issue 14): cmd/train_local_link.h
-  std::string task;
+  std::string fanouts_text, eval_fanouts_text;
+  TrainLocalOptions o;
+  TrainerOptions& t = o.trainer;
   cli::po::options_description desc("distgnn train-local");
   desc.add_options()("help,h", "show this help")
-      ("dataset", cli::po::value(&dataset_dir)->required(), "dataset directory")
-      ("undirected", cli::po::bool_switch(&undirected), "add the reverse of every edge")
-      ("normalize-features", cli::po::bool_switch(&normalize_features),
+      ("dataset", cli::po::value(&o.dataset_dir)->required(), "dataset directory")
+      ("undirected", cli::po::bool_switch(&o.undirected), "add the reverse of every edge")
+      ("normalize-features", cli::po::bool_switch(&o.normalize_features),
        "divide each feature row by its sum (as partition --normalize-features)")
-      ("model", cli::po::value(&o.model_path)->required(), "TorchScript model file")
+      ("model", cli::po::value(&t.model_path)->required(), "TorchScript model file")
       ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first")
-      ("batch-size", cli::po::value(&o.batch_size)->default_value(1000), "seeds per mini-batch")
-      ("epochs", cli::po::value(&o.epochs)->default_value(10), "epochs")
-      ("lr", cli::po::value(&o.lr)->default_value(0.003), "learning rate")
-      ("optimizer", cli::po::value(&o.optimizer)->default_value("adam"), "adam | sgd")
-      ("weight-decay", cli::po::value(&o.weight_decay)->default_value(0.0), "L2 weight decay")
-      ("momentum", cli::po::value(&o.momentum)->default_value(0.0), "sgd momentum")
-      ("seed", cli::po::value(&o.seed)->default_value(0), "seed (shuffling, sampling, dropout)")
-      ("eval-every", cli::po::value(&o.eval_every)->default_value(1), "evaluate every k epochs")
+      ("batch-size", cli::po::value(&t.batch_size)->default_value(1000), "seeds per mini-batch")
+      ("epochs", cli::po::value(&t.epochs)->default_value(10), "epochs")
+      ("lr", cli::po::value(&t.lr)->default_value(0.003), "learning rate")
+      ("optimizer", cli::po::value(&t.optimizer)->default_value("adam"), "adam | sgd")
+      ("weight-decay", cli::po::value(&t.weight_decay)->default_value(0.0), "L2 weight decay")
+      ("momentum", cli::po::value(&t.momentum)->default_value(0.0), "sgd momentum")
+      ("seed", cli::po::value(&t.seed)->default_value(0), "seed (shuffling, sampling, dropout)")
+      ("eval-every", cli::po::value(&t.eval_every)->default_value(1), "evaluate every k epochs")
       ("eval-fanouts", cli::po::value(&eval_fanouts_text)->default_value("full"), "full | per-layer fanouts")
-      ("classes", cli::po::value(&o.num_classes)->default_value(0), "number of classes (default: max label + 1)")
-      ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")
-      ("sampler-threads", cli::po::value(&sampler_threads)->default_value(1), "sampling worker threads")
-      ("resume", cli::po::bool_switch(&o.resume), "continue from RUN_DIR/checkpoint.pt")
-      ("save-predictions", cli::po::bool_switch(&o.save_predictions), "write predictions.npy (all nodes)")
-      ("save-embeddings", cli::po::bool_switch(&o.save_embeddings), "write embeddings.npy (all nodes)")
-      ("embedding-dim", cli::po::value(&embedding_dim)->default_value(0),
+      ("classes", cli::po::value(&t.num_classes)->default_value(0), "number of classes (default: max label + 1)")
+      ("threads", cli::po::value(&t.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")
+      ("sampler-threads", cli::po::value(&o.sampler_threads)->default_value(1), "sampling worker threads")
+      ("resume", cli::po::bool_switch(&t.resume), "continue from RUN_DIR/checkpoint.pt")
+      ("save-predictions", cli::po::bool_switch(&t.save_predictions), "write predictions.npy (all nodes)")
+      ("save-embeddings", cli::po::bool_switch(&t.save_embeddings), "write embeddings.npy (all nodes)")
+      ("embedding-dim", cli::po::value(&o.embedding_dim)->default_value(0),
        "learnable per-node input rows of this width (0 = none), trained with a sparse optimizer")
-      ("embedding-optimizer", cli::po::value(&embedding_optimizer)->default_value("sparse_adam"),
+      ("embedding-optimizer", cli::po::value(&o.embedding_optimizer)->default_value("sparse_adam"),
        "sparse_adam | sparse_adagrad")
-      ("embedding-lr", cli::po::value(&embedding_lr)->default_value(0.01), "embedding learning rate")
-      ("no-features", cli::po::bool_switch(&no_features), "ignore features.npy: the embedding is the whole input")
-      ("log-every", cli::po::value(&o.log_every)->default_value(20), "steps between progress lines")
-      ("out", cli::po::value(&o.out_dir)->required(), "run directory")
-      ("task", cli::po::value(&task)->default_value("node"), "node (classification) | link (prediction)")
-      ("edge-split", cli::po::value(&link.edge_split)->default_value("0.85,0.05,0.10"), "link: train,val,test edge fractions")
-      ("split-seed", cli::po::value(&link.split_seed)->default_value(0), "link: seed of the edge split (as partition --seed)")
-      ("negatives", cli::po::value(&link.negatives)->default_value(5), "link: negative destinations per training edge")
-      ("negative-distribution", cli::po::value(&link.negative_distribution)->default_value("uniform"),
+      ("embedding-lr", cli::po::value(&o.embedding_lr)->default_value(0.01), "embedding learning rate")
+      ("no-features", cli::po::bool_switch(&o.no_features), "ignore features.npy: the embedding is the whole input")
+      ("log-every", cli::po::value(&t.log_every)->default_value(20), "steps between progress lines")
+      ("out", cli::po::value(&t.out_dir)->required(), "run directory")
+      ("task", cli::po::value(&o.task)->default_value("node"), "node (classification) | link (prediction)")
+      ("edge-split", cli::po::value(&o.link.edge_split)->default_value("0.85,0.05,0.10"), "link: train,val,test edge fractions")
+      ("split-seed", cli::po::value(&o.link.split_seed)->default_value(0), "link: seed of the edge split (as partition --seed)")
+      ("negatives", cli::po::value(&o.link.negatives)->default_value(5), "link: negative destinations per training edge")
+      ("negative-distribution", cli::po::value(&o.link.negative_distribution)->default_value("uniform"),
        "link: uniform | degree (degree^0.75)")
-      ("eval-negatives", cli::po::value(&link.eval_negatives)->default_value(100),
+      ("eval-negatives", cli::po::value(&o.link.eval_negatives)->default_value(100),
        "link: negatives per val/test edge (uniform, fixed seed)")
-      ("algorithm", cli::po::value(&algorithm)->default_value("sample"),
+      ("algorithm", cli::po::value(&o.algorithm)->default_value("sample"),
        "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries)")
-      ("cv-input", cli::po::value(&cv_input)->default_value(""),
+      ("cv-input", cli::po::value(&o.cv_input)->default_value(""),
        "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, computed here)");
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-  SetupLogging("train-local", 0);
-  if (algorithm != "sample" && algorithm != "control_variate")
-    return Status::InvalidArgument("--algorithm: expected sample or control_variate, got '" + algorithm + "'");
-  DG_ASSIGN_OR_RETURN(o.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
+  DG_ASSIGN_OR_RETURN(t.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
   if (eval_fanouts_text != "full") {
-    DG_ASSIGN_OR_RETURN(o.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
+    DG_ASSIGN_OR_RETURN(t.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
   }
-  if (o.batch_size <= 0)
-    return Status::InvalidArgument("--batch-size must be > 0, got " + std::to_string(o.batch_size));
-  for (int f : o.fanouts)
-    if (f == 0 || f < -1) return Status::InvalidArgument("--fanouts: each fanout must be > 0 or -1 (all)");
-  if (task != "node" && task != "link")
-    return Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
-  if (task == "link" && algorithm == "control_variate")
-    return Status::InvalidArgument("--algorithm control_variate trains node classification; --task link samples");
-  if (task == "link") {
-    if (o.save_predictions || o.save_embeddings)
-      return Status::InvalidArgument("--save-predictions / --save-embeddings are not supported with --task link");
-    link.dataset_dir = dataset_dir;
-    link.edge_split_given = !vm["edge-split"].defaulted();
-    link.undirected = undirected;
-    link.normalize_features = normalize_features;
-    link.no_features = no_features;
-    link.sampler_threads = sampler_threads;
-    link.embedding_dim = embedding_dim;
-    link.embedding_optimizer = embedding_optimizer;
-    link.embedding_lr = embedding_lr;
-    if (o.threads <= 0)
-      o.threads = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - sampler_threads);
-    std::string command = "distgnn train-local";
-    for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
-    DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
-    DG_RETURN_IF_ERROR(RunTrainLocalLink(link, o));
-    spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
-    return Status::OK();
-  }
-
-  EdgeListOptions eo;
-  eo.undirected = undirected;
-  DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(dataset_dir, eo));
-  if (normalize_features) {
-    if (!ds.node_data.count("features"))
-      return Status::InvalidArgument(dataset_dir + ": --normalize-features, but there is no features.npy");
-    DG_RETURN_IF_ERROR(RowNormalize(&ds.node_data["features"], dataset_dir + "/features.npy"));
-  }
-  DG_ASSIGN_OR_RETURN(auto graph, InMemoryGraph::FromDataset(ds));
-  ds = Dataset();  // the graph holds what it needs
-  DG_ASSIGN_OR_RETURN(o.num_classes, CheckLabels(*graph, o.num_classes));
-  DG_ASSIGN_OR_RETURN(Array split, graph->NodeData("split"));
-  TrainerSeeds seeds;
-  DG_ASSIGN_OR_RETURN(seeds.train, NodesWithSplit(split, 0));
-  DG_ASSIGN_OR_RETURN(seeds.val, NodesWithSplit(split, 1));
-  DG_ASSIGN_OR_RETURN(seeds.test, NodesWithSplit(split, 2));
-  if (seeds.train.empty())
-    return Status::InvalidArgument(dataset_dir + "/split.npy: no training nodes (no entry equals 0)");
-  if (o.save_predictions || o.save_embeddings) {
-    seeds.predict.resize(graph->num_nodes());
-    for (int64_t i = 0; i < graph->num_nodes(); ++i) seeds.predict[i] = i;
-  }
-  spdlog::info("{}: {} nodes, {} edges, {} classes; {} train / {} val / {} test nodes",
-               dataset_dir, graph->num_nodes(), graph->num_edges(), o.num_classes,
-               seeds.train.size(), seeds.val.size(), seeds.test.size());
-  std::unique_ptr<LocalNodeEmbedding> embedding;
-  if (no_features && embedding_dim <= 0)
-    return Status::InvalidArgument("--no-features needs --embedding-dim > 0 (the model needs some input)");
-  if (embedding_dim > 0) {
-    DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo,
-                        MakeNodeEmbeddingOptions(embedding_dim, embedding_optimizer, embedding_lr, o.seed));
-    DG_ASSIGN_OR_RETURN(embedding, LocalNodeEmbedding::Create(graph->num_nodes(), eo));
-    o.embedding = embedding.get();
-    o.use_features = !no_features;
-  }
-  if (o.threads <= 0) {  // sampling threads and torch share the cores
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    o.threads = std::max(1, cores - sampler_threads);
-  }
-  std::string command = "distgnn train-local";
-  for (int i = 1; i < argc; ++i) command += " " + ShellQuote(argv[i]);
-  DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", command}}, ""));
-  if (algorithm == "control_variate") {
-    if (embedding || o.resume)
-      return Status::InvalidArgument("--algorithm control_variate: --embedding-dim and --resume are not supported");
-    return RunControlVariateLocal(graph.get(), o, cv_input, seeds);
-  }
-  DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
-  LocalBatchProvider provider(graph.get(), sampler_threads, 4, no_features ? "" : "features");
-  Status fit = trainer->Fit(&provider, seeds);
-  {  // the report reads peak RSS lines from RUN_DIR/logs/
-    std::filesystem::create_directories(o.out_dir + "/logs");
-    std::ofstream log(o.out_dir + "/logs/train-local.log");
-    log << "peak RSS " << PeakRssBytes() / 1048576.0 << " MB\n";
-  }
-  auto report = WriteRunReport(o.out_dir);
-  if (report.ok()) spdlog::info("report {}", *report);
-  else spdlog::warn("no report: {}", report.status().message());
-  DG_RETURN_IF_ERROR(fit);
-  spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
-  return Status::OK();
+  o.link.edge_split_given = !vm["edge-split"].defaulted();
+  o.command = "distgnn train-local";
+  for (int i = 1; i < argc; ++i) o.command += " " + ShellQuote(argv[i]);
+  return TrainLocal(std::move(o));
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "cmd/cli.h"
-#include "common/heap_tuning.h"
+#include "common/base/heap_tuning.h"
+#include "common/base/version.h"
 
 namespace {
 
@@ -27,7 +28,7 @@ const char kUsage[] =
     "  distgnn launch JOB.yaml        distgnn config check JOB.yaml      distgnn copy JOB.yaml\n"
     "  distgnn propagate --config JOB.yaml --input X --hops K --norm mean|sum|sym --output NAME\n"
     "  distgnn report RUN_DIR [-o FILE.html]    distgnn status JOB.yaml [--once]\n"
-    "  distgnn bench rpc|train|kernels ...\n"
+    "  distgnn bench rpc|train|kernels ...   distgnn --version\n"
     "\n"
     "Run `distgnn <command> --help` for a command's flags.\n";
 
@@ -48,6 +49,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("distgnn %s\n", dg::kDistgnnVersion);
+    return 0;
   }
   std::string cmd = argv[1];
   // Training steps reuse batch-sized buffers; batch tools (partition, generate)

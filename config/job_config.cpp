@@ -1,6 +1,7 @@
 // LoadJobConfig: the job YAML schema in code. Every key is read through a
-// Checker that knows the file, the key path and the node's line, so every error
-// reads "FILE:LINE: key 'train.fanouts[1]': expected ..., got ...".
+// Checker (yaml_checker.h) that knows the file, the key path and the node's
+// line, so every error reads "FILE:LINE: key 'train.fanouts[1]': expected ...,
+// got ..."; --set overrides (yaml_overrides.h) are applied to the tree first.
 #include "config/job_config.h"
 
 #include <yaml-cpp/yaml.h>
@@ -19,162 +20,14 @@
 #include <set>
 
 #include "config/partition_summary.h"
+#include "config/yaml_checker.h"
+#include "config/yaml_overrides.h"
 
 namespace dg {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
-
-// How a node looks, for "got ..." in messages.
-std::string Describe(const YAML::Node& n) {
-  if (!n || n.IsNull()) return "nothing";
-  if (n.IsSequence()) return "a list";
-  if (n.IsMap()) return "a map";
-  return "'" + n.Scalar() + "'";
-}
-
-bool IsLoopbackName(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
-class Checker {
- public:
-  Checker(std::string file, std::map<std::string, std::string> overridden)
-      : file_(std::move(file)), overridden_(std::move(overridden)) {}
-
-  const std::string& file() const { return file_; }
-
-  // "FILE:LINE: key 'path': what", or "FILE (--set k=v): key 'path': what" when
-  // the key came from an override.
-  Status Err(const YAML::Node& at, const std::string& path, const std::string& what) const {
-    std::string where = file_;
-    bool from_set = false;
-    for (const auto& [key, text] : overridden_) {
-      if (path == key || path.rfind(key + ".", 0) == 0 || path.rfind(key + "[", 0) == 0) {
-        where += " (--set " + text + ")";
-        from_set = true;
-        break;
-      }
-    }
-    if (!from_set && at && at.Mark().line >= 0) where += ":" + std::to_string(at.Mark().line + 1);
-    return Status::InvalidArgument(where + ": key '" + path + "': " + what);
-  }
-
-  // Every key of `map` must be in `allowed`; an unknown one gets the closest valid key.
-  Status CheckKeys(const YAML::Node& map, const std::string& prefix,
-                   const std::vector<std::string>& allowed) const {
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      if (!it->first.IsScalar()) return Err(it->first, prefix, "keys must be plain names");
-      const std::string key = it->first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string best;
-      size_t best_d = 1000;
-      for (const auto& a : allowed) {
-        size_t d = EditDistance(key, a);
-        if (d < best_d) best_d = d, best = a;
-      }
-      std::string full = prefix.empty() ? key : prefix + "." + key;
-      std::string hint = best_d <= std::max<size_t>(2, key.size() / 3)
-                             ? "did you mean '" + (prefix.empty() ? best : prefix + "." + best) + "'? "
-                             : "";
-      return Err(it->first, full, "unknown key; " + hint + "valid keys here: " + Join(allowed, ", "));
-    }
-    return Status::OK();
-  }
-
-  Status Map(const YAML::Node& n, const std::string& path) const {
-    if (!n.IsMap()) return Err(n, path, "expected a map of keys, got " + Describe(n));
-    return Status::OK();
-  }
-
-  Status Int(const YAML::Node& n, const std::string& path, int64_t lo, int64_t hi, int64_t* out,
-             const std::string& extra = "") const {
-    std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]" + extra;
-    if (!n.IsScalar()) return Err(n, path, "expected " + range + ", got " + Describe(n));
-    const std::string& s = n.Scalar();
-    int64_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-      return Err(n, path, "expected " + range + ", got " + Describe(n));
-    if (v < lo || v > hi) return Err(n, path, "expected " + range + ", got " + s);
-    *out = v;
-    return Status::OK();
-  }
-
-  Status Int(const YAML::Node& n, const std::string& path, int64_t lo, int64_t hi, int* out) const {
-    int64_t v = 0;
-    DG_RETURN_IF_ERROR(Int(n, path, lo, hi, &v));
-    *out = static_cast<int>(v);
-    return Status::OK();
-  }
-
-  Status Double(const YAML::Node& n, const std::string& path, double lo, bool lo_open, double hi,
-                double* out) const {
-    std::string range = std::string("a number ") + (lo_open ? "> " : ">= ") + Num(lo) +
-                        (std::isinf(hi) ? "" : " and <= " + Num(hi));
-    if (!n.IsScalar()) return Err(n, path, "expected " + range + ", got " + Describe(n));
-    const std::string& s = n.Scalar();
-    char* end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
-      return Err(n, path, "expected " + range + ", got " + Describe(n));
-    if (v < lo || (lo_open && v == lo) || v > hi) return Err(n, path, "expected " + range + ", got " + s);
-    *out = v;
-    return Status::OK();
-  }
-
-  Status Bool(const YAML::Node& n, const std::string& path, bool* out) const {
-    std::string s = n.IsScalar() ? n.Scalar() : "";
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (s == "true" || s == "yes" || s == "on") *out = true;
-    else if (s == "false" || s == "no" || s == "off") *out = false;
-    else return Err(n, path, "expected true or false, got " + Describe(n));
-    return Status::OK();
-  }
-
-  // A scalar (null reads as ""); `required` also rejects "".
-  Status String(const YAML::Node& n, const std::string& path, bool required, std::string* out) const {
-    if (n.IsNull()) {
-      if (required) return Err(n, path, "expected a non-empty string, got nothing");
-      out->clear();
-      return Status::OK();
-    }
-    if (!n.IsScalar()) return Err(n, path, "expected a string, got " + Describe(n));
-    if (required && n.Scalar().empty()) return Err(n, path, "expected a non-empty string");
-    *out = n.Scalar();
-    return Status::OK();
-  }
-
- private:
-  static std::string Num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%g", v);
-    return buf;
-  }
-  std::string file_;
-  std::map<std::string, std::string> overridden_;
-};
 
 std::string ResolvePath(const std::string& base_dir, const std::string& p) {
   if (p.empty()) return p;
@@ -185,91 +38,6 @@ std::string ResolvePath(const std::string& base_dir, const std::string& p) {
   }
   if (path.is_relative()) path = fs::path(base_dir) / path;
   return path.lexically_normal().string();
-}
-
-// One "--set a.b[1].c=value" applied to the parsed tree. Records the key path.
-Status ApplyOverride(YAML::Node root, const std::string& text, std::map<std::string, std::string>* seen) {
-  auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument("--set " + text + ": " + why +
-                                   " (expected KEY=VALUE, e.g. train.epochs=3 or train.fanouts=[5,10])");
-  };
-  size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) return bad("no '='");
-  const std::string key = text.substr(0, eq), value_text = text.substr(eq + 1);
-
-  // Tokens: names and [index] steps.
-  struct Step {
-    std::string name;
-    int index = -1;
-  };
-  std::vector<Step> steps;
-  size_t i = 0;
-  while (i < key.size()) {
-    if (key[i] == '.') {
-      if (i == 0 || i + 1 == key.size() || key[i + 1] == '.' || key[i + 1] == '[')
-        return bad("malformed key '" + key + "'");
-      ++i;
-      continue;
-    }
-    if (key[i] == '[') {
-      size_t close = key.find(']', i);
-      if (close == std::string::npos || steps.empty()) return bad("malformed index in '" + key + "'");
-      int idx = -1;
-      std::string digits = key.substr(i + 1, close - i - 1);
-      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), idx);
-      if (ec != std::errc() || p != digits.data() + digits.size() || idx < 0 || digits.empty())
-        return bad("index '" + digits + "' in '" + key + "' is not a non-negative integer");
-      steps.push_back(Step{"", idx});
-      i = close + 1;
-      continue;
-    }
-    size_t end = key.find_first_of(".[", i);
-    if (end == std::string::npos) end = key.size();
-    steps.push_back(Step{key.substr(i, end - i), -1});
-    i = end;
-  }
-  if (steps.empty() || steps[0].index >= 0) return bad("malformed key '" + key + "'");
-
-  YAML::Node value;
-  try {
-    value = YAML::Load(value_text);
-  } catch (const YAML::Exception&) {
-    value = YAML::Node(value_text);
-  }
-  if (value_text.empty()) value = YAML::Node(std::string());
-
-  YAML::Node cur = root;
-  std::string walked;
-  for (size_t s = 0; s < steps.size(); ++s) {
-    const Step& st = steps[s];
-    bool last = s + 1 == steps.size();
-    if (st.index >= 0) {
-      if (!cur.IsSequence()) return bad("'" + walked + "' is not a list");
-      if (st.index >= static_cast<int>(cur.size()))
-        return bad("'" + walked + "' has " + std::to_string(cur.size()) + " entries, no [" +
-                   std::to_string(st.index) + "]");
-      walked += "[" + std::to_string(st.index) + "]";
-      if (last) {
-        cur[st.index] = value;
-      } else {
-        YAML::Node next = cur[st.index];
-        cur.reset(next);
-      }
-      continue;
-    }
-    if (cur.IsDefined() && !cur.IsNull() && !cur.IsMap())
-      return bad("'" + walked + "' is not a map");
-    walked += (walked.empty() ? "" : ".") + st.name;
-    if (last) {
-      cur[st.name] = value;
-    } else {
-      if (!cur[st.name] || cur[st.name].IsNull()) cur[st.name] = YAML::Node(YAML::NodeType::Map);
-      YAML::Node next = cur[st.name];
-      cur.reset(next);
-    }
-  }
-  (*seen)[walked] = text;
-  return Status::OK();
 }
 
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
@@ -284,14 +52,14 @@ const std::vector<std::string> kTrainKeys = {
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
-    "task", "negative", "eval_negatives",  // link prediction (issue 14)
-    "algorithm", "cv_input",   // control variate (issue 16)
-    "input_aggregation", "feature_wire_dtype"};
+    "task", "negative", "eval_negatives",  // link prediction
+    "algorithm", "cv_input",               // control variate
+    "input_aggregation", "feature_wire_dtype"};  // fewer bytes on the wire
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
-const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds",
-                                               "peer_timeout_seconds", "rendezvous_timeout_seconds"};
+const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds", "peer_timeout_seconds",
+                                               "rendezvous_timeout_seconds", "connect_wait_seconds"};
 
 const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
                                              "max_pending", "max_threads_per_connection",
@@ -463,7 +231,7 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
   if (t->task == "link" && (t->save_predictions || t->save_embeddings || t->layerwise_inference))
     return c.Err(n["task"], "train.task",
                  "link does not support save_predictions, save_embeddings or layerwise_inference (node outputs)");
-  if (n["algorithm"]) {  // issue 16
+  if (n["algorithm"]) {
     DG_RETURN_IF_ERROR(c.String(n["algorithm"], "train.algorithm", true, &t->algorithm));
     if (t->algorithm != "sample" && t->algorithm != "control_variate")
       return c.Err(n["algorithm"], "train.algorithm", "expected sample or control_variate, got '" + t->algorithm + "'");
@@ -511,7 +279,7 @@ Status CheckPorts(const Checker& c, const YAML::Node& ports_node, const JobConfi
   }
   std::map<std::pair<std::string, int>, std::string> used;
   auto claim = [&](const std::string& host, int port, const std::string& who) -> Status {
-    std::string group = IsLoopbackName(host) ? "loopback" : host;
+    std::string group = IsLoopbackAddress(host) ? "loopback" : host;
     auto [it, inserted] = used.emplace(std::make_pair(group, port), who);
     if (!inserted)
       return c.Err(ports_node, "ports",
@@ -632,7 +400,7 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   // train
   if (!r["train"]) return c.Err(r, "train", "missing (at least train.model)");
   DG_RETURN_IF_ERROR(LoadTrain(c, r["train"], cfg.base_dir, &cfg.train));
-  if (cfg.train.task == "link") {  // issue 14: the partition must carry an edge split
+  if (cfg.train.task == "link") {  // the partition must carry an edge split
     const std::string split = std::filesystem::path(cfg.partition).parent_path().string() + "/link_split.json";
     if (!std::filesystem::exists(split))
       return c.Err(r["train"]["task"], "train.task",
@@ -667,6 +435,9 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
     if (n["rendezvous_timeout_seconds"])
       DG_RETURN_IF_ERROR(c.Double(n["rendezvous_timeout_seconds"], "network.rendezvous_timeout_seconds", 0, true,
                                   86400, &cfg.rendezvous_timeout_seconds));
+    if (n["connect_wait_seconds"])
+      DG_RETURN_IF_ERROR(c.Double(n["connect_wait_seconds"], "network.connect_wait_seconds", 0, true, 86400,
+                                  &cfg.connect_wait_seconds));
     if (cfg.peer_timeout_seconds <= cfg.heartbeat_seconds)
       return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
   }
@@ -678,27 +449,6 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
 }
 
 }  // namespace
-
-Result<std::string> TokenFromEnvironment() {
-  if (const char* env = std::getenv("DISTGNN_TOKEN"); env && *env) return std::string(env);
-  const char* file = std::getenv("DISTGNN_TOKEN_FILE");
-  if (!file || !*file) return std::string();
-  struct stat st;
-  if (::stat(file, &st) != 0) return Status::FromErrno("DISTGNN_TOKEN_FILE " + std::string(file), errno);
-  if ((st.st_mode & 077) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof(mode), "%03o", unsigned(st.st_mode & 0777));
-    return Status::InvalidArgument("DISTGNN_TOKEN_FILE " + std::string(file) + " has mode " + mode +
-                                   ": a token file must be readable by its owner only (chmod 600)");
-  }
-  std::ifstream in(file);
-  std::string token;
-  if (!in || !std::getline(in, token)) return Status::IOError("DISTGNN_TOKEN_FILE " + std::string(file) + ": cannot read");
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  return token;
-}
-
-bool IsLoopbackAddress(const std::string& host) { return IsLoopbackName(host); }
 
 Result<JobConfig> LoadJobConfig(const std::string& yaml_path, const std::vector<std::string>& overrides) {
   // yaml-cpp throws (bad conversions, odd trees); nothing crosses this edge.

@@ -1,4 +1,4 @@
-// The job YAML: one file describing a cluster and a training job (DESIGN.md, "Configuration").
+// The job YAML: one file describing a cluster and a training job (docs/design.md).
 //
 // LoadJobConfig parses and validates every key: an unknown key, a wrong type, a
 // missing file, a machine count that differs from the partition's num_parts are
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -61,18 +61,18 @@ struct TrainConfig {
   // (roles/trainer/layerwise_inference.h), with the best-validation model.
   bool layerwise_inference = false;
   EmbeddingConfig embedding;
-  // Link prediction (issue 14): task link trains on the edges of a partition
+  // Link prediction: task link trains on the edges of a partition
   // made with --edge-split; negative {k, distribution}; eval_negatives per val/test edge.
   std::string task = "node";                       // node | link
   int negative_k = 5;
   std::string negative_distribution = "uniform";   // uniform | degree (degree^0.75)
   int eval_negatives = 100;
-  // issue 16: sample (neighbour sampling) | control_variate (VR-GCN,
+  // sample (neighbour sampling) | control_variate (VR-GCN,
   // roles/trainer/control_variate.h: fanouts has layers - 1 entries and
   // cv_input names the partition's propagated input, `propagate --hops 1 --norm mean`).
   std::string algorithm = "sample";
   std::string cv_input;
-  // Fewer bytes on the wire (common/sampling/block_input.h): input_aggregation
+  // Fewer bytes on the wire (common/client/block_input.h): input_aggregation
   // auto | on | off -- block 0's mean over the sampled sources computed by the
   // servers for models with forward_agg (auto: whenever the job allows it; on:
   // required, an error naming why not); feature_wire_dtype float32 | float16
@@ -81,7 +81,7 @@ struct TrainConfig {
   std::string feature_wire_dtype = "float32";
 };
 
-// limits: what one server lets requests use (issue 12; README "Security").
+// limits: what one server lets requests use (README "Security").
 struct LimitsConfig {
   int64_t mutable_tensor_bytes = -1;       // all mutable tensors of a server; -1 = half its RAM
   int64_t max_fanout = 1000000;            // SAMPLE_NEIGHBORS with replacement
@@ -90,7 +90,7 @@ struct LimitsConfig {
   int max_threads_per_connection = 0;      // 0 = server threads - 1 (at least 1)
   int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running
   int max_connections = 1024;              // open connections per server
-  int64_t max_aggregate_edges = int64_t(1) << 30;  // in-edges one PULL_AGGREGATE may sum (issue 16)
+  int64_t max_aggregate_edges = int64_t(1) << 30;  // in-edges one PULL_AGGREGATE may sum
 };
 
 enum class MetricsRole { kServer, kTrainer, kSampler };
@@ -115,6 +115,10 @@ struct JobConfig {
   double heartbeat_seconds = 1.0;
   double peer_timeout_seconds = 10.0;
   double rendezvous_timeout_seconds = 300.0;  // trainers waiting for each other at start
+  // network.connect_wait_seconds: how long a sampler or trainer keeps retrying
+  // refused connections to the servers, and a trainer waits for its samplers
+  // to connect (servers started by hand or by systemd may come up late).
+  double connect_wait_seconds = 120.0;
   LimitsConfig limits;
   bool token_from_yaml = false;  // token: set in the file (not from DISTGNN_TOKEN)
   // The --set overrides that were applied (the launcher passes them on to every role).

@@ -1,5 +1,5 @@
 // What the config loader, the launcher and `distgnn copy` need from a partition
-// json (DESIGN.md "Data on disk"): num_parts, the graph name, each part's folder
+// json (docs/formats.md): num_parts, the graph name, each part's folder
 // and the orig_* arrays. Read with yaml-cpp (JSON is YAML), independent of the
 // full PartitionConfig loader so config checks stay cheap and torch-free.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -1,8 +1,5 @@
 #include "report/gnuplot.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -11,31 +8,18 @@
 #include <sstream>
 #include <vector>
 
+#include "common/base/subprocess.h"
+
 namespace dg {
 namespace fs = std::filesystem;
 namespace {
 
 // Runs argv in dir with stdout/stderr to err_path; returns the exit status.
 int RunIn(const std::vector<std::string>& argv, const std::string& dir, const std::string& err_path) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    FILE* err = std::fopen(err_path.c_str(), "w");
-    if (err) {
-      dup2(fileno(err), 1);
-      dup2(fileno(err), 2);
-    }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  SpawnOptions o;
+  o.workdir = dir;
+  o.out_path = o.err_path = err_path;
+  return RunProcess(argv, o);
 }
 
 std::string ReadText(const std::string& path) {

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "report/run_data.h"
 
 namespace dg {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Control-variate training (issue 16) against plain neighbour sampling as
+# Control-variate training against plain neighbour sampling as
 # distributed jobs: bytes per step and epoch time at (about) equal accuracy.
 #
 #   scripts/bench_cv.sh [--cora-only | --rmat-only] [--epochs N] [--work DIR]

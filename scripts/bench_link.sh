@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Link prediction throughput (issue 14): positive edges trained per second,
+# Link prediction throughput: positive edges trained per second,
 # train-local and distributed, on the uniform and R-MAT graphs of `distgnn generate`.
 #   local_eps   `distgnn train-local --task link` (in-process sampling, --sampler-threads 1)
 #   dist_eps    `distgnn launch`, train.task link: 2 partitions on 127.0.0.1, 1 server and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale benchmark (issue 13; not in CI): a graph larger than a comfortable share
+# Scale benchmark (not in CI): a graph larger than a comfortable share
 # of memory, generated and partitioned in bounded memory, then trained on.
 #   1. distgnn generate (streamed): NODES / EDGES / FEAT-d R-MAT, 1% train seeds
 #   2. distgnn partition --method stream --memory-budget BUDGET into PARTS parts

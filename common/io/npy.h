@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
-#include "common/status.h"
+#include "common/base/array.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -1,4 +1,4 @@
-// The one payload codec of the wire protocol (format: common/net/protocol.md).
+// The one payload codec of the wire protocol (format: docs/protocol.md).
 //
 // Encoder appends little-endian primitives, strings and Arrays to a BufferList:
 // small fields go to owned chunks, while an Array's bytes are *referenced* (the
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
-#include "common/status.h"
+#include "common/base/array.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -35,7 +35,7 @@
 #include "common/net/codec.h"
 #include "common/net/handshake.h"
 #include "common/net/protocol.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -5,6 +5,8 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "common/base/version.h"
+
 namespace dg {
 namespace {
 
@@ -59,7 +61,8 @@ Result<Hello> DecodeHelloPayload(const uint8_t* data, size_t size, bool* has_tok
   h.version = d.U16();
   if (d.status().ok() && h.version != kProtocolVersion) {
     return Status::Protocol("HELLO: protocol version " + std::to_string(h.version) +
-                            " not supported (this side speaks " + std::to_string(kProtocolVersion) + ")");
+                            " not supported (this side is distgnn " + kDistgnnVersion + ", protocol " +
+                            std::to_string(kProtocolVersion) + "; run the same distgnn version on every machine)");
   }
   h.role = d.String();
   h.rank = d.I32();

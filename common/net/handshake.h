@@ -1,4 +1,4 @@
-// The connection handshake (protocol v2, common/net/protocol.md "Connection
+// The connection handshake (protocol v2, docs/protocol.md "Connection
 // management"): a mutual HMAC-SHA256 challenge-response over fresh nonces, so
 // the cluster token never travels and each side proves it knows it.
 //
@@ -23,7 +23,7 @@
 
 #include "common/net/codec.h"
 #include "common/net/protocol.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

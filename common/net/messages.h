@@ -1,6 +1,6 @@
 // Payloads of the graph-server messages (PULL ... SAVE_TENSOR): one struct per
 // request/response, with Encode*/Decode* written once and used by both the
-// server and the client. Field order is the wire order (common/net/protocol.md).
+// server and the client. Field order is the wire order (docs/protocol.md).
 // Decoded Arrays borrow the frame's payload memory.
 #pragma once
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "common/logging.h"
+#include "common/base/logging.h"
 
 namespace dg {
 namespace {

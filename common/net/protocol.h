@@ -2,7 +2,7 @@
 //
 // Every message is one frame: a fixed 32-byte little-endian header followed by
 // `payload_length` bytes written by common/net/codec.h. The full format of every
-// message is in common/net/protocol.md. A response carries the request's id and the
+// message is in docs/protocol.md. A response carries the request's id and the
 // request's type with kFlagResponse set; an ERROR frame (type kError, same
 // request id) replaces a response when a request fails. Request id 0 is for
 // one-way frames (HELLO/WELCOME use id 0; heartbeats; streamed frames).
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -44,9 +44,9 @@ enum class MsgType : uint16_t {
   kShutdown = 24,
   kSparseUpdate = 25,
   kSaveTensor = 26,
-  kPullAggregate = 27,  // issue 16: common/net/pull_aggregate.h
+  kPullAggregate = 27,  // common/net/pull_aggregate.h
   kPullBlock = 28,      // an input block's rows and partial sums: common/net/pull_block.h
-  // Sampler <-> trainer stream (issue 5); numbers reserved here.
+  // Sampler <-> trainer stream; numbers reserved here.
   kEpoch = 64,
   kCredit = 65,
   kMinibatch = 66,

@@ -1,14 +1,14 @@
-// PULL_AGGREGATE (issue 16): the graph store's aggregating pull, DGL's
+// PULL_AGGREGATE: the graph store's aggregating pull, DGL's
 // g.pull(nodes, copy_src('h'), sum|mean) over the full in-neighbourhood.
 //
-// Wire (common/net/protocol.md): request `string name, ids ids` (global node
+// Wire (docs/protocol.md): request `string name, ids ids` (global node
 // ids, any partition, duplicates allowed) -> reply `ids counts, array sums`:
 // for each id, how many of its in-edges have a source this partition owns and
 // the sum of those sources' rows of node tensor `name` (partition data or a
 // mutable tensor; float32/float64). The server computes it from its
 // aggregation index (common/storage/aggregate_index.h).
 //
-// DistGraphClient::PullAggregate (defined in pull_aggregate.cpp) sends every
+// DistGraphClient::PullAggregate (common/client/pull_aggregate_client.cpp) sends every
 // id to every partition (server index 0 for mutable tensors; chunks of
 // max_ids_per_request, pipelined), adds the partials in partition order and,
 // for kMean, divides by the total count (the full in-degree; 0 rows for nodes
@@ -22,15 +22,12 @@
 
 #include "common/net/codec.h"
 #include "common/net/connection.h"
-#include "common/status.h"
-#include "common/storage/array.h"
+#include "common/base/status.h"
+#include "common/base/array.h"
 
 namespace dg {
 
 enum class AggregateOp : uint8_t { kSum = 0, kMean = 1 };
-
-// "sum" / "mean" -> op; anything else is InvalidArgument naming `what`.
-Result<AggregateOp> ParseAggregateOp(const std::string& what, const std::string& text);
 
 struct PullAggregateRequest {
   std::string name;

@@ -30,8 +30,8 @@
 #include "common/net/codec.h"
 #include "common/net/connection.h"
 #include "common/net/wire_dtype.h"
-#include "common/status.h"
-#include "common/storage/array.h"
+#include "common/base/status.h"
+#include "common/base/array.h"
 #include "common/storage/partition_store.h"
 
 namespace dg {

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "common/net/codec.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

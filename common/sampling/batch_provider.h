@@ -4,7 +4,7 @@
 // sample them, then Next() until it returns false. Batches arrive in batch-index
 // order. LocalBatchProvider samples in-process from a NeighborSource with
 // worker threads that run ahead of the trainer (bounded prefetch), so sampling
-// and feature gathering overlap compute. The sampler role (issue 5) provides a
+// and feature gathering overlap compute. The sampler role provides a
 // remote implementation fed by MINIBATCH frames. BatchPrefetcher is the
 // worker-thread plumbing of the in-process providers (LocalBatchProvider,
 // LinkBatchProvider in edge_batch.h). Torch-free.
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/sampling/minibatch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -36,7 +36,7 @@ struct EpochRequest {
   // ... of the epoch (a sampler's share; batch content never depends on it).
   int64_t batch_offset = 0;
   int64_t batch_stride = 1;
-  // Link prediction (issue 14): seeds are training edge ids and batches are
+  // Link prediction: seeds are training edge ids and batches are
   // link batches (common/sampling/edge_batch.h); false = node batches.
   bool link = false;
 };

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "common/sampling/id_map.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 
 namespace dg {
 

@@ -1,4 +1,4 @@
-// Link-prediction mini-batches (issue 14): batches of training edges, their
+// Link-prediction mini-batches: batches of training edges, their
 // negatives, and blocks for the union of all endpoints, sampled with the
 // batch's positive edges (and their reverses) excluded.
 //
@@ -29,7 +29,7 @@
 #include "common/sampling/batch_provider.h"
 #include "common/sampling/minibatch.h"
 #include "common/sampling/negative_sampler.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

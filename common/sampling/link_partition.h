@@ -1,4 +1,4 @@
-// Link prediction over a partitioned graph (issue 14): what a trainer (or its
+// Link prediction over a partitioned graph: what a trainer (or its
 // sampler) reads from the partition directory to make link batches.
 //
 // - TrainEdgeShare: trainer `rank` of `world` trains on the global edge ids
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/sampling/edge_batch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "common/storage/dataset.h"
 #include "common/storage/partition.h"
 

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "common/sampling/id_map.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 
 namespace dg {
 
@@ -217,28 +217,6 @@ std::vector<int64_t> NodeSplit(const std::vector<int64_t>& sorted_ids, int num_t
     count = base + (rank < rem ? 1 : 0);
   }
   return std::vector<int64_t>(sorted_ids.begin() + begin, sorted_ids.begin() + begin + count);
-}
-
-Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value) {
-  std::vector<int64_t> out;
-  const int64_t n = split.rows();
-  if (split.dtype == DType::kInt8 || split.dtype == DType::kUInt8 || split.dtype == DType::kBool) {
-    const int8_t* s = split.as<int8_t>();
-    for (int64_t i = 0; i < n; ++i)
-      if (s[i] == value) out.push_back(i);
-  } else if (split.dtype == DType::kInt64) {
-    const int64_t* s = split.as<int64_t>();
-    for (int64_t i = 0; i < n; ++i)
-      if (s[i] == value) out.push_back(i);
-  } else if (split.dtype == DType::kInt32) {
-    const int32_t* s = split.as<int32_t>();
-    for (int64_t i = 0; i < n; ++i)
-      if (s[i] == value) out.push_back(i);
-  } else {
-    return Status::InvalidArgument(std::string("split: expected an integer array, got ") +
-                                   DTypeName(split.dtype));
-  }
-  return out;
 }
 
 }  // namespace dg

@@ -18,7 +18,7 @@
 //
 // Determinism: the batch content depends only on (job seed, epoch, batch index,
 // seeds, graph): the per-layer request seed is SamplingSeed(...) and the
-// per-row seed is MixSeed(request_seed, gid) (common/sampling/neighbor_sampling.h), so
+// per-row seed is MixSeed(request_seed, gid) (common/storage/neighbor_sampling.h), so
 // any number of samplers or threads produce identical batches.
 #pragma once
 
@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "common/sampling/id_buffer.h"
-#include "common/storage/array.h"
-#include "common/status.h"
+#include "common/base/array.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -71,7 +71,7 @@ struct MiniBatch {
   Array features;                    // rows of input_nodes (empty if not gathered)
   Array labels;                      // rows of seeds (empty if not gathered)
   // Set when block 0's aggregation was done where the features live
-  // (common/sampling/block_input.h): float32 [blocks[0].num_dst, F], the mean of
+  // (common/client/block_input.h): float32 [blocks[0].num_dst, F], the mean of
   // each destination's sampled sources; `features` then holds the rows of
   // block 0's destinations only. Empty otherwise.
   Array input_neigh_mean;
@@ -131,8 +131,5 @@ std::vector<int64_t> BatchSeeds(const std::vector<int64_t>& order, int64_t batch
 // spread over the first chunks (for evaluation, where counts need not match).
 std::vector<int64_t> NodeSplit(const std::vector<int64_t>& sorted_ids, int num_trainers, int rank,
                                bool even);
-
-// Ids i with split[i] == value (split is an int8 [N] array: 0 train, 1 val, 2 test).
-Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value);
 
 }  // namespace dg

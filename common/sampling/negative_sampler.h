@@ -1,4 +1,4 @@
-// Negative destinations for link prediction (issue 14).
+// Negative destinations for link prediction.
 //
 // Contract: Draw(rng) returns a node id in [0, num_nodes) with probability
 //   uniform:  1 / num_nodes
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sampling/neighbor_sampling.h"
-#include "common/status.h"
+#include "common/storage/neighbor_sampling.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -1,4 +1,4 @@
-// AggregateIndex: part q's out-edge index, what PULL_AGGREGATE (issue 16) needs.
+// AggregateIndex: part q's out-edge index, what PULL_AGGREGATE needs.
 //
 // A part's in-edge CSR (indptr/indices) lists the in-edges of the nodes it
 // OWNS; it does not tell part q which of a node v's in-neighbours q holds.
@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/partition_store.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

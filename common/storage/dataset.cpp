@@ -11,7 +11,7 @@
 
 #include "common/io/gzip_reader.h"
 #include "common/io/npy.h"
-#include "common/sampling/radix_sort.h"
+#include "common/base/radix_sort.h"
 
 namespace dg {
 
@@ -389,6 +389,28 @@ Status RowNormalize(Array* a, const std::string& what) {
   for (int64_t i = 0; i < n; ++i) NormalizeRow(in + i * f, f, o + i * f);
   *a = std::move(out);
   return Status::OK();
+}
+
+Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value) {
+  std::vector<int64_t> out;
+  const int64_t n = split.rows();
+  if (split.dtype == DType::kInt8 || split.dtype == DType::kUInt8 || split.dtype == DType::kBool) {
+    const int8_t* s = split.as<int8_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else if (split.dtype == DType::kInt64) {
+    const int64_t* s = split.as<int64_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else if (split.dtype == DType::kInt32) {
+    const int32_t* s = split.as<int32_t>();
+    for (int64_t i = 0; i < n; ++i)
+      if (s[i] == value) out.push_back(i);
+  } else {
+    return Status::InvalidArgument(std::string("split: expected an integer array, got ") +
+                                   DTypeName(split.dtype));
+  }
+  return out;
 }
 
 }  // namespace dg

@@ -1,5 +1,5 @@
 // A dataset directory: what `distgnn generate` writes and `partition --dataset`
-// and `train-local --dataset` read (DESIGN.md, "Command line").
+// and `train-local --dataset` read (docs/formats.md).
 //
 //   edges.tsv | edges.tsv.gz | src.npy + dst.npy    the edge list
 //   features.npy[.gz]  float32 [N, F]
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
-#include "common/status.h"
+#include "common/base/array.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -85,5 +85,8 @@ Result<DatasetFiles> ListDataset(const std::string& dir);
 // is checked against it. Node arrays are mmap'd when plain, read when gzip'd; if
 // both X.npy and X.npy.gz exist the plain one is used.
 Result<Dataset> LoadDataset(const std::string& dir, const EdgeListOptions& opts);
+
+// Ids i with split[i] == value (split is an int8 [N] array: 0 train, 1 val, 2 test).
+Result<std::vector<int64_t>> NodesWithSplit(const Array& split, int value);
 
 }  // namespace dg

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "common/io/npy.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 
 namespace dg {
 

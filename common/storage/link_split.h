@@ -1,4 +1,4 @@
-// Edge splits for link prediction (issue 14): every edge is train (0), val (1)
+// Edge splits for link prediction: every edge is train (0), val (1)
 // or test (2); val and test edges are held out of the message-passing graph.
 //
 // Contract:
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "common/storage/array.h"
+#include "common/base/status.h"
+#include "common/base/array.h"
 #include "common/storage/dataset.h"
 
 namespace dg {

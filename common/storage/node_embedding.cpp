@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/net/dist_graph_client.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/storage/partition_store.h"
 
 namespace dg {
-namespace {
 
-InitTensorSpec EmbeddingSpec(const NodeEmbeddingOptions& o, int64_t num_nodes) {
+InitTensorSpec NodeEmbeddingTensorSpec(const NodeEmbeddingOptions& o, int64_t num_nodes) {
   InitTensorSpec spec;
   spec.name = o.name;
   spec.dtype = DType::kFloat32;
@@ -22,8 +20,6 @@ InitTensorSpec EmbeddingSpec(const NodeEmbeddingOptions& o, int64_t num_nodes) {
   spec.persistent = o.persistent;
   return spec;
 }
-
-}  // namespace
 
 Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& ids, const Array& grads, int64_t dim) {
   if (grads.dtype != DType::kFloat32 || grads.shape.size() != 2 ||
@@ -58,7 +54,7 @@ LocalNodeEmbedding::LocalNodeEmbedding(int64_t num_nodes, const NodeEmbeddingOpt
       dim_(options.dim),
       table_(static_cast<size_t>(num_nodes * options.dim)),
       state_(options.optimizer, num_nodes, options.dim) {
-  const InitTensorSpec spec = EmbeddingSpec(options, num_nodes);
+  const InitTensorSpec spec = NodeEmbeddingTensorSpec(options, num_nodes);
   std::vector<double> row(static_cast<size_t>(dim_));
   for (int64_t i = 0; i < num_nodes; ++i) {
     InitialRow(spec, i, dim_, row.data());
@@ -90,23 +86,5 @@ Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& 
   state_.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table_.data());
   return Status::OK();
 }
-
-Result<std::unique_ptr<DistNodeEmbedding>> DistNodeEmbedding::Init(DistGraphClient* client,
-                                                                   const NodeEmbeddingOptions& options, uint32_t rank,
-                                                                   uint32_t world) {
-  DG_RETURN_IF_ERROR(ValidateNodeEmbeddingOptions(options));
-  DG_RETURN_IF_ERROR(client->InitTensor(EmbeddingSpec(options, client->num_nodes()))
-                         .WithContext("create the embedding table '" + options.name + "'"));
-  return std::unique_ptr<DistNodeEmbedding>(new DistNodeEmbedding(client, options, rank, world));
-}
-
-Result<Array> DistNodeEmbedding::Rows(const std::vector<int64_t>& ids) { return client_->Pull(options_.name, ids); }
-
-Status DistNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) {
-  DG_RETURN_IF_ERROR(CheckEmbeddingGrads("embedding update", ids, grads, options_.dim));
-  return client_->SparseUpdate(options_.name, options_.optimizer, step, world_, rank_, ids, grads);
-}
-
-Status DistNodeEmbedding::Save() { return client_->SaveTensor(options_.name); }
 
 }  // namespace dg

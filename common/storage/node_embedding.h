@@ -3,13 +3,8 @@
 // after backward, sending only the touched rows' gradients. Torch-free.
 //
 // Two homes, one contract:
-//  - DistNodeEmbedding: a float32 DistTensor [N, dim] on the servers (created
-//    by Init, idempotent). Update is a SPARSE_UPDATE of `step` with this
-//    trainer's `rank` of `world` contributors: the servers sum the rows'
-//    gradients over all trainers (in rank order) and apply the optimizer once;
-//    Update returns when every partition has applied the step, so the next
-//    Rows() sees it. Every trainer must call Update once per step (ids may be
-//    empty).
+//  - DistNodeEmbedding (common/client/dist_node_embedding.h): a float32
+//    DistTensor [N, dim] on the servers, updated by SPARSE_UPDATE.
 //  - LocalNodeEmbedding: the same table and optimizer in this process
 //    (train-local, tests); world is 1.
 // Initial values: uniform [-init_scale, init_scale), a function of (seed, node)
@@ -22,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/sparse_optimizer.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
-class DistGraphClient;
+struct InitTensorSpec;
 
 struct NodeEmbeddingOptions {
   std::string name = "embedding";  // the DistTensor's name
@@ -66,26 +61,6 @@ class LocalNodeEmbedding : public NodeEmbedding {
   std::mutex mu_;
 };
 
-class DistNodeEmbedding : public NodeEmbedding {
- public:
-  // Creates the DistTensor (or keeps an existing one of the same shape, e.g. a
-  // persisted table) on every partition. `client` must outlive this object.
-  static Result<std::unique_ptr<DistNodeEmbedding>> Init(DistGraphClient* client, const NodeEmbeddingOptions& options,
-                                                         uint32_t rank, uint32_t world);
-  int64_t dim() const override { return options_.dim; }
-  Result<Array> Rows(const std::vector<int64_t>& ids) override;
-  Status Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) override;
-  // Writes the table to every partition's tensors/ (persistent tables only).
-  Status Save();
-
- private:
-  DistNodeEmbedding(DistGraphClient* client, NodeEmbeddingOptions options, uint32_t rank, uint32_t world)
-      : client_(client), options_(std::move(options)), rank_(rank), world_(world) {}
-  DistGraphClient* client_;
-  NodeEmbeddingOptions options_;
-  uint32_t rank_, world_;
-};
-
 // Options from the user's settings (optimizer "sparse_adam" | "sparse_adagrad");
 // the table's seed derives from the job seed, the same for train-local and a
 // distributed job. Other fields keep their defaults.
@@ -93,6 +68,9 @@ Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, const std::st
                                                       uint64_t job_seed);
 // Checks dim > 0 and the optimizer spec.
 Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options);
+// The table as a tensor to create: float32 [num_nodes, dim], uniform
+// [-init_scale, init_scale) from the seed.
+InitTensorSpec NodeEmbeddingTensorSpec(const NodeEmbeddingOptions& options, int64_t num_nodes);
 // Checks grads against ids and dim; `what` prefixes the message.
 Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& ids, const Array& grads, int64_t dim);
 

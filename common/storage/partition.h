@@ -1,4 +1,4 @@
-// A partitioned graph on disk, as written by `distgnn partition` (DESIGN.md, "Data on disk").
+// A partitioned graph on disk, as written by `distgnn partition` (docs/formats.md).
 //
 // PartitionConfig is NAME.json parsed and validated. PartitionBook maps a global
 // node id to the partition that owns it (node_map offsets, binary search).
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
-#include "common/status.h"
+#include "common/base/array.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -24,7 +24,7 @@ struct ArrayInfo {
 struct PartInfo {
   std::string dir;  // relative to the json's folder
   int64_t num_nodes = 0, num_edges = 0, num_train = 0, num_halo = 0;
-  // Seeds of this part (format addition, issue 13): partN/train_nids.npy,
+  // Seeds of this part: partN/train_nids.npy,
   // val_nids.npy, test_nids.npy hold the global ids of the owned nodes with
   // split 0 / 1 / 2 (or train_mask != 0), sorted; -1 = files absent (older output).
   int64_t num_val = -1, num_test = -1;

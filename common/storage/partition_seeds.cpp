@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "common/sampling/minibatch.h"
+#include "common/storage/dataset.h"
 #include "common/io/npy.h"
 
 namespace dg {
@@ -27,6 +27,13 @@ bool HasPartSeeds(const PartitionConfig& c) {
   for (const PartInfo& p : c.parts)
     if (p.num_val < 0 || p.num_test < 0) return false;
   return true;
+}
+
+Status RequirePartSeeds(const PartitionConfig& c) {
+  if (HasPartSeeds(c)) return Status::OK();
+  return Status::InvalidArgument(c.path + ": the partition has no per-part seed files (partN/train_nids.npy, "
+                                 "val_nids.npy, test_nids.npy) or no num_classes; it was written by an older "
+                                 "distgnn: re-partition the dataset with `distgnn partition`");
 }
 
 Result<std::vector<int64_t>> PartSeedSlice(const PartitionConfig& c, int value, int world, int rank, bool even,

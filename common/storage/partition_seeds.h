@@ -9,20 +9,24 @@
 // A part whose file is not on this machine (only its own partition was
 // copied) is asked for through `pull_split(begin, end)`, which returns the
 // split column of global ids [begin, end): O(that part), once per part.
-// HasPartSeeds: the partition has the files and num_classes (newer output).
+// HasPartSeeds: the partition has the files and num_classes (every partition
+// `distgnn partition` writes has them); RequirePartSeeds says to re-partition
+// when they are missing.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/partition.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
 bool HasPartSeeds(const PartitionConfig& config);
+// OK, or InvalidArgument naming the partition's json and saying to re-partition.
+Status RequirePartSeeds(const PartitionConfig& config);
 
 using PullSplitFn = std::function<Result<Array>(int64_t begin, int64_t end)>;
 

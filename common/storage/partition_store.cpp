@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 
 namespace dg {

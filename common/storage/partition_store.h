@@ -28,10 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/partition.h"
 #include "common/storage/sparse_optimizer.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

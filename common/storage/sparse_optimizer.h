@@ -25,7 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -82,9 +82,6 @@ class SparseOptimizerState {
   // grads: [n, dim] row-major, grads row i for table row local_rows[i];
   // weights: the whole [rows, dim] table, updated in place.
   void Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights);
-
-  // Steps taken by one row so far (Adam; 0 for Adagrad or untouched rows).
-  int64_t RowSteps(int64_t row) const { return steps_.empty() ? 0 : steps_[row]; }
 
  private:
   void ApplyAdagrad(const int64_t* rows, size_t n, const float* grads, float* weights);

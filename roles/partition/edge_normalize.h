@@ -10,7 +10,7 @@
 #include <string>
 
 #include "common/storage/dataset.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/partition/edge_source.h"
 
 namespace dg {

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "common/storage/link_split.h"
 #include "common/storage/partition.h"
 

@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "common/sampling/radix_sort.h"
-#include "common/status.h"
+#include "common/base/radix_sort.h"
+#include "common/base/status.h"
 
 namespace dg {
 

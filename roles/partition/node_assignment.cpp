@@ -6,7 +6,7 @@
 #include <limits>
 #include <numeric>
 
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 
 namespace dg {
 

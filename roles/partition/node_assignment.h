@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/partition/edge_source.h"
 
 namespace dg {

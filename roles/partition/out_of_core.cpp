@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "common/logging.h"
+#include "common/base/logging.h"
 #include "common/io/npy.h"
 #include "roles/partition/external_sort.h"
 #include "roles/partition/node_assignment.h"

@@ -19,9 +19,9 @@
 #include <set>
 #include <string>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/partition.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/partition/edge_source.h"
 #include "roles/partition/partitioner.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "common/storage/dataset.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/partition/edge_normalize.h"
 #include "roles/partition/out_of_core.h"
 

@@ -57,7 +57,7 @@ Status StagingDir::Create(const PartitionOptions& o) {
 }
 
 Status StagingDir::Commit(PartitionConfig* cfg) {
-  // Both partitioners commit here: derive the aggregation index (issue 16)
+  // Both partitioners commit here: derive the aggregation index
   // from the in-edge CSRs just written.
   DG_RETURN_IF_ERROR(WriteAggregateIndex(tmp_, *cfg));
   {

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/partition.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/partition/partitioner.h"
 
 namespace dg {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/logging.h"
+#include "common/base/logging.h"
 #include "common/io/npy.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partition_output.h"

@@ -1,5 +1,5 @@
 // The partitioner: a (normalized) graph in memory -> partitions on disk, in
-// exactly the layout of DESIGN.md ("Data on disk").
+// exactly the layout of docs/formats.md.
 //
 // Steps: assign nodes to parts (METIS or random), renumber so part p owns the
 // contiguous global range [node_map[p], node_map[p+1]) (within a part, nodes keep
@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/storage/dataset.h"
 #include "common/storage/partition.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

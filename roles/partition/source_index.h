@@ -1,4 +1,4 @@
-// Writes every part's aggregation index (issue 16; format and reader in
+// Writes every part's aggregation index (format and reader in
 // common/storage/aggregate_index.h): for part q, the edges whose SOURCE q
 // owns, grouped by global destination: agg_dst.npy, agg_indptr.npy,
 // agg_src.npy (local source rows) in <root>/partQ/.
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "common/storage/partition.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/partition/edge_source.h"
 
 namespace dg {

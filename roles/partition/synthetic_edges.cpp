@@ -3,7 +3,7 @@
 #include <limits>
 #include <random>
 
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 
 namespace dg {

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/partition/synthetic_graph.h"
 
 namespace dg {

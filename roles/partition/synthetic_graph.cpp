@@ -2,13 +2,15 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <numeric>
 #include <vector>
 
-#include "common/storage/array.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/base/array.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "roles/partition/synthetic_edges.h"
 
@@ -170,6 +172,15 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
   if (ec) return Status::IOError("rename " + tmp.string() + " -> " + out.string() + ": " + ec.message());
   cleanup.p.clear();
   if (!old.empty()) fs::remove_all(old, ec);
+  return Status::OK();
+}
+
+Status GenerateDataset(const SyntheticOptions& o, const std::string& out, bool force) {
+  const auto t0 = std::chrono::steady_clock::now();
+  DG_RETURN_IF_ERROR(WriteSyntheticDataset(o, out, force));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("generated %s (%s): %lld nodes, %lld edges, %d features, %d classes in %.2f s\n", out.c_str(),
+              o.model.c_str(), (long long)o.num_nodes, (long long)o.num_edges, o.feat_dim, o.num_classes, s);
   return Status::OK();
 }
 

@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -46,5 +46,8 @@ struct SyntheticOptions {
 // (created; must not exist unless force). Atomic: a temporary sibling directory
 // renamed into place.
 Status WriteSyntheticDataset(const SyntheticOptions& opts, const std::string& out_dir, bool force);
+// `distgnn generate`: WriteSyntheticDataset, then one line on stdout with what
+// was written and how long it took.
+Status GenerateDataset(const SyntheticOptions& opts, const std::string& out_dir, bool force);
 
 }  // namespace dg

@@ -1,4 +1,4 @@
-// The sampler role's link-prediction state (issue 14): the training edges of
+// The sampler role's link-prediction state: the training edges of
 // the trainer it serves (TrainEdgeShare, the same ids the trainer sends in its
 // link EPOCHs), the job's negative sampler and a LinkBatchProvider over the
 // servers, so sampler processes make exactly the batches the trainer would
@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "common/sampling/edge_batch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "common/storage/partition.h"
 #include "config/job_config.h"
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "common/sampling/batch_provider.h"
-#include "common/net/minibatch_codec.h"
+#include "common/sampling/minibatch_codec.h"
 
 namespace dg {
 namespace {

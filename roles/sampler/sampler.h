@@ -23,7 +23,7 @@
 #include "common/net/connection.h"
 #include "common/sampling/batch_provider.h"
 #include "common/sampling/minibatch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 
@@ -44,7 +44,7 @@ struct SamplerOptions {
   int prefetch = 2;               // finished batches waiting beyond the credits
   std::string feature_name = "features";  // "" = batches carry no features (embedding-only models)
   SamplerCounters* counters = nullptr;    // not owned; may be null
-  // Link prediction (issue 14): makes the batches of EPOCHs with link = 1
+  // Link prediction: makes the batches of EPOCHs with link = 1
   // (not owned; null = such an EPOCH is an error).
   BatchProvider* link_provider = nullptr;
 };

@@ -1,5 +1,5 @@
 // FairScheduler: the order in which a server's pool runs requests, so that no
-// client monopolises it (issue 12).
+// client monopolises it.
 //
 // Each client (a connection) has a FIFO of jobs. Pop() takes the oldest job of
 // the next client in round-robin order whose running jobs are below

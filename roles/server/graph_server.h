@@ -41,6 +41,7 @@
 #include "common/net/connection.h"
 #include "common/net/messages.h"
 #include "common/storage/partition_store.h"
+#include "config/job_config.h"
 #include "roles/server/fair_scheduler.h"
 #include "roles/server/request_stats.h"
 
@@ -56,22 +57,12 @@ struct ServerOptions {
   int port = 0;                  // 0 = any free port (see port())
   std::string token;
   int threads = 0;               // 0 = number of cores
-  int64_t max_frame_bytes = kDefaultMaxFrameBytes;
-  double heartbeat_seconds = 1.0;
-  double peer_timeout_seconds = 10.0;
+  ConnectionOptions connection;  // frame limit, heartbeats, peer timeout (max_queued_bytes: set per connection)
   int max_inflight_per_connection = 32;
   double drain_seconds = 30.0;
-  // Limits (issue 12; YAML `limits:`). Every size a request names is checked
-  // against these before anything is allocated or computed.
-  int64_t mutable_tensor_bytes = -1;   // all mutable tensors here; -1 = half the machine's RAM
-  int64_t max_fanout = 1000000;        // SAMPLE_NEIGHBORS with replacement
-  int64_t max_pending_bytes = int64_t(2) << 30;  // payloads parked by SPARSE_UPDATE steps
-  int max_pending = 4096;              // open barriers + sparse steps
-  // Pool threads one connection may hold at once; 0 = threads - 1 (at least 1).
-  int max_threads_per_connection = 0;
-  int64_t max_queued_request_bytes = int64_t(4) << 30;  // request payloads waiting or running, all connections
-  int max_connections = 1024;                            // open connections; more are refused
-  int64_t max_aggregate_edges = int64_t(1) << 30;        // in-edges one PULL_AGGREGATE may sum (issue 16)
+  // The YAML's `limits:`. Every size a request names is checked against
+  // these before anything is allocated or computed.
+  LimitsConfig limits;
 };
 
 // Half of the physical memory (the default mutable-tensor budget).

@@ -1,4 +1,4 @@
-// Least privilege between roles (issue 12): which requests a graph server
+// Least privilege between roles: which requests a graph server
 // accepts from each role named in an authenticated HELLO.
 //
 //   sampler (and any role not listed)  PULL, SAMPLE_NEIGHBORS, IN_DEGREES, METADATA, STATS
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <numeric>
 
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
 

@@ -329,7 +329,7 @@ Status RunControlVariateImpl(CvStore* store, const ControlVariateOptions& o, con
     }
     const double loss = steps ? loss_sum / steps : 0;
     const double train_acc = count > 0 ? correct / count : 0;
-    // The summary format the launcher's console echoes (cmd/console_view.cpp).
+    // The summary format the launcher's console echoes (roles/launcher/console_view.cpp).
     spdlog::info("epoch {}: loss {:.4f} train_acc {:.4f} val_acc {:.4f} test_acc {:.4f} "
                  "({:.2f} s, {} steps, {:.0f} bytes/step, control variate)",
                  epoch + 1, loss, train_acc, val, test, train_seconds, steps, bytes_per_step);

@@ -1,4 +1,4 @@
-// Control-variate training (VR-GCN, Chen et al. 2018; issue 16), as the 2019
+// Control-variate training (VR-GCN, Chen et al. 2018), as the 2019
 // DGL graph store ran it: `train.algorithm: control_variate` / train-local
 // `--algorithm control_variate`.
 //
@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/trainer/cv_store.h"
 #include "roles/trainer/trainer.h"
 

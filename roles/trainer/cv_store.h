@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "common/net/dist_graph_client.h"
+#include "common/client/dist_graph_client.h"
 #include "common/sampling/minibatch.h"
-#include "common/storage/in_memory_graph.h"
-#include "common/status.h"
+#include "common/sampling/in_memory_graph.h"
+#include "common/base/status.h"
 
 namespace dg {
 

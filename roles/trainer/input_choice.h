@@ -1,11 +1,11 @@
 // Which input path a trainer of a job takes (train.input_aggregation,
-// train.feature_wire_dtype): PULL_BLOCK (common/sampling/block_input.h) or PULL.
+// train.feature_wire_dtype): PULL_BLOCK (common/client/block_input.h) or PULL.
 #pragma once
 
 #include <string>
 
-#include "common/sampling/block_input.h"
-#include "common/status.h"
+#include "common/client/block_input.h"
+#include "common/base/status.h"
 #include "config/job_config.h"
 
 namespace dg {

@@ -109,13 +109,9 @@ Status WriteOutputs(DistGraphClient* client, const InferenceOptions& o, const st
       for (int64_t i = begin; i < end; ++i) ids[i - begin] = i;
       return client->Pull("split", ids);
     };
+    DG_RETURN_IF_ERROR(RequirePartSeeds(pc));
     for (int v : {1, 2}) {
-      if (HasPartSeeds(pc)) {
-        DG_ASSIGN_OR_RETURN(eval_ids[v - 1], PartSeedSlice(pc, v, 1, 0, /*even=*/false, pull_split));
-      } else {  // older partitions: the whole split column
-        DG_ASSIGN_OR_RETURN(Array split, pull_split(0, n));
-        DG_ASSIGN_OR_RETURN(eval_ids[v - 1], NodesWithSplit(split, v));
-      }
+      DG_ASSIGN_OR_RETURN(eval_ids[v - 1], PartSeedSlice(pc, v, 1, 0, /*even=*/false, pull_split));
       DG_ASSIGN_OR_RETURN(Array labels, client->Pull("labels", eval_ids[v - 1]));
       eval_labels[v - 1].assign(labels.as<int64_t>(), labels.as<int64_t>() + labels.numel());
     }

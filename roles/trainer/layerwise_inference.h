@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/net/dist_graph_client.h"
+#include "common/client/dist_graph_client.h"
 
 namespace dg {
 

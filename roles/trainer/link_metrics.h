@@ -1,4 +1,4 @@
-// Ranking metrics of link prediction (issue 14), torch-free.
+// Ranking metrics of link prediction, torch-free.
 //
 // Input: the score of each of P positive edges and of its K negatives
 // (neg[i * K + j]). The rank of positive i is 1 + #{j: neg_ij > pos_i} +

@@ -16,11 +16,12 @@
 #include <unordered_map>
 
 #include "common/sampling/minibatch.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
+#include "roles/trainer/training_state.h"
 
 namespace dg {
 namespace {
@@ -30,19 +31,15 @@ constexpr uint64_t kEvalNegativeSeed = 0x11dc;
 
 }  // namespace
 
-struct LinkTrainer::Impl {
+// The model, optimizer, sync and best parameters are the ModelState
+// (training_state.h) both training loops share.
+struct LinkTrainer::Impl : ModelState {
   TrainerOptions opt;
   LinkOptions link;
-  torch::jit::Module module;
   bool has_score = false;
-  std::vector<std::string> names;
-  std::vector<torch::Tensor> params;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<GradientSync> sync;
   std::vector<LinkEpochStats> history;
   int64_t best_epoch = 0;
   LinkMetrics best_val, best_test;
-  std::vector<torch::Tensor> best_params;
   uint64_t embedding_steps = 0;
   torch::Tensor all_h;  // layer-wise embeddings of every node during an evaluation (undefined otherwise)
 
@@ -113,23 +110,7 @@ struct LinkTrainer::Impl {
   bool writer() const { return opt.dp.rank == 0 && !opt.out_dir.empty(); }
   std::string OutPath(const std::string& n) const { return opt.out_dir + "/" + n; }
 
-  Result<torch::Tensor> Input(const MiniBatch& mb, torch::Tensor* emb_leaf) {
-    torch::Tensor x;
-    if (opt.use_features || !opt.embedding) {
-      if (mb.features.dtype != DType::kFloat32 || mb.features.shape.size() != 2)
-        return Status::InvalidArgument("features must be a float32 [N, F] array, got " +
-                                       std::string(DTypeName(mb.features.dtype)) + mb.features.ShapeString());
-      x = ArrayTensor(mb.features);
-    }
-    if (!opt.embedding) return x;
-    DG_ASSIGN_OR_RETURN(Array rows, opt.embedding->Rows(mb.input_nodes));
-    torch::Tensor e = ArrayTensor(rows);
-    if (emb_leaf) {
-      e = e.clone().set_requires_grad(true);
-      *emb_leaf = e;
-    }
-    return x.defined() ? torch::cat({x, e}, 1) : e;
-  }
+  Result<torch::Tensor> Input(const MiniBatch& mb, torch::Tensor* emb_leaf) { return ModelInput(opt, mb, emb_leaf); }
 
   Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
     if (mb.blocks.size() != opt.fanouts.size())
@@ -215,114 +196,47 @@ struct LinkTrainer::Impl {
   }
 
   // Every trainer's torch RNG state [world, bytes] (each rank's dropout draws differ).
-  Result<torch::Tensor> AllRngStates() {
-    torch::Tensor mine = at::detail::getDefaultCPUGenerator().get_state();
-    if (!sync) return mine.unsqueeze(0);
-    torch::Tensor all = torch::zeros({opt.dp.world_size, mine.numel()}, torch::kInt32);
-    all[opt.dp.rank].copy_(mine.to(torch::kInt32));
-    DG_RETURN_IF_ERROR(sync->AllReduce({all}, /*average=*/false));
-    return all.to(torch::kUInt8);
-  }
+  Result<torch::Tensor> AllRngStates() { return dg::AllRngStates(sync.get(), opt.dp); }
 
   Status SaveCheckpoint(int64_t epoch, const torch::Tensor& rng_all) {
-    const std::string path = OutPath("checkpoint.pt");
-    try {
-      torch::serialize::OutputArchive ar;
-      for (size_t i = 0; i < params.size(); ++i) ar.write("param." + names[i], params[i].detach());
-      for (size_t i = 0; i < best_params.size(); ++i) ar.write("best." + names[i], best_params[i]);
-      ar.write("epoch", torch::tensor(epoch));
-      ar.write("best_epoch", torch::tensor(best_epoch));
-      auto pack = [](const LinkMetrics& m) {
-        return torch::tensor({m.mrr, m.hits1, m.hits10, m.hits50, m.auc}, torch::kFloat64);
-      };
-      ar.write("best_val", pack(best_val));
-      ar.write("best_test", pack(best_test));
-      ar.write("rng", at::detail::getDefaultCPUGenerator().get_state());
-      ar.write("rng_all", rng_all);
-      ar.write("task", torch::tensor(int64_t{1}));  // 1 = link
-      torch::serialize::OutputArchive opt_ar;
-      optimizer->save(opt_ar);
-      ar.write("optimizer", opt_ar);
-      ar.save_to(path + ".tmp");
-      std::filesystem::rename(path + ".tmp", path);
-    } catch (const std::exception& e) {
-      return Status::IOError("write checkpoint " + path + ": " + FirstLine(e.what()));
-    }
-    return Status::OK();
+    auto pack = [](const LinkMetrics& m) {
+      return torch::tensor({m.mrr, m.hits1, m.hits10, m.hits50, m.auc}, torch::kFloat64);
+    };
+    return SaveCheckpointFile(OutPath("checkpoint.pt"), *this, epoch, best_epoch, rng_all,
+                              [&](torch::serialize::OutputArchive* ar) {
+                                ar->write("best_val", pack(best_val));
+                                ar->write("best_test", pack(best_test));
+                                ar->write("task", torch::tensor(int64_t{1}));  // 1 = link
+                              });
   }
 
   Result<int64_t> LoadCheckpoint() {
     const std::string path = OutPath("checkpoint.pt");
     if (!std::filesystem::exists(path)) return int64_t{0};
-    try {
-      torch::NoGradGuard no_grad;
-      torch::serialize::InputArchive ar;
-      ar.load_from(path);
-      auto get = [&ar](const std::string& key) {
-        torch::Tensor t;
-        ar.read(key, t);
-        return t;
-      };
-      torch::Tensor task;
-      if (!ar.try_read("task", task) || task.item<int64_t>() != 1)
-        return Status::InvalidArgument("checkpoint " + path + " is not from a link prediction run (train.task link)");
-      for (size_t i = 0; i < params.size(); ++i) {
-        torch::Tensor t = get("param." + names[i]);
-        if (!t.sizes().equals(params[i].sizes()))
-          return Status::InvalidArgument("checkpoint " + path + ": parameter " + names[i] + " has shape " +
-                                         c10::str(t.sizes()) + ", the model has " + c10::str(params[i].sizes()));
-        params[i].detach().copy_(t);
-      }
-      best_params.clear();
-      for (size_t i = 0; i < params.size(); ++i) {
-        torch::Tensor t;
-        if (!ar.try_read("best." + names[i], t)) break;
-        best_params.push_back(t.clone());
-      }
-      best_epoch = get("best_epoch").item<int64_t>();
-      auto unpack = [](const torch::Tensor& t, LinkMetrics* m) {
-        m->mrr = t[0].item<double>();
-        m->hits1 = t[1].item<double>();
-        m->hits10 = t[2].item<double>();
-        m->hits50 = t[3].item<double>();
-        m->auc = t[4].item<double>();
-      };
-      unpack(get("best_val"), &best_val);
-      unpack(get("best_test"), &best_test);
-      at::Generator gen = at::detail::getDefaultCPUGenerator();
-      torch::Tensor all;
-      if (ar.try_read("rng_all", all) && all.dim() == 2 && all.size(0) == opt.dp.world_size)
-        gen.set_state(all[opt.dp.rank].clone());
-      else
-        gen.set_state(get("rng"));
-      torch::serialize::InputArchive opt_ar;
-      ar.read("optimizer", opt_ar);
-      optimizer->load(opt_ar);
-      return get("epoch").item<int64_t>();
-    } catch (const std::exception& e) {
-      return Status::Corruption("checkpoint " + path + ": cannot be loaded: " + FirstLine(e.what()));
-    }
+    auto unpack = [](const torch::Tensor& t, LinkMetrics* m) {
+      m->mrr = t[0].item<double>();
+      m->hits1 = t[1].item<double>();
+      m->hits10 = t[2].item<double>();
+      m->hits50 = t[3].item<double>();
+      m->auc = t[4].item<double>();
+    };
+    return LoadCheckpointFile(
+        path, this, opt.dp, &best_epoch,
+        [&](torch::serialize::InputArchive* ar) {
+          torch::Tensor task, v, t;
+          if (!ar->try_read("task", task) || task.item<int64_t>() != 1)
+            return Status::InvalidArgument("checkpoint " + path +
+                                           " is not from a link prediction run (train.task link)");
+          ar->read("best_val", v);
+          ar->read("best_test", t);
+          unpack(v, &best_val);
+          unpack(t, &best_test);
+          return Status::OK();
+        },
+        "");
   }
 
-  Status WriteModel(const std::string& path) {
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> saved;
-    if (!best_params.empty())
-      for (size_t i = 0; i < params.size(); ++i) {
-        saved.push_back(params[i].detach().clone());
-        params[i].detach().copy_(best_params[i]);
-      }
-    Status st;
-    try {
-      module.train(false);
-      module.save(path + ".tmp");
-      std::filesystem::rename(path + ".tmp", path);
-    } catch (const std::exception& e) {
-      st = Status::IOError("write model " + path + ": " + FirstLine(e.what()));
-    }
-    for (size_t i = 0; i < saved.size(); ++i) params[i].detach().copy_(saved[i]);
-    return st;
-  }
+  Status WriteModel(const std::string& path) { return WriteModelFile(this, path, /*use_best=*/true); }
 };
 
 LinkTrainer::LinkTrainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -568,13 +482,6 @@ Status LinkTrainer::Fit(BatchProvider* edges, BatchProvider* nodes, const LinkSe
   return Status::OK();
 }
 
-std::vector<float> LinkTrainer::ParameterVector() const {
-  std::vector<float> out;
-  for (const auto& p : impl_->params) {
-    torch::Tensor c = p.detach().to(torch::kFloat32).contiguous().reshape({-1});
-    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-  }
-  return out;
-}
+std::vector<float> LinkTrainer::ParameterVector() const { return FlattenParameters(impl_->params); }
 
 }  // namespace dg

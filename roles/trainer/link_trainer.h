@@ -1,4 +1,4 @@
-// LinkTrainer: the training loop of link prediction (issue 14), beside the
+// LinkTrainer: the training loop of link prediction, beside the
 // node-classification Trainer (trainer.h) and sharing its options.
 //
 // Training: batches of edges from a link BatchProvider (common/sampling/edge_batch.h:

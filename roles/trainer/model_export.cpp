@@ -100,7 +100,7 @@ std::string GatLayer(int l, int heads, int64_t per_head, bool last) {
 
 int GatHeads(const ModelSpec& s, int l) { return l + 1 == s.layers ? 1 : s.heads; }
 
-// Control-variate training (issue 16; roles/trainer/control_variate.h): layer
+// Control-variate training (roles/trainer/control_variate.h): layer
 // 0 on a node's own input x and its propagated input ax = mean of x over the
 // in-neighbours; layer l >= 1 on the node's own activation and the (estimated)
 // mean of its in-neighbours' activations. deg = in-degree (float [n]).
@@ -136,7 +136,7 @@ std::string CvMethods(const ModelSpec& spec) {
 
 // SAGE's first layer from block 0's destination rows and the mean of their
 // sampled sources, aggregated where the features live (docs/models.md,
-// common/sampling/block_input.h). Only without input dropout: a mask drawn per
+// common/client/block_input.h). Only without input dropout: a mask drawn per
 // source row does not commute with the servers' sums.
 std::string SageForwardAgg(const ModelSpec& spec) {
   std::ostringstream s;

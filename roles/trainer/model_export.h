@@ -1,7 +1,7 @@
 // Ready-made GNN models (GraphSAGE-mean, GCN, GAT) written as TorchScript
 // source and compiled in C++: `distgnn model export` needs no Python.
 //
-// Every exported module follows the model contract (DESIGN.md):
+// Every exported module follows the model contract (docs/models.md):
 //   forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor
 // and also offers
 //   forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor
@@ -11,7 +11,7 @@
 //   cv_input(self, x: Tensor, ax: Tensor, deg: Tensor) -> Tensor   layer 0
 //   cv_layer(self, layer: int, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor
 // and, for sage without input_dropout, the pre-aggregated first layer
-// (common/sampling/block_input.h):
+// (common/client/block_input.h):
 //   forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor
 // Dropout is applied while training to the input of every hidden layer
 // (`dropout`) and, only if input_dropout > 0, to the raw input features, as
@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -1,7 +1,7 @@
 // Loading a TorchScript model, checking it against the model contract, and
 // turning a MiniBatch into its arguments. Includes torch: roles/trainer only.
 //
-// Contract (DESIGN.md): forward(self, x: Tensor, blocks: List[Tuple[Tensor,
+// Contract (docs/models.md): forward(self, x: Tensor, blocks: List[Tuple[Tensor,
 // Tensor, int]]) -> Tensor. A module that does not fit gets a message naming the
 // file, the schema found and what is wrong.
 #pragma once
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "common/sampling/minibatch.h"
-#include "common/status.h"
+#include "common/base/status.h"
 
 namespace dg {
 

@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "common/net/dist_graph_client.h"
+#include "common/client/dist_graph_client.h"
 
 namespace dg {
 

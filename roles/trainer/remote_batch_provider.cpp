@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "common/net/minibatch_codec.h"
+#include "common/sampling/minibatch_codec.h"
 
 namespace dg {
 

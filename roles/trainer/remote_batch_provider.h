@@ -34,7 +34,7 @@ struct RemoteProviderOptions {
   int num_samplers = 1;
   uint32_t credits = 4;              // batches a sampler may send ahead
   ConnectionOptions connection;
-  double connect_wait_seconds = 120; // for all samplers to connect
+  double connect_wait_seconds = 120; // for all samplers to connect (network.connect_wait_seconds)
   double batch_timeout_seconds = 600;// no batch from a live sampler for this long = error
 };
 

@@ -16,13 +16,15 @@
 #include <sstream>
 #include <thread>
 
-#include "common/console.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/base/console.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
+#include "roles/trainer/trainer_impl.h"
+#include "roles/trainer/training_state.h"
 
 namespace dg {
 namespace {
@@ -30,53 +32,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 }  // namespace
-
-struct Trainer::Impl {
-  TrainerOptions opt;
-  torch::jit::Module module;
-  std::vector<std::string> names;
-  std::vector<torch::Tensor> params;
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<GradientSync> sync;
-  std::vector<EpochStats> history;
-  // Best validation so far.
-  int64_t best_epoch = 0;
-  double best_val = -1, best_test = -1;
-  std::vector<torch::Tensor> best_params;
-  bool tty = false;
-  int64_t steps_per_epoch = 0;     // of the epoch running (every trainer runs the same number)
-  Clock::time_point last_progress = Clock::now();
-
-  int64_t EvalBatchSize() const {
-    return opt.eval_batch_size > 0 ? opt.eval_batch_size : std::max<int64_t>(opt.batch_size, 1024);
-  }
-  bool writer() const { return opt.dp.rank == 0 && !opt.out_dir.empty(); }
-  std::string OutPath(const std::string& name) const { return opt.out_dir + "/" + name; }
-
-  Status Step(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
-              int64_t* count, StepSplit* split);
-  uint64_t embedding_steps = 0;  // Update calls so far (the step id of SPARSE_UPDATE)
-
-  // The model input of a batch (see the header). With emb_leaf, the embedding
-  // rows are a leaf that requires grad and is returned there.
-  Result<torch::Tensor> Input(const MiniBatch& mb, torch::Tensor* emb_leaf);
-  Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf = nullptr);
-  // Sends the embedding gradients of one step (every trainer, every step).
-  Status UpdateEmbedding(const std::vector<const MiniBatch*>& batches, const std::vector<torch::Tensor>& leaves);
-  // Every trainer's torch RNG state (dropout), [world, bytes] uint8, on every
-  // rank: the ranks' states differ (their batches differ), and an exact
-  // resume needs each rank's own.
-  Result<torch::Tensor> AllRngStates();
-  Status SaveCheckpoint(int64_t epoch, const torch::Tensor& rng_states);
-  // A file holding rank 0's checkpoint.pt on every rank ("" = none): only
-  // rank 0 writes checkpoints, so other ranks get its bytes by broadcast.
-  Result<std::string> SharedCheckpointPath();
-  Result<int64_t> LoadCheckpoint(const std::string& path);
-  Status WriteModel(const std::string& path, bool best);
-  Status Predict(BatchProvider* provider, const std::vector<int64_t>& nodes);
-  void Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed, double wait,
-                bool done);
-};
 
 Trainer::Trainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Trainer::~Trainer() = default;
@@ -113,21 +68,7 @@ Result<std::unique_ptr<Trainer>> Trainer::Create(const TrainerOptions& o) {
 }
 
 Result<torch::Tensor> Trainer::Impl::Input(const MiniBatch& mb, torch::Tensor* emb_leaf) {
-  torch::Tensor x;
-  if (opt.use_features || !opt.embedding) {
-    if (mb.features.dtype != DType::kFloat32 || mb.features.shape.size() != 2)
-      return Status::InvalidArgument("features must be a float32 [N, F] array, got " +
-                                     std::string(DTypeName(mb.features.dtype)) + mb.features.ShapeString());
-    x = ArrayTensor(mb.features);
-  }
-  if (!opt.embedding) return x;
-  DG_ASSIGN_OR_RETURN(Array rows, opt.embedding->Rows(mb.input_nodes));
-  torch::Tensor e = ArrayTensor(rows);
-  if (emb_leaf) {
-    e = e.clone().set_requires_grad(true);
-    *emb_leaf = e;
-  }
-  return x.defined() ? torch::cat({x, e}, 1) : e;
+  return ModelInput(opt, mb, emb_leaf);
 }
 
 Status Trainer::Impl::UpdateEmbedding(const std::vector<const MiniBatch*>& batches,
@@ -380,198 +321,10 @@ Result<double> Trainer::Evaluate(BatchProvider* provider, const std::vector<int6
   return count ? double(correct) / count : std::nan("");
 }
 
-std::vector<float> Trainer::ParameterVector() const {
-  std::vector<float> out;
-  for (const auto& p : impl_->params) {
-    torch::Tensor c = p.detach().to(torch::kFloat32).contiguous().reshape({-1});
-    out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-  }
-  return out;
-}
+std::vector<float> Trainer::ParameterVector() const { return FlattenParameters(impl_->params); }
 
-Status Trainer::Impl::WriteModel(const std::string& path, bool best) {
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> saved;
-  if (best && !best_params.empty()) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      saved.push_back(params[i].detach().clone());
-      params[i].detach().copy_(best_params[i]);
-    }
-  }
-  Status st;
-  try {
-    module.train(false);
-    module.save(path + ".tmp");
-    std::filesystem::rename(path + ".tmp", path);
-  } catch (const std::exception& e) {
-    st = Status::IOError("write model " + path + ": " + FirstLine(e.what()));
-  }
-  for (size_t i = 0; i < saved.size(); ++i) params[i].detach().copy_(saved[i]);
-  return st;
-}
+Status Trainer::Impl::WriteModel(const std::string& path, bool best) { return WriteModelFile(this, path, best); }
 
-Status Trainer::SaveModel(const std::string& path) { return impl_->WriteModel(path, false); }
-
-Result<torch::Tensor> Trainer::Impl::AllRngStates() {
-  torch::Tensor mine = at::detail::getDefaultCPUGenerator().get_state();
-  if (!sync) return mine.unsqueeze(0);
-  torch::Tensor all = torch::zeros({opt.dp.world_size, mine.numel()}, torch::kInt32);
-  all[opt.dp.rank].copy_(mine.to(torch::kInt32));
-  DG_RETURN_IF_ERROR(sync->AllReduce({all}, /*average=*/false));
-  return all.to(torch::kUInt8);
-}
-
-Status Trainer::Impl::SaveCheckpoint(int64_t epoch, const torch::Tensor& rng_states) {
-  const std::string path = OutPath("checkpoint.pt");
-  try {
-    torch::serialize::OutputArchive ar;
-    for (size_t i = 0; i < params.size(); ++i) ar.write("param." + names[i], params[i].detach());
-    for (size_t i = 0; i < best_params.size(); ++i) ar.write("best." + names[i], best_params[i]);
-    ar.write("epoch", torch::tensor(epoch));
-    ar.write("best_epoch", torch::tensor(best_epoch));
-    ar.write("best_val", torch::tensor(best_val, torch::kFloat64));
-    ar.write("best_test", torch::tensor(best_test, torch::kFloat64));
-    ar.write("rng", at::detail::getDefaultCPUGenerator().get_state());
-    ar.write("rng_all", rng_states);
-    torch::serialize::OutputArchive opt_ar;
-    optimizer->save(opt_ar);
-    ar.write("optimizer", opt_ar);
-    ar.save_to(path + ".tmp");
-    std::filesystem::rename(path + ".tmp", path);
-  } catch (const std::exception& e) {
-    return Status::IOError("write checkpoint " + path + ": " + FirstLine(e.what()));
-  }
-  return Status::OK();
-}
-
-Result<std::string> Trainer::Impl::SharedCheckpointPath() {
-  const std::string path = OutPath("checkpoint.pt");
-  std::string bytes;
-  if (opt.dp.rank == 0) {
-    if (!std::filesystem::exists(path)) {
-      if (!sync) return std::string();
-    } else {
-      if (!sync) return path;
-      std::ifstream in(path, std::ios::binary);
-      bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      if (in.bad()) return Status::IOError("read " + path + " failed");
-    }
-  }
-  torch::Tensor size = torch::tensor({static_cast<int64_t>(bytes.size())}, torch::kInt64);
-  DG_RETURN_IF_ERROR(sync->Broadcast({size}));
-  const int64_t n = size.item<int64_t>();
-  if (n == 0) return std::string();
-  torch::Tensor data = torch::empty({n}, torch::kUInt8);
-  if (opt.dp.rank == 0) std::memcpy(data.data_ptr(), bytes.data(), bytes.size());
-  DG_RETURN_IF_ERROR(sync->Broadcast({data}));
-  if (opt.dp.rank == 0) return path;
-  // Other ranks load trainer 0's bytes from a private temporary file.
-  const std::string copy = (std::filesystem::temp_directory_path() /
-                            ("distgnn-checkpoint-" + std::to_string(getpid()) + ".pt")).string();
-  std::ofstream out(copy, std::ios::binary | std::ios::trunc);
-  out.write(static_cast<const char*>(data.data_ptr()), n);
-  if (!out) return Status::IOError("write " + copy + " failed");
-  return copy;
-}
-
-// Returns the epoch stored in the checkpoint (0 = none found).
-Result<int64_t> Trainer::Impl::LoadCheckpoint(const std::string& path) {
-  if (path.empty()) return int64_t{0};
-  int64_t epoch = 0;
-  try {
-    torch::NoGradGuard no_grad;
-    torch::serialize::InputArchive ar;
-    ar.load_from(path);
-    // A fresh tensor per key: reading into a defined tensor set_()s it, which
-    // fails on the archive's fixed-size storages.
-    auto get = [&ar](const std::string& key) {
-      torch::Tensor t;
-      ar.read(key, t);
-      return t;
-    };
-    for (size_t i = 0; i < params.size(); ++i) {
-      torch::Tensor t = get("param." + names[i]);
-      if (!t.sizes().equals(params[i].sizes()))
-        return Status::InvalidArgument("checkpoint " + path + ": parameter " + names[i] +
-                                       " has shape " + c10::str(t.sizes()) + ", the model has " +
-                                       c10::str(params[i].sizes()));
-      params[i].detach().copy_(t);
-    }
-    best_params.clear();
-    for (size_t i = 0; i < params.size(); ++i) {
-      torch::Tensor t;
-      if (!ar.try_read("best." + names[i], t)) break;
-      best_params.push_back(t.clone());
-    }
-    epoch = get("epoch").item<int64_t>();
-    best_epoch = get("best_epoch").item<int64_t>();
-    best_val = get("best_val").item<double>();
-    best_test = get("best_test").item<double>();
-    at::Generator gen = at::detail::getDefaultCPUGenerator();
-    torch::Tensor all;
-    if (ar.try_read("rng_all", all) && all.dim() == 2 && all.size(0) == opt.dp.world_size) {
-      gen.set_state(all[opt.dp.rank].clone());
-    } else {  // an older checkpoint, or another number of trainers: rank 0's state
-      gen.set_state(get("rng"));
-    }
-    torch::serialize::InputArchive opt_ar;
-    ar.read("optimizer", opt_ar);
-    optimizer->load(opt_ar);
-  } catch (const std::exception& e) {
-    return Status::Corruption("checkpoint " + path + ": cannot be loaded for model " +
-                              opt.model_path + ": " + FirstLine(e.what()));
-  }
-  return epoch;
-}
-
-Status Trainer::Impl::Predict(BatchProvider* provider, const std::vector<int64_t>& nodes) {
-  EpochRequest req;
-  req.seeds = nodes;
-  req.batch_size = EvalBatchSize();
-  req.shuffle = false;
-  req.labels = false;
-  req.fanouts = opt.eval_fanouts.empty() ? std::vector<int>(opt.fanouts.size(), -1) : opt.eval_fanouts;
-  req.job_seed = MixSeed(opt.seed, 0x9ed1);
-  DG_RETURN_IF_ERROR(provider->BeginEpoch(req));
-  torch::NoGradGuard no_grad;
-  module.train(false);
-  std::vector<torch::Tensor> preds, embs;
-  MiniBatch mb;
-  while (true) {
-    DG_ASSIGN_OR_RETURN(bool more, provider->Next(&mb));
-    if (!more) break;
-    if (opt.save_embeddings) {
-      try {
-        DG_ASSIGN_OR_RETURN(torch::Tensor h, Input(mb, nullptr));
-        const int L = static_cast<int>(mb.blocks.size());
-        for (int l = 0; l < L; ++l) {
-          if (l == L - 1) embs.push_back(h.narrow(0, 0, mb.blocks[l].num_dst).clone());
-          h = module.get_method("forward_layer")({int64_t{l}, h, BlockValue(mb.blocks[l])}).toTensor();
-        }
-        preds.push_back(h.argmax(1));
-      } catch (const std::exception& e) {
-        return Status::InvalidArgument("model " + opt.model_path + ": forward_layer failed: " +
-                                       FirstLine(e.what()));
-      }
-    } else {
-      DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
-      preds.push_back(logits.argmax(1));
-    }
-  }
-  if (opt.save_predictions) {
-    torch::Tensor p = torch::cat(preds).to(torch::kInt64).contiguous();
-    Array a = Array::Zeros(DType::kInt64, {p.size(0)});
-    std::memcpy(a.data, p.data_ptr(), a.nbytes());
-    DG_RETURN_IF_ERROR(NpyWrite(OutPath("predictions.npy"), a));
-  }
-  if (opt.save_embeddings) {
-    torch::Tensor e = torch::cat(embs).to(torch::kFloat32).contiguous();
-    Array a = Array::Zeros(DType::kFloat32, {e.size(0), e.size(1)});
-    std::memcpy(a.data, e.data_ptr(), a.nbytes());
-    DG_RETURN_IF_ERROR(NpyWrite(OutPath("embeddings.npy"), a));
-  }
-  return Status::OK();
-}
 
 Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
   Impl& s = *impl_;

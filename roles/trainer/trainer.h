@@ -28,12 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/sampling/minibatch.h"
 #include "common/storage/node_embedding.h"
-#include "common/status.h"
+#include "common/base/status.h"
 #include "common/sampling/batch_provider.h"
-#include "common/train_progress.h"
+#include "roles/trainer/train_progress.h"
 
 namespace dg {
 
@@ -133,7 +133,6 @@ class Trainer {
 
   // All parameters flattened, in named_parameters order.
   std::vector<float> ParameterVector() const;
-  Status SaveModel(const std::string& path);
   const std::vector<EpochStats>& history() const;
 
  private:

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "common/base/status.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/trainer.h"
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/storage/dataset.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "test/support/test_support.h"
 

@@ -1,4 +1,4 @@
-// Link prediction sampling (issue 14): edge splits, negative sampler
+// Link prediction sampling: edge splits, negative sampler
 // distributions (chi-square), and the exclusion of a batch's positive edges
 // (and their reverses) and of held-out edges from every sampled block, checked
 // against brute-force readings of the graph.
@@ -10,8 +10,8 @@
 
 #include "common/sampling/edge_batch.h"
 #include "common/sampling/negative_sampler.h"
-#include "common/sampling/neighbor_sampling.h"
-#include "common/storage/in_memory_graph.h"
+#include "common/storage/neighbor_sampling.h"
+#include "common/sampling/in_memory_graph.h"
 #include "common/storage/link_split.h"
 
 namespace dg {

@@ -6,9 +6,10 @@
 #include <map>
 #include <set>
 
-#include "common/storage/in_memory_graph.h"
+#include "common/sampling/in_memory_graph.h"
 #include "common/sampling/minibatch.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/dataset.h"
+#include "common/storage/neighbor_sampling.h"
 
 namespace dg {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "common/net/minibatch_codec.h"
+#include "common/sampling/minibatch_codec.h"
 #include "common/net/protocol.h"
 
 using namespace dg;

@@ -6,6 +6,7 @@
 
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
+#include "common/storage/partition_seeds.h"
 #include "test/support/test_support.h"
 
 using namespace dg;
@@ -115,6 +116,21 @@ TEST_CASE("partition config errors name the file and key", "[partition_format]")
   auto missing = LoadPartitionConfig(tmp / "none.json");
   REQUIRE(!missing.ok());
   CHECK(missing.status().message().find("none.json") != std::string::npos);
+}
+
+TEST_CASE("a partition without per-part seed files is refused with a re-partition hint", "[partition_format]") {
+  PartitionConfig c;
+  c.path = "/data/old/graph.json";
+  c.num_parts = 1;
+  c.parts.resize(1);
+  c.num_classes = 0;  // written before per-part seed files and num_classes
+  Status st = RequirePartSeeds(c);
+  REQUIRE(!st.ok());
+  CHECK(st.message().find("/data/old/graph.json") != std::string::npos);
+  CHECK(st.message().find("re-partition") != std::string::npos);
+  c.num_classes = 3;
+  c.parts[0].num_val = c.parts[0].num_test = 0;
+  CHECK(RequirePartSeeds(c).ok());
 }
 
 TEST_CASE("PartitionBook::Owner is a binary search over node_map, incl. empty parts", "[partition_format]") {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/net/wire_dtype.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 
 using namespace dg;
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/base/version.h"
 #include "config/job_config.h"
 #include "test/support/test_support.h"
 
@@ -110,6 +111,25 @@ TEST_CASE("set overrides (--set) apply before validation", "[config]") {
   CHECK(r->heartbeat_seconds == Approx(0.5));
   CHECK(r->train.save_predictions);
   CHECK(r->overrides.size() == 5);
+}
+
+TEST_CASE("network.connect_wait_seconds defaults to 120 and is checked", "[config]") {
+  Job job;
+  auto d = LoadJobConfig(job.path(), {});
+  REQUIRE(d.ok());
+  CHECK(d->connect_wait_seconds == Approx(120));
+  auto r = LoadJobConfig(job.path(), {"network.connect_wait_seconds=7.5"});
+  REQUIRE(r.ok());
+  CHECK(r->connect_wait_seconds == Approx(7.5));
+  auto bad = LoadJobConfig(job.path(), {"network.connect_wait_seconds=0"});
+  REQUIRE(!bad.ok());
+  CHECK(bad.status().message().find("network.connect_wait_seconds") != std::string::npos);
+}
+
+TEST_CASE("distgnn --version prints the version", "[config]") {
+  auto r = dg::test::RunDistgnn({"--version"}, 30);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output == std::string("distgnn ") + dg::kDistgnnVersion + "\n");
 }
 
 TEST_CASE("unknown keys are named with the closest valid key and the line", "[config]") {

@@ -1,4 +1,4 @@
-// train.task / train.negative / train.eval_negatives (issue 14): defaults, a
+// train.task / train.negative / train.eval_negatives: defaults, a
 // valid link job, and one error per bad value naming the key.
 #include <catch2/catch.hpp>
 

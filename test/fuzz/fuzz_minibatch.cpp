@@ -1,5 +1,5 @@
 // libFuzzer target: the sampler <-> trainer codec (EPOCH, CREDIT, MINIBATCH).
-#include "common/net/minibatch_codec.h"
+#include "common/sampling/minibatch_codec.h"
 #include "test/fuzz/fuzz_input.h"
 
 using namespace dg;

@@ -7,8 +7,8 @@
 
 #include "common/net/handshake.h"
 #include "common/net/messages.h"
-#include "common/net/minibatch_codec.h"
 #include "common/net/pull_block.h"
+#include "common/sampling/minibatch_codec.h"
 #include "common/io/npy.h"
 
 using namespace dg;

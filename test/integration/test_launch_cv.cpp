@@ -1,4 +1,4 @@
-// Control-variate training (issue 16) as a distributed job: bundled Cora in 2
+// Control-variate training as a distributed job: bundled Cora in 2
 // METIS partitions on 127.0.0.1, `distgnn propagate --hops 1 --norm mean`
 // for the first layer's input, then `distgnn launch` with train.algorithm
 // control_variate (history tensors on the servers, PULL_AGGREGATE for the

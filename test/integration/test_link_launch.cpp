@@ -1,4 +1,4 @@
-// Distributed link prediction (issue 14) with the real roles on 127.0.0.1:
+// Distributed link prediction with the real roles on 127.0.0.1:
 // Cora partitioned with --edge-split into 2 parts, 2 trainers with 2 sampler
 // processes each, reaches test ROC-AUC >= 0.90; with one partition, one trainer
 // and no samplers the run equals train-local --task link (same loss curve, same

@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "common/storage/dataset.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/sampling/minibatch.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
@@ -29,7 +29,7 @@ namespace {
 // partition's node ids: an in-edge CSR whose rows keep the (normalized) input
 // edge order, as the partition format stores them (a stable sort by
 // destination), sampled with the shared row kernel and row seed
-// MixSeed(request_seed, gid) of common/sampling/neighbor_sampling.h.
+// MixSeed(request_seed, gid) of common/storage/neighbor_sampling.h.
 class WholeGraph : public NeighborSource {
  public:
   explicit WholeGraph(const PartitionConfig& cfg) {

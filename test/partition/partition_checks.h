@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/storage/array.h"
+#include "common/base/array.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
 
@@ -21,7 +21,7 @@ struct ReferenceGraph {
   std::map<std::string, Array> edge_data;  // rows per edge of src/dst
 };
 
-// Verifies every DESIGN.md invariant of the partition at json_path; returns the config.
+// Verifies every docs/formats.md invariant of the partition at json_path; returns the config.
 inline PartitionConfig CheckPartition(const std::string& json_path, const ReferenceGraph& g, int k) {
   auto cfg_r = LoadPartitionConfig(json_path);
   INFO(json_path);

@@ -1,4 +1,4 @@
-// The aggregation index (issue 16; common/storage/aggregate_index.h) written by
+// The aggregation index (common/storage/aggregate_index.h) written by
 // `distgnn partition`: over all parts it holds exactly the partition's edges
 // (each once, by source owner, destinations increasing), for METIS into 3
 // parts and random into 130 (more parts than the writer opens per pass), and

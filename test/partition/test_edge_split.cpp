@@ -1,4 +1,4 @@
-// `distgnn partition --edge-split` (issue 14) end to end with the real binary:
+// `distgnn partition --edge-split` end to end with the real binary:
 // Cora (undirected) into 2 parts; the val/test edges are held out of every
 // part's message-passing CSR, stored by the owner of their destination, with
 // an edge and its reverse in the same split, and train + val + test = every

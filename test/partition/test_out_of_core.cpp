@@ -1,4 +1,4 @@
-// Partitioning under a memory budget (issue 13), end to end with the binary:
+// Partitioning under a memory budget, end to end with the binary:
 // the out-of-core path with runs small enough to spill many times writes the
 // same bytes as the in-memory path (random, metis; Cora and a random graph);
 // --method stream passes the partition invariants and keeps nodes, train

@@ -1,4 +1,4 @@
-// The partitioner library: DESIGN.md invariants on Cora and random graphs for
+// The partitioner library: docs/formats.md invariants on Cora and random graphs for
 // K in {1,2,3,4} and both methods, METIS quality vs random, train balance,
 // edge arrays through normalization, and output replacement rules.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "common/storage/dataset.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "roles/partition/partitioner.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/test_support.h"

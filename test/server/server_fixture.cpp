@@ -94,8 +94,8 @@ ClientOptions FastClientOptions() {
   ClientOptions o;
   o.deadline_seconds = 30;
   o.connect_timeout_seconds = 10;
-  o.heartbeat_seconds = 0.2;
-  o.peer_timeout_seconds = 2.0;
+  o.connection.heartbeat_seconds = 0.2;
+  o.connection.peer_timeout_seconds = 2.0;
   o.max_ids_per_request = 1000;
   return o;
 }

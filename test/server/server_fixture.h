@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/net/dist_graph_client.h"
+#include "common/client/dist_graph_client.h"
 #include "common/net/protocol.h"
 #include "roles/server/synthetic_partition.h"
 #include "test/support/raw_client.h"

@@ -1,4 +1,4 @@
-// PULL_AGGREGATE (issue 16): DistGraphClient::PullAggregate against real
+// PULL_AGGREGATE: DistGraphClient::PullAggregate against real
 // servers of a 3-part partition written by `distgnn partition`, checked against
 // the dense computation over the input edge list (sum and mean, duplicated ids,
 // multi-edges, isolated nodes, partition data and a mutable tensor); an older
@@ -11,7 +11,7 @@
 #include "common/io/npy.h"
 #include "common/net/codec.h"
 #include "common/net/pull_aggregate.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <thread>
 
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

@@ -1,4 +1,4 @@
-// Hostile clients against a live server (issue 12):
+// Hostile clients against a live server:
 // - one client hammering a 2-thread server with expensive SAMPLE_NEIGHBORS
 //   requests must not starve another client's PULL (p99 is printed);
 // - several clients sending mutated valid requests (bit flips, truncation,

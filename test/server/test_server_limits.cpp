@@ -1,4 +1,4 @@
-// Hostile sizes against a live server (issue 12): every size from the wire is
+// Hostile sizes against a live server: every size from the wire is
 // bounded before anything is allocated or looped over. Each request below once
 // crashed or stalled a server; now each gets an exact ERROR and the server
 // keeps answering a fresh client correctly.

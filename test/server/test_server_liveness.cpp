@@ -13,7 +13,7 @@
 #include <cstring>
 #include <thread>
 
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;
@@ -132,7 +132,7 @@ TEST_CASE("a frozen (SIGSTOP) server becomes Timeout naming it, within bounded t
   // A call deadline also bounds a request to a live-but-slow peer.
   ClientOptions o = FastClientOptions();
   o.deadline_seconds = 0.5;
-  o.peer_timeout_seconds = 30;
+  o.connection.peer_timeout_seconds = 30;
   auto c2 = ConnectClient(*tg, cluster, o);
   StopAndWait(cluster.proc(2, 0));
   t0 = std::chrono::steady_clock::now();

@@ -1,4 +1,4 @@
-// Paths of common/net/protocol.md no other suite reaches, against real servers:
+// Paths of docs/protocol.md no other suite reaches, against real servers:
 // BARRIER with disagreeing counts and at SHUTDOWN, INIT_TENSOR refusals,
 // mutable-tensor requests at server index 1, PUSH add on bool, initial values by
 // the (seed, gid) rule whatever the partition layout, weight tensors of the
@@ -13,7 +13,7 @@
 
 #include "common/net/codec.h"
 #include "common/net/messages.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
 #include "test/server/server_fixture.h"
@@ -211,7 +211,7 @@ TEST_CASE("initial values follow the (seed, gid) rule whatever the partition lay
       out->emplace_back(r->as<float>(), r->as<float>() + N * D);
     }
   }
-  // Uniform in [a, b) = [-2, 3): row gid's generator is Rng(MixSeed(seed, gid)) (common/net/protocol.md).
+  // Uniform in [a, b) = [-2, 3): row gid's generator is Rng(MixSeed(seed, gid)) (docs/protocol.md).
   for (int64_t gid = 0; gid < N; ++gid) {
     Rng rng(MixSeed(5, static_cast<uint64_t>(gid)));
     for (int64_t j = 0; j < D; ++j) {

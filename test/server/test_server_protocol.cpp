@@ -3,6 +3,7 @@
 // served correctly afterwards; stored data is untouched.
 #include <catch2/catch.hpp>
 
+#include "common/base/version.h"
 #include "common/net/codec.h"
 #include "common/net/messages.h"
 #include "test/server/server_fixture.h"
@@ -115,6 +116,8 @@ TEST_CASE("server answers every malformed frame exactly and keeps serving others
     c.Handshake(h, &fh, &p);
     REQUIRE(fh.type == uint16_t(MsgType::kError));
     CHECK(ErrorMessage(p).find("HELLO: protocol version 5 not supported") != std::string::npos);
+    CHECK(ErrorMessage(p).find(std::string("distgnn ") + kDistgnnVersion + ", protocol " +
+                               std::to_string(kProtocolVersion)) != std::string::npos);
     RawClient c2(port0);
     h.version = kProtocolVersion;
     h.graph_name = "other";

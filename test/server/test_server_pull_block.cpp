@@ -1,5 +1,5 @@
 // PULL_BLOCK: a mini-batch's input block fetched from real servers of a
-// 3-part partition (FillBlockInput, common/sampling/block_input.h) equals the
+// 3-part partition (FillBlockInput, common/client/block_input.h) equals the
 // in-memory reference -- block 0's destination rows and the mean of each
 // destination's sampled source rows -- for sampled batches (with duplicate
 // sources), a hand-made block with every edge case, machine-local and remote
@@ -12,9 +12,9 @@
 
 #include "common/net/codec.h"
 #include "common/net/pull_block.h"
-#include "common/sampling/block_input.h"
-#include "common/sampling/dist_neighbor_source.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/client/block_input.h"
+#include "common/client/dist_neighbor_source.h"
+#include "common/storage/neighbor_sampling.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;

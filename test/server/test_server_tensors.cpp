@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "common/net/codec.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "test/server/server_fixture.h"
 

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "common/storage/in_memory_graph.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/sampling/in_memory_graph.h"
+#include "common/storage/neighbor_sampling.h"
 
 namespace dg::test {
 

@@ -1,4 +1,4 @@
-// Control-variate training (issue 16) in `distgnn train-local` on bundled Cora:
+// Control-variate training in `distgnn train-local` on bundled Cora:
 // GCN with 2 sampled neighbours per layer reaches >= 0.78 test accuracy, with
 // plain 2-neighbour sampling (same model and settings) reported beside it;
 // SAGE too; and one clear error per misuse.

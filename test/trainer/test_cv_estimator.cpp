@@ -11,8 +11,8 @@
 
 #include <torch/torch.h>
 
-#include "common/sampling/neighbor_sampling.h"
-#include "common/storage/in_memory_graph.h"
+#include "common/storage/neighbor_sampling.h"
+#include "common/sampling/in_memory_graph.h"
 #include "roles/trainer/control_variate.h"
 #include "roles/trainer/cv_store.h"
 #include "roles/trainer/model_export.h"

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <thread>
 
-#include "common/storage/in_memory_graph.h"
+#include "common/sampling/in_memory_graph.h"
 #include "common/sampling/minibatch.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/trainer.h"
 #include "test/support/test_support.h"

@@ -1,4 +1,4 @@
-// Link prediction (issue 14) on one process: the ranking metrics against
+// Link prediction on one process: the ranking metrics against
 // hand-computed values, `train-local --task link` on bundled Cora (85/5/10
 // split, SAGE) to test ROC-AUC >= 0.90, exact resume, a model with its own
 // score(h_src, h_dst), a featureless graph with a DistEmbedding, `model export

@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "common/storage/in_memory_graph.h"
+#include "common/sampling/in_memory_graph.h"
 #include "common/sampling/minibatch.h"
-#include "common/sampling/neighbor_sampling.h"
+#include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/model_runner.h"
 #include "test/support/skip.h"

@@ -91,7 +91,7 @@ bool ScaledRowSum(const Idx* indptr, const Idx* indices, int64_t num_src, const 
 // edge (s -> d) of rows [0, num_dst), plus the self loops of rows below
 // self_rows. out is [num_src, width], zeroed by the caller. Indices must be
 // in range (the forward checked them). (A compile-time width, which helps
-// ScaledRowSum, measured 2 ms slower here at width 16: NOTES.md, session 6.)
+// ScaledRowSum, measured 2 ms slower here at width 16: docs/performance.md.)
 template <typename Idx, typename T>
 void ScaledRowScatter(const Idx* indptr, const Idx* indices, int64_t num_dst, const T* g,
                       int64_t width, const T* src_scale, const T* dst_scale, int64_t self_rows,

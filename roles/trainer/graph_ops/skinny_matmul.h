@@ -6,7 +6,7 @@
 // rows once instead, with AVX-512 or AVX2/FMA, whichever the CPU has (checked
 // at run time; none = the caller uses BLAS). Measured at 86k x 100 rows, 16
 // columns, 1 thread, AVX-512 on an AMD EPYC (Zen 4 class; `distgnn bench
-// kernels`, NOTES.md issue 11): x @ w^T 2.9 ms, x^T @ g 3.0 ms, where a
+// kernels`, docs/performance.md): x @ w^T 2.9 ms, x^T @ g 3.0 ms, where a
 // memcpy of x takes 3.6 ms and BLAS 5.5 / 7.2 ms. That is near the FMA bound:
 // 8.6 M zmm FMAs at this CPU's ~1 zmm FMA/cycle take 2.35 ms (the kernels
 // reach 2.5 ms on L2-resident x). Prefetching x ~4 KB ahead is what lets the

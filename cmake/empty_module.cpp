@@ -1,1 +1,0 @@
-// Compiled into a module library whose folder has no sources yet.

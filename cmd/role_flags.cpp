@@ -1,0 +1,19 @@
+#include "cmd/role_flags.h"
+
+namespace dg {
+
+void AddRoleOptions(cli::po::options_description* desc, RoleArgs* a) {
+  desc->add_options()
+      ("role", cli::po::value(&a->role), "server | sampler | trainer")
+      ("config", cli::po::value(&a->config), "job YAML")
+      ("machine", cli::po::value(&a->machine), "machine index M in the job YAML (= partition id)")
+      ("index", cli::po::value(&a->index)->default_value(0), "which of this role's processes on the machine")
+      ("job-id", cli::po::value(&a->job_id), "job id (set by distgnn launch; marks the process)")
+      ("set", cli::po::value(&a->sets)->composing(), "override one YAML key: key.path=value (repeatable)")
+      ("log-level", cli::po::value(&a->log_level)->default_value("info"), "trace|debug|info|warn|error")
+      ("metrics-port", cli::po::value(&a->metrics_port)->default_value(-1),
+       "serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free port; default: derived from "
+       "ports.metrics, off when it is 0)");
+}
+
+}  // namespace dg

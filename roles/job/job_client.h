@@ -1,0 +1,34 @@
+// Reaching the servers of a job: endpoints from the job YAML's port rule and a
+// DistGraphClient connected to all of them (what samplers, trainers, the
+// launcher and tools use).
+//
+// ConnectJobClient retries refused connections for network.connect_wait_seconds
+// (servers started by hand or by systemd may come up after their clients); any other
+// failure (wrong token, wrong graph, a port that answers as the wrong server)
+// fails at once. The machine's own partition is read through the mmap when
+// `machine` >= 0 and the partition directory is readable here.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/client/dist_graph_client.h"
+#include "config/job_config.h"
+
+namespace dg {
+
+// Server i of machine m at machines[m].host : ServerPort(m, i).
+std::vector<ServerEndpoints> JobServerEndpoints(const JobConfig& job);
+
+// The job's frame limit, heartbeats and peer timeout (network: in the YAML).
+ConnectionOptions JobConnectionOptions(const JobConfig& job);
+// Deadlines, heartbeats and frame limits of the job.
+ClientOptions JobClientOptions(const JobConfig& job);
+
+Result<std::unique_ptr<DistGraphClient>> ConnectJobClient(const JobConfig& job,
+                                                          const PartitionConfig& partition,
+                                                          const std::string& role, int rank,
+                                                          int machine);
+
+}  // namespace dg

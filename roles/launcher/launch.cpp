@@ -1,0 +1,100 @@
+// `distgnn launch FILE [--set key=value ...] [--mode infer] [--resume]`: start every role of a job on
+// every machine, stream their output, and tear everything down at the end or on
+// the first failure (see launcher.h). Records RUN_DIR/run.json and job.yaml
+// (token redacted) first and writes RUN_DIR/report.html at the end (train mode).
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "roles/launcher/launch.h"
+#include "roles/launcher/launcher.h"
+#include "common/base/console.h"
+#include "report/html_report.h"
+#include "config/job_config.h"
+#include "roles/launcher/launch_plan.h"
+
+namespace dg {
+namespace {
+
+// RUN_DIR/run.json and job.yaml (the YAML with its token line blanked) for the report.
+void RecordRun(const JobConfig& cfg, const LaunchPlan& plan, const std::string& mode) {
+  std::ifstream in(cfg.path);
+  std::string yaml, line;
+  const std::regex token_line("^(\\s*token\\s*:).*$");
+  while (std::getline(in, line)) yaml += std::regex_replace(line, token_line, "$1 \"<redacted>\"") + "\n";
+  std::string sets;
+  for (const auto& o : cfg.overrides) sets += (sets.empty() ? "" : " ") + std::string("--set ") + o;
+  if (!sets.empty()) yaml += "# launched with " + sets + "\n";
+  Status st = WriteRunInfo(cfg.RunDir(),
+                           {{"kind", "launch"}, {"mode", mode}, {"job", cfg.job}, {"job_id", plan.job_id},
+                            {"config", cfg.path}, {"partition", cfg.partition}, {"overrides", sets}},
+                           yaml);
+  if (!st.ok()) std::fprintf(stderr, "distgnn launch: warning: %s\n", st.message().c_str());
+}
+
+}  // namespace
+
+int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
+  const std::string& file = options.config;
+  const std::string& mode = options.mode;
+  std::vector<std::string> sets = options.sets;
+  LaunchSettings settings = options.settings;
+  settings.tty = IsTerminal(STDOUT_FILENO);
+  Status st;
+
+  if (options.metrics_port_given) sets.push_back("ports.metrics=" + std::to_string(options.metrics_port));
+  auto cfg = LoadJobConfig(file, sets);
+  if (!cfg.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), cfg.status().message().c_str());
+    return 1;
+  }
+  if (auto made = EnsureJobToken(&*cfg); !made.ok()) {
+    return ToolExitCode(program, made.status());
+  } else if (*made) {
+    std::fprintf(stderr, "launch: no cluster token configured; using a random one for this job\n");
+  }
+  if (mode != "train" && mode != "infer")
+    return ToolExitCode(program, Status::InvalidArgument("--mode: expected train or infer, got '" + mode + "'"));
+  PlanOptions plan_options = DefaultPlanOptions();
+  if (mode == "infer") {
+    plan_options.trainer_args = {"--mode", "infer"};
+    plan_options.samplers = false;
+  } else if (options.resume) {
+    plan_options.trainer_args = {"--resume"};
+  }
+  auto plan = BuildLaunchPlan(*cfg, plan_options);
+  if (!plan.ok()) return ToolExitCode(program, plan.status());
+  for (const auto& p : plan->processes) {
+    if (!p.remote && !IsLocalHost(p.host)) {
+      std::fprintf(stderr,
+                   "%s: error: %s: machines[%d].host %s is not this machine and has no ssh target; "
+                   "add `ssh: user@%s` to start its processes remotely\n",
+                   program.c_str(), file.c_str(), p.machine, p.host.c_str(), p.host.c_str());
+      return 1;
+    }
+  }
+  if (options.dry_run) {
+    std::fputs(FormatPlan(*cfg, *plan).c_str(), stdout);
+    return 0;
+  }
+  RecordRun(*cfg, *plan, mode);
+  st = RunLaunchPlan(*cfg, *plan, settings);
+  // The report, also of a failed run that got as far as one epoch.
+  if (mode == "train" && std::filesystem::exists(cfg->RunDir() + "/metrics.jsonl")) {
+    auto report = WriteRunReport(cfg->RunDir());
+    if (report.ok()) std::printf("launch: report %s\n", report->c_str());
+    else std::fprintf(stderr, "%s: warning: no report: %s\n", program.c_str(), report.status().message().c_str());
+    std::fflush(stdout);
+  }
+  if (st.ok()) return 0;
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), st.message().c_str());
+  int sig = LaunchInterruptSignal();
+  return sig ? 128 + sig : 1;
+}
+
+}  // namespace dg

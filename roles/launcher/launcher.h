@@ -1,0 +1,52 @@
+// The launcher: runs a LaunchPlan (launch_plan.h) and tears it down.
+//
+// Order: every server; wait until each server's port accepts TCP connections
+// (deadline; a server that does not come up is named with its last log lines);
+// then the trainers, then the samplers. Each process's stdout/stderr goes into
+// its own log file; the console shows what console_view.h says (trainer 0's
+// progress and epoch summaries, every process's warnings and errors; with
+// `verbose` every line as "[machine/role/rank] line").
+// When every trainer has exited 0, samplers get a short grace to finish, then
+// samplers and servers are stopped (SIGTERM, SIGKILL after the grace period;
+// remote processes by `ssh TARGET pkill -f <job-id pattern>`), and Run returns OK.
+// If any process fails (non-zero exit, a signal, ssh exit 255 = host
+// unreachable, a server exiting early) or the launcher gets SIGINT/SIGTERM,
+// everything is stopped the same way and Run returns an error naming it.
+// Local children run in their own process group with PR_SET_PDEATHSIG, and every
+// child is waited for: nothing is left behind.
+#pragma once
+
+#include <string>
+
+#include "common/base/status.h"
+#include "config/job_config.h"
+#include "roles/launcher/launch_plan.h"
+
+namespace dg {
+
+struct LaunchSettings {
+  double server_timeout_s = 60;  // servers must accept connections by then
+  double grace_s = 5;            // SIGTERM -> SIGKILL
+  double sampler_grace_s = 5;    // after the trainers finish, samplers may exit on their own
+  bool echo = true;              // false: process output only to the log files
+  bool verbose = false;          // every process line to the console, not only trainer 0's progress
+  bool tty = false;              // the console is a terminal: redraw a progress bar in place
+};
+
+Status RunLaunchPlan(const JobConfig& config, const LaunchPlan& plan, const LaunchSettings& settings);
+
+// The signal (SIGINT/SIGTERM/SIGHUP) that interrupted the last RunLaunchPlan, or 0.
+int LaunchInterruptSignal();
+
+// Plan options for this process: local binary = this executable; the env var
+// DISTGNN_LAUNCH_BINARY (tests) replaces the binary of every process.
+PlanOptions DefaultPlanOptions();
+
+// The path of the running executable (/proc/self/exe).
+std::string SelfExecutable();
+
+// The launcher tools' exit code for `status`: 0 when ok, else 1 after printing
+// "PROGRAM: error: CODE: message" to stderr.
+int ToolExitCode(const std::string& program, const Status& status);
+
+}  // namespace dg

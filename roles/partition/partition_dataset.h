@@ -1,0 +1,38 @@
+// `distgnn partition`: a user's graph (a dataset directory or an edge list with
+// node arrays) -> partitions on disk, in memory or, with a memory budget (or
+// when the in-memory path would need more than half the RAM), out of core
+// (out_of_core.h); same output either way. Every user mistake is one message
+// and nothing is written: the options are checked before reading, the input
+// before partitioning, and the output appears only by a final rename.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+
+namespace dg {
+
+struct PartitionDatasetOptions {
+  std::string dataset;     // dataset directory, or
+  std::string edges_file;  // an edge list file (with node_data, num_nodes)
+  int64_t num_nodes = -1;
+  bool num_nodes_given = false;
+  std::vector<std::string> node_data, edge_data;  // NAME=FILE.npy
+  bool undirected = false, drop_self_loops = false, drop_duplicates = false, normalize_features = false;
+  int num_parts = 0;
+  std::string method = "metis";  // metis | random | stream
+  std::string memory_budget, tmp_dir, run_size;  // sizes as text ("4G")
+  int stream_passes = 3, metis_niter = 0;
+  std::string balance;  // comma list of train, edges
+  std::string name, out;
+  bool force = false;
+  uint64_t seed = 0;
+  std::string edge_split;  // train,val,test fractions
+  bool edge_split_given = false;
+};
+
+Status PartitionDataset(const PartitionDatasetOptions& options);
+
+}  // namespace dg

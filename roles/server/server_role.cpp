@@ -1,0 +1,99 @@
+// `distgnn --role server`: serve one partition until SHUTDOWN or SIGTERM/SIGINT.
+//
+//   distgnn --role server --config JOB.yaml --machine M [--index I]
+//   distgnn --role server --partition-config NAME.json --part P --host H --port N [--token T]
+//
+// With --config, the partition, bind address (machines[M].host), port
+// (ports.server + M * servers + I), token and limits come from the job YAML;
+// the standalone flags (for tests and systemd units) override single values.
+// --metrics-port (or ports.metrics) serves Prometheus metrics (server_metrics.cpp).
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "roles/job/job_client.h"
+#include "roles/job/role_args.h"
+#include "common/base/logging.h"
+#include "config/job_config.h"
+#include "roles/server/graph_server.h"
+#include "roles/server/server_role.h"
+
+namespace dg {
+
+Status RunServerProcess(const ServerProcessOptions& flags) {
+  const RoleArgs& args = flags.role;
+  const std::string &partition_config = flags.partition_config, &host = flags.host, &token = flags.token;
+  const int part = flags.part, port = flags.port, threads = flags.threads;
+  const int64_t max_frame = flags.max_frame_bytes, mutable_bytes = flags.mutable_tensor_bytes,
+                max_fanout = flags.max_fanout, max_aggregate_edges = flags.max_aggregate_edges;
+  const int threads_per_conn = flags.max_threads_per_connection, max_connections = flags.max_connections;
+  const double heartbeat = flags.heartbeat_seconds, peer_timeout = flags.peer_timeout_seconds;
+  const bool insecure = flags.insecure;
+  ServerOptions opt;
+  {
+    auto env_token = TokenFromEnvironment();
+    if (!env_token.ok()) return env_token.status();
+    opt.token = *env_token;
+  }
+  const int machine = args.machine, index = args.index;
+  Result<JobConfig> job = Status::NotFound("no --config");
+  if (!args.config.empty()) {
+    job = LoadRoleJob(args, "server");
+    if (!job.ok()) return job.status();
+    opt.partition_config = job->partition;
+    opt.part = machine;
+    opt.host = job->machines[machine].host;
+    opt.port = job->ServerPort(machine, index);
+    if (!job->token.empty()) opt.token = job->token;
+    opt.connection = JobConnectionOptions(*job);
+    opt.threads = std::max(1, job->CoresPerMachine(machine) / job->servers_per_machine);
+    opt.limits = job->limits;
+  } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
+    return Status::InvalidArgument(
+        "give --config JOB.yaml --machine M, or --partition-config FILE.json --part P --host H --port N");
+  }
+  if (!partition_config.empty()) opt.partition_config = partition_config;
+  if (part >= 0) opt.part = part;
+  if (!host.empty()) opt.host = host;
+  if (port >= 0) opt.port = port;
+  if (flags.token_given) opt.token = token;
+  opt.index = index;
+  if (threads > 0) opt.threads = threads;
+  if (opt.threads <= 0) opt.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (max_frame > 0) opt.connection.max_frame_bytes = max_frame;
+  if (heartbeat > 0) opt.connection.heartbeat_seconds = heartbeat;
+  if (peer_timeout > 0) opt.connection.peer_timeout_seconds = peer_timeout;
+  if (mutable_bytes >= -1) opt.limits.mutable_tensor_bytes = mutable_bytes;
+  if (max_fanout > 0) opt.limits.max_fanout = max_fanout;
+  if (max_aggregate_edges > 0) opt.limits.max_aggregate_edges = max_aggregate_edges;
+  if (threads_per_conn >= 0) opt.limits.max_threads_per_connection = threads_per_conn;
+  if (max_connections > 0) opt.limits.max_connections = max_connections;
+  // No open cluster by accident: without a token only loopback may be served.
+  if (opt.token.empty() && !insecure && !IsLoopbackAddress(opt.host)) {
+    return Status::InvalidArgument(
+        "refusing to serve " + opt.host + " without a cluster token: anyone who can reach it could read, "
+        "change or shut down this partition. Set token: in the job YAML, DISTGNN_TOKEN or DISTGNN_TOKEN_FILE "
+        "(distgnn launch makes one per job), or pass --insecure on a trusted network");
+  }
+
+  SetupLogging("server", opt.part, args.log_level);
+  auto server = GraphServer::Create(opt);
+  if (!server.ok()) {
+    spdlog::error("{}", server.status().ToString());
+    return server.status();
+  }
+  GraphServer* srv = server->get();
+  auto metrics = StartRoleMetrics(args, job.ok() ? &*job : nullptr, MetricsRole::kServer, opt.host,
+                                  [srv] { return srv->MetricsText(); });
+  if (!metrics.ok()) {
+    spdlog::error("{}", metrics.status().ToString());
+    return metrics.status();
+  }
+  Status run = (*server)->Run();
+  metrics->reset();  // before the server goes
+  spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
+  return run;
+}
+
+}  // namespace dg

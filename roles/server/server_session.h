@@ -1,0 +1,28 @@
+// GraphServer's per-connection state, shared by its files: graph_server.cpp
+// (connections and dispatch) and deferred_replies.cpp (barrier and
+// sparse-step replies that wait for other clients).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/net/connection.h"
+#include "common/net/handshake.h"
+#include "roles/server/graph_server.h"
+
+namespace dg {
+
+struct GraphServer::Session {
+  std::shared_ptr<Connection> conn;
+  std::string remote;
+  std::unique_ptr<HandshakeAcceptor> handshake;  // until authenticated (strand only)
+  std::string role;  // from the authenticated HELLO
+  int32_t rank = -1;
+  std::atomic<bool> ready{false};
+  std::atomic<int> inflight{0};
+  std::atomic<bool> paused{false};
+};
+
+}  // namespace dg

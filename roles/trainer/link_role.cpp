@@ -1,0 +1,54 @@
+#include "roles/trainer/link_role.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/sampling/edge_batch.h"
+#include "common/sampling/link_partition.h"
+#include "common/sampling/negative_sampler.h"
+#include "common/storage/link_split.h"
+#include "roles/trainer/link_trainer.h"
+
+namespace dg {
+
+Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& options) {
+  const JobConfig& job = *ctx.job;
+  const PartitionConfig& pc = *ctx.partition;
+  DG_ASSIGN_OR_RETURN(LinkSplitInfo info, ReadLinkSplitInfo(pc.base_dir));
+  if (!info.present)
+    return Status::InvalidArgument("train.task link: partition " + pc.path +
+                                   " has no edge split (no link_split.json); partition it with --edge-split 0.85,0.05,0.10");
+  EdgeTable table;
+  LinkSeeds seeds;
+  DG_RETURN_IF_ERROR(TrainEdgeShare(pc, ctx.world, ctx.rank, &table, &seeds.train));
+  DG_RETURN_IF_ERROR(HeldOutShare(pc, "val", ctx.world, ctx.rank, &seeds.val));
+  DG_RETURN_IF_ERROR(HeldOutShare(pc, "test", ctx.world, ctx.rank, &seeds.test));
+  std::vector<int64_t> degrees;
+  if (job.train.negative_distribution == "degree") {
+    DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
+  }
+  DG_ASSIGN_OR_RETURN(auto sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
+                                                            "train.negative.distribution"));
+  LinkBatchOptions lo;
+  lo.feature_name = job.train.embedding.uses_features() ? "features" : "";
+  lo.negatives = job.train.negative_k;
+  lo.sampler = sampler;
+  lo.exclude_reverse = info.undirected;
+  std::unique_ptr<LinkBatchProvider> local;
+  BatchProvider* edges = ctx.edges;
+  if (!edges) {
+    local = std::make_unique<LinkBatchProvider>(ctx.source, &table, lo, std::max(1, ctx.sampler_threads), 4);
+    edges = local.get();
+  }
+  LinkOptions link;
+  link.layerwise_source = ctx.source;  // full-neighbor evaluation: every node's embedding, layer by layer
+  link.feature_name = lo.feature_name;
+  link.eval_negatives = job.train.eval_negatives;
+  link.num_nodes = pc.num_nodes;
+  spdlog::info("trainer {} of {}: link prediction on {} train edges ({} val / {} test held out here), {} {} negatives",
+               ctx.rank, ctx.world, seeds.train.size(), seeds.val.src.size(), seeds.test.src.size(), lo.negatives,
+               job.train.negative_distribution);
+  DG_ASSIGN_OR_RETURN(auto trainer, LinkTrainer::Create(options, link));
+  return trainer->Fit(edges, ctx.nodes, seeds);
+}
+
+}  // namespace dg

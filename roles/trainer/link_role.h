@@ -1,0 +1,33 @@
+// The trainer role's link-prediction run (train.task: link): called
+// by trainer_role.cpp once the servers, samplers (or sampling threads) and the
+// node BatchProvider are set up.
+//
+// Needs a partition made with --edge-split (link_split.json). Training edges:
+// TrainEdgeShare (common/sampling/link_partition.h); batches made in-process by
+// a LinkBatchProvider over the servers, or, with sampler processes, by the
+// samplers (`edges` given); val/test: HeldOutShare; evaluation embeddings from
+// `nodes`. With one partition and one trainer the run equals train-local
+// --task link on the same dataset, split and seeds.
+#pragma once
+
+#include "common/client/dist_graph_client.h"
+#include "common/sampling/batch_provider.h"
+#include "common/base/status.h"
+#include "config/job_config.h"
+#include "roles/trainer/trainer.h"
+
+namespace dg {
+
+struct LinkRoleContext {
+  const JobConfig* job = nullptr;
+  const PartitionConfig* partition = nullptr;
+  NeighborSource* source = nullptr;   // the servers, for in-process sampling
+  BatchProvider* nodes = nullptr;     // node batches (evaluation embeddings)
+  BatchProvider* edges = nullptr;     // link batches from sampler processes; null = sample in-process
+  int sampler_threads = 1;
+  int world = 1, rank = 0;
+};
+
+Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& options);
+
+}  // namespace dg
