@@ -408,8 +408,8 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
     case MsgType::kPullBlock: {
       DG_ASSIGN_OR_RETURN(PullBlockRequest req, DecodePullBlock(f));
       PullBlockLimits limits;
-      limits.max_edges = options_.max_aggregate_edges;
-      limits.max_answer_bytes = options_.max_frame_bytes;
+      limits.max_edges = options_.limits.max_aggregate_edges;
+      limits.max_answer_bytes = options_.connection.max_frame_bytes;
       return ServePullBlock(*store_, req, limits);
     }
     case MsgType::kStats: {
