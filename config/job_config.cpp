@@ -53,7 +53,8 @@ const std::vector<std::string> kTrainKeys = {
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
     "task", "negative", "eval_negatives",  // link prediction
-    "algorithm", "cv_input"};  // control variate
+    "algorithm", "cv_input",               // control variate
+    "input_aggregation", "feature_wire_dtype"};  // fewer bytes on the wire
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
@@ -243,6 +244,19 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
       return c.Err(n["algorithm"], "train.algorithm", "expected sample or control_variate, got '" + t->algorithm + "'");
   }
   if (n["cv_input"]) DG_RETURN_IF_ERROR(c.String(n["cv_input"], "train.cv_input", true, &t->cv_input));
+  if (n["input_aggregation"]) {
+    DG_RETURN_IF_ERROR(c.String(n["input_aggregation"], "train.input_aggregation", true, &t->input_aggregation));
+    if (t->input_aggregation != "auto" && t->input_aggregation != "on" && t->input_aggregation != "off")
+      return c.Err(n["input_aggregation"], "train.input_aggregation",
+                   "expected auto, on or off, got '" + t->input_aggregation + "'");
+  }
+  if (n["feature_wire_dtype"]) {
+    DG_RETURN_IF_ERROR(c.String(n["feature_wire_dtype"], "train.feature_wire_dtype", true, &t->feature_wire_dtype));
+    if (t->feature_wire_dtype != "float32" && t->feature_wire_dtype != "float16" &&
+        t->feature_wire_dtype != "bfloat16")
+      return c.Err(n["feature_wire_dtype"], "train.feature_wire_dtype",
+                   "expected float32, float16 or bfloat16, got '" + t->feature_wire_dtype + "'");
+  }
   if (t->algorithm == "control_variate") {
     if (t->cv_input.empty())
       return c.Err(n, "train.cv_input",
@@ -400,6 +414,15 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
                    "link needs a partition made with --edge-split (no " + split + "); partition with e.g. "
                    "--edge-split 0.85,0.05,0.10");
   }
+  // Sampler processes send full input rows in float32 (the MINIBATCH stream
+  // carries no pre-aggregated input): the wire-byte options need in-process sampling.
+  if (cfg.samplers_per_trainer > 0 && cfg.train.input_aggregation == "on")
+    return c.Err(r["train"]["input_aggregation"], "train.input_aggregation",
+                 "on needs processes.samplers_per_trainer 0 (sampler processes send full input rows)");
+  if (cfg.samplers_per_trainer > 0 && cfg.train.feature_wire_dtype != "float32")
+    return c.Err(r["train"]["feature_wire_dtype"], "train.feature_wire_dtype",
+                 cfg.train.feature_wire_dtype + " needs processes.samplers_per_trainer 0 (sampler processes send "
+                 "float32 rows)");
 
   // output_dir
   if (r["output_dir"]) DG_RETURN_IF_ERROR(c.String(r["output_dir"], "output_dir", true, &cfg.output_dir));

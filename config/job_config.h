@@ -72,6 +72,13 @@ struct TrainConfig {
   // cv_input names the partition's propagated input, `propagate --hops 1 --norm mean`).
   std::string algorithm = "sample";
   std::string cv_input;
+  // Fewer bytes on the wire (common/client/block_input.h): input_aggregation
+  // auto | on | off -- block 0's mean over the sampled sources computed by the
+  // servers for models with forward_agg (auto: whenever the job allows it; on:
+  // required, an error naming why not); feature_wire_dtype float32 | float16
+  // | bfloat16 -- how input feature rows travel (computed in float32).
+  std::string input_aggregation = "auto";
+  std::string feature_wire_dtype = "float32";
 };
 
 // limits: what one server lets requests use (README "Security").

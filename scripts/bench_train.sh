@@ -19,7 +19,10 @@
 # Other flags: --nodes --edges --feat-dim --classes --hidden --epochs --train-frac --work DIR
 #   --graph rmat|uniform   the generator (default rmat)
 #   --samplers K           sampler processes per trainer (default 1; 0 = trainers sample in threads)
+#   scripts/bench_train.sh --hosts 2 --rate 1gbit   DGL's setting on separate hosts (network
+#                                          namespaces, shaped links): scripts/bench_hosts.sh
 set -euo pipefail
+for a in "$@"; do [ "$a" = --hosts ] && exec "$(dirname "$0")/bench_hosts.sh" "$@"; done
 cd "$(dirname "$0")/.."
 NODES=1000000 EDGES=20000000 FEAT=128 CLASSES=10 HIDDEN=256 EPOCHS=3 TRAIN_FRAC=0.6 WORK=${TMPDIR:-/tmp}/distgnn-bench-train
 GRAPH=rmat SAMPLERS=1

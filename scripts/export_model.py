@@ -94,6 +94,21 @@ class SAGE(torch.nn.Module):
         return h
 
     @torch.jit.export
+    def forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor:
+        """forward with layer 0 pre-aggregated (optional; docs/models.md): x_dst = block 0's destination
+        rows, neigh_mean = the mean of each one's sampled sources, computed where the features live."""
+        h = x_dst
+        for i, conv in enumerate(self.layers):
+            if i == 0:
+                h = conv.fc_self(x_dst) + conv.fc_neigh(neigh_mean)
+            else:
+                h = torch.nn.functional.dropout(h, self.dropout, self.training)
+                h = conv(h, blocks[i])
+            if i != self.num_layers - 1:
+                h = torch.relu(h)
+        return h
+
+    @torch.jit.export
     def cv_input(self, x: Tensor, ax: Tensor, deg: Tensor) -> Tensor:
         """Layer 0 for control-variate training (optional; README "Writing your own model"):
         x = own input features, ax = their mean over the in-neighbours (propagated), deg = in-degree."""

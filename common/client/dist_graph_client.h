@@ -78,6 +78,16 @@ class DistGraphClient {
   // array so far (runs of consecutive positions; the rest is copied once).
   uint64_t rows_received_in_place() const { return rows_in_place_.load(std::memory_order_relaxed); }
 
+  // For requests without a method here (PULL_BLOCK, common/client/block_input.h):
+  // starts `type` on one of partition `part`'s servers (round-robin); wait
+  // with CallDeadline(). local_store(part) is the mmap'd partition when
+  // is_local(part), else null.
+  std::shared_ptr<PendingCall> StartRequest(int part, MsgType type, BufferList payload) {
+    return Channel(part, false)->Start(type, std::move(payload));
+  }
+  std::chrono::steady_clock::time_point CallDeadline() const { return Deadline(); }
+  const PartitionStore* local_store(int part) const { return is_local(part) ? local_[part].get() : nullptr; }
+
   // Rows of node tensor `name` (partition data or mutable) in the caller's order.
   Result<Array> Pull(const std::string& name, const int64_t* ids, size_t n);
   Result<Array> Pull(const std::string& name, const std::vector<int64_t>& ids) {

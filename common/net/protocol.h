@@ -17,7 +17,7 @@
 namespace dg {
 
 constexpr uint32_t kFrameMagic = 0x4E474744;  // bytes "DGGN" on the wire
-constexpr uint16_t kProtocolVersion = 3;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag
+constexpr uint16_t kProtocolVersion = 4;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag; 4: PULL_BLOCK
 constexpr size_t kFrameHeaderSize = 32;
 constexpr int64_t kDefaultMaxFrameBytes = int64_t(1) << 30;  // payload limit, 1 GiB
 
@@ -45,6 +45,7 @@ enum class MsgType : uint16_t {
   kSparseUpdate = 25,
   kSaveTensor = 26,
   kPullAggregate = 27,  // common/net/pull_aggregate.h
+  kPullBlock = 28,      // an input block's rows and partial sums: common/net/pull_block.h
   // Sampler <-> trainer stream; numbers reserved here.
   kEpoch = 64,
   kCredit = 65,
@@ -75,7 +76,7 @@ void EncodeFrameHeader(const FrameHeader& h, uint8_t* out);
 Result<FrameHeader> DecodeFrameHeader(const uint8_t* in, int64_t max_payload_bytes);
 
 // The graph-server request range: [kPull, kLastServerRequest].
-constexpr MsgType kLastServerRequest = MsgType::kPullAggregate;
+constexpr MsgType kLastServerRequest = MsgType::kPullBlock;
 
 // Roles named in HELLO.
 constexpr const char* kRoleServer = "server";

@@ -70,6 +70,11 @@ struct MiniBatch {
   std::vector<int64_t> input_nodes;  // global ids of block 0's sources
   Array features;                    // rows of input_nodes (empty if not gathered)
   Array labels;                      // rows of seeds (empty if not gathered)
+  // Set when block 0's aggregation was done where the features live
+  // (common/client/block_input.h): float32 [blocks[0].num_dst, F], the mean of
+  // each destination's sampled sources; `features` then holds the rows of
+  // block 0's destinations only. Empty otherwise.
+  Array input_neigh_mean;
   double sample_seconds = 0;         // time spent sampling + building blocks
   double gather_seconds = 0;         // time spent gathering features and labels
   // Set by the receiver of a MINIBATCH frame: seconds from the sampler's send

@@ -41,7 +41,7 @@ Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args
 // the job's token): when it ends (launcher killed, cut off or frozen) the
 // process logs why and stops: SIGTERM to itself (servers shut down cleanly and
 // release their ports), _exit a second later if it is still there. Without
-// --lease it does nothing. Call once, after SetupLogging. (role_lease.cpp)
+// --lease it does nothing. Call once, after SetupLogging. (roles/job/role_lease.cpp)
 void HoldLaunchLease(const RoleArgs& args, const JobConfig& job, const std::string& role_name);
 
 }  // namespace dg

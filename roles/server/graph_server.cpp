@@ -1,5 +1,6 @@
 #include "roles/server/graph_server.h"
 #include "roles/server/server_session.h"
+#include "common/net/pull_block.h"
 #include "roles/server/role_policy.h"
 #include "common/net/pull_aggregate.h"
 #include "common/storage/aggregate_index.h"
@@ -421,6 +422,13 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       e.Ids(std::move(counts));
       e.ArrayRef(sums);
       break;
+    }
+    case MsgType::kPullBlock: {
+      DG_ASSIGN_OR_RETURN(PullBlockRequest req, DecodePullBlock(f));
+      PullBlockLimits limits;
+      limits.max_edges = options_.limits.max_aggregate_edges;
+      limits.max_answer_bytes = options_.connection.max_frame_bytes;
+      return ServePullBlock(*store_, req, limits);
     }
     case MsgType::kStats: {
       DG_RETURN_IF_ERROR(f.decoder("STATS").Finish());

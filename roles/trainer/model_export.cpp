@@ -134,6 +134,24 @@ std::string CvMethods(const ModelSpec& spec) {
   return s.str();
 }
 
+// SAGE's first layer from block 0's destination rows and the mean of their
+// sampled sources, aggregated where the features live (docs/models.md,
+// common/client/block_input.h). Only without input dropout: a mask drawn per
+// source row does not commute with the servers' sums.
+std::string SageForwardAgg(const ModelSpec& spec) {
+  std::ostringstream s;
+  s << "def forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor:\n"
+    << "    assert len(blocks) == self.num_layers, \"model has \" + str(self.num_layers) + \" layers but got \" + "
+       "str(len(blocks)) + \" blocks\"\n"
+    << "    h = torch.ops.distgnn.linear(x_dst, self.w_self_0) + torch.ops.distgnn.linear(neigh_mean, self.w_neigh_0)"
+       " + self.b_0\n";
+  if (spec.layers > 1) s << "    h = torch.relu(h)\n";
+  s << "    for i in range(1, self.num_layers):\n"
+    << "        h = self.forward_layer(i, h, blocks[i])\n"
+    << "    return h\n";
+  return s.str();
+}
+
 }  // namespace
 
 Status ValidateModelSpec(const ModelSpec& s) {
@@ -180,6 +198,7 @@ Result<std::string> ModelSource(const ModelSpec& spec) {
       << "(x, indptr, indices, num_dst)\n";
   s << "    assert False, \"layer \" + str(layer) + \" out of range\"\n    return x\n";
   if ((spec.arch == "gcn" || spec.arch == "sage") && spec.layers >= 2) s << "\n" << CvMethods(spec);
+  if (spec.arch == "sage" && spec.input_dropout == 0) s << "\n" << SageForwardAgg(spec);
   return s.str();
 }
 

@@ -10,6 +10,9 @@
 // (roles/trainer/control_variate.h) calls:
 //   cv_input(self, x: Tensor, ax: Tensor, deg: Tensor) -> Tensor   layer 0
 //   cv_layer(self, layer: int, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor
+// and, for sage without input_dropout, the pre-aggregated first layer
+// (common/client/block_input.h):
+//   forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor
 // Dropout is applied while training to the input of every hidden layer
 // (`dropout`) and, only if input_dropout > 0, to the raw input features, as
 // DGL's examples do; no mask is drawn at p = 0 or in eval mode. Aggregations

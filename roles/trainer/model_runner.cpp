@@ -59,6 +59,26 @@ bool HasForwardLayer(const torch::jit::Module& module) {
   return module.find_method("forward_layer").has_value();
 }
 
+Result<bool> HasForwardAgg(const torch::jit::Module& module, const std::string& path) {
+  auto method = module.find_method("forward_agg");
+  if (!method) return false;
+  const c10::FunctionSchema& schema = method->function().getSchema();
+  const auto& args = schema.arguments();
+  auto blocks = c10::ListType::create(c10::TupleType::create(
+      {c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
+  const bool fits = args.size() == 4 && args[1].type()->isSubtypeOf(*c10::TensorType::get()) &&
+                    args[2].type()->isSubtypeOf(*c10::TensorType::get()) && *args[3].type() == *blocks &&
+                    schema.returns().size() == 1 &&
+                    schema.returns()[0].type()->isSubtypeOf(*c10::TensorType::get());
+  if (fits) return true;
+  std::ostringstream found;
+  found << schema;
+  return Status::InvalidArgument("model file " + path + ": forward_agg does not fit the model contract (found " +
+                                 found.str() +
+                                 ", expected forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: "
+                                 "List[Tuple[Tensor, Tensor, int]]) -> Tensor)");
+}
+
 torch::Tensor ArrayTensor(const Array& a) {
   c10::ScalarType t;
   switch (a.dtype) {

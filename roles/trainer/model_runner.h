@@ -18,6 +18,9 @@ namespace dg {
 Result<torch::jit::Module> LoadModel(const std::string& path);
 Status CheckModelContract(const torch::jit::Module& module, const std::string& path);
 bool HasForwardLayer(const torch::jit::Module& module);
+// forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor,
+// Tensor, int]]) -> Tensor: false when absent, an error when its signature differs.
+Result<bool> HasForwardAgg(const torch::jit::Module& module, const std::string& path);
 
 // A tensor sharing the Array's memory (keeps its holder alive).
 torch::Tensor ArrayTensor(const Array& array);

@@ -92,7 +92,10 @@ Result<torch::Tensor> Trainer::Impl::Forward(const MiniBatch& mb, torch::Tensor*
   DG_ASSIGN_OR_RETURN(torch::Tensor x, Input(mb, emb_leaf));
   torch::Tensor out;
   try {
-    out = module.forward({x, BlocksValue(mb)}).toTensor();
+    if (!mb.input_neigh_mean.shape.empty())  // block 0 aggregated where the features live
+      out = module.get_method("forward_agg")({x, ArrayTensor(mb.input_neigh_mean), BlocksValue(mb)}).toTensor();
+    else
+      out = module.forward({x, BlocksValue(mb)}).toTensor();
   } catch (const std::exception& e) {
     return Status::InvalidArgument("model " + opt.model_path + ": forward failed on a batch with " +
                                    std::to_string(x.size(1)) + "-dim input rows: " + FirstLine(e.what()));
@@ -429,6 +432,11 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
     }
   }
   return Status::OK();
+}
+
+Result<bool> ModelHasForwardAgg(const std::string& path) {
+  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(path));
+  return HasForwardAgg(module, path);
 }
 
 Result<std::vector<float>> ModelParameterVector(const std::string& path) {

@@ -141,6 +141,12 @@ class Trainer {
   std::unique_ptr<Impl> impl_;
 };
 
+// Whether the model offers forward_agg(x_dst, neigh_mean, blocks) -- its first
+// layer from block 0's destination rows and the mean of their sampled
+// sources (docs/models.md) -- so the servers may aggregate block 0. A
+// forward_agg with another signature is an error naming the file.
+Result<bool> ModelHasForwardAgg(const std::string& path);
+
 // Parameters of a TorchScript file, flattened (for tests and tools).
 Result<std::vector<float>> ModelParameterVector(const std::string& path);
 

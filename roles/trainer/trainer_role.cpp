@@ -32,6 +32,7 @@
 #include "common/storage/partition_seeds.h"
 #include "common/net/prometheus.h"
 #include "roles/job/job_client.h"
+#include "roles/trainer/input_choice.h"
 #include "roles/trainer/layerwise_inference.h"
 #include "roles/trainer/propagate.h"
 #include "roles/trainer/remote_batch_provider.h"
@@ -211,11 +212,22 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
   const int torch_threads = remote ? share : std::max(1, share - sampler_threads);
   // 3. The samplers (or in-process sampling threads).
   DistNeighborSource source(client.get());
-  std::unique_ptr<LocalBatchProvider> local;
+  std::unique_ptr<BatchProvider> local;
   BatchProvider* provider;
+  // Input rows by PULL_BLOCK (aggregated block 0, wire dtype) or by PULL.
+  DG_ASSIGN_OR_RETURN(bool has_agg, ModelHasForwardAgg(job.train.model));
+  DG_ASSIGN_OR_RETURN(BlockInputChoice block_input, ChooseBlockInput(job, partition, has_agg));
+  if (rank == 0)
+    spdlog::info("input rows: {} ({}), {} on the wire", block_input.options.aggregate ? "aggregated" : "pulled",
+                 block_input.reason, job.train.feature_wire_dtype);
   if (remote) {
     DG_RETURN_IF_ERROR(remote->WaitForSamplers());
     provider = remote.get();
+  } else if (block_input.use) {
+    // Two batch makers at least: one's PULL_BLOCKs wait on the network while the other sums.
+    local = std::make_unique<BlockInputProvider>(client.get(), &source, block_input.options,
+                                                 std::max(2, sampler_threads), 4);
+    provider = local.get();
   } else {
     local = std::make_unique<LocalBatchProvider>(&source, std::max(1, sampler_threads), 4,
                                                  ec.uses_features() ? "features" : "");

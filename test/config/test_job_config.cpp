@@ -346,3 +346,27 @@ TEST_CASE("limits: keys load, defaults hold, bad values name the key", "[config]
   job.Write(std::string(kGood) + "limits: {max_fanot: 5}\n");
   CHECK(job.Error().find("did you mean 'limits.max_fanout'?") != std::string::npos);
 }
+
+TEST_CASE("train.input_aggregation and train.feature_wire_dtype: values and the sampler rule", "[config][wire]") {
+  Job job;
+  auto ok = LoadJobConfig(job.path(), {"processes.samplers_per_trainer=0", "train.input_aggregation=on",
+                                       "train.feature_wire_dtype=bfloat16"});
+  INFO(ok.status().ToString());
+  REQUIRE(ok.ok());
+  CHECK(ok->train.input_aggregation == "on");
+  CHECK(ok->train.feature_wire_dtype == "bfloat16");
+  auto defaults = LoadJobConfig(job.path());
+  REQUIRE(defaults.ok());
+  CHECK(defaults->train.input_aggregation == "auto");
+  CHECK(defaults->train.feature_wire_dtype == "float32");
+  CHECK(job.Error({"train.input_aggregation=yes"}).find("key 'train.input_aggregation': expected auto, on or off, got 'yes'") !=
+        std::string::npos);
+  CHECK(job.Error({"train.feature_wire_dtype=half"})
+            .find("key 'train.feature_wire_dtype': expected float32, float16 or bfloat16, got 'half'") !=
+        std::string::npos);
+  // Sampler processes send full float32 rows.
+  CHECK(job.Error({"train.input_aggregation=on"}).find("on needs processes.samplers_per_trainer 0") !=
+        std::string::npos);
+  CHECK(job.Error({"train.feature_wire_dtype=float16"}).find("float16 needs processes.samplers_per_trainer 0") !=
+        std::string::npos);
+}

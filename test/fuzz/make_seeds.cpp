@@ -7,6 +7,7 @@
 
 #include "common/net/handshake.h"
 #include "common/net/messages.h"
+#include "common/net/pull_block.h"
 #include "common/sampling/minibatch_codec.h"
 #include "common/io/npy.h"
 
@@ -109,6 +110,20 @@ int main(int argc, char** argv) {
     Put("messages", "welcome", Sel(12, a.EncodeWelcome(w)));
     e.ArrayRef(rows);
     Put("messages", "array", Sel(13, e.Finish()));
+  }
+  // pull_block: a request (even selector) and float16 reply rows (selector 3)
+  {
+    auto ids = std::make_shared<PullBlockIds>();
+    ids->rows = {0, 7};
+    ids->counts = {2, 0, 1};
+    ids->src = {3, 3, 5};
+    Encoder e;
+    EncodePullBlock(&e, "features", WireDType::kFloat16, ids);
+    Put("pull_block", "request", Sel(0, e.Finish()));
+    std::vector<float> rows(12, 0.5f);
+    EncodeWireRows(&e, WireDType::kFloat16, rows.data(), 2, 4);
+    EncodeWireRows(&e, WireDType::kFloat16, rows.data(), 1, 4);
+    Put("pull_block", "reply_f16", Sel(3, e.Finish()));
   }
   // minibatch
   {

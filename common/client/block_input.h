@@ -1,0 +1,63 @@
+// The input rows of a mini-batch fetched with PULL_BLOCK (common/net/pull_block.h)
+// instead of PULL: fewer bytes on the wire.
+//
+// With `aggregate` (a model whose first layer is a mean over the sampled
+// in-neighbours and offers forward_agg; docs/models.md), FillBlockInput asks
+// every partition for the rows of block 0's destinations it owns and, per
+// destination, the sum of the sampled sources it owns; the trainer adds the
+// partials and divides by the sampled degree. The batch then carries
+//   features          float32 [num_dst0, F]  block 0's destination rows
+//   input_neigh_mean  float32 [num_dst0, F]  mean of each one's sampled sources
+//                                            (0 for a destination without any)
+// and the bytes per batch are about (destinations + remote destinations) x F
+// instead of (remote sources) x F. Without `aggregate`, features are the
+// rows of every input node, as a PULL gives them, in the wire dtype.
+// Machine-local partitions are read from the mmap (no wire, float32).
+// Rows travel in `wire` (float32 / float16 / bfloat16); sums are float32
+// on the server and rounded once. Torch-free.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/client/dist_graph_client.h"
+#include "common/net/wire_dtype.h"
+#include "common/sampling/batch_provider.h"
+#include "common/sampling/minibatch.h"
+
+namespace dg {
+
+struct BlockInputOptions {
+  std::string feature_name = "features";
+  bool aggregate = true;
+  WireDType wire = WireDType::kFloat32;
+  int64_t max_dst_per_request = 4096;  // destinations (or rows) per PULL_BLOCK
+};
+
+// Fills mb->features (and input_neigh_mean with aggregate) from mb's blocks
+// and input_nodes. The partition of every node must address its nodes with
+// int32 offsets (< 2^31 nodes per partition).
+Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& options, MiniBatch* mb);
+
+// Samples in-process (like LocalBatchProvider) and fills the input with
+// FillBlockInput. `client` and `source` must outlive it.
+class BlockInputProvider : public BatchProvider {
+ public:
+  BlockInputProvider(DistGraphClient* client, NeighborSource* source, BlockInputOptions options, int workers,
+                     int prefetch = 4, std::string label_name = "labels");
+  Status BeginEpoch(const EpochRequest& request) override;
+  Result<bool> Next(MiniBatch* out) override;
+
+ private:
+  DistGraphClient* client_;
+  NeighborSource* source_;
+  const BlockInputOptions options_;
+  const std::string label_name_;
+  BatchPrefetcher batches_;  // last: destroyed (its workers joined) first
+};
+
+// Whether PULL_BLOCK can serve this partitioning (every part < 2^31 nodes and
+// the feature array float32 [N, F]); the error says why not.
+Status CheckBlockInput(const PartitionConfig& config, const std::string& feature_name);
+
+}  // namespace dg

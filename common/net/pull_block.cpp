@@ -1,0 +1,177 @@
+#include "common/net/pull_block.h"
+
+#include <cstring>
+#include <memory>
+
+#include "common/net/messages.h"
+
+namespace dg {
+namespace {
+
+Array Int32Ref(const std::vector<int32_t>& v, const std::shared_ptr<const PullBlockIds>& holder) {
+  Array a;
+  a.dtype = DType::kInt32;
+  a.shape = {static_cast<int64_t>(v.size())};
+  a.data = const_cast<int32_t*>(v.data());
+  a.holder = std::const_pointer_cast<PullBlockIds>(holder);
+  return a;
+}
+
+Status CheckInt32Vector(const char* field, const Array& a) {
+  if (a.dtype != DType::kInt32 || a.shape.size() != 1)
+    return Status::InvalidArgument(std::string("PULL_BLOCK: ") + field + " must be an int32 [n] array, got " +
+                                   DTypeName(a.dtype) + " " + a.ShapeString());
+  return Status::OK();
+}
+
+// The feature array of `name`: float32 [owned, F] partition node data.
+Result<const Array*> BlockTensor(const PartitionStore& store, const std::string& name) {
+  const std::string what = "PULL_BLOCK '" + name + "'";
+  const auto& data = store.partition().node_data;
+  auto it = data.find(name);
+  if (it == data.end()) {
+    if (store.Meta(TensorKind::kNode, name).ok())
+      return Status::InvalidArgument(what + ": reads partition node data only, not a mutable tensor");
+    return Status::NotFound(what + ": no node array of that name in partition " + std::to_string(store.part_id()));
+  }
+  const Array& a = it->second;
+  if (a.dtype != DType::kFloat32 || a.shape.size() != 2)
+    return Status::InvalidArgument(what + ": needs a float32 [N, F] node array, this one is " + DTypeName(a.dtype) +
+                                   " " + a.ShapeString());
+  return &a;
+}
+
+Status CheckOffsets(const std::string& what, const char* field, const int32_t* v, int64_t n, int64_t owned) {
+  for (int64_t i = 0; i < n; ++i)
+    if (v[i] < 0 || v[i] >= owned)
+      return Status::InvalidArgument(what + ": " + field + " offset " + std::to_string(v[i]) + " (at position " +
+                                     std::to_string(i) + ") is not in [0, " + std::to_string(owned) +
+                                     "), the nodes this partition owns");
+  return Status::OK();
+}
+
+// Counts >= 0 summing to e; returns k, the destinations with count > 0.
+Result<int64_t> CheckCounts(const std::string& what, const int32_t* counts, int64_t m, int64_t e) {
+  int64_t total = 0, k = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    if (counts[i] < 0)
+      return Status::InvalidArgument(what + ": count " + std::to_string(counts[i]) + " (at position " +
+                                     std::to_string(i) + ") is negative");
+    total += counts[i];
+    k += counts[i] > 0;
+  }
+  if (total != e)
+    return Status::InvalidArgument(what + ": the counts add up to " + std::to_string(total) + " but " +
+                                   std::to_string(e) + " sources were sent");
+  return k;
+}
+
+void SumRows(const float* table, int64_t elems, const int32_t* counts, int64_t m, const int32_t* src, float* sums) {
+  int64_t at = 0, out = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    const int32_t c = counts[i];
+    if (c == 0) continue;
+    float* __restrict acc = sums + out * elems;
+    for (int32_t t = 0; t < c; ++t) {
+      const float* __restrict row = table + static_cast<int64_t>(src[at + t]) * elems;
+      for (int64_t j = 0; j < elems; ++j) acc[j] += row[j];
+    }
+    at += c;
+    ++out;
+  }
+}
+
+void CopyRows(const float* table, int64_t elems, const int32_t* rows, int64_t r, float* own) {
+  for (int64_t i = 0; i < r; ++i)
+    std::memcpy(own + i * elems, table + static_cast<int64_t>(rows[i]) * elems, static_cast<size_t>(elems) * 4);
+}
+
+}  // namespace
+
+void EncodePullBlock(Encoder* e, const std::string& name, WireDType wire, std::shared_ptr<const PullBlockIds> ids) {
+  e->String(name);
+  e->U8(static_cast<uint8_t>(wire));
+  e->ArrayRef(Int32Ref(ids->rows, ids));
+  e->ArrayRef(Int32Ref(ids->counts, ids));
+  e->ArrayRef(Int32Ref(ids->src, ids));
+}
+
+Result<PullBlockRequest> DecodePullBlock(const Frame& f) {
+  PullBlockRequest r;
+  Decoder d = f.decoder("PULL_BLOCK");
+  r.name = d.String();
+  const uint8_t code = d.U8();
+  r.rows = d.ArrayView();
+  r.counts = d.ArrayView();
+  r.src = d.ArrayView();
+  DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckTensorName("PULL_BLOCK", r.name));
+  auto wire = WireDTypeFromCode(code);
+  if (!wire.ok()) return Status::InvalidArgument("PULL_BLOCK: " + wire.status().message());
+  r.wire = *wire;
+  DG_RETURN_IF_ERROR(CheckInt32Vector("rows", r.rows));
+  DG_RETURN_IF_ERROR(CheckInt32Vector("counts", r.counts));
+  DG_RETURN_IF_ERROR(CheckInt32Vector("src", r.src));
+  return r;
+}
+
+Status AddPullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
+                    const int64_t* own_pos, const int32_t* counts, int64_t m, const int32_t* src, int64_t e,
+                    float* own_out, float* sums_out, int64_t sums_begin) {
+  const std::string what = "PULL_BLOCK '" + name + "'";
+  DG_ASSIGN_OR_RETURN(const Array* table, BlockTensor(store, name));
+  const int64_t owned = store.partition().num_owned();
+  DG_RETURN_IF_ERROR(CheckOffsets(what, "rows", rows, r, owned));
+  DG_RETURN_IF_ERROR(CheckOffsets(what, "src", src, e, owned));
+  DG_RETURN_IF_ERROR(CheckCounts(what, counts, m, e).status());
+  const int64_t elems = table->shape[1];
+  const float* t = table->as<float>();
+  for (int64_t i = 0; i < r; ++i)
+    std::memcpy(own_out + own_pos[i] * elems, t + static_cast<int64_t>(rows[i]) * elems, static_cast<size_t>(elems) * 4);
+  int64_t at = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    float* __restrict acc = sums_out + (sums_begin + i) * elems;
+    for (int32_t k = 0; k < counts[i]; ++k) {
+      const float* __restrict row = t + static_cast<int64_t>(src[at + k]) * elems;
+      for (int64_t j = 0; j < elems; ++j) acc[j] += row[j];
+    }
+    at += counts[i];
+  }
+  return Status::OK();
+}
+
+Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRequest& req,
+                                  const PullBlockLimits& limits) {
+  const std::string what = "PULL_BLOCK '" + req.name + "'";
+  DG_ASSIGN_OR_RETURN(const Array* table, BlockTensor(store, req.name));
+  const int64_t r = req.rows.numel(), m = req.counts.numel(), e = req.src.numel();
+  if (e > limits.max_edges)
+    return Status::ResourceExhausted(what + ": " + std::to_string(e) + " sources are more than " +
+                                     std::to_string(limits.max_edges) +
+                                     " (limits.max_aggregate_edges); send fewer destinations per request");
+  const int32_t* rows = req.rows.as<int32_t>();
+  const int32_t* counts = req.counts.as<int32_t>();
+  const int32_t* src = req.src.as<int32_t>();
+  const int64_t owned = store.partition().num_owned();
+  DG_RETURN_IF_ERROR(CheckOffsets(what, "rows", rows, r, owned));
+  DG_RETURN_IF_ERROR(CheckOffsets(what, "src", src, e, owned));
+  DG_ASSIGN_OR_RETURN(int64_t k, CheckCounts(what, counts, m, e));
+  const int64_t elems = table->shape[1];
+  // Both wire-row sets plus their heads; int128 so hostile counts cannot overflow.
+  const unsigned __int128 answer =
+      (unsigned __int128)(r + k) * (unsigned __int128)elems * WireDTypeSize(req.wire) + 256;
+  if (answer > (unsigned __int128)limits.max_answer_bytes)
+    return Status::ResourceExhausted(what + ": " + std::to_string(r) + " rows and " + std::to_string(k) +
+                                     " sums would be over the frame limit of " +
+                                     std::to_string(limits.max_answer_bytes) + " bytes; send fewer per request");
+  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {r, elems}, what));  // every row written
+  DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {k, elems}, what));
+  CopyRows(table->as<float>(), elems, rows, r, own.as<float>());
+  SumRows(table->as<float>(), elems, counts, m, src, sums.as<float>());
+  Encoder enc;
+  EncodeWireRows(&enc, req.wire, own.as<float>(), r, elems, own.holder);
+  EncodeWireRows(&enc, req.wire, sums.as<float>(), k, elems, sums.holder);
+  return enc.Finish();
+}
+
+}  // namespace dg

@@ -1,0 +1,74 @@
+// PULL_BLOCK: what a mini-batch's input block needs from one partition,
+// computed where the features live.
+//
+// For mean/sum aggregators the input layer needs, per destination node of
+// block 0, its own row and the sum of its sampled sources' rows -- not every
+// source row. A request to partition p names
+//   rows    int32 [r]  nodes of p (offsets from node_map[p]) whose own rows are wanted
+//   counts  int32 [m]  for each destination of the block, how many of its
+//                      sampled sources p owns (0 allowed)
+//   src     int32 [E]  those sources (offsets from node_map[p]), destination
+//                      after destination, E = sum(counts); duplicates allowed
+// and the reply carries the r rows and, for each destination with count > 0
+// (in order; k of them), the float32 sum of its sources' rows here, both as
+// wire rows (common/net/wire_dtype.h) in the requested wire dtype. Sums are
+// computed in float32 in src order, then rounded once. A request with no
+// edges is a PULL in a wire dtype. Node tensor `name` must be float32 [N, F]
+// partition data (not a mutable tensor).
+//
+// Wire (protocol.md): request `string name, u8 wire_dtype, array rows,
+// array counts, array src` -> reply `wire rows own [r, F], wire rows sums [k, F]`.
+// Limits: E <= limits.max_aggregate_edges; the reply must fit a frame.
+// Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/net/codec.h"
+#include "common/net/connection.h"
+#include "common/net/wire_dtype.h"
+#include "common/base/status.h"
+#include "common/base/array.h"
+#include "common/storage/partition_store.h"
+
+namespace dg {
+
+struct PullBlockRequest {
+  std::string name;
+  WireDType wire = WireDType::kFloat32;
+  Array rows;    // int32 [r]
+  Array counts;  // int32 [m]
+  Array src;     // int32 [E]
+};
+
+// The id vectors of one request; the payload references them (kept alive).
+struct PullBlockIds {
+  std::vector<int32_t> rows, counts, src;
+};
+void EncodePullBlock(Encoder* e, const std::string& name, WireDType wire, std::shared_ptr<const PullBlockIds> ids);
+// Checks the encoding (dtypes, ranks); the values are checked by ServePullBlock.
+Result<PullBlockRequest> DecodePullBlock(const Frame& f);
+
+struct PullBlockLimits {
+  int64_t max_edges = int64_t(1) << 30;
+  int64_t max_answer_bytes = int64_t(1) << 30;
+};
+
+// The reply for one request against `store`: checks every offset, the counts
+// (>= 0, summing to E), the tensor and the limits before any work.
+Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRequest& req,
+                                  const PullBlockLimits& limits);
+
+// The same computation without the wire, float32, straight into the
+// caller's arrays (for the client's machine-local partitions): own row i goes
+// to own_out row own_pos[i]; the sum of destination i's sources is ADDED to
+// sums_out row sums_begin + i (destinations without sources are left alone).
+// Checks offsets and counts as ServePullBlock does.
+Status AddPullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
+                    const int64_t* own_pos, const int32_t* counts, int64_t m, const int32_t* src, int64_t e,
+                    float* own_out, float* sums_out, int64_t sums_begin);
+
+}  // namespace dg

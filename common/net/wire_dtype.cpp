@@ -1,0 +1,178 @@
+#include "common/net/wire_dtype.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace dg {
+namespace {
+
+uint32_t Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float FromBits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t Load16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+
+}  // namespace
+
+const char* WireDTypeName(WireDType t) {
+  switch (t) {
+    case WireDType::kFloat32: return "float32";
+    case WireDType::kFloat16: return "float16";
+    case WireDType::kBFloat16: return "bfloat16";
+  }
+  return "unknown";
+}
+
+size_t WireDTypeSize(WireDType t) { return t == WireDType::kFloat32 ? 4 : 2; }
+
+Result<WireDType> ParseWireDType(const std::string& what, const std::string& text) {
+  for (WireDType t : {WireDType::kFloat32, WireDType::kFloat16, WireDType::kBFloat16})
+    if (text == WireDTypeName(t)) return t;
+  return Status::InvalidArgument(what + ": unknown wire dtype '" + text + "' (expected float32, float16 or bfloat16)");
+}
+
+Result<WireDType> WireDTypeFromCode(uint8_t code) {
+  if (code > 2) return Status::InvalidArgument("wire dtype code " + std::to_string(code) + " (expected 0 float32, 1 float16, 2 bfloat16)");
+  return static_cast<WireDType>(code);
+}
+
+// Round to nearest even without branches on the value's bits where possible
+// (F. Giesen's float_to_half_fast3_rtne): subnormal results use the FPU's own
+// round-to-nearest-even by adding a magic number that aligns the bits.
+uint16_t FloatToHalf(float f) {
+  uint32_t x = Bits(f);
+  const uint32_t sign = x & 0x80000000u;
+  x ^= sign;
+  uint32_t o;
+  if (x >= (127u + 16u) << 23) {  // >= 65536, inf or NaN
+    o = x > (255u << 23) ? 0x7e00u : 0x7c00u;
+  } else if (x < (113u << 23)) {  // below 2^-14: subnormal or zero
+    const uint32_t magic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
+    o = Bits(FromBits(x) + FromBits(magic)) - magic;
+  } else {
+    const uint32_t mant_odd = (x >> 13) & 1u;
+    x += ((15u - 127u) << 23) + 0xfffu;  // rebias the exponent, round half up ...
+    x += mant_odd;                        // ... or half to even
+    o = x >> 13;
+  }
+  return static_cast<uint16_t>(o | (sign >> 16));
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t shifted_exp = 0x7c00u << 13;
+  uint32_t o = (h & 0x7fffu) << 13;
+  const uint32_t exp = shifted_exp & o;
+  o += (127u - 15u) << 23;
+  if (exp == shifted_exp) {
+    o += (128u - 16u) << 23;  // inf / NaN
+  } else if (exp == 0) {      // zero / subnormal: renormalise through the FPU
+    o += 1u << 23;
+    o = Bits(FromBits(o) - FromBits(113u << 23));
+  }
+  return FromBits(o | ((h & 0x8000u) << 16));
+}
+
+uint16_t FloatToBFloat16(float f) {
+  const uint32_t x = Bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+float BFloat16ToFloat(uint16_t b) { return FromBits(static_cast<uint32_t>(b) << 16); }
+
+void EncodeWireRows(Encoder* e, WireDType t, const float* rows, int64_t n, int64_t elems,
+                    std::shared_ptr<void> holder) {
+  e->U8(static_cast<uint8_t>(t));
+  Array a;
+  if (t == WireDType::kFloat32) {
+    a.dtype = DType::kFloat32;
+    a.shape = {n, elems};
+    if (holder) {
+      a.data = const_cast<float*>(rows);
+      a.holder = std::move(holder);
+    } else {
+      a = Array::Zeros(DType::kFloat32, {n, elems});
+      if (n * elems > 0) std::memcpy(a.data, rows, static_cast<size_t>(n * elems) * 4);
+    }
+    e->ArrayRef(a);
+    return;
+  }
+  a = Array::TryUninitialized(DType::kUInt8, {n, 2 * elems}, "wire rows").value();  // every byte written
+  uint8_t* out = static_cast<uint8_t*>(a.data);
+  const int64_t total = n * elems;
+  if (t == WireDType::kFloat16) {
+    for (int64_t i = 0; i < total; ++i) {
+      const uint16_t v = FloatToHalf(rows[i]);
+      out[2 * i] = static_cast<uint8_t>(v);
+      out[2 * i + 1] = static_cast<uint8_t>(v >> 8);
+    }
+  } else {
+    for (int64_t i = 0; i < total; ++i) {
+      const uint16_t v = FloatToBFloat16(rows[i]);
+      out[2 * i] = static_cast<uint8_t>(v);
+      out[2 * i + 1] = static_cast<uint8_t>(v >> 8);
+    }
+  }
+  e->ArrayRef(a);
+}
+
+void WireRowsView::Row(int64_t i, float* out) const {
+  if (type == WireDType::kFloat32) {
+    std::memcpy(out, data + i * elems * 4, static_cast<size_t>(elems) * 4);
+    return;
+  }
+  const uint8_t* p = data + i * elems * 2;
+  if (type == WireDType::kFloat16) {
+    for (int64_t j = 0; j < elems; ++j) out[j] = HalfToFloat(Load16(p + 2 * j));
+  } else {
+    for (int64_t j = 0; j < elems; ++j) out[j] = BFloat16ToFloat(Load16(p + 2 * j));
+  }
+}
+
+void WireRowsView::AddRow(int64_t i, float* out) const {
+  if (type == WireDType::kFloat32) {
+    const uint8_t* p = data + i * elems * 4;
+    for (int64_t j = 0; j < elems; ++j) {
+      float v;
+      std::memcpy(&v, p + 4 * j, 4);
+      out[j] += v;
+    }
+    return;
+  }
+  const uint8_t* p = data + i * elems * 2;
+  if (type == WireDType::kFloat16) {
+    for (int64_t j = 0; j < elems; ++j) out[j] += HalfToFloat(Load16(p + 2 * j));
+  } else {
+    for (int64_t j = 0; j < elems; ++j) out[j] += BFloat16ToFloat(Load16(p + 2 * j));
+  }
+}
+
+Status DecodeWireRows(Decoder* d, WireDType expect_type, int64_t n, int64_t elems, const std::string& what,
+                      WireRowsView* out) {
+  const uint8_t code = d->U8();
+  Array a = d->ArrayView();
+  DG_RETURN_IF_ERROR(d->status());
+  if (code != static_cast<uint8_t>(expect_type))
+    return Status::Protocol(what + ": rows come as wire dtype code " + std::to_string(code) + ", asked for " +
+                            WireDTypeName(expect_type));
+  const DType want = expect_type == WireDType::kFloat32 ? DType::kFloat32 : DType::kUInt8;
+  const int64_t width = expect_type == WireDType::kFloat32 ? elems : 2 * elems;
+  if (a.dtype != want || a.shape.size() != 2 || a.shape[0] != n || a.shape[1] != width)
+    return Status::Protocol(what + ": rows are " + DTypeName(a.dtype) + " " + a.ShapeString() + ", expected " +
+                            DTypeName(want) + " [" + std::to_string(n) + ", " + std::to_string(width) + "]");
+  out->type = expect_type;
+  out->data = static_cast<const uint8_t*>(a.data);
+  out->rows = n;
+  out->elems = elems;
+  return Status::OK();
+}
+
+}  // namespace dg

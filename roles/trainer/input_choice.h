@@ -1,0 +1,28 @@
+// Which input path a trainer of a job takes (train.input_aggregation,
+// train.feature_wire_dtype): PULL_BLOCK (common/client/block_input.h) or PULL.
+#pragma once
+
+#include <string>
+
+#include "common/client/block_input.h"
+#include "common/base/status.h"
+#include "config/job_config.h"
+
+namespace dg {
+
+// use = false keeps PULL (LocalBatchProvider).
+// auto aggregates when the trainers sample in-process, the task is node
+// classification by sampling, there is no DistEmbedding, no save_embeddings,
+// the model has forward_agg, and the machines are not all one host (there
+// aggregation only costs CPU); on requires it (an error naming the first
+// reason it cannot). A wire dtype other than float32 needs in-process
+// sampling of node batches.
+struct BlockInputChoice {
+  bool use = false;
+  BlockInputOptions options;
+  std::string reason;  // for the log: why aggregated or not
+};
+Result<BlockInputChoice> ChooseBlockInput(const JobConfig& job, const PartitionConfig& partition,
+                                          bool model_has_forward_agg);
+
+}  // namespace dg

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# DGL's benchmark graph on separate hosts (`scripts/bench_train.sh --hosts 2 ...`
+# runs this): a cluster in a box (scripts/netns-cluster.sh: one network
+# namespace per host, own address, sshd, optional tbf shaping), the job
+# launched over ssh by address from host 0, as a user's multi-host job is (the
+# hosts share this machine's file system, so nothing is copied). Per run:
+#   epoch_s     median epoch time of epochs 2.. (trainer 0's metrics.jsonl)
+#   MB/epoch    bytes each host sent per epoch: its interface's tx_bytes
+#               (/sys/class/net/eth0 inside its namespace), sampled every 50 ms,
+#               between the ends of epoch 1 and of the last epoch, / (epochs - 1)
+#   wait_ms     the step's network wait: ms per step trainer 0 waited for its
+#               batch (sampling + remote rows), median over epochs 2..
+#   loss        trainer 0's loss of the last epoch (same data and seeds: runs agree)
+# --loopback runs the same job with both machines on 127.0.0.1 inside one
+# private namespace (bytes = its lo counter, i.e. all traffic between the two).
+# Interleaved A/B: every binary in --bin (default build/distgnn) runs once per
+# round, in order, so all see the same machine. The last stdout line is JSON.
+#
+#   scripts/bench_hosts.sh --hosts 2 --rate 1gbit [--rounds 2] [--epochs 4]
+#       [--bin NAME=PATH[,KEY=VALUE...]]...   e.g. --bin main=/tmp/base/distgnn
+#       --bin f16=build/distgnn,train.feature_wire_dtype=float16
+#   scripts/bench_hosts.sh --loopback ...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+HOSTS=2 RATE="" ROUNDS=2 EPOCHS=4 LOOPBACK=0 WORK=${TMPDIR:-/tmp}/distgnn-bench-hosts
+PREFIX=${DISTGNN_BENCH_PREFIX:-wbench}
+BINS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --hosts) HOSTS=$2; shift ;;
+    --rate) RATE=$2; shift ;;
+    --rounds) ROUNDS=$2; shift ;;
+    --epochs) EPOCHS=$2; shift ;;
+    --loopback) LOOPBACK=1 ;;
+    --dgl-setting) ;;  # the only setting here
+    --bin) BINS+=("$2"); shift ;;
+    --work) WORK=$2; shift ;;
+    *) echo "bench_hosts.sh: unknown flag $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ "$(id -u)" = 0 ] || { echo "bench_hosts.sh: needs root (network namespaces)" >&2; exit 1; }
+[ "$HOSTS" = 2 ] || { echo "bench_hosts.sh: DGL's setting has 2 partitions: --hosts 2" >&2; exit 2; }
+[ "$EPOCHS" -ge 2 ] || { echo "bench_hosts.sh: --epochs must be >= 2 (epoch 1 warms up)" >&2; exit 2; }
+[ ${#BINS[@]} -gt 0 ] || BINS=("ours=$ROOT/build/distgnn")
+BIN0=${BINS[0]#*=}
+BIN0=${BIN0%%,*}
+[ -x "$BIN0" ] || scripts/build.sh distgnn
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+
+# DGL's graph, partitioned once (shared with bench_train.sh --dgl-setting's layout).
+KEY="uniform-n100000-e2000000-f100-c10-t1.0"
+DATA=$WORK/data-$KEY PARTS=$WORK/parts-$KEY
+if [ ! -f "$DATA/.done" ]; then
+  rm -rf "$DATA"
+  "$BIN0" generate --model uniform --all-train --nodes 100000 --edges 2000000 --feat-dim 100 --classes 10 \
+      --seed 1 --out "$DATA" --force
+  touch "$DATA/.done"
+fi
+if [ ! -f "$PARTS/.done" ]; then
+  "$BIN0" partition --dataset "$DATA" --num-parts 2 --method metis --name bench --out "$PARTS" --force
+  touch "$PARTS/.done"
+fi
+# Exported by this tree's build (its SAGE has forward_agg; an older binary ignores the method).
+MODEL=$WORK/sage-f100-h16-c10.pt
+EXPORTER=$ROOT/build/distgnn
+[ -x "$EXPORTER" ] || EXPORTER=$BIN0
+"$EXPORTER" model export --arch sage --in-dim 100 --hidden 16 --classes 10 --layers 2 -o "$MODEL" >/dev/null
+
+STATE=/tmp/distgnn-netns-$PREFIX
+LO_NS=$PREFIX-lo
+SAMPLER_PID=""
+cleanup() {
+  [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
+  if [ "$LOOPBACK" = 1 ]; then
+    ip netns pids "$LO_NS" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+    ip netns del "$LO_NS" 2>/dev/null
+  else
+    DISTGNN_NETNS_PREFIX=$PREFIX scripts/netns-cluster.sh down >/dev/null 2>&1
+  fi
+  return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "$LOOPBACK" = 1 ]; then
+  ip netns del "$LO_NS" 2>/dev/null || true
+  ip netns add "$LO_NS"
+  ip -n "$LO_NS" link set lo up
+  ADDR=(127.0.0.1 127.0.0.1)
+  NS=("$LO_NS" "$LO_NS")
+  DEV=lo
+  LABEL=loopback
+else
+  DISTGNN_NETNS_PREFIX=$PREFIX DISTGNN_NETNS_SUBNET=${DISTGNN_BENCH_SUBNET:-10.78.0} \
+    scripts/netns-cluster.sh up "$HOSTS" ${RATE:+--rate "$RATE"} >/dev/null
+  mapfile -t ADDR < "$STATE/hosts"
+  NS=("$PREFIX-h0" "$PREFIX-h1")
+  DEV=eth0
+  LABEL=${RATE:-unshaped}
+fi
+
+tx_bytes() {  # host -> its interface's bytes sent so far
+  ip netns exec "${NS[$1]}" cat /sys/class/net/$DEV/statistics/tx_bytes
+}
+
+job_yaml() {  # name binary port -> YAML on stdout
+  local name=$1 bin=$2 port=$3 m
+  cat <<YAML
+job: $name
+partition: $PARTS/bench.json
+machines:
+YAML
+  for m in 0 1; do
+    if [ "$LOOPBACK" = 1 ]; then
+      echo "  - {host: 127.0.0.1, binary: $bin}"
+    else
+      cat <<YAML
+  - host: ${ADDR[$m]}
+    ssh: root@${ADDR[$m]}
+    ssh_key: $STATE/id_ed25519
+    ssh_options: [StrictHostKeyChecking=no, UserKnownHostsFile=/dev/null, LogLevel=ERROR]
+    binary: $bin
+YAML
+    fi
+  done
+  cat <<YAML
+ports: {server: $port, trainer: $((port + 4)), rendezvous: $((port + 8))}
+processes: {servers: 1, trainers: 1, samplers_per_trainer: 0}
+train:
+  model: $MODEL
+  fanouts: [10, 25]
+  batch_size: 1000
+  epochs: $EPOCHS
+  lr: 0.003
+  eval_every: 1000000
+  eval_full_neighbors: false
+  seed: 0
+output_dir: $WORK/runs
+YAML
+}
+
+RESULTS=$WORK/results-$LABEL.jsonl
+: > "$RESULTS"
+run_one() {  # name spec round
+  local name=$1 spec=$2 round=$3 bin sets=() port yaml log samples
+  bin=${spec%%,*}
+  IFS=',' read -r -a extra <<< "${spec#"$bin"}"
+  for kv in "${extra[@]}"; do [ -n "$kv" ] && sets+=(--set "$kv"); done
+  port=$((30000 + (RANDOM % 2000) * 10))
+  yaml=$WORK/job-$name.yaml
+  job_yaml "bench-$name" "$bin" "$port" > "$yaml"
+  rm -rf "$WORK/runs/bench-$name"
+  log=$WORK/launch-$name.log
+  samples=$WORK/tx-$name.txt
+  (while true; do echo "$(date +%s.%N) $(tx_bytes 0) $(tx_bytes 1)"; sleep 0.05; done) > "$samples" &
+  SAMPLER_PID=$!
+  ip netns exec "${NS[0]}" "$bin" launch "$yaml" "${sets[@]}" 2>&1 |
+    while IFS= read -r line; do echo "$(date +%s.%N) $line"; done > "$log" || true
+  kill "$SAMPLER_PID" 2>/dev/null; wait "$SAMPLER_PID" 2>/dev/null || true
+  SAMPLER_PID=""
+  python3 - "$WORK/runs/bench-$name" "$log" "$samples" "$name" "$LABEL" "$round" "$LOOPBACK" >> "$RESULTS" <<'PY'
+import bisect, glob, json, re, statistics, sys
+run, log, samples, name, label, rnd, loopback = sys.argv[1:]
+rows = [json.loads(l) for l in open(run + "/metrics.jsonl") if '"epoch"' in l and '"final"' not in l]
+if len(rows) < 2:
+    sys.exit(f"bench_hosts: {name}: fewer than 2 epochs in {run}/metrics.jsonl (see {log})")
+ends = {}
+for line in open(log):
+    m = re.match(r"(\S+) .*epoch (\d+): loss", line)
+    if m: ends.setdefault(int(m.group(2)), float(m.group(1)))
+t = [list(map(float, l.split())) for l in open(samples) if len(l.split()) == 3]
+def at(ts, k):  # counter k at time ts, interpolated between samples
+    i = bisect.bisect_left([r[0] for r in t], ts)
+    i = min(max(i, 1), len(t) - 1)
+    (t0, *a), (t1, *b) = t[i - 1], t[i]
+    w = 0 if t1 == t0 else (ts - t0) / (t1 - t0)
+    return a[k] + w * (b[k] - a[k])
+last = max(ends)
+per_epoch = [(at(ends[last], k) - at(ends[1], k)) / (last - 1) / 1e6 for k in (0, 1)]
+if loopback == "1": per_epoch = [per_epoch[0], 0.0]  # lo: one counter holds both hosts' traffic
+later = rows[1:]
+out = {"name": name, "network": label, "round": int(rnd),
+       "epoch_s": round(statistics.median(r["epoch_seconds"] for r in later), 3),
+       "epoch_s_all": [round(r["epoch_seconds"], 3) for r in rows],
+       "mb_sent_per_epoch": [round(x, 1) for x in per_epoch], "mb_total": round(sum(per_epoch), 1),
+       "wait_ms": round(statistics.median(r["step_ms"]["wait"] for r in later), 1),
+       "loss": rows[-1]["loss"], "train_acc": rows[-1]["train_acc"]}
+print(json.dumps(out))
+PY
+  tail -1 "$RESULTS"
+}
+
+echo "== $LABEL: ${#BINS[@]} binaries x $ROUNDS rounds, $EPOCHS epochs each"
+for ((r = 1; r <= ROUNDS; r++)); do
+  for b in "${BINS[@]}"; do run_one "${b%%=*}" "${b#*=}" "$r"; done
+done
+python3 - "$RESULTS" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+print(f"{'run':10s} {'network':10s} {'epoch s':>8s} {'MB sent/epoch h0 h1 (total)':>30s} {'wait ms':>8s} {'loss':>7s}")
+for r in rows:
+    h = r["mb_sent_per_epoch"]
+    print(f"{r['name']:10s} {r['network']:10s} {r['epoch_s']:8.2f} {h[0]:12.0f} {h[1]:7.0f} ({r['mb_total']:5.0f}) {r['wait_ms']:8.1f} {r['loss']:7.4f}")
+print(json.dumps(rows))
+PY
