@@ -64,8 +64,9 @@ std::string HostPort(const std::string& host, int port) {
   return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-// A connected TCP socket to host:port within timeout_s, or -1 (*why says why).
-int Dial(const std::string& host, int port, double timeout_s, std::string* why) {
+// A connected TCP socket to host:port within timeout_s, or -1 (*why says why);
+// gives up at once when wake_fd becomes readable.
+int Dial(const std::string& host, int port, double timeout_s, int wake_fd, std::string* why) {
   addrinfo hints{}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
@@ -81,9 +82,9 @@ int Dial(const std::string& host, int port, double timeout_s, std::string* why) 
     if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
       int err = errno;
       if (err == EINPROGRESS) {
-        pollfd p{fd, POLLOUT, 0};
+        pollfd p[2] = {{fd, POLLOUT, 0}, {wake_fd, POLLIN, 0}};
         err = ETIMEDOUT;
-        if (poll(&p, 1, PollMs(timeout_s)) == 1) {
+        if (poll(p, 2, PollMs(timeout_s)) >= 1 && p[0].revents) {
           socklen_t len = sizeof(err);
           getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
         }
@@ -103,12 +104,13 @@ int Dial(const std::string& host, int port, double timeout_s, std::string* why) 
   return fd;
 }
 
-// Reads one '\n'-terminated line (without it) by the deadline; false on EOF, error or timeout.
-bool ReadLine(int fd, double deadline, std::string* line) {
+// Reads one '\n'-terminated line (without it) by the deadline; false on EOF,
+// error, timeout, or when wake_fd becomes readable.
+bool ReadLine(int fd, double deadline, int wake_fd, std::string* line) {
   line->clear();
   while (line->size() < kMaxLine) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, PollMs(deadline - Now())) != 1) return false;
+    pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    if (poll(p, 2, PollMs(deadline - Now())) < 1 || p[1].revents || !p[0].revents) return false;
     char c;
     ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
     if (n == 0) return false;
@@ -360,6 +362,11 @@ void LeaseGranter::Loop() {
 
 std::unique_ptr<LeaseHolder> LeaseHolder::Start(const Options& options,
                                                 std::function<void(const std::string&)> on_expired) {
+  // OpenSSL (nonces, MACs) is initialised here, on the caller's thread, before
+  // the thread starts: its exit-time cleanup (atexit) then runs after a static
+  // holder's destructor has joined the thread, never while the thread uses it.
+  (void)RandomNonce();
+  (void)HmacSha256("", "");
   std::unique_ptr<LeaseHolder> h(new LeaseHolder());
   h->options_ = options;
   h->on_expired_ = std::move(on_expired);
@@ -394,7 +401,7 @@ void LeaseHolder::Loop() {
   int fd = -1;
   std::string why = "no answer";
   while (fd < 0 && !stop_ && Now() < deadline) {
-    fd = Dial(o.host, o.port, deadline - Now(), &why);
+    fd = Dial(o.host, o.port, deadline - Now(), wake_[0], &why);
     if (fd < 0) {
       pollfd p{wake_[0], POLLIN, 0};
       poll(&p, 1, PollMs(std::min(0.2, deadline - Now())));
@@ -409,9 +416,9 @@ void LeaseHolder::Loop() {
   }
   SendAll(fd, std::string(kMagic) + " " + o.holder_id + " " + *hn + "\n");
   bool authenticated = false;
-  if (ReadLine(fd, deadline, &gn) && gn.size() == 64) {
+  if (ReadLine(fd, deadline, wake_[0], &gn) && gn.size() == 64) {
     SendAll(fd, MacHex(o.token, "holder", o.job_id, o.holder_id, *hn, gn) + "\n");
-    auto w = Words(ReadLine(fd, deadline, &ok) ? ok : std::string());
+    auto w = Words(ReadLine(fd, deadline, wake_[0], &ok) ? ok : std::string());
     authenticated = w.size() == 2 && w[0] == "OK" &&
                     SameMac(w[1], MacHex(o.token, "granter", o.job_id, o.holder_id, *hn, gn));
   }
