@@ -22,11 +22,6 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool DirExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -73,7 +68,38 @@ Result<Array> AsInt(const Array& a, DType want, const std::string& what) {
   return out;
 }
 
-Status ReadEdgesNpy(const std::string& path, int64_t num_src, int64_t num_dst, EdgeTypeData* et) {
+Status OutOfRange(const std::string& where, const EdgeTypeData& et, int64_t s, int64_t d, int64_t num_src,
+                  int64_t num_dst) {
+  return Status::InvalidArgument(where + " (" + std::to_string(s) + ", " + std::to_string(d) + ") is outside " +
+                                 et.src_type + " [0, " + std::to_string(num_src) + ") x " + et.dst_type + " [0, " +
+                                 std::to_string(num_dst) + ")");
+}
+
+}  // namespace
+
+Result<std::string> TypedEdgeFile(const std::string& dir, const EdgeTypeData& et) {
+  const std::string base = dir + "/edges/" + et.CanonicalName();
+  for (const char* ext : {".tsv", ".tsv.gz", ".csv", ".csv.gz", ".txt", ".npy", ".npy.gz"})
+    if (FileExists(base + ext)) return base + ext;
+  return Status::NotFound(dir + "/edges: no file for edge type [" + et.src_type + ", " + et.relation + ", " +
+                          et.dst_type + "] (expected " + et.CanonicalName() + ".tsv or " + et.CanonicalName() +
+                          ".npy)");
+}
+
+Status ForEachTypedEdge(const std::string& dir, const EdgeTypeData& et, int64_t num_src, int64_t num_dst,
+                        const TypedEdgeChunkFn& fn) {
+  DG_ASSIGN_OR_RETURN(std::string path, TypedEdgeFile(dir, et));
+  if (!EndsWith(path, ".npy") && !EndsWith(path, ".npy.gz")) {
+    int64_t line_edges = 0, max_id = 0;
+    // Ids are checked against the larger count by the parser, then per side.
+    return ForEachEdgeText(path, std::max(num_src, num_dst), [&](const int64_t* s, const int64_t* d, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        if (s[i] >= num_src || d[i] >= num_dst)
+          return OutOfRange(path + ": edge " + std::to_string(line_edges + i + 1), et, s[i], d[i], num_src, num_dst);
+      line_edges += n;
+      return fn(s, d, n);
+    }, &max_id);
+  }
   DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
   if (a.shape.size() != 2 || a.shape[1] != 2)
     return Status::InvalidArgument(path + ": expected an [E, 2] array of (src, dst) pairs, got shape " +
@@ -81,46 +107,33 @@ Status ReadEdgesNpy(const std::string& path, int64_t num_src, int64_t num_dst, E
   if (a.dtype != DType::kInt64 && a.dtype != DType::kInt32)
     return Status::InvalidArgument(path + ": node ids must be int64 or int32, got " + DTypeName(a.dtype));
   const int64_t e = a.shape[0];
-  et->src.resize(static_cast<size_t>(e));
-  et->dst.resize(static_cast<size_t>(e));
-  for (int64_t i = 0; i < e; ++i) {
-    et->src[i] = a.dtype == DType::kInt64 ? a.as<int64_t>()[2 * i] : a.as<int32_t>()[2 * i];
-    et->dst[i] = a.dtype == DType::kInt64 ? a.as<int64_t>()[2 * i + 1] : a.as<int32_t>()[2 * i + 1];
-    if (et->src[i] < 0 || et->src[i] >= num_src || et->dst[i] < 0 || et->dst[i] >= num_dst)
-      return Status::InvalidArgument(path + ": row " + std::to_string(i) + " (" + std::to_string(et->src[i]) + ", " +
-                                     std::to_string(et->dst[i]) + ") is outside " + et->src_type + " [0, " +
-                                     std::to_string(num_src) + ") x " + et->dst_type + " [0, " +
-                                     std::to_string(num_dst) + ")");
+  constexpr int64_t kChunk = 1 << 20;
+  std::vector<int64_t> src, dst;
+  for (int64_t b = 0; b < e; b += kChunk) {
+    const int64_t n = std::min(kChunk, e - b);
+    src.resize(n);
+    dst.resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t k = b + i;
+      src[i] = a.dtype == DType::kInt64 ? a.as<int64_t>()[2 * k] : a.as<int32_t>()[2 * k];
+      dst[i] = a.dtype == DType::kInt64 ? a.as<int64_t>()[2 * k + 1] : a.as<int32_t>()[2 * k + 1];
+      if (src[i] < 0 || src[i] >= num_src || dst[i] < 0 || dst[i] >= num_dst)
+        return OutOfRange(path + ": row " + std::to_string(k), et, src[i], dst[i], num_src, num_dst);
+    }
+    DG_RETURN_IF_ERROR(fn(src.data(), dst.data(), n));
   }
   return Status::OK();
 }
 
+namespace {
+
 // Reads one edge type's file, whichever form exists.
 Status ReadEdgeType(const std::string& dir, int64_t num_src, int64_t num_dst, EdgeTypeData* et) {
-  const std::string base = dir + "/edges/" + et->CanonicalName();
-  for (const char* ext : {".tsv", ".tsv.gz", ".csv", ".csv.gz", ".txt"}) {
-    const std::string path = base + ext;
-    if (!FileExists(path)) continue;
-    // Ids are checked against both counts here, then per side below.
-    int64_t max_id = 0;
-    DG_RETURN_IF_ERROR(ForEachEdgeText(path, std::max(num_src, num_dst), [&](const int64_t* s, const int64_t* d, int64_t n) {
-      et->src.insert(et->src.end(), s, s + n);
-      et->dst.insert(et->dst.end(), d, d + n);
-      return Status::OK();
-    }, &max_id));
-    for (size_t i = 0; i < et->src.size(); ++i)
-      if (et->src[i] >= num_src || et->dst[i] >= num_dst)
-        return Status::InvalidArgument(path + ": edge " + std::to_string(i + 1) + " (" + std::to_string(et->src[i]) +
-                                       ", " + std::to_string(et->dst[i]) + ") is outside " + et->src_type + " [0, " +
-                                       std::to_string(num_src) + ") x " + et->dst_type + " [0, " +
-                                       std::to_string(num_dst) + ")");
+  return ForEachTypedEdge(dir, *et, num_src, num_dst, [&](const int64_t* s, const int64_t* d, int64_t n) {
+    et->src.insert(et->src.end(), s, s + n);
+    et->dst.insert(et->dst.end(), d, d + n);
     return Status::OK();
-  }
-  for (const char* ext : {".npy", ".npy.gz"})
-    if (FileExists(base + ext)) return ReadEdgesNpy(base + ext, num_src, num_dst, et);
-  return Status::NotFound(dir + "/edges: no file for edge type [" + et->src_type + ", " + et->relation + ", " +
-                          et->dst_type + "] (expected " + et->CanonicalName() + ".tsv or " + et->CanonicalName() +
-                          ".npy)");
+  });
 }
 
 }  // namespace
@@ -315,7 +328,37 @@ Result<TypedDataset> LoadTypedDataset(const std::string& dir, bool undirected) {
   return LoadTypedDataset(dir, o);
 }
 
+std::map<std::string, std::string> TypedNodeFiles(const std::string& dir, const std::string& type) {
+  const std::string tdir = dir + "/nodes/" + type;
+  std::map<std::string, std::string> files;  // array name -> path; plain .npy wins over .npy.gz
+  for (const std::string& f : ListDir(tdir)) {
+    if (EndsWith(f, ".npy")) files[f.substr(0, f.size() - 4)] = tdir + "/" + f;
+    else if (EndsWith(f, ".npy.gz") && !files.count(f.substr(0, f.size() - 7)))
+      files[f.substr(0, f.size() - 7)] = tdir + "/" + f;
+  }
+  return files;
+}
+
 Result<TypedDataset> LoadTypedDataset(const std::string& dir, const TypedLoadOptions& opts) {
+  DG_ASSIGN_OR_RETURN(TypedDataset ds, ReadTypedMeta(dir));
+  const std::string meta = dir + "/meta.json";
+  for (NodeTypeData& t : ds.node_types) {
+    for (const auto& [name, path] : TypedNodeFiles(dir, t.name)) {
+      DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
+      if (a.shape.empty() || a.shape[0] != t.count)
+        return Status::InvalidArgument(path + ": shape " + a.ShapeString() + ", expected " + std::to_string(t.count) +
+                                       " rows (meta.json node_types." + t.name + ")");
+      t.data[name] = std::move(a);
+    }
+  }
+  for (EdgeTypeData& et : ds.edge_types)
+    DG_RETURN_IF_ERROR(ReadEdgeType(dir, ds.node_types[et.src_type_id].count, ds.node_types[et.dst_type_id].count, &et));
+  NormalizeTypedEdges(&ds, opts);
+  DG_RETURN_IF_ERROR(ValidateTypedDataset(&ds, dir));
+  return ds;
+}
+
+Result<TypedDataset> ReadTypedMeta(const std::string& dir) {
   const std::string meta = dir + "/meta.json";
   if (!FileExists(meta)) return Status::NotFound(meta + ": not found (a typed dataset directory has a meta.json)");
   TypedDataset ds;
@@ -376,28 +419,11 @@ Result<TypedDataset> LoadTypedDataset(const std::string& dir, const TypedLoadOpt
     if (!ValidTypeName(t.name))
       return Status::InvalidArgument(meta + ": node type '" + t.name +
                                      "': names are letters, digits, '_', '-', '.' (no '__', not starting with '.')");
-    const std::string tdir = dir + "/nodes/" + t.name;
-    if (!DirExists(tdir)) continue;  // a type without arrays
-    std::map<std::string, std::string> files;  // array name -> path; plain .npy wins over .npy.gz
-    for (const std::string& f : ListDir(tdir)) {
-      if (EndsWith(f, ".npy")) files[f.substr(0, f.size() - 4)] = tdir + "/" + f;
-      else if (EndsWith(f, ".npy.gz") && !files.count(f.substr(0, f.size() - 7)))
-        files[f.substr(0, f.size() - 7)] = tdir + "/" + f;
-    }
-    for (const auto& [name, path] : files) {
-      DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
-      if (a.shape.empty() || a.shape[0] != t.count)
-        return Status::InvalidArgument(path + ": shape " + a.ShapeString() + ", expected " + std::to_string(t.count) +
-                                       " rows (meta.json node_types." + t.name + ")");
-      t.data[name] = std::move(a);
-    }
+    if (t.count < 0) return Status::InvalidArgument(meta + ": key 'node_types." + t.name + "': negative count");
   }
-  for (EdgeTypeData& et : ds.edge_types)
-    DG_RETURN_IF_ERROR(ReadEdgeType(dir, ds.node_types[et.src_type_id].count, ds.node_types[et.dst_type_id].count, &et));
   if (!ds.target.empty() && ds.NodeTypeId(ds.target) < 0)
     return Status::InvalidArgument(meta + ": key 'target': '" + ds.target + "' is not a node type");
-  NormalizeTypedEdges(&ds, opts);
-  DG_RETURN_IF_ERROR(ValidateTypedDataset(&ds, dir));
+  ds.target_type = ds.NodeTypeId(ds.target);
   return ds;
 }
 

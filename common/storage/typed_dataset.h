@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -96,6 +97,19 @@ bool IsTypedDatasetDir(const std::string& dir);
 
 Result<TypedDataset> LoadTypedDataset(const std::string& dir, bool undirected);
 Result<TypedDataset> LoadTypedDataset(const std::string& dir, const TypedLoadOptions& opts);
+
+// meta.json alone: node types with counts, edge types (no edges), target;
+// no arrays read.
+Result<TypedDataset> ReadTypedMeta(const std::string& dir);
+// The array files of nodes/<type>/: name -> path (X.npy preferred over X.npy.gz).
+std::map<std::string, std::string> TypedNodeFiles(const std::string& dir, const std::string& type);
+// The edge file of an edge type (edges/<src>__<rel>__<dst>.tsv|.tsv.gz|.csv|.npy...).
+Result<std::string> TypedEdgeFile(const std::string& dir, const EdgeTypeData& et);
+// Streams an edge type's edges in file order, in chunks, checking ids
+// against the two counts (errors name the file and the edge).
+using TypedEdgeChunkFn = std::function<Status(const int64_t* src, const int64_t* dst, int64_t n)>;
+Status ForEachTypedEdge(const std::string& dir, const EdgeTypeData& et, int64_t num_src, int64_t num_dst,
+                        const TypedEdgeChunkFn& fn);
 
 // Checks a TypedDataset built in memory (names, counts, ids in range, array
 // rows, label/split dtypes, target) and fills the type ids and num_classes if

@@ -31,6 +31,8 @@
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"
 #include "roles/partition/partition_dataset.h"
+#include "roles/partition/typed_input.h"
+#include "common/storage/typed_dataset.h"
 
 namespace dg {
 
@@ -102,7 +104,63 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
   return Status::OK();
 }
 
+// A typed dataset directory (typed_input.h): in memory, or out of core with a budget.
+Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po) {
+  if (!flags.edge_data.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
+  if (flags.edge_split_given) return Status::InvalidArgument("--edge-split is not supported for a typed dataset");
+  auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  PartitionOptions o = po;
+  o.normalize_features = flags.normalize_features;  // 'features' of every type, row by row
+  if (o.memory_budget > 0) {
+    if (flags.drop_self_loops || flags.drop_duplicates)
+      return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
+                                     "out of core (--memory-budget); partition in memory");
+    ScratchDir scratch;
+    DG_RETURN_IF_ERROR(scratch.Create(o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir));
+    OutOfCoreInput in;
+    std::string src, dst;
+    DG_ASSIGN_OR_RETURN(TypeLayout layout, OpenTypedOutOfCore(flags.dataset, flags.undirected, scratch.path(), &src, &dst));
+    in.num_nodes = layout.num_nodes();
+    DG_ASSIGN_OR_RETURN(in.edges, EdgeSource::Map(src, dst));
+    in.types = std::make_shared<TypeLayout>(std::move(layout));
+    std::printf("  open input:        %.2f s (%lld nodes of %d types, %lld edges of %zu types)\n", seconds(),
+                (long long)in.num_nodes, in.types->num_types(), (long long)in.edges.size(), in.types->edge_types.size());
+    GraphInput check;
+    check.num_nodes = in.num_nodes;
+    DG_RETURN_IF_ERROR(ValidatePartitionRequest(check, o));
+    DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraphOutOfCore(&in, o));
+    std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
+                cfg.num_parts, (long long)cfg.edge_cut, seconds(), PeakRssBytes() / 1048576.0);
+    return Status::OK();
+  }
+  TypedLoadOptions lo;
+  lo.undirected = flags.undirected;
+  lo.drop_self_loops = flags.drop_self_loops;
+  lo.drop_duplicates = flags.drop_duplicates;
+  DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadTypedDataset(flags.dataset, lo));
+  return PartitionTypedInMemory(&ds, o, seconds());
+}
+
 }  // namespace
+
+Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& o, double read_seconds) {
+  auto t0 = std::chrono::steady_clock::now();
+  const int T = static_cast<int>(ds->node_types.size());
+  const size_t R = ds->edge_types.size();
+  GraphInput in;
+  in.types = std::make_shared<TypeLayout>(FlattenTypedDataset(ds, &in.edges));
+  in.num_nodes = in.types->num_nodes();
+  std::printf("  read input:        %.2f s (%lld nodes of %d types, %lld edges of %zu types)\n", read_seconds,
+              (long long)in.num_nodes, T, (long long)in.edges.src.size(), R);
+  std::fflush(stdout);
+  DG_RETURN_IF_ERROR(ValidatePartitionRequest(in, o));
+  DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraph(&in, o));
+  const double total = read_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
+              cfg.num_parts, (long long)cfg.edge_cut, total, PeakRssBytes() / 1048576.0);
+  return Status::OK();
+}
 
 Status PartitionDataset(const PartitionDatasetOptions& flags) {
   const std::string &dataset = flags.dataset, &edges_file = flags.edges_file, &method = flags.method,
@@ -163,6 +221,10 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   std::map<std::string, std::string> node_files, edge_files;
   DG_RETURN_IF_ERROR(ParseNamedFiles("--node-data", node_items, &node_files));
   DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", edge_items, &edge_files));
+
+  if (!dataset.empty() && IsTypedDatasetDir(dataset)) {
+    return RunTyped(flags, po_);
+  }
 
   EdgeListOptions eo;
   eo.undirected = flags.undirected;

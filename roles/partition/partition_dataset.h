@@ -35,4 +35,10 @@ struct PartitionDatasetOptions {
 
 Status PartitionDataset(const PartitionDatasetOptions& options);
 
+// A typed dataset already in memory (the OGB reader, tests) -> a typed
+// partition; progress and the "done" line on stdout. Empties ds's edges.
+struct PartitionOptions;
+struct TypedDataset;
+Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& opts, double read_seconds);
+
 }  // namespace dg
