@@ -33,6 +33,7 @@
 #include "roles/partition/partition_dataset.h"
 #include "roles/partition/typed_input.h"
 #include "common/storage/typed_dataset.h"
+#include "common/storage/ogb_dataset.h"
 
 namespace dg {
 
@@ -222,9 +223,27 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   DG_RETURN_IF_ERROR(ParseNamedFiles("--node-data", node_items, &node_files));
   DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", edge_items, &edge_files));
 
-  if (!dataset.empty() && IsTypedDatasetDir(dataset)) {
-    return RunTyped(flags, po_);
+  if (flags.format != "plain" && flags.format != "ogb")
+    return Status::InvalidArgument("--format: unknown format '" + flags.format + "' (expected plain or ogb)");
+  const bool ogb = flags.format == "ogb";
+  if (ogb && dataset.empty()) return Status::InvalidArgument("--format ogb reads a dataset directory: give --dataset DIR");
+  if (ogb && po_.memory_budget > 0)
+    return Status::InvalidArgument("--format ogb is read in memory (its CSV files are parsed whole); "
+                                   "drop --memory-budget, or convert to src.npy/dst.npy first");
+  if (ogb && IsOgbHeterogeneous(dataset)) {
+    if (!edge_items.empty() || flags.edge_split_given)
+      return Status::InvalidArgument("--edge-data and --edge-split are not supported for a typed dataset");
+    auto t0 = std::chrono::steady_clock::now();
+    TypedLoadOptions lo;
+    lo.undirected = flags.undirected;
+    lo.drop_self_loops = flags.drop_self_loops;
+    lo.drop_duplicates = flags.drop_duplicates;
+    DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadOgbTypedDataset(dataset, lo));
+    PartitionOptions o = po_;
+    o.normalize_features = flags.normalize_features;
+    return PartitionTypedInMemory(&ds, o, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
+  if (!ogb && !dataset.empty() && IsTypedDatasetDir(dataset)) return RunTyped(flags, po_);
 
   EdgeListOptions eo;
   eo.undirected = flags.undirected;
@@ -236,7 +255,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   ooc_src.edges_file = edges_file;
   ooc_src.node_files = node_files;
   ooc_src.num_nodes = num_nodes;
-  if (po_.memory_budget == 0) {
+  if (po_.memory_budget == 0 && !ogb) {
     // No budget: in memory, unless that would need more than half the RAM.
     DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(ooc_src));
     const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
@@ -260,7 +279,12 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
 
   auto t0 = std::chrono::steady_clock::now();
   GraphInput in;
-  if (!dataset.empty()) {
+  if (ogb) {
+    DG_ASSIGN_OR_RETURN(Dataset ds, LoadOgbDataset(dataset, raw));
+    in.num_nodes = ds.num_nodes;
+    in.edges = std::move(ds.edges);
+    in.node_data = std::move(ds.node_data);
+  } else if (!dataset.empty()) {
     DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(dataset, raw));
     in.num_nodes = ds.num_nodes;
     in.edges = std::move(ds.edges);
@@ -291,7 +315,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   // A dataset's own edge_split.npy (one int8 per input edge) unless --edge-split is given.
   bool input_split_present = false;
   Array input_split;
-  if (!dataset.empty() && !edge_split) {
+  if (!dataset.empty() && !ogb && !edge_split) {
     DG_RETURN_IF_ERROR(LoadInputEdgeSplit(dataset, input_edges, &input_split_present, &input_split));
     if (input_split_present) {
       edge_split = EdgeSplitFractions{-1, -1, -1};  // recorded as "from edge_split.npy"
