@@ -141,3 +141,18 @@ TEST_CASE("typed partition: homogeneous readers refuse it naming the file, corru
   REQUIRE(!lp.ok());
   CHECK(lp.status().ToString().find("part1/edge_types.npy") != std::string::npos);
 }
+
+TEST_CASE("typed partition: --method stream and METIS with --balance train", "[typed_partition]") {
+  test::TempDir tmp;
+  auto ds = LoadTypedDataset(ImdbDir(), true);
+  REQUIRE(ds.ok());
+  Partition({"--undirected", "--num-parts", "2", "--method", "stream"}, tmp / "s2");
+  test::CheckTypedPartition(tmp / "s2/imdb.json", *ds, 2);
+  Partition({"--undirected", "--num-parts", "2", "--method", "metis", "--balance", "train"}, tmp / "b2");
+  PartitionConfig cfg = test::CheckTypedPartition(tmp / "b2/imdb.json", *ds, 2);
+  // Train movies (836) balanced as an extra constraint, beside every type.
+  const int64_t t0 = cfg.parts[0].num_train, t1 = cfg.parts[1].num_train;
+  CHECK(t0 + t1 == 836);
+  CHECK(std::max(t0, t1) * 2.0 / 836 < 1.10);
+  for (double imb : TypeImbalance(cfg)) CHECK(imb < 1.10);
+}
