@@ -113,6 +113,27 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   PartitionOptions o = po;
   o.normalize_features = flags.normalize_features;  // 'features' of every type, row by row
+  if (o.memory_budget == 0 && !flags.drop_self_loops && !flags.drop_duplicates) {
+    // As for one type: out of core when in memory would need more than half the
+    // RAM. Edge counts from the .npy headers (text edge files are not counted).
+    DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadTypedMeta(flags.dataset));
+    double edges = 0;
+    for (const EdgeTypeData& et : meta.edge_types) {
+      auto path = TypedEdgeFile(flags.dataset, et);
+      if (!path.ok() || path->size() < 4 || path->compare(path->size() - 4, 4, ".npy") != 0) continue;
+      auto a = NpyMap(*path);
+      if (a.ok() && !a->shape.empty()) edges += static_cast<double>(a->shape[0]);
+    }
+    edges *= flags.undirected ? 2 : 1;
+    const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+    const uint64_t need = static_cast<uint64_t>(edges * 64) +
+                          (o.method == "metis" ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
+    if (need > ram / 2) {
+      o.memory_budget = ram / 2;
+      std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",
+                  FormatBytes(need).c_str(), FormatBytes(o.memory_budget).c_str());
+    }
+  }
   if (o.memory_budget > 0) {
     if (flags.drop_self_loops || flags.drop_duplicates)
       return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
