@@ -404,7 +404,7 @@ Result<TypedDataset> ReadTypedMeta(const std::string& dir) {
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(meta + ": not valid JSON: " + e.what());
   }
-  // Type ids first (the edge reader needs the counts); full checks after.
+  // Type ids (the edge readers need the counts); LoadTypedDataset checks the arrays and edges.
   for (EdgeTypeData& et : ds.edge_types) {
     et.src_type_id = ds.NodeTypeId(et.src_type);
     et.dst_type_id = ds.NodeTypeId(et.dst_type);
