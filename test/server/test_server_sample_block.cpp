@@ -117,6 +117,49 @@ TEST_CASE("SAMPLE_BLOCK gives the batch that sampling then PULL_BLOCK gives", "[
   }
 }
 
+TEST_CASE("BlockInputProvider's batches do not depend on how many are made ahead", "[server][pull_block]") {
+  // Two batch makers with four batches ahead give, batch for batch, what one
+  // maker one batch at a time gives: same blocks, rows and means, in order.
+  auto tg = MakeTestGraph(2000, 16000, 7, 2, 13);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 2, 1);
+  ClientOptions co = FastClientOptions();
+  co.local_partitions = {0};
+  auto client = ConnectClient(*tg, cluster, co, "", "sampler");
+  DistNeighborSource source(client.get());
+  BlockInputOptions o;
+  o.wire = WireDType::kFloat16;
+  EpochRequest req;
+  req.epoch = 3;
+  for (int64_t v = 0; v < 2000; v += 3) req.seeds.push_back(v);
+  req.batch_size = 64;
+  req.fanouts = {5, 3};
+  req.job_seed = 17;
+  auto run = [&](int workers, int prefetch) {
+    BlockInputProvider p(client.get(), &source, o, workers, prefetch);
+    REQUIRE(p.BeginEpoch(req).ok());
+    std::vector<MiniBatch> out;
+    MiniBatch mb;
+    for (;;) {
+      auto more = p.Next(&mb);
+      REQUIRE(more.ok());
+      if (!*more) break;
+      out.push_back(std::move(mb));
+    }
+    return out;
+  };
+  const std::vector<MiniBatch> ahead = run(2, 4), one = run(1, 1);
+  REQUIRE(ahead.size() == one.size());
+  REQUIRE(ahead.size() == 11);
+  for (size_t b = 0; b < one.size(); ++b) {
+    INFO("batch " << b);
+    REQUIRE(ahead[b].batch_index == one[b].batch_index);
+    REQUIRE(ahead[b].seeds == one[b].seeds);
+    RequireSameBlock(ahead[b].blocks[0], one[b].blocks[0]);
+    RequireSameInput(ahead[b], one[b], true);
+  }
+}
+
 TEST_CASE("SAMPLE_BLOCK refuses malformed requests and requests over the limits, and keeps serving",
           "[server][pull_block]") {
   auto tg = MakeTestGraph(600, 3000, 64, 2, 3);
