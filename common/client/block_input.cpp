@@ -23,6 +23,265 @@ struct Piece {
 
 bool HasWork(const Piece& pc) { return !pc.ids->rows.empty() || !pc.ids->src.empty(); }
 
+// A PULL_BLOCK of sums only (no own rows): for each destination in
+// ids->counts (all > 0), the sum of its sources on one partition, added to
+// the batch's neighbour-sum row pos[i].
+struct SumPiece {
+  int part = 0;
+  std::shared_ptr<PullBlockIds> ids = std::make_shared<PullBlockIds>();
+  std::vector<int64_t> pos;
+  std::shared_ptr<PendingCall> call;
+};
+
+// Sorts destinations' sources by owning partition into SumPieces of at most
+// max_dst_per_request destinations; a full or flushed piece is summed at once
+// from the mmap (machine-local partition) or sent (remote; kept in `sent`).
+class SumSplitter {
+ public:
+  SumSplitter(DistGraphClient* client, const BlockInputOptions& o, float* neigh)
+      : client_(client), o_(o), neigh_(neigh), open_(static_cast<size_t>(client->config().num_parts)) {}
+
+  // Sources (global ids) of batch row pos.
+  template <typename Id>
+  Status Add(int64_t pos, const Id* src, int64_t n) {
+    const PartitionBook& book = client_->book();
+    const std::vector<int64_t>& base = client_->config().node_map;
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t s = static_cast<int64_t>(src[t]);
+      const int q = book.Owner(s);
+      SumPiece& pc = open_[q];
+      if (pc.pos.empty() || pc.pos.back() != pos) {
+        if (static_cast<int64_t>(pc.pos.size()) >= std::max<int64_t>(1, o_.max_dst_per_request))
+          DG_RETURN_IF_ERROR(Close(q));
+        open_[q].pos.push_back(pos);
+        open_[q].ids->counts.push_back(0);
+      }
+      ++open_[q].ids->counts.back();
+      open_[q].ids->src.push_back(static_cast<int32_t>(s - base[q]));
+    }
+    return Status::OK();
+  }
+
+  Status Flush() {
+    for (size_t q = 0; q < open_.size(); ++q)
+      if (!open_[q].pos.empty()) DG_RETURN_IF_ERROR(Close(static_cast<int>(q)));
+    return Status::OK();
+  }
+
+  std::vector<SumPiece> sent;
+
+ private:
+  Status Close(int q) {
+    SumPiece pc = std::move(open_[q]);
+    open_[q] = SumPiece();
+    pc.part = q;
+    const PullBlockIds& ids = *pc.ids;
+    if (client_->is_local(q))
+      return AddPullBlock(*client_->local_store(q), o_.feature_name, nullptr, 0, nullptr, ids.counts.data(),
+                          static_cast<int64_t>(ids.counts.size()), ids.src.data(),
+                          static_cast<int64_t>(ids.src.size()), nullptr, neigh_, pc.pos.data());
+    Encoder e;
+    EncodePullBlock(&e, o_.feature_name, o_.wire, pc.ids);
+    pc.call = client_->StartRequest(q, MsgType::kPullBlock, e.Finish());
+    sent.push_back(std::move(pc));
+    return Status::OK();
+  }
+
+  DistGraphClient* client_;
+  const BlockInputOptions& o_;
+  float* neigh_;
+  std::vector<SumPiece> open_;  // per partition
+};
+
+// An int32 [n] array from a reply.
+Status CheckInt32(const std::string& what, const char* field, const Array& a, int64_t n) {
+  if (a.dtype == DType::kInt32 && a.shape == std::vector<int64_t>{n}) return Status::OK();
+  return Status::InvalidArgument(what + ": " + field + " is " + DTypeName(a.dtype) + " " + a.ShapeString() +
+                                 ", expected int32 [" + std::to_string(n) + "]");
+}
+
+// Block 0 sampled where its destinations live (SAMPLE_BLOCK): the input rows,
+// the mean of each destination's sampled sources and block 0 as sampled
+// degrees (see SampleBlockInput in the header).
+Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int fanout, bool replace, uint64_t seed,
+                        const std::vector<int64_t>& dst, MiniBatch* mb) {
+  const PartitionConfig& config = client->config();
+  auto info = config.node_data.find(o.feature_name);
+  if (info == config.node_data.end() || info->second.shape.size() != 2)
+    return Status::InvalidArgument("SampleBlockInput: no float32 [N, F] node array '" + o.feature_name + "'");
+  const int64_t F = info->second.shape[1], n = static_cast<int64_t>(dst.size());
+  const PartitionBook& book = client->book();
+  const std::vector<int64_t>& base = config.node_map;
+  const int P = config.num_parts;
+  const int64_t chunk = std::max<int64_t>(1, o.max_dst_per_request);
+  DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input rows"));
+  DG_ASSIGN_OR_RETURN(Array neigh, Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
+  float* xp = x.as<float>();
+  float* np = neigh.as<float>();
+  std::vector<int64_t> deg(static_cast<size_t>(n), 0);
+  // Destinations by owner; the remote ones go out at once (SAMPLE_BLOCK).
+  std::vector<std::vector<int64_t>> by_part(static_cast<size_t>(P));
+  for (int64_t i = 0; i < n; ++i) by_part[book.Owner(dst[i])].push_back(i);
+  std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
+  for (int p = 0; p < P; ++p) {
+    if (client->is_local(p)) continue;
+    const std::vector<int64_t>& rows = by_part[p];
+    for (size_t a = 0; a < rows.size(); a += static_cast<size_t>(chunk)) {
+      Piece pc;
+      pc.part = p;
+      const size_t b = std::min(rows.size(), a + static_cast<size_t>(chunk));
+      pc.row_pos.assign(rows.begin() + a, rows.begin() + b);
+      for (int64_t i : pc.row_pos) pc.ids->rows.push_back(static_cast<int32_t>(dst[i] - base[p]));
+      Encoder e;
+      EncodeSampleBlock(&e, o.feature_name, o.wire, fanout, replace, seed, pc.ids);
+      pc.call = client->StartRequest(p, MsgType::kSampleBlock, e.Finish());
+      samples.push_back(std::move(pc));
+    }
+  }
+  // Machine-local destinations: sampled and read from the mmap; their
+  // sources summed where they live.
+  SumSplitter sums(client, o, np);
+  for (int p = 0; p < P; ++p) {
+    if (!client->is_local(p) || by_part[p].empty()) continue;
+    const PartitionStore& store = *client->local_store(p);
+    const std::vector<int64_t>& rows = by_part[p];
+    std::vector<int64_t> ids(rows.size());
+    std::vector<int32_t> offsets(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      ids[i] = dst[rows[i]];
+      offsets[i] = static_cast<int32_t>(ids[i] - base[p]);
+    }
+    DG_RETURN_IF_ERROR(AddPullBlock(store, o.feature_name, offsets.data(), static_cast<int64_t>(rows.size()),
+                                    rows.data(), nullptr, 0, nullptr, 0, xp, nullptr, nullptr));
+    SampleResult sampled;
+    DG_RETURN_IF_ERROR(store.Sample(ids.data(), ids.size(), fanout, replace, seed, "", &sampled, false));
+    int64_t at = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      deg[rows[i]] = sampled.counts[i];
+      DG_RETURN_IF_ERROR(sums.Add(rows[i], sampled.src.data() + at, sampled.counts[i]));
+      at += sampled.counts[i];
+    }
+  }
+  DG_RETURN_IF_ERROR(sums.Flush());
+  // The remote destinations' answers, in send order: their sources elsewhere
+  // first (the same order of additions as FillBlockInput), then the sums of
+  // the sources their owner holds.
+  const auto deadline = client->CallDeadline();
+  Status first_error;
+  for (Piece& pc : samples) {
+    auto f = pc.call->Wait(deadline);
+    if (!first_error.ok()) continue;
+    if (!f.ok()) {
+      first_error = f.status();
+      continue;
+    }
+    const int64_t m = static_cast<int64_t>(pc.row_pos.size());
+    const std::string what = "SAMPLE_BLOCK reply of partition " + std::to_string(pc.part);
+    Decoder d = f->decoder(what);
+    WireRowsView own, part_sums;
+    Status st = DecodeWireRows(&d, o.wire, m, F, what + " (rows)", &own);
+    Array own_counts, remote_counts, remote_src;
+    int64_t k = 0, r = 0;
+    if (st.ok()) {
+      own_counts = d.ArrayView();
+      st = d.status().ok() ? CheckInt32(what, "own_counts", own_counts, m) : d.status();
+    }
+    if (st.ok())
+      for (int64_t i = 0; i < m; ++i) k += own_counts.as<int32_t>()[i] > 0;
+    if (st.ok()) st = DecodeWireRows(&d, o.wire, k, F, what + " (sums)", &part_sums);
+    if (st.ok()) {
+      remote_counts = d.ArrayView();
+      st = d.status().ok() ? CheckInt32(what, "remote_counts", remote_counts, m) : d.status();
+    }
+    if (st.ok()) {
+      remote_src = d.ArrayView();
+      st = d.Finish();
+    }
+    for (int64_t i = 0; st.ok() && i < m; ++i) {
+      const int32_t a = own_counts.as<int32_t>()[i], b = remote_counts.as<int32_t>()[i];
+      if (a < 0 || b < 0) st = Status::InvalidArgument(what + ": a negative count");
+      r += b;
+    }
+    if (st.ok() && ((remote_src.dtype != DType::kInt32 && remote_src.dtype != DType::kInt64) ||
+                    remote_src.shape != std::vector<int64_t>{r}))
+      st = Status::InvalidArgument(what + ": remote_src is " + std::string(DTypeName(remote_src.dtype)) + " " +
+                                   remote_src.ShapeString() + ", expected " + std::to_string(r) + " ids");
+    if (st.ok()) {  // every id a node of the graph
+      for (int64_t t = 0; t < r; ++t) {
+        const int64_t s = remote_src.dtype == DType::kInt32 ? remote_src.as<int32_t>()[t] : remote_src.as<int64_t>()[t];
+        if (s < 0 || s >= config.num_nodes) {
+          st = Status::InvalidArgument(what + ": source id " + std::to_string(s) + " is not a node of the graph");
+          break;
+        }
+      }
+    }
+    if (!st.ok()) {
+      first_error = st;
+      continue;
+    }
+    int64_t at = 0;
+    for (int64_t i = 0; i < m && st.ok(); ++i) {
+      const int64_t row = pc.row_pos[i];
+      own.Row(i, xp + row * F);
+      const int32_t b = remote_counts.as<int32_t>()[i];
+      deg[row] = own_counts.as<int32_t>()[i] + b;
+      st = remote_src.dtype == DType::kInt32 ? sums.Add(row, remote_src.as<int32_t>() + at, b)
+                                             : sums.Add(row, remote_src.as<int64_t>() + at, b);
+      at += b;
+    }
+    if (st.ok()) st = sums.Flush();
+    if (!st.ok()) {
+      first_error = st;
+      continue;
+    }
+    int64_t s = 0;
+    for (int64_t i = 0; i < m; ++i)
+      if (own_counts.as<int32_t>()[i] > 0) part_sums.AddRow(s++, np + pc.row_pos[i] * F);
+  }
+  // The sums of sources on remote partitions, in send order.
+  for (SumPiece& pc : sums.sent) {
+    auto f = pc.call->Wait(deadline);
+    if (!first_error.ok()) continue;
+    if (!f.ok()) {
+      first_error = f.status();
+      continue;
+    }
+    const int64_t k = static_cast<int64_t>(pc.pos.size());
+    const std::string what = "PULL_BLOCK reply of partition " + std::to_string(pc.part);
+    Decoder d = f->decoder(what);
+    WireRowsView own, part_sums;
+    Status st = DecodeWireRows(&d, o.wire, 0, F, what + " (rows)", &own);
+    if (st.ok()) st = DecodeWireRows(&d, o.wire, k, F, what + " (sums)", &part_sums);
+    if (st.ok()) st = d.Finish();
+    if (!st.ok()) {
+      first_error = st;
+      continue;
+    }
+    for (int64_t i = 0; i < k; ++i) part_sums.AddRow(i, np + pc.pos[i] * F);
+  }
+  DG_RETURN_IF_ERROR(first_error);
+  // Means, and block 0 as the sampled degrees: each edge points at its
+  // destination (the sources stay where they live).
+  Block b0;
+  b0.num_dst = b0.num_src = n;
+  b0.indptr.resize(static_cast<size_t>(n + 1));
+  b0.indptr[0] = 0;
+  for (int64_t i = 0; i < n; ++i) b0.indptr[i + 1] = b0.indptr[i] + deg[i];
+  b0.indices.resize(static_cast<size_t>(b0.indptr[n]));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t e = b0.indptr[i]; e < b0.indptr[i + 1]; ++e) b0.indices[e] = i;
+    if (deg[i] <= 1) continue;
+    const float inv = 1.0f / static_cast<float>(deg[i]);
+    float* row = np + i * F;
+    for (int64_t j = 0; j < F; ++j) row[j] *= inv;
+  }
+  mb->blocks[0] = std::move(b0);
+  mb->input_nodes = dst;
+  mb->features = std::move(x);
+  mb->input_neigh_mean = std::move(neigh);
+  return Status::OK();
+}
+
 }  // namespace
 
 Status CheckBlockInput(const PartitionConfig& config, const std::string& feature_name) {
@@ -102,10 +361,12 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   for (Piece& pc : pieces) {
     if (!HasWork(pc) || pc.call) continue;
     const PullBlockIds& ids = *pc.ids;
+    std::vector<int64_t> sums_pos(ids.counts.size());
+    for (size_t i = 0; i < sums_pos.size(); ++i) sums_pos[i] = pc.dst_begin + static_cast<int64_t>(i);
     DG_RETURN_IF_ERROR(AddPullBlock(*client->local_store(pc.part), o.feature_name, ids.rows.data(),
                                     static_cast<int64_t>(ids.rows.size()), pc.row_pos.data(), ids.counts.data(),
                                     static_cast<int64_t>(ids.counts.size()), ids.src.data(),
-                                    static_cast<int64_t>(ids.src.size()), xp, np, pc.dst_begin));
+                                    static_cast<int64_t>(ids.src.size()), xp, np, sums_pos.data()));
   }
   const auto deadline = client->CallDeadline();
   Status first_error;
@@ -155,6 +416,39 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   return Status::OK();
 }
 
+Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* source, const BlockInputOptions& o,
+                                   const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
+                                   uint64_t job_seed, int64_t epoch, int64_t batch_index) {
+  if (options.fanouts.empty()) return Status::InvalidArgument("fanouts: empty (need one per layer)");
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  MiniBatch mb;
+  mb.epoch = epoch;
+  mb.batch_index = batch_index;
+  mb.seeds = seeds;
+  const int num_layers = static_cast<int>(options.fanouts.size());
+  mb.blocks.resize(num_layers);
+  std::vector<int64_t> dst = seeds, src;
+  SampledNeighbors sampled;
+  for (int layer = num_layers - 1; layer >= 1; --layer) {  // as SampleMiniBatch
+    sampled.indptr.clear();
+    sampled.sources.clear();
+    DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace,
+                                               SamplingSeed(job_seed, epoch, batch_index, layer), &sampled));
+    mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes(), &options.owner_offsets);
+    dst.swap(src);
+  }
+  if (!options.label_name.empty()) {
+    DG_ASSIGN_OR_RETURN(mb.labels, source->Gather(options.label_name, mb.seeds));
+  }
+  const auto t1 = Clock::now();
+  DG_RETURN_IF_ERROR(FillSampledBlock(client, o, options.fanouts[0], options.replace,
+                                      SamplingSeed(job_seed, epoch, batch_index, 0), dst, &mb));
+  mb.sample_seconds = std::chrono::duration<double>(t1 - t0).count();
+  mb.gather_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+  return mb;
+}
+
 BlockInputProvider::BlockInputProvider(DistGraphClient* client, NeighborSource* source, BlockInputOptions options,
                                        int workers, int prefetch, std::string label_name)
     : client_(client),
@@ -172,6 +466,8 @@ Status BlockInputProvider::BeginEpoch(const EpochRequest& request) {
   opts.owner_offsets = source_->owner_offsets();
   return batches_.Begin(request, [this, opts, job_seed = request.job_seed, epoch = request.epoch](
                                      int64_t b, const std::vector<int64_t>& seeds) -> Result<MiniBatch> {
+    if (options_.aggregate && options_.sample_at_owner)
+      return SampleBlockInput(client_, source_, options_, seeds, opts, job_seed, epoch, b);
     DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(source_, seeds, opts, job_seed, epoch, b));
     const auto t0 = std::chrono::steady_clock::now();
     DG_RETURN_IF_ERROR(FillBlockInput(client_, options_, &mb));

@@ -31,13 +31,31 @@ struct BlockInputOptions {
   std::string feature_name = "features";
   bool aggregate = true;
   WireDType wire = WireDType::kFloat32;
-  int64_t max_dst_per_request = 4096;  // destinations (or rows) per PULL_BLOCK
+  int64_t max_dst_per_request = 4096;  // destinations (or rows) per PULL_BLOCK / SAMPLE_BLOCK
+  // With aggregate: block 0 is sampled where its destinations live
+  // (SampleBlockInput), so its source ids never travel. Same edges, same
+  // input as SampleMiniBatch + FillBlockInput.
+  bool sample_at_owner = true;
 };
 
 // Fills mb->features (and input_neigh_mean with aggregate) from mb's blocks
 // and input_nodes. The partition of every node must address its nodes with
 // int32 offsets (< 2^31 nodes per partition).
 Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& options, MiniBatch* mb);
+
+// SampleMiniBatch for blocks 1.. and labels, then block 0 sampled and summed
+// where its destinations live: SAMPLE_BLOCK to each remote owner (machine-
+// local destinations from the mmap), the sources a destination's owner does
+// not hold summed where they live (mmap or PULL_BLOCK). Block 0's edges are
+// the ones SampleMiniBatch samples (same request seed per layer, row seeds by
+// node), and the input equals FillBlockInput's (with two partitions bit for
+// bit: every destination's partials add up in the same order). The batch's
+// block 0 then carries the sampled degrees only: num_src = num_dst,
+// input_nodes = its destinations, each edge pointing at its destination.
+// Needs o.aggregate's model (forward_agg reads block 0's degrees, if anything).
+Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* source, const BlockInputOptions& o,
+                                   const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
+                                   uint64_t job_seed, int64_t epoch, int64_t batch_index);
 
 // Samples in-process (like LocalBatchProvider) and fills the input with
 // FillBlockInput. `client` and `source` must outlive it.

@@ -1,5 +1,6 @@
 #include "common/net/pull_block.h"
 
+#include <climits>
 #include <cstring>
 #include <memory>
 
@@ -66,12 +67,15 @@ Result<int64_t> CheckCounts(const std::string& what, const int32_t* counts, int6
   return k;
 }
 
-void SumRows(const float* table, int64_t elems, const int32_t* counts, int64_t m, const int32_t* src, float* sums) {
+// Destination i's sources added to sums row (pos ? pos[i] : the how-many-th
+// destination with a source it is), in src order.
+void SumRows(const float* table, int64_t elems, const int32_t* counts, int64_t m, const int32_t* src,
+             const int64_t* pos, float* sums) {
   int64_t at = 0, out = 0;
   for (int64_t i = 0; i < m; ++i) {
     const int32_t c = counts[i];
     if (c == 0) continue;
-    float* __restrict acc = sums + out * elems;
+    float* __restrict acc = sums + (pos ? pos[i] : out) * elems;
     for (int32_t t = 0; t < c; ++t) {
       const float* __restrict row = table + static_cast<int64_t>(src[at + t]) * elems;
       for (int64_t j = 0; j < elems; ++j) acc[j] += row[j];
@@ -81,9 +85,11 @@ void SumRows(const float* table, int64_t elems, const int32_t* counts, int64_t m
   }
 }
 
-void CopyRows(const float* table, int64_t elems, const int32_t* rows, int64_t r, float* own) {
+// Row i of `rows` to out row (pos ? pos[i] : i).
+void CopyRows(const float* table, int64_t elems, const int32_t* rows, int64_t r, const int64_t* pos, float* out) {
   for (int64_t i = 0; i < r; ++i)
-    std::memcpy(own + i * elems, table + static_cast<int64_t>(rows[i]) * elems, static_cast<size_t>(elems) * 4);
+    std::memcpy(out + (pos ? pos[i] : i) * elems, table + static_cast<int64_t>(rows[i]) * elems,
+                static_cast<size_t>(elems) * 4);
 }
 
 }  // namespace
@@ -117,7 +123,7 @@ Result<PullBlockRequest> DecodePullBlock(const Frame& f) {
 
 Status AddPullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
                     const int64_t* own_pos, const int32_t* counts, int64_t m, const int32_t* src, int64_t e,
-                    float* own_out, float* sums_out, int64_t sums_begin) {
+                    float* own_out, float* sums_out, const int64_t* sums_pos) {
   const std::string what = "PULL_BLOCK '" + name + "'";
   DG_ASSIGN_OR_RETURN(const Array* table, BlockTensor(store, name));
   const int64_t owned = store.partition().num_owned();
@@ -125,18 +131,8 @@ Status AddPullBlock(const PartitionStore& store, const std::string& name, const 
   DG_RETURN_IF_ERROR(CheckOffsets(what, "src", src, e, owned));
   DG_RETURN_IF_ERROR(CheckCounts(what, counts, m, e).status());
   const int64_t elems = table->shape[1];
-  const float* t = table->as<float>();
-  for (int64_t i = 0; i < r; ++i)
-    std::memcpy(own_out + own_pos[i] * elems, t + static_cast<int64_t>(rows[i]) * elems, static_cast<size_t>(elems) * 4);
-  int64_t at = 0;
-  for (int64_t i = 0; i < m; ++i) {
-    float* __restrict acc = sums_out + (sums_begin + i) * elems;
-    for (int32_t k = 0; k < counts[i]; ++k) {
-      const float* __restrict row = t + static_cast<int64_t>(src[at + k]) * elems;
-      for (int64_t j = 0; j < elems; ++j) acc[j] += row[j];
-    }
-    at += counts[i];
-  }
+  CopyRows(table->as<float>(), elems, rows, r, own_pos, own_out);
+  SumRows(table->as<float>(), elems, counts, m, src, sums_pos, sums_out);
   return Status::OK();
 }
 
@@ -166,11 +162,106 @@ Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRe
                                      std::to_string(limits.max_answer_bytes) + " bytes; send fewer per request");
   DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {r, elems}, what));  // every row written
   DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {k, elems}, what));
-  CopyRows(table->as<float>(), elems, rows, r, own.as<float>());
-  SumRows(table->as<float>(), elems, counts, m, src, sums.as<float>());
+  CopyRows(table->as<float>(), elems, rows, r, nullptr, own.as<float>());
+  SumRows(table->as<float>(), elems, counts, m, src, nullptr, sums.as<float>());
   Encoder enc;
   EncodeWireRows(&enc, req.wire, own.as<float>(), r, elems, own.holder);
   EncodeWireRows(&enc, req.wire, sums.as<float>(), k, elems, sums.holder);
+  return enc.Finish();
+}
+
+void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, int64_t fanout, bool replace,
+                       uint64_t seed, std::shared_ptr<const PullBlockIds> ids) {
+  e->String(name);
+  e->U8(static_cast<uint8_t>(wire));
+  e->I64(fanout);
+  e->Bool(replace);
+  e->U64(seed);
+  e->ArrayRef(Int32Ref(ids->rows, ids));
+}
+
+Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
+  SampleBlockRequest r;
+  Decoder d = f.decoder("SAMPLE_BLOCK");
+  r.name = d.String();
+  const uint8_t code = d.U8();
+  r.fanout = d.I64();
+  r.replace = d.Bool();
+  r.seed = d.U64();
+  r.dst = d.ArrayView();
+  DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckTensorName("SAMPLE_BLOCK", r.name));
+  auto wire = WireDTypeFromCode(code);
+  if (!wire.ok()) return Status::InvalidArgument("SAMPLE_BLOCK: " + wire.status().message());
+  r.wire = *wire;
+  if (r.dst.dtype != DType::kInt32 || r.dst.shape.size() != 1)
+    return Status::InvalidArgument(std::string("SAMPLE_BLOCK: dst must be an int32 [n] array, got ") +
+                                   DTypeName(r.dst.dtype) + " " + r.dst.ShapeString());
+  return r;
+}
+
+Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlockRequest& req,
+                                   const SampleBlockLimits& limits) {
+  const std::string what = "SAMPLE_BLOCK '" + req.name + "'";
+  DG_ASSIGN_OR_RETURN(const Array* table, BlockTensor(store, req.name));
+  const int64_t m = req.dst.numel(), owned = store.partition().num_owned(), base = store.node_begin();
+  const int32_t* dst = req.dst.as<int32_t>();
+  DG_RETURN_IF_ERROR(CheckOffsets(what, "dst", dst, m, owned));
+  if (req.replace && req.fanout > limits.max_fanout)
+    return Status::ResourceExhausted(what + ": fanout " + std::to_string(req.fanout) +
+                                     " with replacement is over this server's limit of " +
+                                     std::to_string(limits.max_fanout) + " (limits.max_fanout)");
+  std::vector<int64_t> ids(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) ids[i] = base + dst[i];
+  DG_ASSIGN_OR_RETURN(int64_t bound, store.SampleBound(ids.data(), ids.size(), req.fanout, req.replace));
+  const int64_t elems = table->shape[1];
+  const bool wide = limits.num_nodes > INT32_MAX;
+  // Own rows and at most one sum per destination, plus the ids of every edge at worst.
+  const unsigned __int128 answer = (unsigned __int128)(2 * m) * (unsigned __int128)elems * WireDTypeSize(req.wire) +
+                                   (unsigned __int128)bound * (wide ? 8 : 4) + 8 * m + 512;
+  if (answer > (unsigned __int128)limits.max_answer_bytes)
+    return Status::ResourceExhausted(what + ": " + std::to_string(m) + " destinations and up to " +
+                                     std::to_string(bound) + " sampled edges would be over the frame limit of " +
+                                     std::to_string(limits.max_answer_bytes) + " bytes; send fewer per request");
+  SampleResult sampled;
+  DG_RETURN_IF_ERROR(store.Sample(ids.data(), ids.size(), req.fanout, req.replace, req.seed, "", &sampled, false));
+  // Split each destination's sources: offsets of owned ones (summed here), ids of the others.
+  Array own_counts = Array::Zeros(DType::kInt32, {m}), remote_counts = Array::Zeros(DType::kInt32, {m});
+  int32_t* oc = own_counts.as<int32_t>();
+  int32_t* rc = remote_counts.as<int32_t>();
+  std::vector<int32_t> local_src;
+  std::vector<int64_t> remote;
+  local_src.reserve(sampled.src.size());
+  int64_t at = 0, k = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t t = 0; t < sampled.counts[i]; ++t) {
+      const int64_t s = sampled.src[at + t];
+      if (s >= base && s < base + owned) {
+        local_src.push_back(static_cast<int32_t>(s - base));
+        ++oc[i];
+      } else {
+        remote.push_back(s);
+        ++rc[i];
+      }
+    }
+    at += sampled.counts[i];
+    k += oc[i] > 0;
+  }
+  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {m, elems}, what));  // every row written
+  DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {k, elems}, what));
+  CopyRows(table->as<float>(), elems, dst, m, nullptr, own.as<float>());
+  SumRows(table->as<float>(), elems, oc, m, local_src.data(), nullptr, sums.as<float>());
+  const int64_t r = static_cast<int64_t>(remote.size());
+  Array remote_src = Array::Zeros(wide ? DType::kInt64 : DType::kInt32, {r});
+  if (wide) std::memcpy(remote_src.data, remote.data(), static_cast<size_t>(r) * 8);
+  else
+    for (int64_t i = 0; i < r; ++i) remote_src.as<int32_t>()[i] = static_cast<int32_t>(remote[i]);
+  Encoder enc;
+  EncodeWireRows(&enc, req.wire, own.as<float>(), m, elems, own.holder);
+  enc.ArrayRef(own_counts);
+  EncodeWireRows(&enc, req.wire, sums.as<float>(), k, elems, sums.holder);
+  enc.ArrayRef(remote_counts);
+  enc.ArrayRef(remote_src);
   return enc.Finish();
 }
 

@@ -19,6 +19,22 @@
 // Wire (protocol.md): request `string name, u8 wire_dtype, array rows,
 // array counts, array src` -> reply `wire rows own [r, F], wire rows sums [k, F]`.
 // Limits: E <= limits.max_aggregate_edges; the reply must fit a frame.
+//
+// SAMPLE_BLOCK does the sampling of block 0 there too, for destinations p
+// owns: a request names
+//   dst     int32 [m]  destinations (offsets from node_map[p])
+// with the fanout, replacement and request seed of SAMPLE_NEIGHBORS (row seed
+// MixSeed(seed, gid), so the edges are the ones SAMPLE_NEIGHBORS samples),
+// and the reply carries the m own rows, per destination how many sampled
+// sources p owns (own_counts) and the sum of those (k sums for the k
+// destinations with own_counts > 0, as PULL_BLOCK's), and per destination
+// the sampled sources p does not own (remote_counts, remote_src: global ids,
+// destination after destination, in sampled order) for the caller to sum
+// where they live. The source ids of block 0 then never travel.
+// Wire: request `string name, u8 wire_dtype, i64 fanout, bool replace,
+// u64 seed, array dst` -> reply `wire rows own [m, F], array own_counts int32
+// [m], wire rows sums [k, F], array remote_counts int32 [m], array remote_src
+// int32 [R] (int64 when the graph has 2^31 nodes or more)`.
 // Torch-free.
 #pragma once
 
@@ -65,10 +81,31 @@ Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRe
 // The same computation without the wire, float32, straight into the
 // caller's arrays (for the client's machine-local partitions): own row i goes
 // to own_out row own_pos[i]; the sum of destination i's sources is ADDED to
-// sums_out row sums_begin + i (destinations without sources are left alone).
+// sums_out row sums_pos[i] (destinations without sources are left alone).
 // Checks offsets and counts as ServePullBlock does.
 Status AddPullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
                     const int64_t* own_pos, const int32_t* counts, int64_t m, const int32_t* src, int64_t e,
-                    float* own_out, float* sums_out, int64_t sums_begin);
+                    float* own_out, float* sums_out, const int64_t* sums_pos);
+
+struct SampleBlockRequest {
+  std::string name;
+  WireDType wire = WireDType::kFloat32;
+  int64_t fanout = 0;
+  bool replace = false;
+  uint64_t seed = 0;
+  Array dst;  // int32 [m]
+};
+// ids->rows are the destinations.
+void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, int64_t fanout, bool replace,
+                       uint64_t seed, std::shared_ptr<const PullBlockIds> ids);
+Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f);
+
+struct SampleBlockLimits {
+  int64_t max_fanout = 1000000;  // with replacement
+  int64_t max_answer_bytes = int64_t(1) << 30;
+  int64_t num_nodes = 0;  // the graph's: remote_src is int32 below 2^31
+};
+Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlockRequest& req,
+                                   const SampleBlockLimits& limits);
 
 }  // namespace dg

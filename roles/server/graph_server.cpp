@@ -430,6 +430,14 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       limits.max_answer_bytes = options_.connection.max_frame_bytes;
       return ServePullBlock(*store_, req, limits);
     }
+    case MsgType::kSampleBlock: {
+      DG_ASSIGN_OR_RETURN(SampleBlockRequest req, DecodeSampleBlock(f));
+      SampleBlockLimits limits;
+      limits.max_fanout = options_.limits.max_fanout;
+      limits.max_answer_bytes = options_.connection.max_frame_bytes;
+      limits.num_nodes = config_.num_nodes;
+      return ServeSampleBlock(*store_, req, limits);
+    }
     case MsgType::kStats: {
       DG_RETURN_IF_ERROR(f.decoder("STATS").Finish());
       EncodeStatsReply(&e, MakeStats());

@@ -8,7 +8,7 @@ namespace {
 bool IsRead(MsgType t) {
   return t == MsgType::kPull || t == MsgType::kSampleNeighbors || t == MsgType::kInDegrees ||
          t == MsgType::kMetadata || t == MsgType::kStats || t == MsgType::kPullAggregate ||
-         t == MsgType::kPullBlock;
+         t == MsgType::kPullBlock || t == MsgType::kSampleBlock;
 }
 
 }  // namespace
@@ -27,7 +27,7 @@ Status CheckRoleAllows(const std::string& role, int32_t rank, uint16_t type) {
   return Status::InvalidArgument(who + " may not send " + MsgTypeName(type) + " (" +
                                  (role == kRoleSampler ? std::string("samplers only read")
                                                        : "role '" + role + "' may only read") +
-                                 ": PULL, SAMPLE_NEIGHBORS, IN_DEGREES, METADATA, STATS, PULL_AGGREGATE, PULL_BLOCK)");
+                                 ": PULL, SAMPLE_NEIGHBORS, IN_DEGREES, METADATA, STATS, PULL_AGGREGATE, PULL_BLOCK, SAMPLE_BLOCK)");
 }
 
 }  // namespace dg

@@ -1,7 +1,8 @@
-// libFuzzer target: PULL_BLOCK (common/net/pull_block.h). The first byte
-// picks the side: even = the server decodes the request and serves it from a
-// small partition in memory (every offset, count and limit is checked there),
-// odd = the client decodes a reply (two wire rows) in the dtype bits 1-2 name.
+// libFuzzer target: PULL_BLOCK and SAMPLE_BLOCK (common/net/pull_block.h).
+// The first byte picks the side: 0 mod 4 = the server decodes a PULL_BLOCK
+// request and serves it from a small partition in memory (every offset, count
+// and limit is checked there), 2 mod 4 = the same for SAMPLE_BLOCK, odd = the
+// client decodes a PULL_BLOCK reply (two wire rows) in the dtype bits 1-2 name.
 #include "common/net/pull_block.h"
 #include "test/fuzz/fuzz_input.h"
 
@@ -37,7 +38,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const uint8_t which = data[0];
   Frame f = fuzz::MakeFrame(MsgType::kPullBlock, data + 1, size - 1);
-  if (which % 2 == 0) {
+  if (which % 4 == 2) {
+    auto req = DecodeSampleBlock(f);
+    if (!req.ok()) return 0;
+    SampleBlockLimits limits;
+    limits.max_fanout = 64;
+    limits.max_answer_bytes = 1 << 16;
+    limits.num_nodes = 8;
+    auto reply = ServeSampleBlock(Store(), *req, limits);
+    if (reply.ok()) (void)reply->size();
+  } else if (which % 2 == 0) {
     auto req = DecodePullBlock(f);
     if (!req.ok()) return 0;
     PullBlockLimits limits;

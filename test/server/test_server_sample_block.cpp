@@ -1,0 +1,187 @@
+// SAMPLE_BLOCK: block 0 sampled and summed where its destinations live
+// (SampleBlockInput, common/client/block_input.h) against real servers gives
+// the same batch as sampling everything and then PULL_BLOCK
+// (SampleMiniBatch + FillBlockInput): the same upper blocks and labels, the
+// same sampled degrees, the same input rows, and the same source means --
+// bit for bit with two partitions, within float rounding with three -- for
+// machine-local and remote partitions, each wire dtype, with and without
+// replacement and with small request chunks. Malformed requests and requests
+// over the limits get an ERROR and the server keeps serving.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "common/client/block_input.h"
+#include "common/client/dist_neighbor_source.h"
+#include "common/net/codec.h"
+#include "common/net/pull_block.h"
+#include "test/server/server_fixture.h"
+
+using namespace dg;
+using namespace dg::test;
+
+namespace {
+
+void RequireSameBlock(const Block& a, const Block& b) {
+  REQUIRE(a.num_dst == b.num_dst);
+  REQUIRE(a.num_src == b.num_src);
+  REQUIRE(std::vector<int64_t>(a.indptr.begin(), a.indptr.end()) ==
+          std::vector<int64_t>(b.indptr.begin(), b.indptr.end()));
+  REQUIRE(std::vector<int64_t>(a.indices.begin(), a.indices.end()) ==
+          std::vector<int64_t>(b.indices.begin(), b.indices.end()));
+}
+
+void RequireSameInput(const MiniBatch& fused, const MiniBatch& ref, bool exact) {
+  REQUIRE(fused.blocks.size() == ref.blocks.size());
+  for (size_t l = 1; l < ref.blocks.size(); ++l) RequireSameBlock(fused.blocks[l], ref.blocks[l]);
+  const Block& f0 = fused.blocks[0];
+  const Block& r0 = ref.blocks[0];
+  REQUIRE(f0.num_dst == r0.num_dst);
+  REQUIRE(f0.num_src == f0.num_dst);
+  REQUIRE(fused.input_nodes == std::vector<int64_t>(ref.input_nodes.begin(), ref.input_nodes.begin() + r0.num_dst));
+  for (int64_t i = 0; i < r0.num_dst; ++i) {
+    INFO("destination " << i);
+    REQUIRE(f0.indptr[i + 1] - f0.indptr[i] == r0.indptr[i + 1] - r0.indptr[i]);
+    for (int64_t e = f0.indptr[i]; e < f0.indptr[i + 1]; ++e) REQUIRE(f0.indices[e] == i);
+  }
+  REQUIRE(fused.features.shape == ref.features.shape);
+  REQUIRE(fused.input_neigh_mean.shape == ref.input_neigh_mean.shape);
+  const int64_t n = ref.features.numel();
+  for (int64_t k = 0; k < n; ++k) {
+    INFO("element " << k);
+    REQUIRE(fused.features.as<float>()[k] == ref.features.as<float>()[k]);
+    const float a = fused.input_neigh_mean.as<float>()[k], b = ref.input_neigh_mean.as<float>()[k];
+    if (exact) REQUIRE(a == b);
+    else REQUIRE(std::abs(a - b) <= 1e-5f * (1 + std::abs(b)));
+  }
+  REQUIRE(fused.labels.shape == ref.labels.shape);
+  for (int64_t k = 0; k < ref.labels.numel(); ++k) REQUIRE(fused.labels.as<int64_t>()[k] == ref.labels.as<int64_t>()[k]);
+}
+
+std::string SamplePayload(const std::string& name, int64_t fanout, bool replace, std::vector<int32_t> dst) {
+  auto ids = std::make_shared<PullBlockIds>();
+  ids->rows = std::move(dst);
+  Encoder e;
+  EncodeSampleBlock(&e, name, WireDType::kFloat32, fanout, replace, 9, ids);
+  return e.Finish().Flatten();
+}
+
+void ExpectError(RawClient& raw, uint64_t id, const std::string& payload, const std::string& contains) {
+  raw.SendFrame(uint16_t(MsgType::kSampleBlock), id, payload);
+  FrameHeader h;
+  std::string reply;
+  REQUIRE(raw.ReadFrame(&h, &reply));
+  CHECK(h.request_id == id);
+  REQUIRE(h.type == uint16_t(MsgType::kError));
+  INFO(reply);
+  CHECK(reply.find(contains) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("SAMPLE_BLOCK gives the batch that sampling then PULL_BLOCK gives", "[server][pull_block]") {
+  for (int parts : {2, 3}) {
+    auto tg = MakeTestGraph(2000, 16000, 7, parts, 11);
+    ServerCluster cluster;
+    cluster.Start(tg->json, parts, 1);
+    for (bool local : {false, true}) {
+      ClientOptions co = FastClientOptions();
+      if (local) co.local_partitions = {0};
+      auto client = ConnectClient(*tg, cluster, co, "", "sampler");  // a read-only role may send it
+      DistNeighborSource source(client.get());
+      for (WireDType wire : {WireDType::kFloat32, WireDType::kFloat16, WireDType::kBFloat16}) {
+        for (bool replace : {true, false}) {
+          DYNAMIC_SECTION(parts << " parts, local partition 0: " << local << ", wire " << WireDTypeName(wire)
+                                << ", replace " << replace) {
+            BlockInputOptions o;
+            o.wire = wire;
+            o.max_dst_per_request = 97;  // several requests per partition
+            MiniBatchOptions mo;
+            mo.fanouts = {6, 4};
+            mo.replace = replace;
+            mo.feature_name = "";
+            mo.label_name = "labels";
+            mo.owner_offsets = tg->config.node_map;
+            std::vector<int64_t> seeds;
+            for (int64_t v = 3; v < 2000; v += 37) seeds.push_back(v);
+            auto ref = SampleMiniBatch(&source, seeds, mo, 5, 1, 2);
+            REQUIRE(ref.ok());
+            REQUIRE(FillBlockInput(client.get(), o, &*ref).ok());
+            auto fused = SampleBlockInput(client.get(), &source, o, seeds, mo, 5, 1, 2);
+            REQUIRE(fused.ok());
+            RequireSameInput(*fused, *ref, parts == 2);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("BlockInputProvider's batches do not depend on how many are made ahead", "[server][pull_block]") {
+  // Two batch makers with four batches ahead give, batch for batch, what one
+  // maker one batch at a time gives: same blocks, rows and means, in order.
+  auto tg = MakeTestGraph(2000, 16000, 7, 2, 13);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 2, 1);
+  ClientOptions co = FastClientOptions();
+  co.local_partitions = {0};
+  auto client = ConnectClient(*tg, cluster, co, "", "sampler");
+  DistNeighborSource source(client.get());
+  BlockInputOptions o;
+  o.wire = WireDType::kFloat16;
+  EpochRequest req;
+  req.epoch = 3;
+  for (int64_t v = 0; v < 2000; v += 3) req.seeds.push_back(v);
+  req.batch_size = 64;
+  req.fanouts = {5, 3};
+  req.job_seed = 17;
+  auto run = [&](int workers, int prefetch) {
+    BlockInputProvider p(client.get(), &source, o, workers, prefetch);
+    REQUIRE(p.BeginEpoch(req).ok());
+    std::vector<MiniBatch> out;
+    MiniBatch mb;
+    for (;;) {
+      auto more = p.Next(&mb);
+      REQUIRE(more.ok());
+      if (!*more) break;
+      out.push_back(std::move(mb));
+    }
+    return out;
+  };
+  const std::vector<MiniBatch> ahead = run(2, 4), one = run(1, 1);
+  REQUIRE(ahead.size() == one.size());
+  REQUIRE(ahead.size() == 11);
+  for (size_t b = 0; b < one.size(); ++b) {
+    INFO("batch " << b);
+    REQUIRE(ahead[b].batch_index == one[b].batch_index);
+    REQUIRE(ahead[b].seeds == one[b].seeds);
+    RequireSameBlock(ahead[b].blocks[0], one[b].blocks[0]);
+    RequireSameInput(ahead[b], one[b], true);
+  }
+}
+
+TEST_CASE("SAMPLE_BLOCK refuses malformed requests and requests over the limits, and keeps serving",
+          "[server][pull_block]") {
+  auto tg = MakeTestGraph(600, 3000, 64, 2, 3);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 2, 1, "", {"--max-frame-bytes", "8192", "--max-fanout", "50"});
+  RawClient raw(cluster.port(1, 0));
+  raw.Hello();
+  const int32_t owned = static_cast<int32_t>(tg->config.node_map[2] - tg->config.node_map[1]);
+  uint64_t id = 1;
+  ExpectError(raw, id++, SamplePayload("nope", 3, false, {1}), "no node array of that name");
+  ExpectError(raw, id++, SamplePayload("labels", 3, false, {1}), "float32 [N, F]");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {owned}), "dst offset " + std::to_string(owned));
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {-1}), "dst offset -1");
+  ExpectError(raw, id++, SamplePayload("features", 51, true, {1}), "limits.max_fanout");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, std::vector<int32_t>(40, 1)), "over the frame limit");
+  const std::string valid = SamplePayload("features", 3, false, {0, 5, 5});
+  ExpectError(raw, id++, valid.substr(0, valid.size() - 3), "SAMPLE_BLOCK");
+  ExpectError(raw, id++, valid + "x", "SAMPLE_BLOCK");
+  FrameHeader h;
+  std::string payload;
+  raw.SendFrame(uint16_t(MsgType::kSampleBlock), id, valid);
+  REQUIRE(raw.ReadFrame(&h, &payload));
+  CHECK(h.type == uint16_t(MsgType::kSampleBlock));
+  CHECK(h.request_id == id);
+}
