@@ -51,6 +51,7 @@ std::string MsgTypeName(uint16_t type) {
     case MsgType::kSaveTensor: return "SAVE_TENSOR";
     case MsgType::kPullAggregate: return "PULL_AGGREGATE";
     case MsgType::kPullBlock: return "PULL_BLOCK";
+    case MsgType::kCheckpoint: return "CHECKPOINT";
     case MsgType::kEpoch: return "EPOCH";
     case MsgType::kCredit: return "CREDIT";
     case MsgType::kMinibatch: return "MINIBATCH";

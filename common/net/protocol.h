@@ -17,7 +17,7 @@
 namespace dg {
 
 constexpr uint32_t kFrameMagic = 0x4E474744;  // bytes "DGGN" on the wire
-constexpr uint16_t kProtocolVersion = 4;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag; 4: PULL_BLOCK
+constexpr uint16_t kProtocolVersion = 5;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag; 4: PULL_BLOCK; 5: CHECKPOINT
 constexpr size_t kFrameHeaderSize = 32;
 constexpr int64_t kDefaultMaxFrameBytes = int64_t(1) << 30;  // payload limit, 1 GiB
 
@@ -46,6 +46,7 @@ enum class MsgType : uint16_t {
   kSaveTensor = 26,
   kPullAggregate = 27,  // common/net/pull_aggregate.h
   kPullBlock = 28,      // an input block's rows and partial sums: common/net/pull_block.h
+  kCheckpoint = 32,     // save or load a step checkpoint of the mutable tensors (docs/protocol.md)
   // Sampler <-> trainer stream; numbers reserved here.
   kEpoch = 64,
   kCredit = 65,

@@ -410,6 +410,9 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       spdlog::info("saved tensor '{}' to {}/tensors/{}.npy", name, part_dir_, name);
       break;
     }
+    case MsgType::kCheckpoint:
+      DG_RETURN_IF_ERROR(HandleCheckpoint(f));
+      break;
     case MsgType::kPullAggregate: {
       DG_ASSIGN_OR_RETURN(PullAggregateRequest req, DecodePullAggregate(f));
       AggregateLimits limits;
