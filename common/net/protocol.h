@@ -77,7 +77,7 @@ void EncodeFrameHeader(const FrameHeader& h, uint8_t* out);
 Result<FrameHeader> DecodeFrameHeader(const uint8_t* in, int64_t max_payload_bytes);
 
 // The graph-server request range: [kPull, kLastServerRequest].
-constexpr MsgType kLastServerRequest = MsgType::kPullBlock;
+constexpr MsgType kLastServerRequest = MsgType::kCheckpoint;
 
 // Roles named in HELLO.
 constexpr const char* kRoleServer = "server";

@@ -229,7 +229,8 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
   }
   const uint16_t type = f.header.type;
   const uint64_t id = f.header.request_id;
-  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(kLastServerRequest)) {
+  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(kLastServerRequest) ||
+      !IsKnownMsgType(type)) {
     Status st = !IsKnownMsgType(type)
                     ? Status::Protocol("unknown message type " + std::to_string(type))
                     : Status::Protocol("unexpected " + MsgTypeName(type) +

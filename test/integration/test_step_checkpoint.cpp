@@ -161,7 +161,7 @@ pid_t LaunchedTrainer(const DistJob& job, int machine) {
 }  // namespace
 
 TEST_CASE("launch --max-restarts 1: a trainer SIGKILLed mid-epoch, the job restarts from its step checkpoint and "
-          "ends bit-identical; run.json lists the restart",
+          "ends bit-identical, run.json lists the restart",
           "[checkpoint][launch][embedding][cora]") {
   DistJob full(EmbeddingJob(1, 3));
   const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
