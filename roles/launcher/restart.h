@@ -9,7 +9,8 @@
 //  - LastTrainerStep / ResumedStep: trainer 0's global step from its last
 //    progress line in a log ((epoch - 1) * steps per epoch + step), and the
 //    step its "resuming at step N" line names; -1 when absent. Their
-//    difference is how many steps a restart redid.
+//    difference is how many steps a restart redid, at least (progress lines
+//    come every log_every steps or 2 s).
 //  - RestartRecord / RestartsJson: one restart, and the JSON list run.json gets.
 #pragma once
 

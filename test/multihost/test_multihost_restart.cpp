@@ -59,9 +59,15 @@ struct RestartJob {
     REQUIRE(rc == 0);
   }
   std::string run_dir() const { return dir / "runs/cora"; }
+  // trainer 1 writes its summary into its run directory on host 1 (its workspace).
+  std::string Trainer1Json() const {
+    for (const auto& e : fs::recursive_directory_iterator(dir / "ws1"))
+      if (e.path().filename() == "trainer-1.json") return ReadFile(e.path());
+    return "";
+  }
   // The persisted embedding rows of partition p (host 0: the job's parts/, host 1: its workspace).
   std::string Embedding(int p) const {
-    for (const auto& e : fs::recursive_directory_iterator(std::string(dir)))
+    for (const auto& e : fs::recursive_directory_iterator(dir / ""))
       if (e.path().string().find("part" + std::to_string(p) + "/tensors/embedding.npy") != std::string::npos &&
           (p == 0) == (e.path().string().find("/ws1/") == std::string::npos))
         return ReadFile(e.path());
@@ -119,7 +125,7 @@ void CheckRestart(const std::function<void(const NetnsCluster& c, const std::str
   REQUIRE(got.code == 0);
   CHECK(got.output.find("launch: restart 1 of 2") != std::string::npos);
   CHECK(got.fingerprint == ref.fingerprint);
-  CHECK(JsonField(ReadFile(job.run_dir() + "/trainer-1.json"), "param_fingerprint") == ref.fingerprint);
+  CHECK(JsonField(job.Trainer1Json(), "param_fingerprint") == ref.fingerprint);
   for (int p = 0; p < 2; ++p) {
     INFO("partition " << p);
     const std::string e = job.Embedding(p);
