@@ -16,7 +16,11 @@ int RunLaunch(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")
       ("mode", po::value(&o.mode)->default_value("train"),
        "train | infer: layer-wise inference of train.model over all nodes (servers and trainers only)")
-      ("resume", "trainers continue from trainer 0's RUN_DIR/checkpoint.pt (e.g. with --set train.epochs=N)")
+      ("resume", "trainers continue from trainer 0's last complete checkpoint (RUN_DIR/checkpoints/step-N, else "
+                 "RUN_DIR/checkpoint.pt; e.g. with --set train.epochs=N)")
+      ("max-restarts", po::value(&o.max_restarts)->default_value(-1),
+       "when a process or host is lost, relaunch the job from its last complete checkpoint up to K times "
+       "(default: the YAML's restart.max, 0 when absent)")
       ("config", po::value(&o.config)->required(), "the job YAML")
       ("set", po::value(&o.sets)->composing(), "override one key, e.g. --set train.epochs=3 (repeatable)")
       ("server-timeout", po::value(&o.settings.server_timeout_s)->default_value(60),

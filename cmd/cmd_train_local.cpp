@@ -30,7 +30,11 @@ Status Run(int argc, char** argv) {
       ("classes", cli::po::value(&t.num_classes)->default_value(0), "number of classes (default: max label + 1)")
       ("threads", cli::po::value(&t.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")
       ("sampler-threads", cli::po::value(&o.sampler_threads)->default_value(1), "sampling worker threads")
-      ("resume", cli::po::bool_switch(&t.resume), "continue from RUN_DIR/checkpoint.pt")
+      ("resume", cli::po::bool_switch(&t.resume),
+       "continue from the newest complete RUN_DIR/checkpoints/step-N, else RUN_DIR/checkpoint.pt")
+      ("checkpoint-every-steps", cli::po::value(&t.checkpoint_every_steps)->default_value(0),
+       "a step checkpoint every N training steps (0 = only checkpoint.pt after each epoch)")
+      ("checkpoint-keep", cli::po::value(&t.checkpoint_keep)->default_value(2), "step checkpoints kept")
       ("save-predictions", cli::po::bool_switch(&t.save_predictions), "write predictions.npy (all nodes)")
       ("save-embeddings", cli::po::bool_switch(&t.save_embeddings), "write embeddings.npy (all nodes)")
       ("embedding-dim", cli::po::value(&o.embedding_dim)->default_value(0),

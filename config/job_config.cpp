@@ -42,7 +42,7 @@ std::string ResolvePath(const std::string& base_dir, const std::string& p) {
 
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
                                            "ports",     "processes", "train",  "output_dir",
-                                           "network",   "limits"};
+                                           "network",   "limits",    "restart"};
 const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port",   "ssh_key",
                                                "workspace", "binary", "ssh_options"};
 const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "metrics"};
@@ -54,10 +54,12 @@ const std::vector<std::string> kTrainKeys = {
     "layerwise_inference", "embedding",
     "task", "negative", "eval_negatives",  // link prediction
     "algorithm", "cv_input",               // control variate
-    "input_aggregation", "feature_wire_dtype"};  // fewer bytes on the wire
+    "input_aggregation", "feature_wire_dtype",  // fewer bytes on the wire
+    "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
                                                  "init_scale"};
+const std::vector<std::string> kRestartKeys = {"max", "wait_seconds"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds", "peer_timeout_seconds",
                                                "rendezvous_timeout_seconds", "connect_wait_seconds"};
 
@@ -200,6 +202,11 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
       return c.Err(n["optimizer"], "train.optimizer", "expected adam or sgd, got '" + t->optimizer + "'");
   }
   if (n["eval_every"]) DG_RETURN_IF_ERROR(c.Int(n["eval_every"], "train.eval_every", 0, 1000000, &t->eval_every));
+  if (n["checkpoint_every_steps"])
+    DG_RETURN_IF_ERROR(c.Int(n["checkpoint_every_steps"], "train.checkpoint_every_steps", 0, INT64_MAX,
+                             &t->checkpoint_every_steps));
+  if (n["checkpoint_keep"])
+    DG_RETURN_IF_ERROR(c.Int(n["checkpoint_keep"], "train.checkpoint_keep", 1, 1000, &t->checkpoint_keep));
   if (n["eval_full_neighbors"])
     DG_RETURN_IF_ERROR(c.Bool(n["eval_full_neighbors"], "train.eval_full_neighbors", &t->eval_full_neighbors));
   if (n["seed"]) {
@@ -450,6 +457,14 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   }
 
   if (const YAML::Node l = r["limits"]) DG_RETURN_IF_ERROR(LoadLimits(c, l, &cfg.limits));
+  if (const YAML::Node rs = r["restart"]) {
+    DG_RETURN_IF_ERROR(c.Map(rs, "restart"));
+    DG_RETURN_IF_ERROR(c.CheckKeys(rs, "restart", kRestartKeys));
+    if (rs["max"]) DG_RETURN_IF_ERROR(c.Int(rs["max"], "restart.max", 0, 1000, &cfg.restart.max));
+    if (rs["wait_seconds"])
+      DG_RETURN_IF_ERROR(c.Double(rs["wait_seconds"], "restart.wait_seconds", 0, false, 86400,
+                                  &cfg.restart.wait_seconds));
+  }
 
   DG_RETURN_IF_ERROR(CheckPorts(c, ports ? ports : r, cfg));
   return cfg;

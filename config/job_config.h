@@ -79,6 +79,18 @@ struct TrainConfig {
   // | bfloat16 -- how input feature rows travel (computed in float32).
   std::string input_aggregation = "auto";
   std::string feature_wire_dtype = "float32";
+  // Step checkpoints (docs/recovery.md): every checkpoint_every_steps training
+  // steps (0 = only checkpoint.pt after each epoch), the newest checkpoint_keep kept.
+  int64_t checkpoint_every_steps = 0;
+  int checkpoint_keep = 2;
+};
+
+// restart: what `launch` does when a process or host of the job is lost:
+// relaunch the whole job from its last complete checkpoint up to `max` times,
+// first waiting up to wait_seconds for every machine to answer ssh again.
+struct RestartConfig {
+  int max = 0;
+  double wait_seconds = 60.0;
 };
 
 // limits: what one server lets requests use (README "Security").
@@ -122,6 +134,7 @@ struct JobConfig {
   // to connect (servers started by hand or by systemd may come up late).
   double connect_wait_seconds = 120.0;
   LimitsConfig limits;
+  RestartConfig restart;
   bool token_from_yaml = false;  // token: set in the file (not from DISTGNN_TOKEN)
   // The --set overrides that were applied (the launcher passes them on to every role).
   std::vector<std::string> overrides;

@@ -81,9 +81,10 @@ class DistGraphClient {
   // For requests without a method here (PULL_BLOCK, common/client/block_input.h):
   // starts `type` on one of partition `part`'s servers (round-robin); wait
   // with CallDeadline(). local_store(part) is the mmap'd partition when
-  // is_local(part), else null.
-  std::shared_ptr<PendingCall> StartRequest(int part, MsgType type, BufferList payload) {
-    return Channel(part, false)->Start(type, std::move(payload));
+  // is_local(part), else null. mutable_holder: to the partition's index 0,
+  // which holds its mutable tensors (CHECKPOINT).
+  std::shared_ptr<PendingCall> StartRequest(int part, MsgType type, BufferList payload, bool mutable_holder = false) {
+    return Channel(part, mutable_holder)->Start(type, std::move(payload));
   }
   std::chrono::steady_clock::time_point CallDeadline() const { return Deadline(); }
   const PartitionStore* local_store(int part) const { return is_local(part) ? local_[part].get() : nullptr; }

@@ -46,6 +46,11 @@ struct SparseUpdateRequest {
 
 // SAVE_TENSOR request: string name. Response: empty.
 
+// CHECKPOINT request: u8 action (0 = save, 1 = load), u64 step, u32 keep
+// (save: older step directories kept besides this one). Response: empty
+// (save: once the directory is on disk).
+enum class CheckpointAction : uint8_t { kSave = 0, kLoad = 1 };
+
 struct SampleRequest {
   Array seeds;  // int64 [n]
   int64_t fanout = -1;

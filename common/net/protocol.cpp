@@ -52,6 +52,7 @@ std::string MsgTypeName(uint16_t type) {
     case MsgType::kPullAggregate: return "PULL_AGGREGATE";
     case MsgType::kPullBlock: return "PULL_BLOCK";
     case MsgType::kSampleBlock: return "SAMPLE_BLOCK";
+    case MsgType::kCheckpoint: return "CHECKPOINT";
     case MsgType::kEpoch: return "EPOCH";
     case MsgType::kCredit: return "CREDIT";
     case MsgType::kMinibatch: return "MINIBATCH";

@@ -17,7 +17,7 @@
 namespace dg {
 
 constexpr uint32_t kFrameMagic = 0x4E474744;  // bytes "DGGN" on the wire
-constexpr uint16_t kProtocolVersion = 5;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag; 4: PULL_BLOCK; 5: SAMPLE_BLOCK
+constexpr uint16_t kProtocolVersion = 5;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag; 4: PULL_BLOCK; 5: SAMPLE_BLOCK, CHECKPOINT
 constexpr size_t kFrameHeaderSize = 32;
 constexpr int64_t kDefaultMaxFrameBytes = int64_t(1) << 30;  // payload limit, 1 GiB
 
@@ -47,6 +47,7 @@ enum class MsgType : uint16_t {
   kPullAggregate = 27,  // common/net/pull_aggregate.h
   kPullBlock = 28,      // an input block's rows and partial sums: common/net/pull_block.h
   kSampleBlock = 29,    // block 0 sampled and partly summed where its destinations live: pull_block.h
+  kCheckpoint = 32,     // save or load a step checkpoint of the mutable tensors (docs/protocol.md)
   // Sampler <-> trainer stream; numbers reserved here.
   kEpoch = 64,
   kCredit = 65,
@@ -77,7 +78,7 @@ void EncodeFrameHeader(const FrameHeader& h, uint8_t* out);
 Result<FrameHeader> DecodeFrameHeader(const uint8_t* in, int64_t max_payload_bytes);
 
 // The graph-server request range: [kPull, kLastServerRequest].
-constexpr MsgType kLastServerRequest = MsgType::kSampleBlock;
+constexpr MsgType kLastServerRequest = MsgType::kCheckpoint;
 
 // Roles named in HELLO.
 constexpr const char* kRoleServer = "server";

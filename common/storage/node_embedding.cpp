@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/io/npy.h"
 #include "common/storage/neighbor_sampling.h"
 #include "common/storage/partition_store.h"
 
@@ -84,6 +85,30 @@ Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& 
   sum.Add(ids.data(), ids.size(), grads.as<float>());
   std::lock_guard<std::mutex> l(mu_);
   state_.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table_.data());
+  return Status::OK();
+}
+
+Status LocalNodeEmbedding::SaveState(const std::string& dir) {
+  std::lock_guard<std::mutex> l(mu_);
+  Array a;
+  a.dtype = DType::kFloat32;
+  a.shape = {num_nodes_, dim_};
+  a.data = table_.data();
+  DG_RETURN_IF_ERROR(NpyWrite(dir + "/embedding.npy", a));
+  return state_.Save(dir + "/embedding.sparse_opt");
+}
+
+Status LocalNodeEmbedding::LoadState(const std::string& dir) {
+  DG_ASSIGN_OR_RETURN(Array a, NpyRead(dir + "/embedding.npy"));
+  if (a.dtype != DType::kFloat32 || a.shape != std::vector<int64_t>{num_nodes_, dim_})
+    return Status::Corruption(dir + "/embedding.npy: expected float32 [" + std::to_string(num_nodes_) + ", " +
+                              std::to_string(dim_) + "], got " + DTypeName(a.dtype) + " " + a.ShapeString());
+  DG_ASSIGN_OR_RETURN(auto state, SparseOptimizerState::Load(dir + "/embedding.sparse_opt"));
+  if (state->rows() != num_nodes_ || state->dim() != dim_)
+    return Status::Corruption(dir + "/embedding.sparse_opt: its shape does not match the embedding");
+  std::lock_guard<std::mutex> l(mu_);
+  std::memcpy(table_.data(), a.data, table_.size() * sizeof(float));
+  state_ = std::move(*state);
   return Status::OK();
 }
 

@@ -42,6 +42,11 @@ class NodeEmbedding {
   virtual Result<Array> Rows(const std::vector<int64_t>& ids) = 0;
   // grads: float32 [ids.size(), dim]; duplicate ids are summed.
   virtual Status Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) = 0;
+  // Step checkpoints: the table and its optimizer state into / out of the
+  // directory `dir` (embedding.npy, embedding.sparse_opt). A DistNodeEmbedding
+  // does nothing here: its table is checkpointed by the servers (CHECKPOINT).
+  virtual Status SaveState(const std::string& /*dir*/) { return Status::OK(); }
+  virtual Status LoadState(const std::string& /*dir*/) { return Status::OK(); }
 };
 
 class LocalNodeEmbedding : public NodeEmbedding {
@@ -51,6 +56,8 @@ class LocalNodeEmbedding : public NodeEmbedding {
   int64_t dim() const override { return dim_; }
   Result<Array> Rows(const std::vector<int64_t>& ids) override;
   Status Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) override;
+  Status SaveState(const std::string& dir) override;
+  Status LoadState(const std::string& dir) override;
   const std::vector<float>& table() const { return table_; }
 
  private:

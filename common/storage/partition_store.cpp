@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <unordered_map>
 
 #include "common/storage/neighbor_sampling.h"
@@ -539,6 +541,86 @@ Status PartitionStore::LoadPersistent(const std::string& dir, std::vector<std::s
     std::unique_lock<std::shared_mutex> l(mutable_mu_);
     mutable_bytes_ += static_cast<int64_t>(t->data.nbytes());
     mutable_[name] = std::move(t);
+    if (loaded) loaded->push_back(name);
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------------ step checkpoints
+
+Status PartitionStore::SaveCheckpoint(const std::string& dir, std::vector<std::string>* saved) const {
+  if (!holds_mutable_) return Status::OK();
+  std::vector<std::pair<std::string, std::shared_ptr<MutableTensor>>> tensors;
+  {
+    std::shared_lock<std::shared_mutex> l(mutable_mu_);
+    for (const auto& [name, t] : mutable_) tensors.emplace_back(name, t);
+  }
+  std::ostringstream index;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& [name, mt] = tensors[i];
+    const std::string stem = dir + "/tensor-" + std::to_string(i);
+    std::shared_lock<std::shared_mutex> lock(mt->mu);
+    DG_RETURN_IF_ERROR(NpyWrite(stem + ".npy", mt->data));
+    if (mt->optimizer) DG_RETURN_IF_ERROR(mt->optimizer->Save(stem + ".sparse_opt"));
+    index << i << " " << (mt->persistent ? 1 : 0) << " " << (mt->optimizer ? 1 : 0) << " " << name << "\n";
+    if (saved) saved->push_back(name);
+  }
+  const std::string path = dir + "/tensors";
+  std::ofstream out(path, std::ios::trunc);
+  out << index.str();
+  out.flush();
+  if (!out) return Status::IOError("write " + path + " failed");
+  return Status::OK();
+}
+
+Status PartitionStore::LoadCheckpoint(const std::string& dir, std::vector<std::string>* loaded) {
+  if (!holds_mutable_) return Status::OK();
+  const std::string path = dir + "/tensors";
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("step checkpoint " + dir + " has no tensors list (" + path + ")");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    std::istringstream ls(line);
+    int64_t i = -1;
+    int persistent = 0, has_opt = 0;
+    std::string name;
+    ls >> i >> persistent >> has_opt;
+    ls.get();
+    std::getline(ls, name);
+    if (!ls && !ls.eof()) return Status::Corruption(path + ": bad line '" + line + "'");
+    if (i < 0 || name.empty()) return Status::Corruption(path + ": bad line '" + line + "'");
+    const std::string stem = dir + "/tensor-" + std::to_string(i);
+    DG_ASSIGN_OR_RETURN(Array a, NpyRead(stem + ".npy"));
+    if (a.shape.empty() || a.shape[0] != part_.num_owned()) {
+      return Status::Corruption(stem + ".npy: has shape " + a.ShapeString() + " but partition " +
+                                std::to_string(part_.part_id) + " owns " + std::to_string(part_.num_owned()) +
+                                " nodes");
+    }
+    std::unique_ptr<SparseOptimizerState> opt;
+    if (has_opt) {
+      DG_ASSIGN_OR_RETURN(opt, SparseOptimizerState::Load(stem + ".sparse_opt"));
+      if (opt->rows() != a.shape[0] || opt->dim() != a.row_elems())
+        return Status::Corruption(stem + ".sparse_opt: its shape does not match " + stem + ".npy");
+    }
+    std::vector<int64_t> global = a.shape;
+    global[0] = num_nodes_;
+    std::unique_lock<std::shared_mutex> l(mutable_mu_);
+    auto it = mutable_.find(name);
+    if (it == mutable_.end()) {
+      auto t = std::make_shared<MutableTensor>();
+      t->global_shape = global;
+      mutable_bytes_ += static_cast<int64_t>(a.nbytes());
+      it = mutable_.emplace(name, std::move(t)).first;
+    } else if (it->second->global_shape != global || it->second->data.dtype != a.dtype) {
+      return Status::AlreadyExists("step checkpoint " + dir + ": tensor '" + name + "' exists here as " +
+                                   DTypeName(it->second->data.dtype) + " of another shape than its " +
+                                   DTypeName(a.dtype) + " " + a.ShapeString() + " rows in the checkpoint");
+    }
+    MutableTensor& mt = *it->second;
+    std::unique_lock<std::shared_mutex> lock(mt.mu);
+    if (persistent) mt.persistent = true;
+    mt.data = std::move(a);
+    mt.optimizer = std::move(opt);
     if (loaded) loaded->push_back(name);
   }
   return Status::OK();

@@ -135,6 +135,18 @@ class PartitionStore {
   // naming the file. A missing tensors/ directory is fine.
   Status LoadPersistent(const std::string& dir, std::vector<std::string>* loaded);
 
+  // Step checkpoints (server index 0; docs/formats.md "Step checkpoint").
+  // SaveCheckpoint writes every mutable tensor (persistent or not) into the
+  // existing directory `dir`: tensor-I.npy, its sparse optimizer state
+  // tensor-I.sparse_opt once it has one, and `tensors` (one line per tensor:
+  // "I persistent has_optimizer name") last; each tensor under its read lock.
+  // The caller makes the directory durable and atomic (fsync + rename).
+  // LoadCheckpoint puts dir's tensors back: an existing tensor of the same
+  // dtype and shape has its rows and optimizer state replaced, a missing one is
+  // created; a tensor of another shape is AlreadyExists naming it.
+  Status SaveCheckpoint(const std::string& dir, std::vector<std::string>* saved) const;
+  Status LoadCheckpoint(const std::string& dir, std::vector<std::string>* loaded);
+
   // Neighbor sampling with the shared kernel; row seed = MixSeed(seed, gid).
   // weight_name: "" or an edge tensor of float32 [E] or [E, 1]. Appends to *out.
   // edge_ids = false leaves out->eids alone (callers that need no edge ids).

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 
 namespace dg {
 
@@ -141,6 +143,80 @@ void SparseGradSum::Add(const int64_t* ids, size_t n, const float* grads, int64_
     float* dst = sums_.data() + it->second * dim_;
     for (int64_t j = 0; j < dim_; ++j) dst[j] += src[j];
   }
+}
+
+// ------------------------------------------------------------ state file
+// "DGSPOPT1", u8 kind, f64 lr, eps, beta1, beta2, i64 rows, dim, then four
+// arrays each as i64 count + elements: s, m, v (float32), steps (int64).
+namespace {
+
+constexpr char kStateMagic[8] = {'D', 'G', 'S', 'P', 'O', 'P', 'T', '1'};
+
+template <typename T>
+void PutVec(std::ofstream& out, const std::vector<T>& v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  out.write(reinterpret_cast<const char*>(&n), sizeof(n));
+  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+}
+
+template <typename T>
+bool GetVec(std::ifstream& in, int64_t max, std::vector<T>* v) {
+  int64_t n = 0;
+  if (!in.read(reinterpret_cast<char*>(&n), sizeof(n)) || n < 0 || n > max) return false;
+  v->resize(static_cast<size_t>(n));
+  return static_cast<bool>(in.read(reinterpret_cast<char*>(v->data()), static_cast<std::streamsize>(n * sizeof(T))));
+}
+
+}  // namespace
+
+Status SparseOptimizerState::Save(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(kStateMagic, sizeof(kStateMagic));
+  const uint8_t kind = static_cast<uint8_t>(spec_.kind);
+  out.write(reinterpret_cast<const char*>(&kind), 1);
+  for (double d : {spec_.lr, spec_.eps, spec_.beta1, spec_.beta2}) out.write(reinterpret_cast<const char*>(&d), 8);
+  out.write(reinterpret_cast<const char*>(&rows_), 8);
+  out.write(reinterpret_cast<const char*>(&dim_), 8);
+  PutVec(out, s_);
+  PutVec(out, m_);
+  PutVec(out, v_);
+  PutVec(out, steps_);
+  out.flush();
+  if (!out) return Status::IOError("write " + path + " failed");
+  return Status::OK();
+}
+
+Result<std::unique_ptr<SparseOptimizerState>> SparseOptimizerState::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("open " + path + " failed");
+  auto bad = [&path](const std::string& why) { return Status::Corruption(path + ": " + why); };
+  char magic[8];
+  if (!in.read(magic, 8) || std::memcmp(magic, kStateMagic, 8) != 0) return bad("not a sparse optimizer state file");
+  uint8_t kind = 0;
+  double d[4];
+  int64_t rows = 0, dim = 0;
+  if (!in.read(reinterpret_cast<char*>(&kind), 1) || !in.read(reinterpret_cast<char*>(d), sizeof(d)) ||
+      !in.read(reinterpret_cast<char*>(&rows), 8) || !in.read(reinterpret_cast<char*>(&dim), 8))
+    return bad("truncated header");
+  SparseOptimizerSpec spec;
+  spec.kind = static_cast<SparseOptimizerKind>(kind);
+  spec.lr = d[0];
+  spec.eps = d[1];
+  spec.beta1 = d[2];
+  spec.beta2 = d[3];
+  Status valid = ValidateSparseOptimizer(spec);
+  if (!valid.ok()) return bad(valid.message());
+  if (rows < 0 || dim <= 0 || rows > (int64_t(1) << 40) / dim) return bad("bad shape");
+  auto st = std::make_unique<SparseOptimizerState>(spec, rows, dim);
+  const int64_t elems = rows * dim;
+  if (!GetVec(in, elems, &st->s_) || !GetVec(in, elems, &st->m_) || !GetVec(in, elems, &st->v_) ||
+      !GetVec(in, rows, &st->steps_))
+    return bad("truncated or oversized state arrays");
+  auto sized = [&](size_t n, int64_t want) { return n == 0 || static_cast<int64_t>(n) == want; };
+  if (!sized(st->s_.size(), elems) || !sized(st->m_.size(), elems) || !sized(st->v_.size(), elems) ||
+      !sized(st->steps_.size(), rows))
+    return bad("state arrays do not match the shape");
+  return st;
 }
 
 }  // namespace dg

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -82,6 +83,13 @@ class SparseOptimizerState {
   // grads: [n, dim] row-major, grads row i for table row local_rows[i];
   // weights: the whole [rows, dim] table, updated in place.
   void Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights);
+
+  // The whole state (spec, shape, s / m / v / per-row steps) as one binary
+  // file (docs/formats.md "Step checkpoint"): Save writes `path` directly
+  // (the caller renames a finished directory); Load reads one back and fails
+  // with Corruption naming the file when it is short or malformed.
+  Status Save(const std::string& path) const;
+  static Result<std::unique_ptr<SparseOptimizerState>> Load(const std::string& path);
 
  private:
   void ApplyAdagrad(const int64_t* rows, size_t n, const float* grads, float* weights);

@@ -14,11 +14,8 @@ int CheckJob(const CheckJobOptions& options, const std::string& program) {
   const std::string& file = options.config;
   const std::vector<std::string>& sets = options.sets;
 
-  auto cfg = LoadJobConfig(file, sets);
-  if (!cfg.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), cfg.status().message().c_str());
-    return 1;
-  }
+  auto cfg = LoadJobConfigOrSay(program, file, sets);
+  if (!cfg) return 1;
   PlanOptions opt = DefaultPlanOptions();
   if (!options.job_id.empty()) opt.job_id = options.job_id;
   auto plan = BuildLaunchPlan(*cfg, opt);

@@ -20,6 +20,10 @@ pid_t SpawnChild(const std::vector<std::string>& argv, const std::string& workdi
                  const std::vector<std::pair<std::string, std::string>>& env, int out_fd,
                  const std::string& stdin_text = "");
 
+// Runs argv (no output) and returns its exit code, or -1 when it does not
+// end within `seconds` (then its process group is killed) or cannot start.
+int RunWithin(const std::vector<std::string>& argv, double seconds);
+
 // Can we open a TCP connection to host:port within timeout_ms?
 bool PortAccepts(const std::string& host, int port, int timeout_ms);
 

@@ -11,6 +11,7 @@
 #include "config/job_config.h"
 #include "roles/launcher/copy.h"
 #include "roles/launcher/launch_plan.h"
+#include "roles/launcher/launcher.h"
 
 namespace dg {
 
@@ -36,11 +37,8 @@ int CopyJob(const CopyJobOptions& options, const std::string& program) {
   const std::string& file = options.config;
   const std::vector<std::string>& sets = options.sets;
 
-  auto cfg = LoadJobConfig(file, sets);
-  if (!cfg.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), cfg.status().message().c_str());
-    return 1;
-  }
+  auto cfg = LoadJobConfigOrSay(program, file, sets);
+  if (!cfg) return 1;
   bool rsync = !options.scp && HaveProgram("rsync");
   auto plan = BuildCopyPlan(*cfg, rsync);
   if (!plan.ok()) {

@@ -15,7 +15,8 @@ struct LaunchJobOptions {
   std::string config;             // the job YAML
   std::vector<std::string> sets;  // key=value overrides
   std::string mode = "train";     // train | infer
-  bool resume = false;            // trainers continue from checkpoint.pt
+  bool resume = false;            // trainers continue from their last complete checkpoint
+  int max_restarts = -1;          // automatic restarts (restart.h); -1 = the YAML's restart.max
   int metrics_port = 0;           // = --set ports.metrics=N when given
   bool metrics_port_given = false;
   bool dry_run = false;           // print the plan only

@@ -268,10 +268,22 @@ class Launcher {
   Status Failed(Proc& p) {
     const int st = p.wait_status;
     std::string what = Who(p) + " " + DescribeExit(st);
-    if (p.spec->remote && WIFEXITED(st) && WEXITSTATUS(st) == 255)
-      what += ": ssh failed (host " + cfg_.machines[p.spec->machine].ssh +
+    if (p.spec->remote && WIFEXITED(st) && WEXITSTATUS(st) == 255) {
+      const int m = p.spec->machine;
+      what += ": ssh failed (host " + cfg_.machines[m].ssh +
               " unreachable, refused the key, or the remote process was killed)";
-    else if (p.spec->role == Role::kServer && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+      // A crashed or cut-off host does not answer a fresh ssh either: name it so.
+      std::vector<std::string> probe = SshPrefix(cfg_.machines[m]);
+      probe.insert(probe.begin() + 1, {"-o", "ConnectTimeout=3"});
+      probe.push_back("true");
+      if (RunWithin(probe, 5) != 0) {
+        unreachable_.insert(m);
+        return Fail(&p, "machine " + std::to_string(m) + " (" + cfg_.machines[m].host + ") is unreachable: " + what +
+                            "; a fresh ssh to it fails too");
+      }
+      return Fail(&p, what);
+    }
+    if (p.spec->role == Role::kServer && WIFEXITED(st) && WEXITSTATUS(st) == 0)
       what += " before the trainers finished";
     return Fail(&p, what);
   }
@@ -441,6 +453,14 @@ int ToolExitCode(const std::string& program, const Status& status) {
   if (status.ok()) return 0;
   std::fprintf(stderr, "%s: error: %s\n", program.c_str(), status.ToString().c_str());
   return 1;
+}
+
+std::optional<JobConfig> LoadJobConfigOrSay(const std::string& program, const std::string& file,
+                                            const std::vector<std::string>& sets) {
+  auto cfg = LoadJobConfig(file, sets);
+  if (cfg.ok()) return std::move(*cfg);
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), cfg.status().message().c_str());
+  return std::nullopt;
 }
 
 Status RunLaunchPlan(const JobConfig& config, const LaunchPlan& plan, const LaunchSettings& settings) {

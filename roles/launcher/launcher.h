@@ -16,7 +16,9 @@
 // child is waited for: nothing is left behind.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/base/status.h"
 #include "config/job_config.h"
@@ -48,5 +50,10 @@ std::string SelfExecutable();
 // The launcher tools' exit code for `status`: 0 when ok, else 1 after printing
 // "PROGRAM: error: CODE: message" to stderr.
 int ToolExitCode(const std::string& program, const Status& status);
+
+// The launcher tools' config load: the job YAML with `sets` applied, or
+// nullopt after printing "PROGRAM: error: message" to stderr.
+std::optional<JobConfig> LoadJobConfigOrSay(const std::string& program, const std::string& file,
+                                            const std::vector<std::string>& sets);
 
 }  // namespace dg

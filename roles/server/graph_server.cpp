@@ -229,7 +229,8 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
   }
   const uint16_t type = f.header.type;
   const uint64_t id = f.header.request_id;
-  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(kLastServerRequest)) {
+  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(kLastServerRequest) ||
+      !IsKnownMsgType(type)) {
     Status st = !IsKnownMsgType(type)
                     ? Status::Protocol("unknown message type " + std::to_string(type))
                     : Status::Protocol("unexpected " + MsgTypeName(type) +
@@ -410,6 +411,9 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
       spdlog::info("saved tensor '{}' to {}/tensors/{}.npy", name, part_dir_, name);
       break;
     }
+    case MsgType::kCheckpoint:
+      DG_RETURN_IF_ERROR(HandleCheckpoint(f));
+      break;
     case MsgType::kPullAggregate: {
       DG_ASSIGN_OR_RETURN(PullAggregateRequest req, DecodePullAggregate(f));
       AggregateLimits limits;

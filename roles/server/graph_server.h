@@ -21,6 +21,11 @@
 // and saves every persistent tensor when Run() ends after a clean shutdown
 // (SHUTDOWN, SIGTERM, SIGINT); Run() returns the save error, if any.
 //
+// CHECKPOINT (index 0) saves every mutable tensor and its sparse optimizer
+// state as <partition dir>/checkpoints/step-N/ (written as a temporary
+// directory, fsynced, renamed; answered once durable) or loads one back
+// (server_checkpoint.cpp).
+//
 // SPARSE_UPDATE and BARRIER answer late (deferred replies): a contribution is
 // checked at once (an invalid one gets its ERROR and does not count), then
 // waits until all W contributors of (tensor, step) have arrived; the request
@@ -96,6 +101,8 @@ class GraphServer {
   void ExpireSparseStep(const std::pair<std::string, uint64_t>& key, uint64_t generation);
   void FailPendingOnShutdown();
   Status SavePersistentTensors();
+  // CHECKPOINT: a step checkpoint of the mutable tensors (server_checkpoint.cpp).
+  Status HandleCheckpoint(const Frame& f);
   void Reject(const std::shared_ptr<Session>& s, uint64_t id, uint16_t type, const Status& st,
               bool close_after = false);
   void Drain(std::chrono::steady_clock::time_point started, bool closing);

@@ -43,6 +43,8 @@ Result<std::unique_ptr<Trainer>> Trainer::Create(const TrainerOptions& o) {
   if (o.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
   if (o.epochs < 0) return Status::InvalidArgument("--epochs must be >= 0");
   if (o.eval_every <= 0) return Status::InvalidArgument("--eval-every must be > 0");
+  if (o.checkpoint_every_steps < 0) return Status::InvalidArgument("--checkpoint-every-steps must be >= 0");
+  if (o.checkpoint_keep < 1) return Status::InvalidArgument("--checkpoint-keep must be >= 1");
   if (o.optimizer != "adam" && o.optimizer != "sgd")
     return Status::InvalidArgument("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
   if (!o.eval_fanouts.empty() && o.eval_fanouts.size() != o.fanouts.size())
@@ -241,12 +243,28 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
   const uint64_t bytes0 = s.opt.network_bytes ? s.opt.network_bytes() : 0;
   double loss_sum = 0;
   int64_t correct = 0, count = 0;
+  // Resuming inside this epoch (a step checkpoint): its batches done are read
+  // again and skipped (a batch depends only on the job seed, the epoch and its
+  // index), and the sums start where they were.
+  int64_t skip = 0;
+  if (epoch == s.resume_epoch && s.resume_batch > 0) {
+    skip = s.resume_batch;
+    loss_sum = s.resume_sums[0];
+    st.steps = static_cast<int64_t>(s.resume_sums[1]);
+    correct = static_cast<int64_t>(s.resume_sums[2]);
+    count = static_cast<int64_t>(s.resume_sums[3]);
+    s.resume_epoch = s.resume_batch = 0;
+  }
   MiniBatch mb;
   while (true) {
     auto tw = Clock::now();
     DG_ASSIGN_OR_RETURN(bool more, provider->Next(&mb));
     st.wait_seconds += Since(tw);
     if (!more) break;
+    if (skip > 0) {
+      --skip;
+      continue;
+    }
     auto tc = Clock::now();
     double loss;
     int64_t c, n;
@@ -267,6 +285,11 @@ Result<EpochStats> Trainer::TrainEpoch(BatchProvider* provider, const std::vecto
     }
     s.Progress(epoch, st.steps, loss_sum / st.steps, count ? double(correct) / count : 0,
                Since(t0), st.wait_seconds, false);
+    ++s.global_step;
+    if (s.opt.checkpoint_every_steps > 0 && s.global_step % s.opt.checkpoint_every_steps == 0) {
+      const double sums[4] = {loss_sum, double(st.steps), double(correct), double(count)};
+      DG_RETURN_IF_ERROR(s.SaveStepCheckpoint(epoch, st.steps, sums, &st));
+    }
   }
   st.seconds = Since(t0);
   st.split.wait = st.wait_seconds;
@@ -331,16 +354,7 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
   const std::string metrics = s.OutPath("metrics.jsonl");
   int64_t start = 1;
   if (s.opt.resume) {
-    DG_ASSIGN_OR_RETURN(std::string path, s.SharedCheckpointPath());
-    auto done_or = s.LoadCheckpoint(path);
-    if (s.opt.dp.rank != 0 && !path.empty()) std::filesystem::remove(path);
-    DG_ASSIGN_OR_RETURN(int64_t done, std::move(done_or));
-    if (done == 0) {
-      spdlog::warn("--resume: no checkpoint in {} (trainer 0's run directory), starting at epoch 1", s.opt.out_dir);
-    } else {
-      spdlog::info("resuming after epoch {} from trainer 0's {}", done, s.OutPath("checkpoint.pt"));
-    }
-    start = done + 1;
+    DG_ASSIGN_OR_RETURN(start, s.Resume());
   }
   if (s.writer()) {
     // Keep the metrics of the epochs the checkpoint covers; drop the rest.
@@ -404,6 +418,9 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
            << ", \"wait_fraction\": " << MetricNumber(st.wait_seconds / std::max(1e-9, st.seconds))
            << ", \"steps\": " << st.steps << ", \"seeds\": " << st.seeds << ", \"step_ms\": " << st.split.PerStepJson(st.steps);
       if (st.bytes_per_step >= 0) line << ", \"bytes_per_step\": " << MetricNumber(st.bytes_per_step);
+      if (st.checkpoints > 0)
+        line << ", \"checkpoints\": " << st.checkpoints
+             << ", \"checkpoint_ms\": " << MetricNumber(1e3 * st.checkpoint_seconds / st.checkpoints);
       line << "}";
       DG_RETURN_IF_ERROR(AppendLine(metrics, line.str()));
       DG_RETURN_IF_ERROR(s.SaveCheckpoint(epoch, rng_states));

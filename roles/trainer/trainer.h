@@ -10,16 +10,20 @@
 //                   last {"final":true,...}
 //   model.pt        TorchScript, best-validation weights
 //   checkpoint.pt   params, optimizer state, epoch, best so far, torch RNG
+//   checkpoints/step-N/  step checkpoints (checkpoint_every_steps): the same
+//                   and the position in the epoch, of every trainer
 //   predictions.npy / embeddings.npy  (on request; rows in original node order)
-// Only rank 0 writes files. `resume` continues at the epoch after the
-// checkpoint with the identical state. This header is torch-free (pimpl).
+// Only rank 0 writes files. `resume` continues from the newest complete step
+// checkpoint (mid-epoch: its batches are read again and skipped), else at the
+// epoch after checkpoint.pt, with the identical state. This header is torch-free (pimpl).
 //
 // With an `embedding` (DistEmbedding), the model's input of a batch is
 // [features | embedding rows] of its input nodes (the rows alone when
 // use_features is false); after backward the rows' gradients go to the
 // embedding's sparse optimizer, one Update per step on every trainer. The
 // embedding table itself is not in checkpoint.pt or model.pt (it lives on the
-// servers; persist it with the DistTensor's `persistent` flag).
+// servers; persist it with the DistTensor's `persistent` flag); a step
+// checkpoint has it (and its optimizer state) through server_checkpoint.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +67,13 @@ struct TrainerOptions {
   uint64_t seed = 0;
   int threads = 0;                 // torch intra-op threads; 0 = all cores
   bool resume = false;
+  // Step checkpoints (step_checkpoint.h): every checkpoint_every_steps
+  // training steps (0 = none), the newest checkpoint_keep complete ones kept.
+  // server_checkpoint saves (load = false) or loads step N of the servers'
+  // mutable tensors; null = none (train-local: the embedding is in the trainer's).
+  int64_t checkpoint_every_steps = 0;
+  int checkpoint_keep = 2;
+  std::function<Status(bool load, int64_t step, int keep)> server_checkpoint;
   bool save_predictions = false;
   bool save_embeddings = false;
   int64_t num_classes = 0;         // the model's output width must match
@@ -110,6 +121,8 @@ struct EpochStats {
   int64_t steps = 0;
   int64_t seeds = 0;  // training seeds stepped on, all trainers
   double bytes_per_step = -1;  // with TrainerOptions::network_bytes
+  int64_t checkpoints = 0;     // step checkpoints taken in the epoch
+  double checkpoint_seconds = 0;  // their time on this trainer
 };
 
 class Trainer {

@@ -37,6 +37,11 @@ struct Trainer::Impl : ModelState {
   Status Step(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
               int64_t* count, StepSplit* split);
   uint64_t embedding_steps = 0;  // Update calls so far (the step id of SPARSE_UPDATE)
+  int64_t global_step = 0;       // training steps so far, every epoch (step checkpoint N)
+  // Where a mid-epoch step checkpoint resumes: epoch, batches done in it and
+  // this trainer's sums so far (loss, steps, correct, count).
+  int64_t resume_epoch = 0, resume_batch = 0;
+  double resume_sums[4] = {0, 0, 0, 0};
 
   // The model input of a batch (see the header). With emb_leaf, the embedding
   // rows are a leaf that requires grad and is returned there.
@@ -46,9 +51,18 @@ struct Trainer::Impl : ModelState {
   Status UpdateEmbedding(const std::vector<const MiniBatch*>& batches, const std::vector<torch::Tensor>& leaves);
   Result<torch::Tensor> AllRngStates() { return dg::AllRngStates(sync.get(), opt.dp); }
   Status SaveCheckpoint(int64_t epoch, const torch::Tensor& rng_states);
-  // A file holding rank 0's checkpoint.pt on every rank ("" = none): only
-  // rank 0 writes checkpoints, so other ranks get its bytes by broadcast.
-  Result<std::string> SharedCheckpointPath();
+  // Every trainer calls it after step global_step (batch `batch` of `epoch`,
+  // with its sums so far); trainer 0 writes checkpoints/step-N with the
+  // servers' part first (trainer_checkpoint.cpp). Adds its time to *st.
+  Status SaveStepCheckpoint(int64_t epoch, int64_t batch, const double sums[4], EpochStats* st);
+  // Rank 0's choice of what to resume from, shared: the newest complete step
+  // checkpoint (the servers' part loaded), else checkpoint.pt. Returns the
+  // first epoch to run and sets the resume position.
+  Result<int64_t> Resume();
+  // A file holding rank 0's checkpoint file (rank0_path, "" = none) on every
+  // rank: only rank 0 writes checkpoints, so other ranks get its bytes by
+  // broadcast.
+  Result<std::string> SharedCheckpointPath(const std::string& rank0_path);
   Result<int64_t> LoadCheckpoint(const std::string& path);
   Status WriteModel(const std::string& path, bool best);
   Status Predict(BatchProvider* provider, const std::vector<int64_t>& nodes);

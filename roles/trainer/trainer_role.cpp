@@ -28,6 +28,7 @@
 #include "common/client/dist_neighbor_source.h"
 #include "common/base/logging.h"
 #include "common/client/dist_node_embedding.h"
+#include "roles/trainer/step_checkpoint.h"
 #include "common/io/npy.h"
 #include "common/storage/partition_seeds.h"
 #include "common/net/prometheus.h"
@@ -261,6 +262,11 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
               : job.train.intra_op_threads > 0 ? job.train.intra_op_threads
                                                : torch_threads;
   o.resume = resume;
+  o.checkpoint_every_steps = job.train.checkpoint_every_steps;
+  o.checkpoint_keep = job.train.checkpoint_keep;
+  o.server_checkpoint = [c = client.get()](bool load, int64_t step, int keep) {
+    return ServerCheckpoint(c, load, step, keep);
+  };
   o.save_predictions = job.train.save_predictions;
   o.save_embeddings = job.train.save_embeddings;
   o.num_classes = classes;

@@ -370,3 +370,25 @@ TEST_CASE("train.input_aggregation and train.feature_wire_dtype: values and the 
   CHECK(job.Error({"train.feature_wire_dtype=float16"}).find("float16 needs processes.samplers_per_trainer 0") !=
         std::string::npos);
 }
+
+TEST_CASE("restart and step checkpoint keys: defaults, values, bad values named", "[config][restart]") {
+  Job job;
+  auto d = LoadJobConfig(job.path(), {});
+  REQUIRE(d.ok());
+  CHECK(d->restart.max == 0);
+  CHECK(d->restart.wait_seconds == Approx(60));
+  CHECK(d->train.checkpoint_every_steps == 0);
+  CHECK(d->train.checkpoint_keep == 2);
+  job.Write(std::string(kGood) + "restart: {max: 3, wait_seconds: 12.5}\n");
+  auto r = LoadJobConfig(job.path(), {"train.checkpoint_every_steps=50", "train.checkpoint_keep=4"});
+  REQUIRE(r.ok());
+  CHECK(r->restart.max == 3);
+  CHECK(r->restart.wait_seconds == Approx(12.5));
+  CHECK(r->train.checkpoint_every_steps == 50);
+  CHECK(r->train.checkpoint_keep == 4);
+  CHECK(job.Error({"train.checkpoint_keep=0"}).find("train.checkpoint_keep") != std::string::npos);
+  CHECK(job.Error({"train.checkpoint_every_steps=-1"}).find("train.checkpoint_every_steps") != std::string::npos);
+  CHECK(job.Error({"restart.max=-2"}).find("restart.max") != std::string::npos);
+  job.Write(std::string(kGood) + "restart: {retries: 3}\n");
+  CHECK(job.Error().find("restart") != std::string::npos);
+}

@@ -1,0 +1,87 @@
+// CHECKPOINT: step checkpoints of a server's mutable tensors (DistEmbedding
+// tables and their sparse optimizer state), <partition dir>/checkpoints/step-N/.
+//
+// Save writes step-N.tmp/ (PartitionStore::SaveCheckpoint), fsyncs every file
+// and the directory, renames it to step-N (replacing an earlier step-N: a
+// restarted job redoes the same step with the same values), fsyncs
+// checkpoints/, and only then answers; so a crash leaves either the whole
+// directory or none. Older step directories beyond `keep` below N are
+// removed; those above N (a crashed attempt's, never made complete by
+// trainer 0's manifest) are left to be replaced. Load puts step-N back.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/io/durable_file.h"
+#include "common/net/messages.h"
+#include "roles/server/graph_server.h"
+
+namespace dg {
+namespace {
+
+namespace fs = std::filesystem;
+
+// step-N directories under `root` by step (".tmp" ones excluded).
+std::vector<std::pair<uint64_t, fs::path>> StepDirs(const fs::path& root) {
+  std::vector<std::pair<uint64_t, fs::path>> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("step-", 0) != 0 || n.find('.') != std::string::npos) continue;
+    try {
+      out.emplace_back(std::stoull(n.substr(5)), e.path());
+    } catch (const std::exception&) {
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+Status GraphServer::HandleCheckpoint(const Frame& f) {
+  Decoder d = f.decoder("CHECKPOINT");
+  const uint8_t action = d.U8();
+  const uint64_t step = d.U64();
+  const uint32_t keep = d.U32();
+  DG_RETURN_IF_ERROR(d.Finish());
+  if (!store_->holds_mutable())
+    return Status::InvalidArgument("CHECKPOINT: mutable tensors live on server index 0 of partition " +
+                                   std::to_string(options_.part));
+  const fs::path root = fs::path(part_dir_) / "checkpoints";
+  const fs::path dir = root / ("step-" + std::to_string(step));
+  std::error_code ec;
+  if (action == static_cast<uint8_t>(CheckpointAction::kLoad)) {
+    if (!fs::is_directory(dir, ec))
+      return Status::NotFound("CHECKPOINT: partition " + std::to_string(options_.part) + " has no step checkpoint " +
+                              std::to_string(step) + " (" + dir.string() + ")");
+    std::vector<std::string> loaded;
+    DG_RETURN_IF_ERROR(store_->LoadCheckpoint(dir.string(), &loaded));
+    spdlog::info("loaded step checkpoint {} ({} mutable tensors) from {}", step, loaded.size(), dir.string());
+    return Status::OK();
+  }
+  if (action != static_cast<uint8_t>(CheckpointAction::kSave))
+    return Status::InvalidArgument("CHECKPOINT: unknown action " + std::to_string(action) + " (0 = save, 1 = load)");
+  const fs::path tmp = root / ("step-" + std::to_string(step) + ".tmp");
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return Status::IOError("create " + tmp.string() + ": " + ec.message());
+  std::vector<std::string> saved;
+  DG_RETURN_IF_ERROR(store_->SaveCheckpoint(tmp.string(), &saved));
+  for (const auto& e : fs::directory_iterator(tmp, ec)) DG_RETURN_IF_ERROR(FsyncPath(e.path().string()));
+  DG_RETURN_IF_ERROR(FsyncPath(tmp.string()));
+  fs::remove_all(dir, ec);
+  fs::rename(tmp, dir, ec);
+  if (ec) return Status::IOError("rename " + tmp.string() + " to " + dir.string() + ": " + ec.message());
+  DG_RETURN_IF_ERROR(FsyncPath(root.string()));
+  // Rotation: the newest `keep` directories below this step stay.
+  std::vector<std::pair<uint64_t, fs::path>> older;
+  for (auto& sd : StepDirs(root))
+    if (sd.first < step) older.push_back(sd);
+  for (size_t i = 0; i + keep < older.size(); ++i) fs::remove_all(older[i].second, ec);
+  spdlog::debug("saved step checkpoint {} ({} mutable tensors) to {}", step, saved.size(), dir.string());
+  return Status::OK();
+}
+
+}  // namespace dg

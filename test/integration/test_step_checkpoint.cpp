@@ -1,0 +1,217 @@
+// Step checkpoints and automatic restart on 127.0.0.1, real processes on Cora:
+// a job stopped or SIGKILLed mid-epoch and resumed from its last complete
+// step checkpoint ends with the parameters (and DistEmbedding table) of the
+// same job run without a stop, bit for bit; `launch --max-restarts` relaunches
+// a job that lost a trainer and records the restart in run.json; exhausted
+// restarts end non-zero naming every failure.
+#include <catch2/catch.hpp>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "roles/trainer/trainer.h"
+#include "test/integration/dist_job.h"
+
+using namespace dg::test;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// step numbers of the complete step checkpoints under run_dir.
+std::vector<int64_t> CompleteSteps(const std::string& run_dir) {
+  std::vector<int64_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(run_dir + "/checkpoints", ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("step-", 0) == 0 && n.find('.') == std::string::npos && fs::exists(e.path() / "manifest.json"))
+      out.push_back(std::stoll(n.substr(5)));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string FileBytes(const std::string& path) { return ReadFile(path); }
+
+// Cora, 2 partitions, batch 10: 7 steps per trainer per epoch, a step
+// checkpoint every 3 steps, a persistent 16-dim DistEmbedding beside the features.
+DistJobOptions EmbeddingJob(int samplers, int epochs) {
+  DistJobOptions o;
+  o.parts = 2;
+  o.samplers = samplers;
+  o.epochs = epochs;
+  o.peer_timeout_seconds = 3;
+  o.extra_train_yaml =
+      "checkpoint_every_steps: 3, embedding: {dim: 16, optimizer: sparse_adam, lr: 0.05, persistent: true}";
+  o.model = {"--arch", "sage", "--in-dim", "1449", "--hidden", "32", "--classes", "7", "--layers", "2"};
+  return o;
+}
+
+const std::vector<std::string> kBatch10 = {"--set", "train.batch_size=10"};
+
+std::string Embedding(const DistJob& job, int part) {
+  return FileBytes(job.dir() / ("parts/part" + std::to_string(part) + "/tensors/embedding.npy"));
+}
+
+}  // namespace
+
+TEST_CASE("train-local with an embedding, SIGKILLed after a mid-epoch step checkpoint and resumed, ends bit-identical",
+          "[checkpoint][cora]") {
+  TempDir dir;
+  auto ex = RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "1449", "--hidden", "16", "--classes", "7",
+                        "-o", dir / "m.pt"},
+                       120);
+  REQUIRE(ex.exit_code == 0);
+  // 140 training nodes in batches of 16: 9 steps an epoch; checkpoints every 4.
+  const std::vector<std::string> common{"--dataset", CoraDir(), "--undirected", "--model", dir / "m.pt",
+                                        "--fanouts", "5,10", "--batch-size", "16", "--epochs", "3", "--lr", "0.01",
+                                        "--seed", "3", "--threads", "1", "--embedding-dim", "16",
+                                        "--checkpoint-every-steps", "4"};
+  std::vector<std::string> args{"train-local"};
+  args.insert(args.end(), common.begin(), common.end());
+  args.insert(args.end(), {"--out", dir / "full"});
+  auto full = RunDistgnn(args, 180);
+  INFO(full.output);
+  REQUIRE(full.exit_code == 0);
+  CHECK(CompleteSteps(dir / "full") == std::vector<int64_t>{20, 24});  // keep: 2
+
+  args = {DistgnnBin(), "train-local"};
+  args.insert(args.end(), common.begin(), common.end());
+  args.insert(args.end(), {"--out", dir / "killed"});
+  Subprocess p;
+  p.Start(args, dir / "killed.log");
+  // Step 12 is batch 3 of epoch 2.
+  REQUIRE(WaitFor(120, [&] { return fs::exists(dir / "killed/checkpoints/step-12/manifest.json") || !p.running(); }));
+  p.Signal(SIGKILL);
+  p.Wait(10);
+  const std::vector<int64_t> left = CompleteSteps(dir / "killed");
+  REQUIRE(!left.empty());
+  args = {"train-local"};
+  args.insert(args.end(), common.begin(), common.end());
+  args.insert(args.end(), {"--out", dir / "killed", "--resume"});
+  auto resumed = RunDistgnn(args, 180);
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code == 0);
+  if (left.back() < 27) CHECK(resumed.output.find("resuming at step " + std::to_string(left.back())) != std::string::npos);
+  CHECK(FileBytes(dir / "killed/model.pt").size() > 0);
+  auto a = dg::ModelParameterVector(dir / "full/model.pt"), b = dg::ModelParameterVector(dir / "killed/model.pt");
+  REQUIRE((a.ok() && b.ok()));
+  CHECK(*a == *b);
+  CHECK(EpochLosses(dir / "full/metrics.jsonl") == EpochLosses(dir / "killed/metrics.jsonl"));
+}
+
+TEST_CASE("2 servers + 2 trainers with a DistEmbedding: stopped after a mid-epoch step checkpoint and resumed, "
+          "bit-identical parameters and embedding",
+          "[checkpoint][distributed][embedding][cora]") {
+  DistJob full(EmbeddingJob(0, 3));
+  const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
+  // 2 epochs = 14 steps: complete checkpoints 9 and 12 (keep 2); 12 is batch 5 of epoch 2.
+  DistJob part(EmbeddingJob(0, 2));
+  RunToCompletion(part, 2, 0.0, kBatch10);
+  CHECK(CompleteSteps(part.run_dir()) == std::vector<int64_t>{9, 12});
+  for (int p = 0; p < 2; ++p)
+    CHECK(fs::is_directory(part.dir() / ("parts/part" + std::to_string(p) + "/checkpoints/step-12")));
+  std::vector<std::string> more = kBatch10;
+  more.insert(more.end(), {"--set", "train.epochs=3"});
+  const std::string resumed = RunToCompletion(part, 2, 0.0, more, {"--resume"});
+  CHECK(resumed == reference);
+  for (const char* t : {"trainer-0", "trainer-1"})
+    CHECK(part.Proc(t).Output().find("resuming at step 12 (epoch 2, after batch 5)") != std::string::npos);
+  for (int p = 0; p < 2; ++p) CHECK(Embedding(part, p) == Embedding(full, p));
+  CHECK(EpochLosses(part.run_dir() + "/metrics.jsonl") == EpochLosses(full.run_dir() + "/metrics.jsonl"));
+}
+
+TEST_CASE("2 servers + 2 trainers + samplers with a DistEmbedding: trainer 1 SIGKILLed mid-epoch, every process "
+          "killed, resumed: bit-identical parameters and embedding",
+          "[checkpoint][distributed][embedding][cora]") {
+  DistJob full(EmbeddingJob(1, 3));
+  const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
+  DistJob job(EmbeddingJob(1, 3));
+  job.StartAll(kBatch10);
+  // Step 9 is batch 2 of epoch 2.
+  REQUIRE(WaitFor(120, [&] { return fs::exists(job.run_dir() + "/checkpoints/step-9/manifest.json"); }));
+  job.Proc("trainer-1").Signal(SIGKILL);
+  // The machine is lost: the rest go too, servers without their clean-shutdown save.
+  for (const std::string& name : job.Names()) job.Proc(name).Signal(SIGKILL);
+  for (const std::string& name : job.Names()) job.Proc(name).Wait(10);
+  const std::vector<int64_t> left = CompleteSteps(job.run_dir());
+  REQUIRE(!left.empty());
+  const std::string resumed = RunToCompletion(job, 2, 0.0, kBatch10, {"--resume"});
+  CHECK(resumed == reference);
+  CHECK(job.Proc("trainer-0").Output().find("resuming at step " + std::to_string(left.back())) != std::string::npos);
+  for (int p = 0; p < 2; ++p) CHECK(Embedding(job, p) == Embedding(full, p));
+}
+
+namespace {
+
+// The launched trainer of machine m of the job in `dir` (0 = none yet).
+pid_t LaunchedTrainer(const DistJob& job, int machine) {
+  for (pid_t pid : FindProcesses(std::string(job.dir() / "job.yaml"))) {
+    std::string cmd = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+    for (char& c : cmd)
+      if (c == '\0') c = ' ';
+    if (cmd.find("--role trainer") != std::string::npos &&
+        cmd.find("--machine " + std::to_string(machine) + " ") != std::string::npos)
+      return pid;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("launch --max-restarts 1: a trainer SIGKILLed mid-epoch, the job restarts from its step checkpoint and "
+          "ends bit-identical, run.json lists the restart",
+          "[checkpoint][launch][embedding][cora]") {
+  DistJob full(EmbeddingJob(1, 3));
+  const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
+  DistJob job(EmbeddingJob(1, 3));
+  Subprocess launch;
+  launch.Start({DistgnnBin(), "launch", job.dir() / "job.yaml", "--set", "train.batch_size=10", "--max-restarts", "1"},
+               job.dir() / "launch.log");
+  REQUIRE(WaitFor(120, [&] { return fs::exists(job.run_dir() + "/checkpoints/step-9/manifest.json"); }));
+  const pid_t victim = LaunchedTrainer(job, 1);
+  REQUIRE(victim > 0);
+  kill(victim, SIGKILL);
+  const int code = launch.Wait(300);
+  const std::string out = launch.Output();
+  INFO(out);
+  REQUIRE(code == 0);
+  CHECK(out.find("launch: restart 1 of 1") != std::string::npos);
+  CHECK(ReadSummary(job.run_dir(), 0).fingerprint == reference);
+  CHECK(ReadSummary(job.run_dir(), 1).fingerprint == reference);
+  for (int p = 0; p < 2; ++p) CHECK(Embedding(job, p) == Embedding(full, p));
+  const std::string run = ReadFile(job.run_dir() + "/run.json");
+  INFO(run);
+  CHECK(run.find("\"restarts\": [{") != std::string::npos);
+  const std::string redone = JsonField(run, "steps_redone");
+  REQUIRE(!redone.empty());
+  CHECK(std::stoll(redone) <= 3);
+  CHECK(fs::is_directory(job.run_dir() + "/logs-attempt-1"));
+  CHECK(FindProcesses(std::string(job.dir() / "job.yaml")).empty());
+}
+
+TEST_CASE("launch --max-restarts 1: a job that loses a trainer twice exits non-zero naming both failures",
+          "[checkpoint][launch][cora]") {
+  DistJob job(EmbeddingJob(0, 3));
+  Subprocess launch;
+  launch.Start({DistgnnBin(), "launch", job.dir() / "job.yaml", "--set", "train.batch_size=10", "--max-restarts", "1"},
+               job.dir() / "launch.log");
+  REQUIRE(WaitFor(120, [&] { return fs::exists(job.run_dir() + "/checkpoints/step-3/manifest.json"); }));
+  pid_t first = LaunchedTrainer(job, 1);
+  REQUIRE(first > 0);
+  kill(first, SIGKILL);
+  REQUIRE(WaitFor(120, [&] {
+    const pid_t p = LaunchedTrainer(job, 1);
+    return p > 0 && p != first && launch.Output().find("restart 1 of 1") != std::string::npos;
+  }));
+  kill(LaunchedTrainer(job, 1), SIGKILL);
+  const int code = launch.Wait(120);
+  const std::string out = launch.Output();
+  INFO(out);
+  CHECK(code == 1);
+  CHECK(out.find("1 restart(s) of 1 did not finish the job; every failure:") != std::string::npos);
+  CHECK(out.find("\n  1. ") != std::string::npos);
+  CHECK(out.find("\n  2. ") != std::string::npos);
+  CHECK(FindProcesses(std::string(job.dir() / "job.yaml")).empty());
+}
