@@ -69,7 +69,13 @@ PartitionStore::PartitionStore(const PartitionConfig& config, LocalPartition par
       part_(std::move(part)),
       node_info_(config.node_data),
       edge_info_(config.edge_data),
-      holds_mutable_(holds_mutable) {}
+      holds_mutable_(holds_mutable) {
+  auto it = part_.edge_data.find(kEdgeTypesTensor);
+  if (it != part_.edge_data.end() && it->second.dtype == DType::kUInt8 && it->second.shape.size() == 1) {
+    const uint8_t* t = it->second.as<uint8_t>();
+    for (int64_t e = 0; e < it->second.numel(); ++e) num_edge_types_ = std::max(num_edge_types_, t[e] + 1);
+  }
+}
 
 Status PartitionStore::UnknownTensor(const char* what, const std::string& name) const {
   return Status::NotFound(std::string(what) + ": unknown tensor '" + name + "'" +
@@ -371,6 +377,36 @@ Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bo
                         : SampleRowUniform(degree, fanout, replace, row_seed, &pos);
     out->counts.push_back(k);
     for (int64_t p : pos) out->src.push_back(indices[begin + p]);
+    if (edge_ids)
+      for (int64_t p : pos) out->eids.push_back(part_.edge_begin + begin + p);
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::SampleTyped(const int64_t* seeds, size_t n, const std::vector<int>& fanouts, bool replace,
+                                   uint64_t seed, SampleResult* out, bool edge_ids) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  auto it = part_.edge_data.find(kEdgeTypesTensor);
+  if (it == part_.edge_data.end() || it->second.dtype != DType::kUInt8 || it->second.shape.size() != 1)
+    return Status::InvalidArgument("SAMPLE_NEIGHBORS: fanouts per edge type, but partition " +
+                                   std::to_string(part_.part_id) + " has no edge types (uint8 edge tensor '" +
+                                   kEdgeTypesTensor + "')");
+  const uint8_t* etypes = it->second.as<uint8_t>();
+  const int64_t* indptr = part_.indptr.as<int64_t>();
+  const int64_t* indices = part_.indices.as<int64_t>();
+  std::vector<int64_t> pos;
+  out->counts.reserve(out->counts.size() + n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t l = seeds[i] - part_.node_begin;
+    const int64_t begin = indptr[l], degree = indptr[l + 1] - begin;
+    pos.clear();
+    const int64_t k = SampleRowByType(etypes + begin, degree, fanouts, replace,
+                                      MixSeed(seed, static_cast<uint64_t>(seeds[i])), &pos);
+    out->counts.push_back(k);
+    for (int64_t p : pos) {
+      out->src.push_back(indices[begin + p]);
+      out->etypes.push_back(etypes[begin + p]);
+    }
     if (edge_ids)
       for (int64_t p : pos) out->eids.push_back(part_.edge_begin + begin + p);
   }

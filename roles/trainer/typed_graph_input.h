@@ -1,0 +1,19 @@
+// Reading a typed dataset directory (docs/formats.md: meta.json, nodes/<type>/
+// {features,labels,split}.npy[.gz], edges/<src>__<rel>__<dst>.tsv) into the
+// input of TypedInMemoryGraph (common/sampling/typed_graph.h), for train-local
+// and model export. undirected adds the reverse relation rev_<rel> of every
+// edge type (DGL's convention), after the forward ones.
+#pragma once
+
+#include <string>
+
+#include "common/base/status.h"
+#include "common/sampling/typed_graph.h"
+
+namespace dg {
+
+// True when dir holds a typed dataset (a meta.json with node_types).
+bool IsTypedDatasetDir(const std::string& dir);
+Result<TypedGraphInput> LoadTypedGraphInput(const std::string& dir, bool undirected, int64_t* num_classes);
+
+}  // namespace dg
