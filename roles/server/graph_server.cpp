@@ -360,6 +360,10 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
     }
     case MsgType::kSampleNeighbors: {
       DG_ASSIGN_OR_RETURN(SampleRequest req, DecodeSample(f));
+      if (!req.etype_fanouts.empty()) {  // typed graphs: roles/server/typed_sample.cpp
+        DG_RETURN_IF_ERROR(SampleTyped(req, &e));
+        break;
+      }
       const std::string what = "SAMPLE_NEIGHBORS: fanout " + std::to_string(req.fanout) +
                                (req.replace ? " with" : " without") + " replacement for " +
                                std::to_string(req.seeds.numel()) + " seeds";
