@@ -1,9 +1,14 @@
 // distgnn generate: a synthetic dataset directory for scale work (src.npy,
 // dst.npy, features.npy, labels.npy, split.npy), streamed to disk: R-MAT
 // (power law, learnable labels) or uniform G(n, m) (as dgl.rand_graph); see
-// roles/partition/synthetic_graph.h for the models.
+// roles/partition/synthetic_graph.h for the models. `--hetero mag` writes a
+// typed dataset shaped like ogbn-mag instead (roles/partition/synthetic_hetero.h).
+#include <chrono>
+#include <cstdio>
+
 #include "cmd/cli.h"
 #include "roles/partition/synthetic_graph.h"
+#include "roles/partition/synthetic_hetero.h"
 
 namespace dg {
 
@@ -14,12 +19,15 @@ Status Run(int argc, char** argv) {
   SyntheticOptions o;
   std::string out;
   std::string split = "0.6,0.2";
+  std::string hetero;
   po::options_description desc("distgnn generate");
   desc.add_options()
       ("help,h", "show this help")
-      ("nodes", po::value(&o.num_nodes)->required(), "number of nodes N")
+      ("nodes", po::value(&o.num_nodes)->required(), "number of nodes N (--hetero mag: number of papers)")
+      ("hetero", po::value(&hetero), "mag: a typed dataset shaped like ogbn-mag (paper, author, institution, field_of_study; "
+       "writes, cites, affiliated_with, has_topic; power-law degrees; paper labels and features)")
       ("model", po::value(&o.model)->default_value("rmat"), "rmat (power law, no self loops) | uniform (E distinct uniform pairs, as dgl.rand_graph)")
-      ("edges", po::value(&o.num_edges)->required(), "number of directed edges E")
+      ("edges", po::value(&o.num_edges)->default_value(-1), "number of directed edges E (required without --hetero)")
       ("feat-dim", po::value(&o.feat_dim)->required(), "feature dimension F (float32)")
       ("classes", po::value(&o.num_classes)->required(), "number of classes C")
       ("seed", po::value(&o.seed)->default_value(0), "random seed (output is deterministic by seed)")
@@ -34,6 +42,17 @@ Status Run(int argc, char** argv) {
       ("force", po::bool_switch(), "replace an existing output directory");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  if (!hetero.empty()) {
+    if (hetero != "mag") return Status::InvalidArgument("--hetero: unknown shape '" + hetero + "' (expected mag)");
+    if (o.num_edges >= 0) return Status::InvalidArgument("--edges does not go with --hetero mag (edge counts follow the papers)");
+    const auto t0 = std::chrono::steady_clock::now();
+    DG_RETURN_IF_ERROR(WriteSyntheticMag(o, out, vm["force"].as<bool>()));
+    std::printf("generated %s (hetero mag): %lld papers, %d features, %d classes in %.2f s\n", out.c_str(),
+                (long long)o.num_nodes, o.feat_dim, o.num_classes,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return Status::OK();
+  }
+  if (o.num_edges < 0) return Status::InvalidArgument("--edges is required (the number of directed edges)");
   return GenerateDataset(o, out, vm["force"].as<bool>());
 }
 

@@ -1,6 +1,6 @@
 // `distgnn partition`: flags of the partitioner (roles/partition/partition_dataset.h).
 //
-//   distgnn partition --dataset DIR [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
+//   distgnn partition --dataset DIR [--format plain|ogb] [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //                     --num-parts K --method metis|random|stream [--balance train,edges]
 //                     --name NAME --out DIR [--force] [--seed S]
 //                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
@@ -18,12 +18,14 @@ Status Run(int argc, char** argv) {
   PartitionDatasetOptions o;
   desc.add_options()
       ("help,h", "show this help")
-      ("dataset", po::value(&o.dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy)")
+      ("dataset", po::value(&o.dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy; "
+       "or a typed one: meta.json, nodes/<type>/, edges/<src>__<rel>__<dst>.tsv -> a typed partition)")
+      ("format", po::value(&o.format)->default_value("plain"), "plain | ogb (an OGB node property dataset as downloaded: raw/*.csv.gz, split/; ogbn-mag's typed layout too)")
       ("edges", po::value(&o.edges_file), "edge list file (src dst per line; TSV/CSV/space; '#' comments; .gz ok)")
       ("num-nodes", po::value(&o.num_nodes), "number of nodes (with --edges; default: from node data or max id + 1)")
       ("node-data", po::value(&o.node_data)->composing(), "NAME=FILE.npy node array (with --edges; repeatable)")
       ("edge-data", po::value(&o.edge_data)->composing(), "NAME=FILE.npy edge array, one row per input edge (repeatable)")
-      ("undirected", po::bool_switch(&o.undirected), "add reverse edges, then drop duplicates")
+      ("undirected", po::bool_switch(&o.undirected), "add reverse edges, then drop duplicates (typed: add rev_<relation> per edge type)")
       ("drop-self-loops", po::bool_switch(&o.drop_self_loops), "drop edges u->u")
       ("normalize-features", po::bool_switch(&o.normalize_features), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
       ("drop-duplicates", po::bool_switch(&o.drop_duplicates), "keep one copy of each (src, dst)")

@@ -34,6 +34,18 @@ class JsonReader {
     return Status::OK();
   }
 
+  Status StringList(const YAML::Node& parent, const std::string& key, std::vector<std::string>* out) const {
+    YAML::Node n = parent[key];
+    if (!n) return Err(key, "missing");
+    if (!n.IsSequence()) return Err(key, "expected a list of strings");
+    out->clear();
+    for (size_t i = 0; i < n.size(); ++i) {
+      if (!n[i].IsScalar()) return Err(key, "element " + std::to_string(i) + " is not a string");
+      out->push_back(n[i].as<std::string>());
+    }
+    return Status::OK();
+  }
+
   Status IntList(const YAML::Node& parent, const std::string& key, std::vector<int64_t>* out) const {
     YAML::Node n = parent[key];
     if (!n) return Err(key, "missing");
@@ -57,7 +69,11 @@ class JsonReader {
     for (auto it = n.begin(); it != n.end(); ++it) {
       std::string name = it->first.as<std::string>();
       std::string full = key + "." + name;
-      if (name.empty() || name.find('/') != std::string::npos || name[0] == '.')
+      // "<type>/<name>" in typed partitions (checked against node_types later).
+      const size_t slash = name.find('/');
+      if (name.empty() || name[0] == '.' || (slash != std::string::npos &&
+                                             (slash == 0 || slash + 1 == name.size() || name[slash + 1] == '.' ||
+                                              name.find('/', slash + 1) != std::string::npos)))
         return Err(full, "bad array name");
       // A copy: it->second lives in a proxy that dies with this statement.
       const YAML::Node v = it->second;
@@ -134,6 +150,35 @@ Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const
 }  // namespace
 
 Result<PartitionConfig> LoadPartitionConfig(const std::string& json_path) {
+  DG_ASSIGN_OR_RETURN(PartitionConfig c, LoadAnyPartitionConfig(json_path));
+  if (c.typed())
+    return Status::Unsupported(json_path + ": key 'format_version': 2 is a typed (heterogeneous) partition with node types [" +
+                               [&] {
+                                 std::string s;
+                                 for (size_t t = 0; t < c.node_types.size(); ++t) s += (t ? ", " : "") + c.node_types[t];
+                                 return s;
+                               }() + "]; this command reads homogeneous partitions (format_version 1) only");
+  return c;
+}
+
+int PartitionConfig::NodeTypeId(const std::string& name) const {
+  for (size_t t = 0; t < node_types.size(); ++t)
+    if (node_types[t] == name) return static_cast<int>(t);
+  return -1;
+}
+
+int PartitionConfig::NodeTypeOf(int64_t gid) const {
+  const int p = PartitionBook(node_map).Owner(gid);
+  const std::vector<int64_t>& off = node_type_offsets[p];
+  auto it = std::upper_bound(off.begin() + 1, off.end(), gid);
+  return static_cast<int>(it - off.begin()) - 1;
+}
+
+DType PartitionConfig::EdgeTypeDType() const { return edge_types.size() > 255 ? DType::kInt32 : DType::kUInt8; }
+
+std::string PartitionConfig::TypeNidsPath(int t) const { return base_dir + "/type_nids/" + node_types[t] + ".npy"; }
+
+Result<PartitionConfig> LoadAnyPartitionConfig(const std::string& json_path) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(json_path);
@@ -150,6 +195,90 @@ Result<PartitionConfig> LoadPartitionConfig(const std::string& json_path) {
 }
 
 namespace {
+// The typed fields of a format_version 2 config, checked against each other
+// and against node_map / edge_map.
+Status ParseTypedFields(const JsonReader& r, const YAML::Node& root, PartitionConfig* c) {
+  DG_RETURN_IF_ERROR(r.StringList(root, "node_types", &c->node_types));
+  const int T = c->num_node_types();
+  if (T < 1) return r.Err("node_types", "empty");
+  for (int t = 0; t < T; ++t) {
+    const std::string& n = c->node_types[t];
+    if (n.empty() || n[0] == '.' || n.find('/') != std::string::npos)
+      return r.Err("node_types", "bad type name '" + n + "'");
+    if (c->NodeTypeId(n) != t) return r.Err("node_types", "type '" + n + "' given twice");
+  }
+  YAML::Node ets = root["edge_types"];
+  if (!ets || !ets.IsSequence()) return r.Err("edge_types", "missing or not a list of [src, relation, dst]");
+  for (size_t i = 0; i < ets.size(); ++i) {
+    const std::string key = "edge_types[" + std::to_string(i) + "]";
+    const YAML::Node e = ets[i];
+    if (!e.IsSequence() || e.size() != 3) return r.Err(key, "expected [src type, relation, dst type]");
+    PartitionConfig::EdgeType et;
+    et.src = e[0].as<std::string>();
+    et.relation = e[1].as<std::string>();
+    et.dst = e[2].as<std::string>();
+    et.src_type = c->NodeTypeId(et.src);
+    et.dst_type = c->NodeTypeId(et.dst);
+    if (et.src_type < 0 || et.dst_type < 0) return r.Err(key, "names a type not in node_types");
+    c->edge_types.push_back(et);
+  }
+  if (c->edge_types.size() > 32767) return r.Err("edge_types", "more than 32767 edge types");
+  DG_RETURN_IF_ERROR(r.IntList(root, "num_nodes_per_type", &c->num_nodes_per_type));
+  if (static_cast<int>(c->num_nodes_per_type.size()) != T)
+    return r.Err("num_nodes_per_type", "expected one count per node type (" + std::to_string(T) + ")");
+  int64_t total = 0;
+  for (int64_t n : c->num_nodes_per_type) {
+    if (n < 0) return r.Err("num_nodes_per_type", "negative count");
+    total += n;
+  }
+  if (total != c->num_nodes) return r.Err("num_nodes_per_type", "does not sum to num_nodes");
+  if (root["num_edges_per_type"]) {
+    DG_RETURN_IF_ERROR(r.IntList(root, "num_edges_per_type", &c->num_edges_per_type));
+    if (c->num_edges_per_type.size() != c->edge_types.size())
+      return r.Err("num_edges_per_type", "expected one count per edge type");
+    total = 0;
+    for (int64_t n : c->num_edges_per_type) total += n;
+    if (total != c->num_edges) return r.Err("num_edges_per_type", "does not sum to num_edges");
+  }
+  YAML::Node offs = root["node_type_offsets"];
+  if (!offs || !offs.IsSequence() || static_cast<int>(offs.size()) != c->num_parts)
+    return r.Err("node_type_offsets", "expected one list per part");
+  std::vector<int64_t> per_type(T, 0);
+  for (int p = 0; p < c->num_parts; ++p) {
+    const std::string key = "node_type_offsets[" + std::to_string(p) + "]";
+    std::vector<int64_t> o;
+    const YAML::Node row = offs[p];
+    if (!row.IsSequence()) return r.Err(key, "expected a list of integers");
+    for (size_t i = 0; i < row.size(); ++i) {
+      try {
+        o.push_back(row[i].as<int64_t>());
+      } catch (const YAML::Exception&) {
+        return r.Err(key, "element " + std::to_string(i) + " is not an integer");
+      }
+    }
+    if (static_cast<int>(o.size()) != T + 1) return r.Err(key, "expected " + std::to_string(T + 1) + " offsets");
+    if (o.front() != c->node_map[p] || o.back() != c->node_map[p + 1])
+      return r.Err(key, "must start at node_map[p] and end at node_map[p+1]");
+    for (int t = 0; t < T; ++t) {
+      if (o[t + 1] < o[t]) return r.Err(key, "is not non-decreasing");
+      per_type[t] += o[t + 1] - o[t];
+    }
+    c->node_type_offsets.push_back(std::move(o));
+  }
+  if (per_type != c->num_nodes_per_type)
+    return r.Err("node_type_offsets", "its ranges do not add up to num_nodes_per_type");
+  DG_RETURN_IF_ERROR(r.Scalar(root, "target", "target", &c->target, false));
+  if (!c->target.empty() && c->NodeTypeId(c->target) < 0) return r.Err("target", "'" + c->target + "' is not in node_types");
+  for (const auto& [name, info] : c->node_data) {
+    const size_t slash = name.find('/');
+    const int t = slash == std::string::npos ? -1 : c->NodeTypeId(name.substr(0, slash));
+    if (t < 0) return r.Err("node_data." + name, "typed node arrays are named '<node type>/<array>'");
+    if (info.shape[0] != c->num_nodes_per_type[t])
+      return r.Err("node_data." + name + ".shape", "first dimension must be num_nodes_per_type of '" + c->node_types[t] + "'");
+  }
+  return Status::OK();
+}
+
 Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const YAML::Node& root) {
   if (!root.IsMap()) return Status::Corruption(json_path + ": expected a JSON object");
   JsonReader r(json_path);
@@ -157,8 +286,9 @@ Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const
   c.path = json_path;
   c.base_dir = DirName(json_path);
   DG_RETURN_IF_ERROR(r.Scalar(root, "format_version", "format_version", &c.format_version));
-  if (c.format_version != 1)
-    return r.Err("format_version", "unsupported version " + std::to_string(c.format_version));
+  if (c.format_version != 1 && c.format_version != 2)
+    return r.Err("format_version", "unsupported version " + std::to_string(c.format_version) +
+                                       " (this build reads 1, homogeneous, and 2, typed)");
   DG_RETURN_IF_ERROR(r.Scalar(root, "graph_name", "graph_name", &c.graph_name));
   DG_RETURN_IF_ERROR(r.Scalar(root, "part_method", "part_method", &c.part_method, false));
   DG_RETURN_IF_ERROR(r.Scalar(root, "num_nodes", "num_nodes", &c.num_nodes));
@@ -187,9 +317,17 @@ Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const
     for (size_t i = 1; i < m.size(); ++i)
       if (m[i] < m[i - 1]) return r.Err(key, "is not non-decreasing");
   }
-  for (const auto& [name, info] : c.node_data)
-    if (info.shape[0] != c.num_nodes)
-      return r.Err("node_data." + name + ".shape", "first dimension must be num_nodes");
+  if (c.typed()) {
+    DG_RETURN_IF_ERROR(ParseTypedFields(r, root, &c));
+  } else {
+    for (const char* key : {"node_types", "edge_types", "node_type_offsets"})
+      if (root[key]) return r.Err(key, "present in a format_version 1 (homogeneous) partition");
+    for (const auto& [name, info] : c.node_data) {
+      if (name.find('/') != std::string::npos) return r.Err("node_data." + name, "bad array name");
+      if (info.shape[0] != c.num_nodes)
+        return r.Err("node_data." + name + ".shape", "first dimension must be num_nodes");
+    }
+  }
   for (const auto& [name, info] : c.edge_data)
     if (info.shape[0] != c.num_edges)
       return r.Err("edge_data." + name + ".shape", "first dimension must be num_edges");
@@ -235,6 +373,21 @@ std::string PartitionConfigToJson(const PartitionConfig& c) {
   s += "  \"edge_data\": " + ArrayInfosJson(c.edge_data) + ",\n";
   s += "  \"orig_nids\": " + JsonQuote(c.orig_nids) + ",\n";
   s += "  \"orig_eids\": " + JsonQuote(c.orig_eids) + ",\n";
+  if (c.typed()) {
+    s += "  \"node_types\": [";
+    for (size_t t = 0; t < c.node_types.size(); ++t) s += (t ? ", " : "") + JsonQuote(c.node_types[t]);
+    s += "],\n  \"edge_types\": [";
+    for (size_t i = 0; i < c.edge_types.size(); ++i) {
+      const auto& e = c.edge_types[i];
+      s += std::string(i ? ", " : "") + "[" + JsonQuote(e.src) + ", " + JsonQuote(e.relation) + ", " + JsonQuote(e.dst) + "]";
+    }
+    s += "],\n  \"num_nodes_per_type\": " + IntListJson(c.num_nodes_per_type) + ",\n";
+    if (!c.num_edges_per_type.empty()) s += "  \"num_edges_per_type\": " + IntListJson(c.num_edges_per_type) + ",\n";
+    s += "  \"node_type_offsets\": [";
+    for (size_t p = 0; p < c.node_type_offsets.size(); ++p) s += (p ? ", " : "") + IntListJson(c.node_type_offsets[p]);
+    s += "],\n";
+    if (!c.target.empty()) s += "  \"target\": " + JsonQuote(c.target) + ",\n";
+  }
   s += "  \"parts\": [";
   for (size_t p = 0; p < c.parts.size(); ++p) {
     const PartInfo& i = c.parts[p];
@@ -283,11 +436,21 @@ Result<LocalPartition> OpenLocalPartition(const PartitionConfig& config, int par
   DG_ASSIGN_OR_RETURN(lp.indices, NpyMap(f));
   DG_RETURN_IF_ERROR(CheckArray(f, lp.indices, DType::kInt64, {m}));
 
+  if (config.typed()) {
+    lp.type_offsets = config.node_type_offsets[part];
+    f = dir + "/edge_types.npy";
+    DG_ASSIGN_OR_RETURN(lp.edge_types, NpyMap(f));
+    DG_RETURN_IF_ERROR(CheckArray(f, lp.edge_types, config.EdgeTypeDType(), {m}));
+  }
   for (const auto& [name, info] : config.node_data) {
     f = dir + "/node_data/" + name + ".npy";
     DG_ASSIGN_OR_RETURN(Array a, NpyMap(f));
     std::vector<int64_t> shape = info.shape;
     shape[0] = n;
+    if (config.typed()) {
+      const int t = config.NodeTypeId(name.substr(0, name.find('/')));
+      shape[0] = lp.type_offsets[t + 1] - lp.type_offsets[t];
+    }
     DG_RETURN_IF_ERROR(CheckArray(f, a, info.dtype, shape));
     lp.node_data[name] = std::move(a);
   }

@@ -4,6 +4,15 @@
 // node id to the partition that owns it (node_map offsets, binary search).
 // LocalPartition is one part's arrays, mmap'd read-only: its in-edge CSR over the
 // nodes it owns (sources are global ids), and the owned rows of every node/edge array.
+//
+// A typed (heterogeneous) partition has format_version 2: global ids are
+// ordered partition-major then type-major, so the nodes of type t in part p
+// are the contiguous range [node_type_offsets[p][t], node_type_offsets[p][t+1]);
+// node arrays are per type (node_data key "<type>/<name>", rows = that type's
+// nodes, file partP/node_data/<type>/<name>.npy) and every part stores the
+// edge type of each in-edge (partP/edge_types.npy, CSR order, each row sorted
+// by edge type). LoadPartitionConfig refuses a typed partition (code that
+// reads homogeneous graphs); LoadAnyPartitionConfig reads both.
 #pragma once
 
 #include <cstdint>
@@ -47,11 +56,35 @@ struct PartitionConfig {
   // labels, or a negative label). Lets trainers skip reading every label.
   int64_t num_classes = 0;
 
+  // Typed partitions (format_version 2); all empty for a homogeneous one.
+  struct EdgeType {
+    std::string src, relation, dst;
+    int src_type = 0, dst_type = 0;  // node type ids
+  };
+  std::vector<std::string> node_types;                  // type id = position
+  std::vector<EdgeType> edge_types;                     // edge type id = position
+  std::vector<std::vector<int64_t>> node_type_offsets;  // [num_parts][T+1], last = node_map[p+1]
+  std::vector<int64_t> num_nodes_per_type, num_edges_per_type;
+  std::string target;  // node type of the task ("" = none); seed files hold it only
+
+  bool typed() const { return format_version == 2; }
+  int num_node_types() const { return static_cast<int>(node_types.size()); }
+  int NodeTypeId(const std::string& name) const;  // -1 if unknown
+  // Node type of a global id (typed only).
+  int NodeTypeOf(int64_t gid) const;
+  // dtype of partP/edge_types.npy: uint8, int32 beyond 255 edge types.
+  DType EdgeTypeDType() const;
+  // "type_nids/<type>.npy": int64 [N_type], type-local original id -> global id.
+  std::string TypeNidsPath(int t) const;
+
   std::string PartDir(int p) const;  // absolute-ish: base_dir + "/" + parts[p].dir
 };
 
-// Parse and validate NAME.json. Errors name the file and the key.
+// Parse and validate NAME.json. Errors name the file and the key. A typed
+// partition is refused here, naming the file: callers that handle node and
+// edge types use LoadAnyPartitionConfig.
 Result<PartitionConfig> LoadPartitionConfig(const std::string& json_path);
+Result<PartitionConfig> LoadAnyPartitionConfig(const std::string& json_path);
 // Serialize (used by the partitioner and by tools that add node arrays).
 std::string PartitionConfigToJson(const PartitionConfig& config);
 
@@ -79,6 +112,11 @@ struct LocalPartition {
   Array indices;   // int64 [nnz], global source ids
   std::map<std::string, Array> node_data;  // owned rows, local order
   std::map<std::string, Array> edge_data;  // owned edges, CSR order
+  // Typed partitions: node_data keys are "<type>/<name>" with the owned nodes
+  // of that type as rows (row = gid - type_offsets[t]); edge_types is uint8
+  // (int32 beyond 255 types) [nnz], each row's in-edges sorted by edge type.
+  std::vector<int64_t> type_offsets;  // [T+1] global ids: node_type_offsets[part]
+  Array edge_types;
 
   int64_t num_owned() const { return node_end - node_begin; }
   int64_t num_edges() const { return indices.rows(); }

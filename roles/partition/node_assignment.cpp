@@ -29,6 +29,15 @@ std::vector<int32_t> RandomAssignment(int64_t num_nodes, int num_parts, uint64_t
   return part;
 }
 
+std::vector<int32_t> TypedRandomAssignment(const std::vector<int64_t>& off, int num_parts, uint64_t seed) {
+  std::vector<int32_t> part(static_cast<size_t>(off.back()), 0);
+  for (size_t t = 0; t + 1 < off.size(); ++t) {
+    std::vector<int32_t> p = RandomAssignment(off[t + 1] - off[t], num_parts, seed + 0x9E3779B97F4A7C15ull * t);
+    std::copy(p.begin(), p.end(), part.begin() + off[t]);
+  }
+  return part;
+}
+
 uint64_t MetisMemoryEstimate(int64_t num_nodes, int64_t num_edges) {
   // Measured (Debian libmetis 5.1, k-way, 2 graphs): ~48 B per adjacency entry
   // + ~18 B per node for the adjacency we build plus METIS's own copies; 2E is
@@ -102,13 +111,21 @@ Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, 
     for (uint8_t t : *opts.is_train) total += t != 0;
     use_train = total > 0;  // METIS rejects an all-zero constraint
   }
-  idx_t ncon = 1 + (use_train ? 1 : 0) + (opts.balance_edges ? 1 : 0);
+  // Node count (one column), or one column per non-empty node type.
+  std::vector<int64_t> type_begin;  // first id of each non-empty type (a column each)
+  if (opts.type_offsets)
+    for (size_t t = 0; t + 1 < opts.type_offsets->size(); ++t)
+      if ((*opts.type_offsets)[t + 1] > (*opts.type_offsets)[t]) type_begin.push_back((*opts.type_offsets)[t]);
+  const idx_t node_cols = type_begin.empty() ? 1 : static_cast<idx_t>(type_begin.size());
+  idx_t ncon = node_cols + (use_train ? 1 : 0) + (opts.balance_edges ? 1 : 0);
   std::vector<idx_t> vwgt;
   if (ncon > 1) {
     vwgt.assign(n * ncon, 0);
+    size_t col = 0;
     for (size_t v = 0; v < n; ++v) {
-      vwgt[v * ncon] = 1;
-      if (use_train) vwgt[v * ncon + 1] = (*opts.is_train)[v] ? 1 : 0;
+      while (col + 1 < type_begin.size() && static_cast<int64_t>(v) >= type_begin[col + 1]) ++col;
+      vwgt[v * ncon + col] = 1;
+      if (use_train) vwgt[v * ncon + node_cols] = (*opts.is_train)[v] ? 1 : 0;
     }
     if (opts.balance_edges) {
       idx_t c = ncon - 1;

@@ -23,6 +23,9 @@ struct MetisOptions {
   uint64_t seed = 0;
   const std::vector<uint8_t>* is_train = nullptr;  // non-null: balance train nodes
   bool balance_edges = false;                      // balance in-degree sums
+  // Non-null (a typed graph, ids type-major): one balance constraint per
+  // non-empty node type instead of the node count.
+  const std::vector<int64_t>* type_offsets = nullptr;
   int niter = 0;  // refinement iterations per level; 0 = METIS's default (10). DGL passes 1.
 };
 
@@ -43,6 +46,9 @@ Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, 
 uint64_t MetisMemoryEstimate(int64_t num_nodes, int64_t num_edges);
 
 std::vector<int32_t> RandomAssignment(int64_t num_nodes, int num_parts, uint64_t seed);
+// RandomAssignment per node type (ids type-major, type t = [offsets[t], offsets[t+1])):
+// every part gets an equal share (+-1) of every type.
+std::vector<int32_t> TypedRandomAssignment(const std::vector<int64_t>& type_offsets, int num_parts, uint64_t seed);
 
 // The renumbering an assignment implies: part p owns the new ids
 // [node_map[p], node_map[p+1]), original order kept within a part.

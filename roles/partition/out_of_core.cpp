@@ -203,10 +203,12 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
 
   // 1. Assignment.
   auto t = Clock::now();
-  std::vector<uint8_t> is_train = TrainFlags(in->node_data);
+  const TypeLayout* types = in->types.get();
+  std::vector<uint8_t> is_train = types ? types->TrainFlags() : TrainFlags(in->node_data);
   std::vector<int32_t> part;
   if (o.method == "metis" && K > 1) {
     MetisOptions mo;
+    mo.type_offsets = types ? &types->type_offsets : nullptr;
     mo.num_parts = K;
     mo.seed = o.seed;
     mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
@@ -232,7 +234,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     Log(log, "  stream assignment: %.2f s (%zu sorted runs, %s spilled)\n", Seconds(t), sr.runs,
         FormatBytes(sr.spilled_bytes).c_str());
   } else {
-    part = RandomAssignment(N, K, o.seed);
+    part = types ? TypedRandomAssignment(types->type_offsets, K, o.seed) : RandomAssignment(N, K, o.seed);
     Log(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", Seconds(t));
   }
 
@@ -267,9 +269,12 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
   // 4. Merge into each part's CSR.
   t = Clock::now();
   PartitionConfig cfg = BaseConfig(o, N, E, node_map, edge_map, in->node_data, {});
+  if (types) TypedConfig(*types, &cfg);
   StagingDir stage;
   DG_RETURN_IF_ERROR(stage.Create(o));
-  {
+  if (types) {
+    DG_RETURN_IF_ERROR(WriteTypedNodeIds(stage.path(), *types, orig_nids, &cfg));
+  } else {
     NpyWriter w;
     DG_RETURN_IF_ERROR(w.Open(stage.path() + "/orig_nids.npy", DType::kInt64, {N}));
     DG_RETURN_IF_ERROR(w.Append(orig_nids.data(), static_cast<size_t>(N) * sizeof(int64_t)));
@@ -283,6 +288,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     int cur = -1;              // part being written
     int64_t row = 0, in_part = 0;  // next row whose indptr end is due; edges written in this part
     Int64Writer indptr, indices;
+    EdgeTypeWriter etypes;  // typed graphs
     auto open_part = [&](int p) -> Status {
       cur = p;
       row = node_map[p];
@@ -290,11 +296,15 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
       const std::string dir = stage.path() + "/" + cfg.parts[p].dir;
       DG_RETURN_IF_ERROR(indptr.Open(dir + "/indptr.npy", node_map[p + 1] - node_map[p] + 1));
       DG_RETURN_IF_ERROR(indices.Open(dir + "/indices.npy", edge_map[p + 1] - edge_map[p]));
+      if (types)
+        DG_RETURN_IF_ERROR(etypes.Open(dir + "/edge_types.npy", static_cast<int>(types->edge_types.size()),
+                                       edge_map[p + 1] - edge_map[p]));
       return indptr.Add(0);
     };
     auto close_part = [&]() -> Status {
       for (; row < node_map[cur + 1]; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
       DG_RETURN_IF_ERROR(indptr.Finish());
+      if (types) DG_RETURN_IF_ERROR(etypes.Finish());
       return indices.Finish();
     };
     auto advance_to = [&](int p) -> Status {  // close parts before p, open up to p
@@ -311,6 +321,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
       ++in_part;
       DG_RETURN_IF_ERROR(indices.Add(r.src));
       DG_RETURN_IF_ERROR(orig_eids.Add(r.eid));
+      if (types) DG_RETURN_IF_ERROR(etypes.Add(types->EdgeType(r.eid)));
       if (r.src < node_map[cur] || r.src >= node_map[cur + 1]) {
         ++cfg.edge_cut;
         if (mark[r.src] != cur) {
@@ -333,12 +344,15 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     const int64_t nb = node_map[p], ne = node_map[p + 1];
     NodeDataOptions nd;
     nd.normalize_features = o.normalize_features;
-    nd.drop_pages_of = in->mapped;  // only mmaps may have their pages dropped
+    nd.drop_pages_of = types ? types->mapped : in->mapped;  // only mmaps may have their pages dropped
     PartInfo& pi = cfg.parts[p];
     const std::string dir = stage.path() + "/" + pi.dir;
-    DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &pi, &labels));
+    if (types)
+      DG_RETURN_IF_ERROR(WriteTypedPartNodeData(dir, *types, orig_nids.data() + nb, cfg.node_type_offsets[p], nd, &pi, &labels));
+    else
+      DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &pi, &labels));
   }
-  cfg.num_classes = labels.NumClasses();
+  cfg.num_classes = types && types->num_classes > 0 ? types->num_classes : labels.NumClasses();
   Log(log, "  node data:         %.2f s\n", Seconds(t));
   LogPartStats(log, cfg);
   DG_RETURN_IF_ERROR(stage.Commit(&cfg));

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -32,6 +33,7 @@ struct OutOfCoreInput {
   EdgeSource edges;                          // normalized already (edge_normalize.h)
   std::map<std::string, Array> node_data;    // num_nodes rows each
   std::set<std::string> mapped;              // names of node_data arrays that are mmaps (pages may be dropped)
+  std::shared_ptr<const TypeLayout> types;   // a typed graph (as GraphInput::types)
 };
 
 // Per-node bytes the out-of-core path holds whatever the method (plus 4 for stream).

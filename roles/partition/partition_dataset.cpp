@@ -31,6 +31,9 @@
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"
 #include "roles/partition/partition_dataset.h"
+#include "roles/partition/typed_input.h"
+#include "common/storage/typed_dataset.h"
+#include "common/storage/ogb_dataset.h"
 
 namespace dg {
 
@@ -102,7 +105,84 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
   return Status::OK();
 }
 
+// A typed dataset directory (typed_input.h): in memory, or out of core with a budget.
+Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po) {
+  if (!flags.edge_data.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
+  if (flags.edge_split_given) return Status::InvalidArgument("--edge-split is not supported for a typed dataset");
+  auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  PartitionOptions o = po;
+  o.normalize_features = flags.normalize_features;  // 'features' of every type, row by row
+  if (o.memory_budget == 0 && !flags.drop_self_loops && !flags.drop_duplicates) {
+    // As for one type: out of core when in memory would need more than half the
+    // RAM. Edge counts from the .npy headers (text edge files are not counted).
+    DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadTypedMeta(flags.dataset));
+    double edges = 0;
+    for (const EdgeTypeData& et : meta.edge_types) {
+      auto path = TypedEdgeFile(flags.dataset, et);
+      if (!path.ok() || path->size() < 4 || path->compare(path->size() - 4, 4, ".npy") != 0) continue;
+      auto a = NpyMap(*path);
+      if (a.ok() && !a->shape.empty()) edges += static_cast<double>(a->shape[0]);
+    }
+    edges *= flags.undirected ? 2 : 1;
+    const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
+    const uint64_t need = static_cast<uint64_t>(edges * 64) +
+                          (o.method == "metis" ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
+    if (need > ram / 2) {
+      o.memory_budget = ram / 2;
+      std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",
+                  FormatBytes(need).c_str(), FormatBytes(o.memory_budget).c_str());
+    }
+  }
+  if (o.memory_budget > 0) {
+    if (flags.drop_self_loops || flags.drop_duplicates)
+      return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
+                                     "out of core (--memory-budget); partition in memory");
+    ScratchDir scratch;
+    DG_RETURN_IF_ERROR(scratch.Create(o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir));
+    OutOfCoreInput in;
+    std::string src, dst;
+    DG_ASSIGN_OR_RETURN(TypeLayout layout, OpenTypedOutOfCore(flags.dataset, flags.undirected, scratch.path(), &src, &dst));
+    in.num_nodes = layout.num_nodes();
+    DG_ASSIGN_OR_RETURN(in.edges, EdgeSource::Map(src, dst));
+    in.types = std::make_shared<TypeLayout>(std::move(layout));
+    std::printf("  open input:        %.2f s (%lld nodes of %d types, %lld edges of %zu types)\n", seconds(),
+                (long long)in.num_nodes, in.types->num_types(), (long long)in.edges.size(), in.types->edge_types.size());
+    GraphInput check;
+    check.num_nodes = in.num_nodes;
+    DG_RETURN_IF_ERROR(ValidatePartitionRequest(check, o));
+    DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraphOutOfCore(&in, o));
+    std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
+                cfg.num_parts, (long long)cfg.edge_cut, seconds(), PeakRssBytes() / 1048576.0);
+    return Status::OK();
+  }
+  TypedLoadOptions lo;
+  lo.undirected = flags.undirected;
+  lo.drop_self_loops = flags.drop_self_loops;
+  lo.drop_duplicates = flags.drop_duplicates;
+  DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadTypedDataset(flags.dataset, lo));
+  return PartitionTypedInMemory(&ds, o, seconds());
+}
+
 }  // namespace
+
+Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& o, double read_seconds) {
+  auto t0 = std::chrono::steady_clock::now();
+  const int T = static_cast<int>(ds->node_types.size());
+  const size_t R = ds->edge_types.size();
+  GraphInput in;
+  in.types = std::make_shared<TypeLayout>(FlattenTypedDataset(ds, &in.edges));
+  in.num_nodes = in.types->num_nodes();
+  std::printf("  read input:        %.2f s (%lld nodes of %d types, %lld edges of %zu types)\n", read_seconds,
+              (long long)in.num_nodes, T, (long long)in.edges.src.size(), R);
+  std::fflush(stdout);
+  DG_RETURN_IF_ERROR(ValidatePartitionRequest(in, o));
+  DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraph(&in, o));
+  const double total = read_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
+              cfg.num_parts, (long long)cfg.edge_cut, total, PeakRssBytes() / 1048576.0);
+  return Status::OK();
+}
 
 Status PartitionDataset(const PartitionDatasetOptions& flags) {
   const std::string &dataset = flags.dataset, &edges_file = flags.edges_file, &method = flags.method,
@@ -164,6 +244,28 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   DG_RETURN_IF_ERROR(ParseNamedFiles("--node-data", node_items, &node_files));
   DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", edge_items, &edge_files));
 
+  if (flags.format != "plain" && flags.format != "ogb")
+    return Status::InvalidArgument("--format: unknown format '" + flags.format + "' (expected plain or ogb)");
+  const bool ogb = flags.format == "ogb";
+  if (ogb && dataset.empty()) return Status::InvalidArgument("--format ogb reads a dataset directory: give --dataset DIR");
+  if (ogb && po_.memory_budget > 0)
+    return Status::InvalidArgument("--format ogb is read in memory (its CSV files are parsed whole); "
+                                   "drop --memory-budget, or convert to src.npy/dst.npy first");
+  if (ogb && IsOgbHeterogeneous(dataset)) {
+    if (!edge_items.empty() || flags.edge_split_given)
+      return Status::InvalidArgument("--edge-data and --edge-split are not supported for a typed dataset");
+    auto t0 = std::chrono::steady_clock::now();
+    TypedLoadOptions lo;
+    lo.undirected = flags.undirected;
+    lo.drop_self_loops = flags.drop_self_loops;
+    lo.drop_duplicates = flags.drop_duplicates;
+    DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadOgbTypedDataset(dataset, lo));
+    PartitionOptions o = po_;
+    o.normalize_features = flags.normalize_features;
+    return PartitionTypedInMemory(&ds, o, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  if (!ogb && !dataset.empty() && IsTypedDatasetDir(dataset)) return RunTyped(flags, po_);
+
   EdgeListOptions eo;
   eo.undirected = flags.undirected;
   eo.drop_self_loops = flags.drop_self_loops;
@@ -174,7 +276,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   ooc_src.edges_file = edges_file;
   ooc_src.node_files = node_files;
   ooc_src.num_nodes = num_nodes;
-  if (po_.memory_budget == 0) {
+  if (po_.memory_budget == 0 && !ogb) {
     // No budget: in memory, unless that would need more than half the RAM.
     DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(ooc_src));
     const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
@@ -198,7 +300,12 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
 
   auto t0 = std::chrono::steady_clock::now();
   GraphInput in;
-  if (!dataset.empty()) {
+  if (ogb) {
+    DG_ASSIGN_OR_RETURN(Dataset ds, LoadOgbDataset(dataset, raw));
+    in.num_nodes = ds.num_nodes;
+    in.edges = std::move(ds.edges);
+    in.node_data = std::move(ds.node_data);
+  } else if (!dataset.empty()) {
     DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(dataset, raw));
     in.num_nodes = ds.num_nodes;
     in.edges = std::move(ds.edges);
@@ -229,7 +336,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   // A dataset's own edge_split.npy (one int8 per input edge) unless --edge-split is given.
   bool input_split_present = false;
   Array input_split;
-  if (!dataset.empty() && !edge_split) {
+  if (!dataset.empty() && !ogb && !edge_split) {
     DG_RETURN_IF_ERROR(LoadInputEdgeSplit(dataset, input_edges, &input_split_present, &input_split));
     if (input_split_present) {
       edge_split = EdgeSplitFractions{-1, -1, -1};  // recorded as "from edge_split.npy"

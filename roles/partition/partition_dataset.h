@@ -15,7 +15,8 @@
 namespace dg {
 
 struct PartitionDatasetOptions {
-  std::string dataset;     // dataset directory, or
+  std::string dataset;     // dataset directory (plain or typed), or
+  std::string format = "plain";  // plain | ogb (OGB's raw/ + split/ layout, common/storage/ogb_dataset.h)
   std::string edges_file;  // an edge list file (with node_data, num_nodes)
   int64_t num_nodes = -1;
   bool num_nodes_given = false;
@@ -34,5 +35,11 @@ struct PartitionDatasetOptions {
 };
 
 Status PartitionDataset(const PartitionDatasetOptions& options);
+
+// A typed dataset already in memory (the OGB reader, tests) -> a typed
+// partition; progress and the "done" line on stdout. Empties ds's edges.
+struct PartitionOptions;
+struct TypedDataset;
+Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& opts, double read_seconds);
 
 }  // namespace dg

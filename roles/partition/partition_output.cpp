@@ -215,6 +215,153 @@ PartitionConfig BaseConfig(const PartitionOptions& o, int64_t N, int64_t E, cons
   return cfg;
 }
 
+void TypedConfig(const TypeLayout& types, PartitionConfig* cfg) {
+  cfg->format_version = 2;
+  cfg->node_types = types.node_types;
+  cfg->edge_types = types.edge_types;
+  cfg->num_nodes_per_type.clear();
+  for (int t = 0; t < types.num_types(); ++t)
+    cfg->num_nodes_per_type.push_back(types.type_offsets[t + 1] - types.type_offsets[t]);
+  cfg->num_edges_per_type.clear();
+  for (size_t r = 0; r + 1 < types.edge_offsets.size(); ++r)
+    cfg->num_edges_per_type.push_back(types.edge_offsets[r + 1] - types.edge_offsets[r]);
+  cfg->target = types.target_type >= 0 ? types.node_types[types.target_type] : "";
+  cfg->node_data.clear();
+  for (int t = 0; t < types.num_types(); ++t)
+    for (const auto& [name, a] : types.node_data[t])
+      cfg->node_data[types.node_types[t] + "/" + name] = ArrayInfo{a.dtype, a.shape};
+}
+
+Status WriteTypedNodeIds(const std::string& out_dir, const TypeLayout& types, const std::vector<int64_t>& orig_nids,
+                         PartitionConfig* cfg) {
+  const int T = types.num_types();
+  const int64_t N = static_cast<int64_t>(orig_nids.size());
+  // Within a part, new ids follow input ids, which are type-major: one scan finds the type boundaries.
+  cfg->node_type_offsets.assign(cfg->num_parts, std::vector<int64_t>(T + 1, 0));
+  for (int p = 0; p < cfg->num_parts; ++p) {
+    std::vector<int64_t>& o = cfg->node_type_offsets[p];
+    const int64_t nb = cfg->node_map[p], ne = cfg->node_map[p + 1];
+    int64_t g = nb;
+    for (int t = 0; t < T; ++t) {
+      o[t] = g;
+      while (g < ne && orig_nids[g] < types.type_offsets[t + 1]) ++g;
+    }
+    o[T] = ne;
+  }
+  {
+    NpyWriter w;
+    DG_RETURN_IF_ERROR(w.Open(out_dir + "/orig_nids.npy", DType::kInt64, {N}));
+    std::vector<int64_t> buf;
+    buf.reserve(1 << 16);
+    for (int p = 0; p < cfg->num_parts; ++p)
+      for (int t = 0; t < T; ++t)
+        for (int64_t g = cfg->node_type_offsets[p][t]; g < cfg->node_type_offsets[p][t + 1]; ++g) {
+          buf.push_back(orig_nids[g] - types.type_offsets[t]);
+          if (buf.size() == buf.capacity()) {
+            DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(int64_t)));
+            buf.clear();
+          }
+        }
+    DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(int64_t)));
+    DG_RETURN_IF_ERROR(w.Finish());
+  }
+  DG_RETURN_IF_ERROR(MakeDir(out_dir + "/type_nids"));
+  for (int t = 0; t < T; ++t) {  // one type at a time: O(N_type) memory
+    const int64_t off = types.type_offsets[t];
+    std::vector<int64_t> gid(static_cast<size_t>(types.type_offsets[t + 1] - off), -1);
+    for (int p = 0; p < cfg->num_parts; ++p)
+      for (int64_t g = cfg->node_type_offsets[p][t]; g < cfg->node_type_offsets[p][t + 1]; ++g)
+        gid[orig_nids[g] - off] = g;
+    Array a;
+    a.dtype = DType::kInt64;
+    a.shape = {static_cast<int64_t>(gid.size())};
+    a.data = gid.data();
+    DG_RETURN_IF_ERROR(NpyWrite(out_dir + "/type_nids/" + types.node_types[t] + ".npy", a));
+  }
+  return Status::OK();
+}
+
+Status WriteTypedPartNodeData(const std::string& dir, const TypeLayout& types, const int64_t* rows_in,
+                              const std::vector<int64_t>& to, const NodeDataOptions& o, PartInfo* info,
+                              LabelStats* labels) {
+  const int T = types.num_types();
+  const int64_t nb = to[0];
+  bool any = false;
+  for (int t = 0; t < T; ++t) any = any || !types.node_data[t].empty();
+  if (any) DG_RETURN_IF_ERROR(MakeDir(dir + "/node_data"));
+  for (int t = 0; t < T; ++t) {
+    if (types.node_data[t].empty() && t != types.target_type) continue;
+    const int64_t tb = to[t], count = to[t + 1] - to[t];
+    std::vector<int64_t> rows(static_cast<size_t>(count));  // type-local input ids
+    for (int64_t i = 0; i < count; ++i) rows[i] = rows_in[tb - nb + i] - types.type_offsets[t];
+    const std::string& tn = types.node_types[t];
+    if (!types.node_data[t].empty()) DG_RETURN_IF_ERROR(MakeDir(dir + "/node_data/" + tn));
+    for (const auto& [name, a] : types.node_data[t])
+      DG_RETURN_IF_ERROR(WriteRows(dir + "/node_data/" + tn + "/" + name + ".npy", a, rows.data(), count,
+                                   o.drop_pages_of.count(tn + "/" + name) > 0,
+                                   o.normalize_features && name == "features"));
+    if (t != types.target_type) continue;
+    auto split_it = types.node_data[t].find("split");
+    if (split_it == types.node_data[t].end()) continue;
+    const int8_t* split = split_it->second.as<int8_t>();
+    for (int v = 0; v < 3; ++v) {
+      const char* file = v == 0 ? "/train_nids.npy" : v == 1 ? "/val_nids.npy" : "/test_nids.npy";
+      DG_ASSIGN_OR_RETURN(int64_t n, WriteIds(dir + file, count, tb, [&](int64_t i) { return split[rows[i]] == v; }));
+      (v == 0 ? info->num_train : v == 1 ? info->num_val : info->num_test) = n;
+    }
+    auto lab = types.node_data[t].find("labels");
+    if (lab == types.node_data[t].end()) {
+      labels->negative = true;
+      continue;
+    }
+    const int64_t* l = lab->second.as<int64_t>();
+    for (int64_t i = 0; i < count; ++i) {
+      const int8_t s = split[rows[i]];
+      if (s < 0 || s > 2) continue;
+      if (l[rows[i]] < 0) labels->negative = true;
+      labels->max_label = std::max(labels->max_label, l[rows[i]]);
+    }
+  }
+  if (info->num_val < 0 && types.target_type >= 0) {
+    // A target without a split: empty seed files keep the layout uniform.
+    info->num_train = info->num_val = info->num_test = 0;
+    for (const char* f : {"/train_nids.npy", "/val_nids.npy", "/test_nids.npy"})
+      DG_RETURN_IF_ERROR(NpyWrite(dir + f, Array::Zeros(DType::kInt64, {0})));
+  }
+  return Status::OK();
+}
+
+Status EdgeTypeWriter::Open(const std::string& path, int num_edge_types, int64_t n) {
+  wide_ = num_edge_types > 255;
+  narrow_.reserve(1 << 16);
+  wide_buf_.reserve(1 << 16);
+  return w_.Open(path, wide_ ? DType::kInt32 : DType::kUInt8, {n});
+}
+
+Status EdgeTypeWriter::Add(int etype) {
+  if (wide_) {
+    wide_buf_.push_back(etype);
+    if (wide_buf_.size() == wide_buf_.capacity()) return Flush();
+  } else {
+    narrow_.push_back(static_cast<uint8_t>(etype));
+    if (narrow_.size() == narrow_.capacity()) return Flush();
+  }
+  return Status::OK();
+}
+
+Status EdgeTypeWriter::Flush() {
+  DG_RETURN_IF_ERROR(w_.Append(narrow_.data(), narrow_.size()));
+  DG_RETURN_IF_ERROR(w_.Append(wide_buf_.data(), wide_buf_.size() * sizeof(int32_t)));
+  narrow_.clear();
+  wide_buf_.clear();
+  return Status::OK();
+}
+
+Status EdgeTypeWriter::Finish() {
+  DG_RETURN_IF_ERROR(Flush());
+  return w_.Finish();
+}
+
 void LogPartStats(std::FILE* log, const PartitionConfig& cfg) {
   if (!log) return;
   const int64_t E = cfg.num_edges;

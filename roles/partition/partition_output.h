@@ -25,6 +25,7 @@
 #include "common/base/array.h"
 #include "common/storage/partition.h"
 #include "common/base/status.h"
+#include "common/io/npy.h"
 #include "roles/partition/partitioner.h"
 
 namespace dg {
@@ -72,6 +73,36 @@ PartitionConfig BaseConfig(const PartitionOptions& opts, int64_t num_nodes, int6
                            const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
                            const std::map<std::string, Array>& node_data,
                            const std::map<std::string, Array>& edge_data);
+
+// Typed graphs (typed_input.h). TypedConfig turns a BaseConfig into a
+// format_version 2 config: types, per-type counts, target, num_classes,
+// node_data infos "<type>/<name>". WriteTypedNodeIds fills
+// node_type_offsets from orig_nids (new id -> input id, type-major) and
+// writes OUT/orig_nids.npy (new id -> type-local id) and
+// OUT/type_nids/<type>.npy (type-local id -> new id).
+// WriteTypedPartNodeData writes part p's node_data/<type>/<name>.npy rows and
+// the seed files (target type only).
+void TypedConfig(const TypeLayout& types, PartitionConfig* cfg);
+Status WriteTypedNodeIds(const std::string& out_dir, const TypeLayout& types, const std::vector<int64_t>& orig_nids,
+                         PartitionConfig* cfg);
+Status WriteTypedPartNodeData(const std::string& part_dir, const TypeLayout& types, const int64_t* rows,
+                              const std::vector<int64_t>& part_type_offsets, const NodeDataOptions& opts,
+                              PartInfo* info, LabelStats* labels);
+
+// Streams partP/edge_types.npy (uint8, or int32 beyond 255 edge types).
+class EdgeTypeWriter {
+ public:
+  Status Open(const std::string& path, int num_edge_types, int64_t n);
+  Status Add(int etype);
+  Status Finish();
+
+ private:
+  Status Flush();
+  NpyWriter w_;
+  bool wide_ = false;
+  std::vector<uint8_t> narrow_;
+  std::vector<int32_t> wide_buf_;
+};
 
 // The per-part lines and the edge cut line of the progress log.
 void LogPartStats(std::FILE* log, const PartitionConfig& cfg);

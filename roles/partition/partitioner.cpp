@@ -113,6 +113,11 @@ Status ValidatePartitionRequest(const GraphInput& in, const PartitionOptions& o)
     return Status::AlreadyExists("output " + o.out_dir + " exists (use --force to replace it)");
   if (in.edges.src.size() != in.edges.dst.size())
     return Status::Internal("edge list src/dst sizes differ");
+  if (in.types) {
+    if (!in.node_data.empty() || !in.edge_data.empty())
+      return Status::Internal("a typed input keeps its node arrays per type");
+    if (in.types->num_nodes() != in.num_nodes) return Status::Internal("typed input: node counts differ");
+  }
   for (const auto& [name, a] : in.node_data) {
     if (!ValidName(name)) return Status::InvalidArgument("bad node array name '" + name + "'");
     if (a.shape.empty() || a.shape[0] != in.num_nodes)
@@ -146,10 +151,12 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
 
   // 1. Assignment.
   auto t = Clock::now();
-  std::vector<uint8_t> is_train = TrainFlags(in->node_data);
+  const TypeLayout* types = in->types.get();
+  std::vector<uint8_t> is_train = types ? types->TrainFlags() : TrainFlags(in->node_data);
   std::vector<int32_t> part;
   if (o.method == "metis" && K > 1) {
     MetisOptions mo;
+    mo.type_offsets = types ? &types->type_offsets : nullptr;
     mo.num_parts = K;
     mo.seed = o.seed;
     mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
@@ -174,7 +181,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
     part = std::move(sr.part);
     Log(log, "  stream assignment: %.2f s\n", Seconds(t));
   } else {
-    part = RandomAssignment(N, K, o.seed);
+    part = types ? TypedRandomAssignment(types->type_offsets, K, o.seed) : RandomAssignment(N, K, o.seed);
     Log(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", Seconds(t));
   }
 
@@ -209,6 +216,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
 
   // 4. Edge cut and halo nodes (distinct remote sources) per part.
   PartitionConfig cfg = BaseConfig(o, N, E, node_map, edge_map, in->node_data, in->edge_data);
+  if (types) TypedConfig(*types, &cfg);
   {
     std::vector<int32_t> mark(static_cast<size_t>(N), -1);
     for (int p = 0; p < K; ++p) {
@@ -229,7 +237,8 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   StagingDir stage;
   DG_RETURN_IF_ERROR(stage.Create(o));
   const std::string tmp_dir = stage.path();
-  DG_RETURN_IF_ERROR(NpyWrite(tmp_dir + "/orig_nids.npy", View(orig_nids)));
+  if (types) DG_RETURN_IF_ERROR(WriteTypedNodeIds(tmp_dir, *types, orig_nids, &cfg));
+  else DG_RETURN_IF_ERROR(NpyWrite(tmp_dir + "/orig_nids.npy", View(orig_nids)));
   DG_RETURN_IF_ERROR(NpyWrite(tmp_dir + "/orig_eids.npy", View(orig_eids)));
   LabelStats labels;
   for (int p = 0; p < K; ++p) {
@@ -259,7 +268,16 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
     }
     NodeDataOptions nd;
     nd.normalize_features = o.normalize_features;
-    DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &cfg.parts[p], &labels));
+    if (types) {
+      EdgeTypeWriter et;
+      DG_RETURN_IF_ERROR(et.Open(dir + "/edge_types.npy", static_cast<int>(types->edge_types.size()), ee - eb));
+      for (int64_t k = eb; k < ee; ++k) DG_RETURN_IF_ERROR(et.Add(types->EdgeType(orig_eids[k])));
+      DG_RETURN_IF_ERROR(et.Finish());
+      DG_RETURN_IF_ERROR(WriteTypedPartNodeData(dir, *types, orig_nids.data() + nb, cfg.node_type_offsets[p], nd,
+                                                &cfg.parts[p], &labels));
+    } else {
+      DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &cfg.parts[p], &labels));
+    }
     if (!in->edge_data.empty()) DG_RETURN_IF_ERROR(MakeDir(dir + "/edge_data"));
     for (const auto& [name, a] : in->edge_data) {
       const std::vector<int64_t>& origin = in->edge_origin;
@@ -269,7 +287,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
       }));
     }
   }
-  cfg.num_classes = labels.NumClasses();
+  cfg.num_classes = types && types->num_classes > 0 ? types->num_classes : labels.NumClasses();
   LogPartStats(log, cfg);
   DG_RETURN_IF_ERROR(stage.Commit(&cfg));
   Log(log, "  write:             %.2f s -> %s\n", Seconds(t), cfg.path.c_str());

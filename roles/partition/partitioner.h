@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "common/storage/dataset.h"
 #include "common/storage/partition.h"
 #include "common/base/status.h"
+#include "roles/partition/typed_input.h"
 
 namespace dg {
 
@@ -35,6 +37,10 @@ struct GraphInput {
   // If not empty: edges.src[k] came from input edge edge_origin[k] (see
   // NormalizeEdges), i.e. its edge_data row. Empty: row k is edge k.
   std::vector<int64_t> edge_origin;
+  // A typed graph (typed_input.h): ids type-major, edges concatenated by type,
+  // node arrays per type in types->node_data (node_data and edge_data empty).
+  // The output is a format_version 2 partition.
+  std::shared_ptr<const TypeLayout> types;
 };
 
 struct PartitionOptions {

@@ -11,6 +11,7 @@
 #include "common/base/array.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
+#include "common/storage/typed_dataset.h"
 
 namespace dg::test {
 
@@ -116,6 +117,132 @@ inline PartitionConfig CheckPartition(const std::string& json_path, const Refere
     }
   }
   for (int64_t e = 0; e < E; ++e) REQUIRE(seen_edge[e]);
+  REQUIRE(cfg.edge_cut == cut);
+  return cfg;
+}
+
+// Verifies a typed (format_version 2) partition against the typed dataset it
+// was made from (edge types in the dataset's order, reverse types included):
+// every (part, type) range holds exactly the nodes of that type, orig_nids /
+// type_nids are inverse of each other, every input edge appears once in its
+// destination's part with its edge type, in-edges are sorted by edge type
+// within each row, node arrays per type and seed files (target type only)
+// hold the right rows. Returns the config.
+inline PartitionConfig CheckTypedPartition(const std::string& json_path, const TypedDataset& g, int k) {
+  INFO(json_path);
+  REQUIRE(!LoadPartitionConfig(json_path).ok());  // homogeneous readers refuse it
+  auto cfg_r = LoadAnyPartitionConfig(json_path);
+  INFO(cfg_r.status().ToString());
+  REQUIRE(cfg_r.ok());
+  PartitionConfig cfg = *cfg_r;
+  const int T = static_cast<int>(g.node_types.size());
+  REQUIRE(cfg.typed());
+  REQUIRE(cfg.num_parts == k);
+  REQUIRE(cfg.num_nodes == g.NumNodes());
+  REQUIRE(cfg.num_edges == g.NumEdges());
+  REQUIRE(cfg.num_node_types() == T);
+  for (int t = 0; t < T; ++t) {
+    REQUIRE(cfg.node_types[t] == g.node_types[t].name);
+    REQUIRE(cfg.num_nodes_per_type[t] == g.node_types[t].count);
+  }
+  REQUIRE(cfg.edge_types.size() == g.edge_types.size());
+  std::vector<int64_t> eoff(1, 0);
+  for (size_t r = 0; r < g.edge_types.size(); ++r) {
+    REQUIRE(cfg.edge_types[r].src == g.edge_types[r].src_type);
+    REQUIRE(cfg.edge_types[r].relation == g.edge_types[r].relation);
+    REQUIRE(cfg.edge_types[r].dst == g.edge_types[r].dst_type);
+    eoff.push_back(eoff.back() + g.edge_types[r].size());
+  }
+  REQUIRE(cfg.target == g.target);
+  // (part, type) ranges tile each part in type order.
+  for (int p = 0; p < k; ++p) {
+    REQUIRE(cfg.node_type_offsets[p].front() == cfg.node_map[p]);
+    REQUIRE(cfg.node_type_offsets[p].back() == cfg.node_map[p + 1]);
+    for (int t = 0; t < T; ++t) REQUIRE(cfg.node_type_offsets[p][t] <= cfg.node_type_offsets[p][t + 1]);
+  }
+  auto on = NpyMap(cfg.base_dir + "/" + cfg.orig_nids);
+  REQUIRE(on.ok());
+  REQUIRE(on->shape == std::vector<int64_t>{cfg.num_nodes});
+  const int64_t* orig_nids = on->as<int64_t>();
+  // type_nids[t] (type-local -> global) and orig_nids (global -> type-local) are inverse.
+  std::vector<Array> type_nids(T);
+  for (int t = 0; t < T; ++t) {
+    auto a = NpyMap(cfg.TypeNidsPath(t));
+    REQUIRE(a.ok());
+    REQUIRE(a->shape == std::vector<int64_t>{g.node_types[t].count});
+    type_nids[t] = *a;
+    for (int64_t i = 0; i < g.node_types[t].count; ++i) {
+      const int64_t gid = a->as<int64_t>()[i];
+      REQUIRE(gid >= 0);
+      REQUIRE(gid < cfg.num_nodes);
+      REQUIRE(cfg.NodeTypeOf(gid) == t);
+      REQUIRE(orig_nids[gid] == i);
+    }
+  }
+  PartitionBook book(cfg.node_map);
+  auto oe = NpyMap(cfg.base_dir + "/" + cfg.orig_eids);
+  REQUIRE(oe.ok());
+  const int64_t* orig_eids = oe->as<int64_t>();
+  std::vector<char> seen(static_cast<size_t>(g.NumEdges()), 0);
+  int64_t cut = 0;
+  for (int p = 0; p < k; ++p) {
+    auto lp_r = OpenLocalPartition(cfg, p);
+    INFO(lp_r.status().ToString());
+    REQUIRE(lp_r.ok());
+    const LocalPartition& lp = *lp_r;
+    REQUIRE(lp.type_offsets == cfg.node_type_offsets[p]);
+    REQUIRE(lp.edge_types.dtype == DType::kUInt8);
+    const uint8_t* et = lp.edge_types.as<uint8_t>();
+    const int64_t* ip = lp.indptr.as<int64_t>();
+    const int64_t* ix = lp.indices.as<int64_t>();
+    for (int64_t i = 0; i < lp.num_owned(); ++i) {
+      const int64_t gid = lp.node_begin + i;
+      const int t = cfg.NodeTypeOf(gid);
+      for (int64_t j = ip[i]; j < ip[i + 1]; ++j) {
+        if (j > ip[i]) REQUIRE(et[j - 1] <= et[j]);  // sorted by edge type within the row
+        const int r = et[j];
+        REQUIRE(r < static_cast<int>(g.edge_types.size()));
+        const int64_t e = orig_eids[lp.edge_begin + j];
+        REQUIRE(e >= eoff[r]);
+        REQUIRE(e < eoff[r + 1]);
+        REQUIRE(!seen[e]);
+        seen[e] = 1;
+        const EdgeTypeData& ref = g.edge_types[r];
+        REQUIRE(t == ref.dst_type_id);
+        REQUIRE(orig_nids[gid] == ref.dst[e - eoff[r]]);
+        REQUIRE(cfg.NodeTypeOf(ix[j]) == ref.src_type_id);
+        REQUIRE(orig_nids[ix[j]] == ref.src[e - eoff[r]]);
+        if (book.Owner(ix[j]) != p) ++cut;
+      }
+    }
+    for (int t = 0; t < T; ++t) {
+      const int64_t tb = lp.type_offsets[t], count = lp.type_offsets[t + 1] - tb;
+      for (const auto& [name, a] : g.node_types[t].data) {
+        const Array& got = lp.node_data.at(g.node_types[t].name + "/" + name);
+        REQUIRE(got.dtype == a.dtype);
+        REQUIRE(got.rows() == count);
+        for (int64_t i = 0; i < count; ++i)
+          REQUIRE(std::memcmp(static_cast<const char*>(got.data) + i * got.row_bytes(),
+                              static_cast<const char*>(a.data) + orig_nids[tb + i] * a.row_bytes(), a.row_bytes()) == 0);
+      }
+    }
+    if (g.target_type >= 0 && g.node_types[g.target_type].Find("split")) {
+      const int tt = g.target_type;
+      const int8_t* split = g.node_types[tt].Find("split")->as<int8_t>();
+      const char* files[] = {"train_nids.npy", "val_nids.npy", "test_nids.npy"};
+      for (int v = 0; v < 3; ++v) {
+        std::vector<int64_t> want;
+        for (int64_t gid = lp.type_offsets[tt]; gid < lp.type_offsets[tt + 1]; ++gid)
+          if (split[orig_nids[gid]] == v) want.push_back(gid);
+        auto ids = NpyMap(cfg.PartDir(p) + "/" + files[v]);
+        REQUIRE(ids.ok());
+        REQUIRE(ids->shape == std::vector<int64_t>{static_cast<int64_t>(want.size())});
+        REQUIRE(std::equal(want.begin(), want.end(), ids->as<int64_t>()));
+      }
+      REQUIRE(cfg.parts[p].num_train == static_cast<int64_t>(NpyMap(cfg.PartDir(p) + "/train_nids.npy")->shape[0]));
+    }
+  }
+  for (char c : seen) REQUIRE(c);
   REQUIRE(cfg.edge_cut == cut);
   return cfg;
 }

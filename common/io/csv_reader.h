@@ -1,0 +1,23 @@
+// Numeric CSV files, plain or gzip (OGB's raw/*.csv.gz): one row per line,
+// fields separated by ',', no quoting. Values are parsed as doubles ("nan"
+// allowed: OGB marks unlabeled nodes so); an empty line is a row of zero
+// fields. Errors name file:line and the bad field.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+
+namespace dg {
+
+// fn(row, values, n) for each data row (0-based, after skip_lines lines).
+using CsvRowFn = std::function<Status(int64_t row, const double* values, int64_t n)>;
+Status ForEachCsvRow(const std::string& path, int skip_lines, const CsvRowFn& fn);
+
+// The lines of a small text file (plain or gzip), without their '\n' / "\r\n".
+Result<std::vector<std::string>> ReadTextLines(const std::string& path);
+
+}  // namespace dg

@@ -1,0 +1,194 @@
+// `--format ogb`: small datasets written in exactly OGB's on-disk layout
+// (homogeneous node property datasets such as ogbn-products, and ogbn-mag's
+// typed one) are read as they are, compared value by value with what was
+// written, and partitioned by the binary (partition invariants checked).
+#include <zlib.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+#include "common/storage/ogb_dataset.h"
+#include "test/partition/partition_checks.h"
+#include "test/support/test_support.h"
+
+using namespace dg;
+namespace fs = std::filesystem;
+
+namespace {
+
+void WriteGz(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  gzFile gz = gzopen(path.c_str(), "wb");
+  REQUIRE(gz != nullptr);
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+}
+
+struct Truth {
+  int64_t n = 0;
+  std::vector<int64_t> src, dst, labels;  // label -1 = nan in the file
+  std::vector<float> feat;                // n x f
+  int f = 0;
+  std::vector<int8_t> split;
+};
+
+// A random graph of n nodes written as OGB node property files under dir
+// (edge.csv.gz at raw/ or raw/relations/X/, node-feat / node-label at raw/ or
+// raw/node-feat/<type>/ ...); returns what was written.
+Truth RandomTypeFiles(std::mt19937_64& rng, int64_t n, int64_t n_dst, int64_t e, int f, int classes) {
+  Truth t;
+  t.n = n;
+  t.f = f;
+  for (int64_t k = 0; k < e; ++k) {
+    t.src.push_back(static_cast<int64_t>(rng() % n));
+    t.dst.push_back(static_cast<int64_t>(rng() % n_dst));
+  }
+  for (int64_t i = 0; i < n * f; ++i) t.feat.push_back(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 256.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    t.labels.push_back(rng() % 10 == 0 ? -1 : static_cast<int64_t>(rng() % classes));
+    t.split.push_back(static_cast<int8_t>(rng() % 5 == 0 ? -1 : rng() % 3));
+  }
+  return t;
+}
+
+std::string EdgeCsv(const Truth& t) {
+  std::ostringstream s;
+  for (size_t k = 0; k < t.src.size(); ++k) s << t.src[k] << "," << t.dst[k] << "\n";
+  return s.str();
+}
+std::string FeatCsv(const Truth& t) {
+  std::ostringstream s;
+  s.precision(9);
+  for (int64_t i = 0; i < t.n; ++i)
+    for (int j = 0; j < t.f; ++j) s << t.feat[i * t.f + j] << (j + 1 == t.f ? "\n" : ",");
+  return s.str();
+}
+std::string LabelCsv(const Truth& t) {
+  std::ostringstream s;
+  for (int64_t l : t.labels) {
+    if (l < 0) s << "nan\n";
+    else s << l << "\n";
+  }
+  return s.str();
+}
+void WriteSplit(const std::string& dir, const Truth& t) {
+  const char* names[] = {"train", "valid", "test"};
+  for (int v = 0; v < 3; ++v) {
+    std::ostringstream s;
+    for (int64_t i = 0; i < t.n; ++i)
+      if (t.split[i] == v) s << i << "\n";
+    WriteGz(dir + "/" + names[v] + ".csv.gz", s.str());
+  }
+}
+
+void CheckNodeArrays(const std::map<std::string, Array>& got, const Truth& t) {
+  REQUIRE(got.at("features").shape == std::vector<int64_t>{t.n, t.f});
+  for (int64_t i = 0; i < t.n * t.f; ++i) REQUIRE(got.at("features").as<float>()[i] == t.feat[i]);
+  REQUIRE(got.at("labels").shape == std::vector<int64_t>{t.n});
+  for (int64_t i = 0; i < t.n; ++i) REQUIRE(got.at("labels").as<int64_t>()[i] == t.labels[i]);
+  for (int64_t i = 0; i < t.n; ++i) REQUIRE(got.at("split").as<int8_t>()[i] == t.split[i]);
+}
+
+}  // namespace
+
+TEST_CASE("ogb format: a homogeneous node property dataset (ogbn-products layout)", "[ogb]") {
+  test::TempDir tmp;
+  std::mt19937_64 rng(7);
+  const std::string dir = tmp / "ogbn_toy";
+  Truth t = RandomTypeFiles(rng, 300, 300, 1500, 4, 5);
+  WriteGz(dir + "/raw/edge.csv.gz", EdgeCsv(t));
+  WriteGz(dir + "/raw/node-feat.csv.gz", FeatCsv(t));
+  WriteGz(dir + "/raw/node-label.csv.gz", LabelCsv(t));
+  WriteGz(dir + "/raw/num-node-list.csv.gz", "300\n");
+  WriteGz(dir + "/raw/num-edge-list.csv.gz", "1500\n");
+  WriteSplit(dir + "/split/sales_ranking", t);
+  REQUIRE(!IsOgbHeterogeneous(dir));
+  auto ds = LoadOgbDataset(dir, EdgeListOptions{});
+  INFO(ds.status().ToString());
+  REQUIRE(ds.ok());
+  CHECK(ds->num_nodes == 300);
+  CHECK(ds->edges.src == t.src);
+  CHECK(ds->edges.dst == t.dst);
+  CheckNodeArrays(ds->node_data, t);
+
+  auto r = test::RunDistgnn({"partition", "--dataset", dir, "--format", "ogb", "--num-parts", "2", "--name", "toy",
+                             "--out", tmp / "parts"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  test::ReferenceGraph g;
+  g.num_nodes = 300;
+  g.src = t.src;
+  g.dst = t.dst;
+  g.node_data = ds->node_data;
+  PartitionConfig cfg = test::CheckPartition(tmp / "parts/toy.json", g, 2);
+  CHECK(cfg.format_version == 1);
+
+  // A malformed line is named by file:line.
+  WriteGz(dir + "/raw/node-label.csv.gz", "1\n2\nx\n");
+  auto bad = LoadOgbDataset(dir, EdgeListOptions{});
+  REQUIRE(!bad.ok());
+  CHECK(bad.status().ToString().find("node-label.csv.gz:3") != std::string::npos);
+}
+
+TEST_CASE("ogb format: ogbn-mag's typed layout", "[ogb]") {
+  test::TempDir tmp;
+  std::mt19937_64 rng(11);
+  const std::string dir = tmp / "mag";
+  // Types in num-node-dict's order (OGB writes them sorted).
+  const int64_t na = 120, nf = 30, ni = 10, np = 200;
+  WriteGz(dir + "/raw/num-node-dict.csv.gz", "author,field_of_study,institution,paper\n120,30,10,200\n");
+  Truth paper = RandomTypeFiles(rng, np, np, 600, 3, 4);  // paper cites paper, features, labels, split
+  WriteGz(dir + "/raw/relations/paper___cites___paper/edge.csv.gz", EdgeCsv(paper));
+  WriteGz(dir + "/raw/node-feat/paper/node-feat.csv.gz", FeatCsv(paper));
+  WriteGz(dir + "/raw/node-label/paper/node-label.csv.gz", LabelCsv(paper));
+  WriteSplit(dir + "/split/time/paper", paper);
+  struct Rel {
+    std::string name;
+    int64_t ns, nd;
+    Truth t;
+  };
+  std::vector<Rel> rels = {{"author___affiliated_with___institution", na, ni, {}},
+                           {"author___writes___paper", na, np, {}},
+                           {"paper___has_topic___field_of_study", np, nf, {}}};
+  for (Rel& r : rels) {
+    r.t = RandomTypeFiles(rng, r.ns, r.nd, 400, 1, 2);
+    WriteGz(dir + "/raw/relations/" + r.name + "/edge.csv.gz", EdgeCsv(r.t));
+    WriteGz(dir + "/raw/relations/" + r.name + "/edge_reltype.csv.gz", "0\n");  // ignored
+  }
+  REQUIRE(IsOgbHeterogeneous(dir));
+  auto ds = LoadOgbTypedDataset(dir, TypedLoadOptions{});
+  INFO(ds.status().ToString());
+  REQUIRE(ds.ok());
+  REQUIRE(ds->node_types.size() == 4);
+  CHECK(ds->node_types[0].name == "author");
+  CHECK(ds->node_types[3].name == "paper");
+  CHECK(ds->node_types[3].count == np);
+  CHECK(ds->target == "paper");
+  CHECK(ds->num_classes == 4);
+  // Edge types in relation directory name order.
+  REQUIRE(ds->edge_types.size() == 4);
+  CHECK(ds->edge_types[0].relation == "affiliated_with");
+  CHECK(ds->edge_types[1].relation == "writes");
+  CHECK(ds->edge_types[2].relation == "cites");
+  CHECK(ds->edge_types[3].relation == "has_topic");
+  CHECK(ds->edge_types[2].src == paper.src);
+  CHECK(ds->edge_types[2].dst == paper.dst);
+  CHECK(ds->edge_types[0].src == rels[0].t.src);
+  CHECK(ds->edge_types[3].dst == rels[2].t.dst);
+  CheckNodeArrays(ds->node_types[3].data, paper);
+  CHECK(ds->node_types[0].data.empty());
+
+  auto r = test::RunDistgnn({"partition", "--dataset", dir, "--format", "ogb", "--undirected", "--num-parts", "2",
+                             "--name", "mag", "--out", tmp / "parts"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto und = LoadOgbTypedDataset(dir, TypedLoadOptions{true, false, false});
+  REQUIRE(und.ok());
+  REQUIRE(und->edge_types.size() == 8);
+  CHECK(und->edge_types[6].relation == "rev_cites");
+  PartitionConfig cfg = test::CheckTypedPartition(tmp / "parts/mag.json", *und, 2);
+  CHECK(cfg.target == "paper");
+}
