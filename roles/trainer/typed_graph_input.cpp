@@ -11,15 +11,6 @@
 namespace dg {
 namespace fs = std::filesystem;
 
-bool IsTypedDatasetDir(const std::string& dir) {
-  if (!fs::exists(dir + "/meta.json")) return false;
-  try {
-    return YAML::LoadFile(dir + "/meta.json")["node_types"].IsDefined();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 namespace {
 
 // X.npy, else X.npy.gz, else "" (absent).

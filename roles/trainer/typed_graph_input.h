@@ -9,11 +9,10 @@
 
 #include "common/base/status.h"
 #include "common/sampling/typed_graph.h"
+#include "common/storage/typed_dataset.h"  // IsTypedDatasetDir
 
 namespace dg {
 
-// True when dir holds a typed dataset (a meta.json with node_types).
-bool IsTypedDatasetDir(const std::string& dir);
 Result<TypedGraphInput> LoadTypedGraphInput(const std::string& dir, bool undirected, int64_t* num_classes);
 
 }  // namespace dg

@@ -110,12 +110,13 @@ TEST_CASE("server answers every malformed frame exactly and keeps serving others
     Hello h;
     h.role = "client";
     h.token = kToken;
-    h.version = 5;
+    h.version = kProtocolVersion + 1;
     FrameHeader fh;
     std::string p;
     c.Handshake(h, &fh, &p);
     REQUIRE(fh.type == uint16_t(MsgType::kError));
-    CHECK(ErrorMessage(p).find("HELLO: protocol version 5 not supported") != std::string::npos);
+    CHECK(ErrorMessage(p).find("HELLO: protocol version " + std::to_string(kProtocolVersion + 1) + " not supported") !=
+          std::string::npos);
     CHECK(ErrorMessage(p).find(std::string("distgnn ") + kDistgnnVersion + ", protocol " +
                                std::to_string(kProtocolVersion)) != std::string::npos);
     RawClient c2(port0);

@@ -15,6 +15,8 @@
 #include "common/net/codec.h"
 #include "common/net/messages.h"
 #include "common/storage/neighbor_sampling.h"
+#include "common/storage/partition.h"
+#include "common/storage/typed_dataset.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;
@@ -141,4 +143,76 @@ TEST_CASE("typed SAMPLE_NEIGHBORS on an untyped partition is refused", "[server]
   auto s = client->SampleNeighbors(std::vector<int64_t>{0, 1, 2}, -1, false, 1);  // untyped still works
   REQUIRE(s.ok());
   CHECK(s->offsets.size() == 4);
+}
+
+TEST_CASE("a server of a typed IMDB partition samples by edge type and pulls by type", "[server][typed]") {
+  const std::string imdb = test::SourceDir() + "/data/imdb-hetero";
+  TempDir tmp;
+  const std::string out = tmp.path() + "/p";
+  auto r = RunDistgnn({"partition", "--dataset", imdb, "--undirected", "--num-parts", "2", "--method", "random",
+                       "--name", "imdb", "--out", out});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto cfg = LoadAnyPartitionConfig(out + "/imdb.json");
+  REQUIRE(cfg.ok());
+  auto ds = LoadTypedDataset(imdb, true);
+  REQUIRE(ds.ok());
+  auto orig = NpyLoad(out + "/orig_nids.npy");  // global -> type-local
+  REQUIRE(orig.ok());
+  const int64_t* local = orig->as<int64_t>();
+  const int movie = cfg->NodeTypeId("movie");
+  REQUIRE(movie >= 0);
+  // Reference: in-edges of each movie as (edge type, type-local source), from the dataset.
+  std::map<int64_t, std::multiset<std::pair<int, int64_t>>> ref;
+  for (size_t t = 0; t < ds->edge_types.size(); ++t) {
+    const auto& et = ds->edge_types[t];
+    if (et.dst_type_id != movie) continue;
+    for (int64_t i = 0; i < et.size(); ++i) ref[et.dst[i]].insert({static_cast<int>(t), et.src[i]});
+  }
+  const Array* features = ds->node_types[movie].Find("features");
+  REQUIRE(features != nullptr);
+  const int64_t f = features->shape[1];
+  ServerCluster cluster;
+  cluster.Start(out + "/imdb.json", 2, 1);
+  for (int part = 0; part < 2; ++part) {
+    RawClient c(cluster.port(part, 0));
+    c.Hello();
+    std::vector<int64_t> seeds;
+    for (int64_t g = cfg->node_type_offsets[part][movie]; g < cfg->node_type_offsets[part][movie + 1] && seeds.size() < 60; ++g)
+      seeds.push_back(g);
+    TypedReply s = Call(c, 1, TypedSamplePayload(seeds, std::vector<int>(cfg->edge_types.size(), -1), 3));
+    size_t k = 0;
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      std::multiset<std::pair<int, int64_t>> got;
+      for (int64_t j = 0; j < s.counts[i]; ++j, ++k) {
+        const auto& et = cfg->edge_types[s.etypes[k]];
+        CHECK(et.dst_type == movie);
+        CHECK(cfg->NodeTypeOf(s.src[k]) == et.src_type);
+        got.insert({s.etypes[k], local[s.src[k]]});
+      }
+      CHECK(got == ref[local[seeds[i]]]);
+    }
+    // PULL by type: the owned movies' rows, in dataset order of their type-local ids.
+    Encoder e;
+    EncodePull(&e, TensorKind::kNode, "movie/features", IdsView(seeds.data(), seeds.size()));
+    c.SendFrame(uint16_t(MsgType::kPull), 2, e.Finish().Flatten());
+    FrameHeader h;
+    std::string p;
+    REQUIRE(c.ReadFrame(&h, &p, 30));
+    INFO(ErrorMessage(p));
+    REQUIRE(h.type == uint16_t(MsgType::kPull));
+    Decoder d(p.data(), p.size(), nullptr, "PULL reply");
+    Array rows = d.ArrayView();
+    REQUIRE(d.Finish().ok());
+    REQUIRE(rows.shape == std::vector<int64_t>{static_cast<int64_t>(seeds.size()), f});
+    for (size_t i = 0; i < seeds.size(); ++i)
+      CHECK(std::equal(rows.as<float>() + i * f, rows.as<float>() + (i + 1) * f,
+                       features->as<float>() + local[seeds[i]] * f));
+    // An id of another type is refused, naming the range.
+    Encoder bad;
+    const int64_t other = cfg->node_type_offsets[part][movie + 1];
+    EncodePull(&bad, TensorKind::kNode, "movie/features", IdsView(&other, 1));
+    c.SendFrame(uint16_t(MsgType::kPull), 3, bad.Finish().Flatten());
+    ExpectError(c, 3, "is not a movie node");
+  }
 }
