@@ -1,20 +1,30 @@
 // `distgnn model export`: writes a ready GNN (sage | gcn | gat) as a TorchScript
 // file compiled from TorchScript source in C++ (roles/trainer/model_export.h).
+#include <algorithm>
 #include <cstdio>
 
 #include "cmd/cli.h"
 #include "roles/trainer/model_export.h"
+#include "roles/trainer/typed_graph_input.h"
 
 namespace dg {
 
 int RunModel(int argc, char** argv) {
   ModelSpec spec;
-  std::string out, task;
+  std::string out, task, dataset;
+  bool undirected = false;
   int64_t out_dim = 0;
   cli::po::options_description desc("distgnn model export");
   desc.add_options()("help,h", "show this help")
-      ("arch", cli::po::value(&spec.arch)->required(), "sage | gcn | gat")
-      ("in-dim", cli::po::value(&spec.in_dim)->required(), "input feature width")
+      ("arch", cli::po::value(&spec.arch)->required(), "sage | gcn | gat | mlp | rgcn | hetero-sage")
+      ("in-dim", cli::po::value(&spec.in_dim), "input feature width (not for rgcn / hetero-sage)")
+      ("dataset", cli::po::value(&dataset), "rgcn | hetero-sage: the typed dataset directory to read the types from")
+      ("undirected", cli::po::bool_switch(&undirected),
+       "rgcn | hetero-sage: the graph is trained with --undirected (a rev_ relation per edge type)")
+      ("embedding-dim", cli::po::value(&spec.embedding_dim)->default_value(0),
+       "rgcn | hetero-sage: width of the node embedding (the input of featureless types; train with the same "
+       "--embedding-dim)")
+      ("bases", cli::po::value(&spec.bases)->default_value(0), "rgcn: number of bases (0 = one per relation)")
       ("hidden", cli::po::value(&spec.hidden)->default_value(256), "hidden width (gat: all heads together)")
       ("classes", cli::po::value(&spec.classes), "number of classes (output width; --task node)")
       ("task", cli::po::value(&task)->default_value("node"),
@@ -32,7 +42,7 @@ int RunModel(int argc, char** argv) {
   Status st = cli::Parse(desc, argc, argv, &vm);
   if (st.ok() && task != "node" && task != "link")
     st = Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
-  if (st.ok() && task == "node" && !vm.count("classes"))
+  if (st.ok() && task == "node" && !vm.count("classes") && !IsTypedArch(spec.arch))
     st = Status::InvalidArgument("--classes is required (the output width) unless --task link");
   if (st.ok() && task == "link") {
     if (vm.count("classes"))
@@ -41,6 +51,33 @@ int RunModel(int argc, char** argv) {
       st = Status::InvalidArgument("--out-dim must be > 0");
     else
       spec.classes = out_dim > 0 ? out_dim : spec.hidden;  // the last layer's width: the embedding
+  }
+  if (st.ok() && IsTypedArch(spec.arch)) {
+    if (dataset.empty()) st = Status::InvalidArgument("--arch " + spec.arch + " needs --dataset (the typed graph)");
+    if (st.ok() && vm.count("in-dim"))
+      st = Status::InvalidArgument("--in-dim goes with homogeneous models; --arch " + spec.arch +
+                                   " reads the feature widths from --dataset");
+    if (st.ok()) {
+      int64_t meta_classes = 0;
+      auto input = LoadTypedGraphInput(dataset, undirected, &meta_classes);
+      if (!input.ok()) {
+        st = input.status();
+      } else {
+        for (const auto& t : input->node_types)
+          spec.type_feature_dims.push_back(t.features.shape.size() == 2 ? t.features.shape[1] : 0);
+        spec.num_relations = static_cast<int>(input->edge_types.size());
+        if (!vm.count("classes") && task == "node") {
+          if (meta_classes <= 0)
+            st = Status::InvalidArgument("--classes is required: " + dataset + "/meta.json has no num_classes");
+          spec.classes = meta_classes;
+        }
+        int64_t fmax = 0;
+        for (int64_t f : spec.type_feature_dims) fmax = std::max(fmax, f);
+        spec.in_dim = fmax + spec.embedding_dim;
+      }
+    }
+  } else if (st.ok() && !vm.count("in-dim")) {
+    st = Status::InvalidArgument("--in-dim is required (the input feature width)");
   }
   if (st.ok()) st = ExportModel(spec, out);
   if (st.ok())

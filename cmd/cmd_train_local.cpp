@@ -43,6 +43,8 @@ Status Run(int argc, char** argv) {
        "sparse_adam | sparse_adagrad")
       ("embedding-lr", cli::po::value(&o.embedding_lr)->default_value(0.01), "embedding learning rate")
       ("no-features", cli::po::bool_switch(&o.no_features), "ignore features.npy: the embedding is the whole input")
+      ("merge-types", cli::po::bool_switch(&o.merge_types),
+       "typed dataset: merge all node and edge types into one (for a homogeneous model)")
       ("log-every", cli::po::value(&t.log_every)->default_value(20), "steps between progress lines")
       ("out", cli::po::value(&t.out_dir)->required(), "run directory")
       ("task", cli::po::value(&o.task)->default_value("node"), "node (classification) | link (prediction)")

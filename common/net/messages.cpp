@@ -161,13 +161,15 @@ Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f) {
 }
 
 void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
-                  const std::string& weight_name, bool edge_ids) {
+                  const std::string& weight_name, bool edge_ids, const std::vector<int>& etype_fanouts) {
   e->ArrayRef(seeds);
   e->I64(fanout);
   e->Bool(replace);
   e->U64(seed);
   e->String(weight_name);
   e->Bool(edge_ids);
+  e->U32(static_cast<uint32_t>(etype_fanouts.size()));
+  for (int f : etype_fanouts) e->I32(f);
 }
 
 Result<SampleRequest> DecodeSample(const Frame& f) {
@@ -179,6 +181,11 @@ Result<SampleRequest> DecodeSample(const Frame& f) {
   r.seed = d.U64();
   r.weight_name = d.String();
   r.edge_ids = d.Bool();
+  const uint32_t num_etypes = d.U32();
+  if (d.status().ok() && num_etypes > kMaxEdgeTypes)
+    return Status::InvalidArgument("SAMPLE_NEIGHBORS: " + std::to_string(num_etypes) + " edge type fanouts, at most " +
+                                   std::to_string(kMaxEdgeTypes));
+  for (uint32_t t = 0; t < num_etypes && d.status().ok(); ++t) r.etype_fanouts.push_back(d.I32());
   DG_RETURN_IF_ERROR(d.Finish());
   DG_RETURN_IF_ERROR(CheckName("SAMPLE_NEIGHBORS", r.weight_name));
   return r;

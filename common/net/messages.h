@@ -58,8 +58,12 @@ struct SampleRequest {
   uint64_t seed = 0;
   std::string weight_name;
   bool edge_ids = true;  // false: the reply's eids are empty (node classification needs none)
+  // Typed graphs: fanout of each edge type (fanout is then unused); empty = untyped.
+  std::vector<int> etype_fanouts;
 };
-// SAMPLE_NEIGHBORS response: Array counts int64 [n], Array src int64 [m], Array eids int64 [m or 0].
+constexpr size_t kMaxEdgeTypes = 255;  // etype_fanouts longer than this are refused
+// SAMPLE_NEIGHBORS response: Array counts int64 [n], Array src int64 [m], Array eids int64 [m or 0],
+// and, for a typed request only, Array etypes uint8 [m].
 
 // IN_DEGREES request: Array ids. Response: Array int64 [n].
 
@@ -101,7 +105,8 @@ void EncodeSparseUpdate(Encoder* e, const SparseUpdateRequest& r);
 Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f);
 
 void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
-                  const std::string& weight_name, bool edge_ids = true);
+                  const std::string& weight_name, bool edge_ids = true,
+                  const std::vector<int>& etype_fanouts = {});
 Result<SampleRequest> DecodeSample(const Frame& f);
 
 void EncodeMetadataReply(Encoder* e, const MetadataReply& m);

@@ -60,6 +60,7 @@ Block BuildBlockWith(Map* local, const std::vector<int64_t>& dst_nodes, const Sa
   bool inserted = false;
   for (int64_t i = 0; i < block.num_dst; ++i) local->Insert(dst_nodes[i], i, &inserted);
   block.indptr.assign(sampled.indptr.begin(), sampled.indptr.end());
+  block.etypes.assign(sampled.etypes.begin(), sampled.etypes.end());
   block.indices.resize(sampled.sources.size());
   // Sources are random ids: their slots are cache misses, so load them ahead.
   constexpr size_t kAhead = 16;
@@ -124,6 +125,15 @@ bool IdsBelow(const std::vector<int64_t>& ids, int64_t n) {
 
 }  // namespace
 
+Status NeighborSource::SampleNeighborsTyped(const std::vector<int64_t>&, const std::vector<int>&, bool, uint64_t,
+                                           SampledNeighbors*) {
+  return Status::InvalidArgument("typed sampling on a graph without edge types");
+}
+
+Status NeighborSource::NodeTypes(const std::vector<int64_t>&, std::vector<int64_t>*) {
+  return Status::InvalidArgument("node types of a graph without node types");
+}
+
 Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& sampled,
                  std::vector<int64_t>* src_nodes, int64_t num_nodes, const std::vector<int64_t>* owner_offsets) {
   DG_CHECK(static_cast<int64_t>(sampled.indptr.size()) == static_cast<int64_t>(dst_nodes.size()) + 1);
@@ -156,16 +166,28 @@ Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int6
   mb.blocks.resize(num_layers);
   std::vector<int64_t> dst = seeds, src;
   SampledNeighbors sampled;
+  const int num_etypes = source->num_edge_types();
+  if (!options.etype_fanouts.empty() && static_cast<int>(options.etype_fanouts.size()) != num_layers)
+    return Status::InvalidArgument("etype fanouts: " + std::to_string(options.etype_fanouts.size()) +
+                                   " layers, fanouts have " + std::to_string(num_layers));
   for (int layer = num_layers - 1; layer >= 0; --layer) {
     uint64_t seed = SamplingSeed(job_seed, epoch, batch_index, layer);
     sampled.indptr.clear();
     sampled.sources.clear();
-    DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace, seed,
-                                               &sampled));
+    sampled.etypes.clear();
+    if (num_etypes > 0) {
+      std::vector<int> fanouts = options.etype_fanouts.empty()
+                                     ? std::vector<int>(num_etypes, options.fanouts[layer])
+                                     : options.etype_fanouts[layer];
+      DG_RETURN_IF_ERROR(source->SampleNeighborsTyped(dst, fanouts, options.replace, seed, &sampled));
+    } else {
+      DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace, seed, &sampled));
+    }
     mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes(), &options.owner_offsets);
     dst.swap(src);
   }
   mb.input_nodes = std::move(dst);
+  if (num_etypes > 0) DG_RETURN_IF_ERROR(source->NodeTypes(mb.input_nodes, &mb.input_ntypes));
   auto t1 = Clock::now();
   if (!options.feature_name.empty()) {
     DG_ASSIGN_OR_RETURN(mb.features, source->Gather(options.feature_name, mb.input_nodes));

@@ -37,6 +37,7 @@ namespace dg {
 struct SampledNeighbors {
   std::vector<int64_t> indptr;
   std::vector<int64_t> sources;
+  std::vector<uint8_t> etypes;  // typed graphs: the edge type of each source's edge; else empty
 };
 
 // Where neighbors and node data come from.
@@ -52,11 +53,22 @@ class NeighborSource {
   // The partition book's offsets when the graph is partitioned (partition p
   // owns ids [o[p], o[p+1])); empty for a graph in one piece.
   virtual std::vector<int64_t> owner_offsets() const { return {}; }
+
+  // Typed graphs (common/sampling/typed_graph.h): the number of edge types
+  // (0 = an untyped graph, which has none of what follows).
+  virtual int num_edge_types() const { return 0; }
+  // As SampleNeighbors, with fanouts[t] in-edges of edge type t per seed
+  // (SampleRowByType); out->etypes gets each edge's type.
+  virtual Status SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts,
+                                      bool replace, uint64_t seed, SampledNeighbors* out);
+  // The node type of each id.
+  virtual Status NodeTypes(const std::vector<int64_t>& ids, std::vector<int64_t>* out);
 };
 
 struct Block {
   IdBuffer indptr;   // [num_dst + 1]
   IdBuffer indices;  // [num_edges], each in [0, num_src)
+  std::vector<int64_t> etypes;  // typed graphs: the edge type of each edge; else empty
   int64_t num_dst = 0;
   int64_t num_src = 0;
   int64_t num_edges() const { return static_cast<int64_t>(indices.size()); }
@@ -68,6 +80,9 @@ struct MiniBatch {
   std::vector<int64_t> seeds;        // global ids, the output rows
   std::vector<Block> blocks;         // blocks[0] = input layer
   std::vector<int64_t> input_nodes;  // global ids of block 0's sources
+  // Typed graphs: the node type of each input node (block l's sources are a
+  // prefix of input_nodes, so this gives every block's source types); else empty.
+  std::vector<int64_t> input_ntypes;
   Array features;                    // rows of input_nodes (empty if not gathered)
   Array labels;                      // rows of seeds (empty if not gathered)
   // Set when block 0's aggregation was done where the features live
@@ -94,6 +109,10 @@ struct MiniBatchOptions {
   // of the features fill a few contiguous ranges of the batch and a PULL
   // reply is received straight into place. Empty = no grouping.
   std::vector<int64_t> owner_offsets;
+  // Typed graphs (NeighborSource::num_edge_types() > 0): the fanout of edge
+  // type t at layer l is etype_fanouts[l][t]; empty = fanouts[l] for every
+  // edge type (DGL's single fanout of a heterograph).
+  std::vector<std::vector<int>> etype_fanouts;
 };
 
 // The request seed of one layer of one batch:

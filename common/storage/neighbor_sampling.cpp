@@ -101,4 +101,20 @@ int64_t SampleRowWeighted(const float* weights, int64_t degree, int64_t fanout, 
   return static_cast<int64_t>(picked.size());
 }
 
+int64_t SampleRowByType(const uint8_t* etypes, int64_t degree, const std::vector<int>& fanouts, bool replace,
+                        uint64_t row_seed, std::vector<int64_t>* out) {
+  int64_t appended = 0;
+  for (int64_t begin = 0; begin < degree;) {
+    const uint8_t t = etypes[begin];
+    int64_t end = begin + 1;
+    while (end < degree && etypes[end] == t) ++end;
+    const int fanout = t < fanouts.size() ? fanouts[t] : 0;
+    const size_t first = out->size();
+    appended += SampleRowUniform(end - begin, fanout, replace, MixSeed(row_seed, t), out);
+    for (size_t i = first; i < out->size(); ++i) (*out)[i] += begin;
+    begin = end;
+  }
+  return appended;
+}
+
 }  // namespace dg

@@ -54,4 +54,17 @@ int64_t SampleRowUniform(int64_t degree, int64_t fanout, bool replace, uint64_t 
 int64_t SampleRowWeighted(const float* weights, int64_t degree, int64_t fanout, bool replace,
                           uint64_t row_seed, std::vector<int64_t>* out);
 
+// Typed graphs (DGL's sample_etype_neighbors): etypes[0..degree) is the edge
+// type of each in-edge of the row, grouped by type (each type's edges
+// contiguous, as typed partitions and TypedInMemoryGraph store them). Each
+// type t's group is sampled on its own with fanouts[t] (as SampleRowUniform:
+// < 0 = all, 0 = none; a type >= fanouts.size() gets none) and the row seed
+// MixSeed(row_seed, t), so a type's sample does not depend on the others'.
+// Positions are appended in row order of the groups. Returns how many were
+// appended; a row whose types are not grouped is sampled group by group all
+// the same (every maximal run is a group; the same type in two runs draws the
+// same seed).
+int64_t SampleRowByType(const uint8_t* etypes, int64_t degree, const std::vector<int>& fanouts, bool replace,
+                        uint64_t row_seed, std::vector<int64_t>* out);
+
 }  // namespace dg

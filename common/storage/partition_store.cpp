@@ -71,7 +71,21 @@ PartitionStore::PartitionStore(const PartitionConfig& config, LocalPartition par
       part_(std::move(part)),
       node_info_(config.node_data),
       edge_info_(config.edge_data),
-      holds_mutable_(holds_mutable) {}
+      holds_mutable_(holds_mutable) {
+  if (const Array* types = EdgeTypes()) {
+    const uint8_t* t = types->as<uint8_t>();
+    for (int64_t e = 0; e < types->numel(); ++e) num_edge_types_ = std::max(num_edge_types_, t[e] + 1);
+  }
+  type_names_ = config.node_types;
+}
+
+const Array* PartitionStore::EdgeTypes() const {
+  if (part_.edge_types.dtype == DType::kUInt8 && part_.edge_types.shape.size() == 1) return &part_.edge_types;
+  auto it = part_.edge_data.find(kEdgeTypesTensor);
+  if (it != part_.edge_data.end() && it->second.dtype == DType::kUInt8 && it->second.shape.size() == 1)
+    return &it->second;
+  return nullptr;
+}
 
 Status PartitionStore::UnknownTensor(const char* what, const std::string& name) const {
   return Status::NotFound(std::string(what) + ": unknown tensor '" + name + "'" +
@@ -139,6 +153,16 @@ Status PartitionStore::CheckEdgeIds(const char* what, const std::string& name, c
   return Status::OK();
 }
 
+int PartitionStore::TypeOfTensor(const std::string& name) const {
+  const size_t slash = name.find('/');
+  if (part_.type_offsets.empty() || slash == std::string::npos) return -1;
+  for (size_t t = 0; t < type_names_.size(); ++t)
+    if (name.compare(0, slash, type_names_[t]) == 0 && type_names_[t].size() == slash &&
+        t + 1 < part_.type_offsets.size())
+      return static_cast<int>(t);
+  return -1;
+}
+
 Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, const int64_t* ids,
                                   size_t n, uint8_t* out, const int64_t* out_pos) const {
   const Array* src = nullptr;
@@ -153,6 +177,18 @@ Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, cons
     base = part_.edge_begin;
   } else {
     auto it = part_.node_data.find(name);
+    const int type = TypeOfTensor(name);
+    if (it != part_.node_data.end() && type >= 0) {  // "<type>/<name>" of a typed partition
+      const int64_t b = part_.type_offsets[type], e = part_.type_offsets[type + 1];
+      for (size_t i = 0; i < n; ++i)
+        if (ids[i] < b || ids[i] >= e)
+          return Status::InvalidArgument("PULL '" + name + "': node id " + std::to_string(ids[i]) + " (at position " +
+                                         std::to_string(i) + ") is not a " + type_names_[type] +
+                                         " node of partition " + std::to_string(part_.part_id) + ", which owns " +
+                                         Range(b, e) + " of that type");
+      GatherRowBytes(it->second.data, it->second.row_bytes(), ids, n, b, out, out_pos);
+      return Status::OK();
+    }
     if (it != part_.node_data.end()) {
       src = &it->second;
     } else {
@@ -373,6 +409,37 @@ Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bo
                         : SampleRowUniform(degree, fanout, replace, row_seed, &pos);
     out->counts.push_back(k);
     for (int64_t p : pos) out->src.push_back(indices[begin + p]);
+    if (edge_ids)
+      for (int64_t p : pos) out->eids.push_back(part_.edge_begin + begin + p);
+  }
+  return Status::OK();
+}
+
+Status PartitionStore::SampleTyped(const int64_t* seeds, size_t n, const std::vector<int>& fanouts, bool replace,
+                                   uint64_t seed, SampleResult* out, bool edge_ids) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  const Array* types = EdgeTypes();
+  if (!types)
+    return Status::InvalidArgument("SAMPLE_NEIGHBORS: fanouts per edge type, but partition " +
+                                   std::to_string(part_.part_id) +
+                                   " has no edge types (a typed partition's uint8 edge_types.npy, or the uint8 edge "
+                                   "tensor '" + kEdgeTypesTensor + "')");
+  const uint8_t* etypes = types->as<uint8_t>();
+  const int64_t* indptr = part_.indptr.as<int64_t>();
+  const int64_t* indices = part_.indices.as<int64_t>();
+  std::vector<int64_t> pos;
+  out->counts.reserve(out->counts.size() + n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t l = seeds[i] - part_.node_begin;
+    const int64_t begin = indptr[l], degree = indptr[l + 1] - begin;
+    pos.clear();
+    const int64_t k = SampleRowByType(etypes + begin, degree, fanouts, replace,
+                                      MixSeed(seed, static_cast<uint64_t>(seeds[i])), &pos);
+    out->counts.push_back(k);
+    for (int64_t p : pos) {
+      out->src.push_back(indices[begin + p]);
+      out->etypes.push_back(etypes[begin + p]);
+    }
     if (edge_ids)
       for (int64_t p : pos) out->eids.push_back(part_.edge_begin + begin + p);
   }

@@ -52,6 +52,7 @@ struct SampleResult {
   std::vector<int64_t> counts;  // per seed
   std::vector<int64_t> src;     // global source ids, seed-major
   std::vector<int64_t> eids;    // global edge ids, aligned with src
+  std::vector<uint8_t> etypes;  // typed sampling: the edge type of each, aligned with src
 };
 
 struct InitTensorSpec {
@@ -153,6 +154,18 @@ class PartitionStore {
   Status Sample(const int64_t* seeds, size_t n, int64_t fanout, bool replace, uint64_t seed,
                 const std::string& weight_name, SampleResult* out, bool edge_ids = true) const;
 
+  // Typed graphs: as Sample (uniform), fanouts[t] in-edges of edge type t per
+  // seed (SampleRowByType), out->etypes filled. The edge types are a typed
+  // partition's edge_types.npy (uint8 [E], each row's in-edges grouped by
+  // type), else the uint8 edge tensor kEdgeTypesTensor; a partition without
+  // either is InvalidArgument. PULL of a typed partition's node tensor
+  // "<type>/<name>" takes global ids of that type's owned range.
+  static constexpr const char* kEdgeTypesTensor = "edge_types";
+  Status SampleTyped(const int64_t* seeds, size_t n, const std::vector<int>& fanouts, bool replace, uint64_t seed,
+                     SampleResult* out, bool edge_ids = true) const;
+  // The number of edge types of a typed partition (1 + the largest edge type), 0 otherwise.
+  int num_edge_types() const { return num_edge_types_; }
+
   Status InDegrees(const int64_t* ids, size_t n, int64_t* out, const int64_t* out_pos) const;
 
   // Upper bound of the edges Sample would return for these arguments (seeds
@@ -185,6 +198,13 @@ class PartitionStore {
   LocalPartition part_;
   std::map<std::string, ArrayInfo> node_info_, edge_info_;
   bool holds_mutable_;
+  int num_edge_types_ = 0;  // typed partitions: 1 + the largest edge type
+  std::vector<std::string> type_names_;  // typed partitions: node type names (id = position)
+  // The uint8 edge types: a typed partition's edge_types.npy, else the edge
+  // tensor kEdgeTypesTensor; null when there are none.
+  const Array* EdgeTypes() const;
+  // Typed partitions: the node type of a "<type>/<name>" node tensor, else -1.
+  int TypeOfTensor(const std::string& name) const;
   mutable std::shared_mutex mutable_mu_;
   std::map<std::string, std::shared_ptr<MutableTensor>> mutable_;
   int64_t mutable_budget_ = -1;

@@ -26,7 +26,7 @@ Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& op
   std::unique_ptr<GraphServer> s(new GraphServer());
   s->options_ = options;
   if (s->options_.threads <= 0) s->options_.threads = std::max(1u, std::thread::hardware_concurrency());
-  DG_ASSIGN_OR_RETURN(s->config_, LoadPartitionConfig(options.partition_config));
+  DG_ASSIGN_OR_RETURN(s->config_, LoadAnyPartitionConfig(options.partition_config));  // typed ones too
   if (options.part < 0 || options.part >= s->config_.num_parts) {
     return Status::InvalidArgument("partition " + std::to_string(options.part) + " does not exist: " +
                                    options.partition_config + " has " +
@@ -361,6 +361,10 @@ Result<BufferList> GraphServer::Handle(const Frame& f) {
     }
     case MsgType::kSampleNeighbors: {
       DG_ASSIGN_OR_RETURN(SampleRequest req, DecodeSample(f));
+      if (!req.etype_fanouts.empty()) {  // typed graphs: roles/server/typed_sample.cpp
+        DG_RETURN_IF_ERROR(SampleTyped(req, &e));
+        break;
+      }
       const std::string what = "SAMPLE_NEIGHBORS: fanout " + std::to_string(req.fanout) +
                                (req.replace ? " with" : " without") + " replacement for " +
                                std::to_string(req.seeds.numel()) + " seeds";

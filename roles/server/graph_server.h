@@ -96,6 +96,8 @@ class GraphServer {
   void PostRunToken();
   Result<BufferList> Handle(const Frame& f);
   Status CheckResponseSize(const std::string& what, int64_t bytes) const;
+  // SAMPLE_NEIGHBORS with a fanout per edge type (roles/server/typed_sample.cpp).
+  Status SampleTyped(const SampleRequest& req, Encoder* e) const;
   void OnBarrier(const std::shared_ptr<Session>& s, const Frame& f);
   Status OnSparseUpdate(const std::shared_ptr<Session>& s, const Frame& f);
   void ExpireSparseStep(const std::pair<std::string, uint64_t>& key, uint64_t generation);

@@ -84,13 +84,23 @@ Result<std::string> WriteContiguousPartition(const SyntheticGraph& g, int num_pa
   c.node_data["features"] = ArrayInfo{DType::kFloat32, {n, feat_dim}};
   c.node_data["labels"] = ArrayInfo{DType::kInt64, {n}};
   c.edge_data["weight"] = ArrayInfo{DType::kFloat32, {m}};
+  const bool typed = !g.edge_types.empty();
+  if (typed) {
+    if (static_cast<int64_t>(g.edge_types.size()) != m)
+      return Status::InvalidArgument("synthetic graph: edge_types has " + std::to_string(g.edge_types.size()) +
+                                     " entries for " + std::to_string(m) + " edges");
+    c.edge_data["edge_types"] = ArrayInfo{DType::kUInt8, {m}};
+  }
   c.orig_nids = "orig_nids.npy";
   c.orig_eids = "orig_eids.npy";
 
   // Stable order of edges by destination = CSR order of the in-edges.
   std::vector<int64_t> order(m);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return g.dst[a] < g.dst[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    if (g.dst[a] != g.dst[b]) return g.dst[a] < g.dst[b];
+    return typed && g.edge_types[a] < g.edge_types[b];
+  });
   PartitionBook book(c.node_map);
   c.edge_map.assign(num_parts + 1, 0);
   for (int64_t e = 0; e < m; ++e) c.edge_map[book.Owner(g.dst[e]) + 1]++;
@@ -113,11 +123,13 @@ Result<std::string> WriteContiguousPartition(const SyntheticGraph& g, int num_pa
     Array indptr = Array::Zeros(DType::kInt64, {ne - nb + 1});
     Array indices = Array::Zeros(DType::kInt64, {ee - eb});
     Array weight = Array::Zeros(DType::kFloat32, {ee - eb});
+    Array etypes = Array::Zeros(DType::kUInt8, {typed ? ee - eb : 0});
     for (int64_t k = eb; k < ee; ++k) {
       int64_t e = order[k];
       indptr.as<int64_t>()[g.dst[e] - nb + 1]++;
       indices.as<int64_t>()[k - eb] = g.src[e];
       weight.as<float>()[k - eb] = g.edge_weight.as<float>()[e];
+      if (typed) etypes.as<uint8_t>()[k - eb] = g.edge_types[e];
     }
     for (int64_t i = 0; i < ne - nb; ++i) indptr.as<int64_t>()[i + 1] += indptr.as<int64_t>()[i];
     Array feats = Array::Zeros(DType::kFloat32, {ne - nb, feat_dim});
@@ -129,6 +141,7 @@ Result<std::string> WriteContiguousPartition(const SyntheticGraph& g, int num_pa
     DG_RETURN_IF_ERROR(NpyWrite(dir + "/node_data/features.npy", feats));
     DG_RETURN_IF_ERROR(NpyWrite(dir + "/node_data/labels.npy", labels));
     DG_RETURN_IF_ERROR(NpyWrite(dir + "/edge_data/weight.npy", weight));
+    if (typed) DG_RETURN_IF_ERROR(NpyWrite(dir + "/edge_data/edge_types.npy", etypes));
     PartInfo info;
     info.dir = "part" + std::to_string(p);
     info.num_nodes = ne - nb;

@@ -22,6 +22,9 @@ struct SyntheticGraph {
   Array features;                 // float32 [N, F]
   Array labels;                   // int64 [N]
   Array edge_weight;              // float32 [E] (> 0)
+  // Optional edge types (a typed graph): written as the uint8 edge tensor
+  // "edge_types", each destination's in-edges grouped by type (then input order).
+  std::vector<uint8_t> edge_types;
 };
 
 // Uniformly random edges (src, dst uniform), features/labels/weights from the seed.

@@ -152,13 +152,119 @@ std::string SageForwardAgg(const ModelSpec& spec) {
   return s.str();
 }
 
+// mlp: the seeds' own rows (the first rows of x: blocks keep destinations
+// first) through `layers` linear layers; the blocks only say how many seeds.
+std::string MlpSource(const ModelSpec& spec) {
+  std::ostringstream s;
+  s << "def _drop(self, x: Tensor, p: float) -> Tensor:\n"
+    << "    return torch.ops.distgnn.dropout(x, p, self.training)\n\n"
+    << "def forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor:\n"
+    << "    num_seeds = blocks[len(blocks) - 1][2]\n"
+    << "    h = self._drop(x[:num_seeds], self.input_dropout)\n";
+  for (int l = 0; l < spec.layers; ++l) {
+    if (l > 0) s << "    h = self._drop(torch.relu(h), self.dropout)\n";
+    s << "    h = torch.ops.distgnn.linear(h, self.w_" << l << ") + self.b_" << l << "\n";
+  }
+  s << "    return h\n";
+  return s.str();
+}
+
+// rgcn | hetero-sage (model_export.h): an input layer per node type, then
+// `layers` relational layers over typed blocks.
+std::string TypedSource(const ModelSpec& spec) {
+  const std::vector<int64_t> dims = LayerDims(spec);  // dims[0] is replaced by hidden below
+  std::ostringstream s;
+  int64_t fmax = 0;
+  for (int64_t f : spec.type_feature_dims) fmax = std::max(fmax, f);
+  s << "def _edge_dst(self, indptr: Tensor) -> Tensor:\n"
+    << "    return torch.repeat_interleave(indptr[1:] - indptr[:-1])\n\n"
+    << "def _drop(self, x: Tensor, p: float) -> Tensor:\n"
+    << "    return torch.ops.distgnn.dropout(x, p, self.training)\n\n";
+  // Input layer: one hidden row per source node of block 0, by its type.
+  s << "def _input(self, x: Tensor, ntype: Tensor) -> Tensor:\n"
+    << "    h = torch.zeros(x.size(0), " << spec.hidden << ", dtype=x.dtype)\n"
+    << "    x = self._drop(x, self.input_dropout)\n";
+  for (size_t t = 0; t < spec.type_feature_dims.size(); ++t) {
+    const int64_t f = spec.type_feature_dims[t];
+    const std::string T = std::to_string(t);
+    s << "    idx = (ntype == " << t << ").nonzero().squeeze(1)\n";
+    if (f > 0)
+      s << "    v = torch.matmul(x.index_select(0, idx)[:, :" << f << "], self.w_in_" << T << ".t()) + self.b_in_" << T
+        << "\n";
+    else if (spec.embedding_dim > 0)
+      s << "    v = torch.matmul(x.index_select(0, idx)[:, " << fmax << ":" << fmax + spec.embedding_dim
+        << "], self.w_in_" << T << ".t()) + self.b_in_" << T << "\n";
+    else
+      s << "    v = self.b_in_" << T << ".unsqueeze(0).expand(idx.numel(), " << spec.hidden << ")\n";
+    s << "    h = h.index_copy(0, idx, v)\n";
+  }
+  s << "    return h\n\n";
+  for (int l = 0; l < spec.layers; ++l) {
+    const std::string L = std::to_string(l);
+    const bool last = l + 1 == spec.layers;
+    const int64_t out = dims[l + 1], in = spec.hidden;
+    s << "def _layer" << l
+      << "(self, h: Tensor, indptr: Tensor, indices: Tensor, etype: Tensor, num_dst: int) -> Tensor:\n";
+    if (l > 0) s << "    h = self._drop(h, self.dropout)\n";
+    if (spec.arch == "rgcn")
+      s << "    w = torch.matmul(self.coef_" << L << ", self.basis_" << L << ").view(" << spec.num_relations << ", "
+        << out << ", " << in << ")\n";
+    else
+      s << "    w = self.w_rel_" << L << "\n";
+    s << "    out = torch.ops.distgnn.linear(h[:num_dst], self.w_self_" << L << ") + self.b_" << L << "\n"
+      << "    dst = self._edge_dst(indptr)\n"
+      << "    for r in range(" << spec.num_relations << "):\n"
+      << "        m = (etype == r).nonzero().squeeze(1)\n"
+      << "        if m.numel() > 0:\n"
+      << "            deg = torch.bincount(dst.index_select(0, m), minlength=num_dst)\n"
+      << "            ip = torch.cat([torch.zeros(1, dtype=indptr.dtype), torch.cumsum(deg, 0)])\n"
+      << "            agg = torch.ops.distgnn.csr_mean(ip, indices.index_select(0, m), h, num_dst)\n"
+      << "            out = out + torch.matmul(agg, w[r].t())\n";
+    if (!last) s << "    out = torch.relu(out)\n";
+    s << "    return out\n\n";
+  }
+  s << "def forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, Tensor, Tensor, int]) -> Tensor:\n"
+    << "    indptr, indices, etype, ntype, num_dst = block\n";
+  for (int l = 0; l < spec.layers; ++l)
+    s << "    if layer == " << l << ":\n        return self._layer" << l << "(x, indptr, indices, etype, num_dst)\n";
+  s << "    assert False, \"layer \" + str(layer) + \" out of range\"\n    return x\n\n";
+  s << "def forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, Tensor, Tensor, int]]) -> Tensor:\n"
+    << "    assert len(blocks) == self.num_layers, \"model has \" + str(self.num_layers) + \" layers but got \" + "
+       "str(len(blocks)) + \" blocks\"\n"
+    << "    assert x.size(1) == self.in_dim, \"input rows have \" + str(x.size(1)) + \" columns, the model expects \" + "
+       "str(self.in_dim) + \" (padded features, then the node embedding)\"\n"
+    << "    h = self._input(x, blocks[0][3])\n"
+    << "    for i in range(self.num_layers):\n"
+    << "        h = self.forward_layer(i, h, blocks[i])\n"
+    << "    return h\n";
+  return s.str();
+}
+
+ModelSpec WithTypedInDim(ModelSpec s) {
+  if (!IsTypedArch(s.arch)) return s;
+  int64_t fmax = 0;
+  for (int64_t f : s.type_feature_dims) fmax = std::max(fmax, f);
+  s.in_dim = fmax + s.embedding_dim;
+  if (s.bases <= 0) s.bases = s.num_relations;
+  return s;
+}
+
 }  // namespace
 
+bool IsTypedArch(const std::string& arch) { return arch == "rgcn" || arch == "hetero-sage"; }
+
 Status ValidateModelSpec(const ModelSpec& s) {
-  if (s.arch != "sage" && s.arch != "gcn" && s.arch != "gat")
+  if (s.arch != "sage" && s.arch != "gcn" && s.arch != "gat" && s.arch != "mlp" && !IsTypedArch(s.arch))
     return Status::InvalidArgument("--arch: unknown architecture '" + s.arch +
-                                   "' (expected sage, gcn or gat)");
-  if (s.in_dim <= 0) return Status::InvalidArgument("--in-dim: must be > 0");
+                                   "' (expected sage, gcn, gat, mlp, rgcn or hetero-sage)");
+  if (IsTypedArch(s.arch)) {
+    if (s.type_feature_dims.empty()) return Status::InvalidArgument("--arch " + s.arch + ": no node types");
+    if (s.num_relations <= 0) return Status::InvalidArgument("--arch " + s.arch + ": no edge types");
+    if (s.bases < 0) return Status::InvalidArgument("--bases: must be >= 0");
+    if (s.embedding_dim < 0) return Status::InvalidArgument("--embedding-dim: must be >= 0");
+    for (int64_t f : s.type_feature_dims)
+      if (f < 0) return Status::InvalidArgument("--arch " + s.arch + ": negative feature width");
+  } else if (s.in_dim <= 0) return Status::InvalidArgument("--in-dim: must be > 0");
   if (s.hidden <= 0) return Status::InvalidArgument("--hidden: must be > 0");
   if (s.classes <= 0) return Status::InvalidArgument("--classes: must be > 0");
   if (s.layers <= 0 || s.layers > 8) return Status::InvalidArgument("--layers: must be in [1, 8]");
@@ -176,8 +282,11 @@ Status ValidateModelSpec(const ModelSpec& s) {
   return Status::OK();
 }
 
-Result<std::string> ModelSource(const ModelSpec& spec) {
+Result<std::string> ModelSource(const ModelSpec& given) {
+  const ModelSpec spec = WithTypedInDim(given);
   DG_RETURN_IF_ERROR(ValidateModelSpec(spec));
+  if (spec.arch == "mlp") return MlpSource(spec);
+  if (IsTypedArch(spec.arch)) return TypedSource(spec);
   const std::vector<int64_t> dims = LayerDims(spec);
   std::ostringstream s;
   s << kHelpers << "\n";
@@ -202,28 +311,58 @@ Result<std::string> ModelSource(const ModelSpec& spec) {
   return s.str();
 }
 
-Status ExportModel(const ModelSpec& spec, const std::string& path) {
+Status ExportModel(const ModelSpec& given, const std::string& path) {
   static_cast<void>(GraphOpsRegistered());  // the source calls torch.ops.distgnn.*
+  const ModelSpec spec = WithTypedInDim(given);
   DG_ASSIGN_OR_RETURN(std::string source, ModelSource(spec));
   const std::vector<int64_t> dims = LayerDims(spec);
   try {
     torch::NoGradGuard no_grad;
     torch::manual_seed(static_cast<uint64_t>(spec.seed));
     const double gain = std::sqrt(2.0);  // relu gain, as DGL initialises its layers
-    torch::jit::Module m(spec.arch == "sage" ? "DistgnnSAGE"
-                         : spec.arch == "gcn" ? "DistgnnGCN" : "DistgnnGAT");
+    torch::jit::Module m(spec.arch == "sage"          ? "DistgnnSAGE"
+                         : spec.arch == "gcn"         ? "DistgnnGCN"
+                         : spec.arch == "mlp"         ? "DistgnnMLP"
+                         : spec.arch == "rgcn"        ? "DistgnnRGCN"
+                         : spec.arch == "hetero-sage" ? "DistgnnHeteroSAGE"
+                                                      : "DistgnnGAT");
     auto init = [&](std::vector<int64_t> shape) {
       torch::Tensor t = torch::empty(shape);
       torch::nn::init::xavier_uniform_(t, gain);
       return t;
     };
+    auto stacked = [&](int64_t k, int64_t out, int64_t in) {  // k matrices, each initialised as one
+      std::vector<torch::Tensor> v;
+      for (int64_t i = 0; i < k; ++i) v.push_back(init({out, in}));
+      return torch::stack(v);
+    };
+    if (IsTypedArch(spec.arch)) {
+      for (size_t t = 0; t < spec.type_feature_dims.size(); ++t) {
+        const std::string T = std::to_string(t);
+        const int64_t in = spec.type_feature_dims[t] > 0 ? spec.type_feature_dims[t] : spec.embedding_dim;
+        if (in > 0) {
+          m.register_parameter("w_in_" + T, init({spec.hidden, in}), false);
+          m.register_parameter("b_in_" + T, torch::zeros({spec.hidden}), false);
+        } else {  // a learnt vector shared by the type's nodes
+          m.register_parameter("b_in_" + T, torch::randn({spec.hidden}) * 0.1, false);
+        }
+      }
+    }
     for (int l = 0; l < spec.layers; ++l) {
       const std::string L = std::to_string(l);
-      int64_t in = dims[l], out = dims[l + 1];
-      if (spec.arch == "sage") {
+      int64_t in = IsTypedArch(spec.arch) ? spec.hidden : dims[l], out = dims[l + 1];
+      if (IsTypedArch(spec.arch)) {
+        m.register_parameter("w_self_" + L, init({out, in}), false);
+        if (spec.arch == "rgcn") {
+          m.register_parameter("basis_" + L, stacked(spec.bases, out, in).view({spec.bases, out * in}), false);
+          m.register_parameter("coef_" + L, init({spec.num_relations, spec.bases}), false);
+        } else {
+          m.register_parameter("w_rel_" + L, stacked(spec.num_relations, out, in), false);
+        }
+      } else if (spec.arch == "sage") {
         m.register_parameter("w_self_" + L, init({out, in}), false);
         m.register_parameter("w_neigh_" + L, init({out, in}), false);
-      } else if (spec.arch == "gcn") {
+      } else if (spec.arch == "gcn" || spec.arch == "mlp") {
         m.register_parameter("w_" + L, init({out, in}), false);
       } else {
         int64_t h = GatHeads(spec, l);
@@ -241,6 +380,12 @@ Status ExportModel(const ModelSpec& spec, const std::string& path) {
     m.register_attribute("arch", c10::StringType::get(), spec.arch);
     m.register_attribute("in_dim", c10::IntType::get(), spec.in_dim);
     m.register_attribute("num_classes", c10::IntType::get(), spec.classes);
+    if (IsTypedArch(spec.arch)) {
+      m.register_attribute("num_node_types", c10::IntType::get(),
+                           static_cast<int64_t>(spec.type_feature_dims.size()));
+      m.register_attribute("num_relations", c10::IntType::get(), static_cast<int64_t>(spec.num_relations));
+      m.register_attribute("embedding_dim", c10::IntType::get(), spec.embedding_dim);
+    }
     m.define(source, ScriptResolver());
     m.save(path);
   } catch (const std::exception& e) {

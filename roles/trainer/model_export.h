@@ -21,18 +21,32 @@
 //   gcn:  D_in^-1/2 (A + I) D_out^-1/2 H W + b (self loops added per block)
 //   gat:  multi-head attention with self loops; hidden layers concatenate
 //         `heads` heads of hidden/heads features (elu), the last layer has 1 head.
+//   mlp:  an MLP on the seeds' own rows (x[:num_seeds]); the graph is unused
+//         (the baseline of a GNN on the same features).
+// Typed graphs (rgcn, hetero-sage) follow the typed contract (docs/models.md):
+//   forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, Tensor, Tensor, int]]) -> Tensor
+// with blocks (indptr, indices, etype, src_ntype, num_dst); x = [padded
+// features F_max | node embedding D]. Each node type first gets a hidden row
+// (its own features through its input weight, or, for a featureless type, its
+// embedding columns through its input weight, or a learnt per-type vector
+// when D = 0), then every layer adds to a self term the mean over each
+// relation's in-edges projected by that relation's weight:
+//   h_i' = W_self h_i + b + sum_r mean_{j in N_r(i)} W_r h_j
+//   rgcn: W_r = sum_b a_rb V_b (basis decomposition, Schlichtkrull et al.)
+//   hetero-sage: one W_r per relation.
 // Parameters are initialised deterministically from `seed`.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/base/status.h"
 
 namespace dg {
 
 struct ModelSpec {
-  std::string arch = "sage";  // sage | gcn | gat
+  std::string arch = "sage";  // sage | gcn | gat | mlp | rgcn | hetero-sage
   int64_t in_dim = 0;
   int64_t hidden = 256;
   int64_t classes = 0;
@@ -42,7 +56,16 @@ struct ModelSpec {
   double attn_dropout = 0.5;  // gat only
   int heads = 8;              // gat only
   uint64_t seed = 0;
+  // rgcn | hetero-sage: the feature width of each node type (0 = none), the
+  // node embedding's width (the input of featureless types) and the relations.
+  // in_dim is then max(type_feature_dims) + embedding_dim (set by the export).
+  std::vector<int64_t> type_feature_dims;
+  int64_t embedding_dim = 0;
+  int num_relations = 0;
+  int bases = 0;  // rgcn: number of bases; 0 = as many as relations
 };
+
+bool IsTypedArch(const std::string& arch);
 
 Status ValidateModelSpec(const ModelSpec& spec);
 // The TorchScript source of the module's methods (for inspection and tests).

@@ -23,9 +23,30 @@ Result<torch::jit::Module> LoadModel(const std::string& path) {
   return module;
 }
 
+namespace {
+
+c10::TypePtr BlocksType(bool typed) {
+  if (typed)
+    return c10::ListType::create(c10::TupleType::create({c10::TensorType::get(), c10::TensorType::get(),
+                                                         c10::TensorType::get(), c10::TensorType::get(),
+                                                         c10::IntType::get()}));
+  return c10::ListType::create(
+      c10::TupleType::create({c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
+}
+
+}  // namespace
+
+bool IsTypedModel(const torch::jit::Module& module) {
+  auto method = module.find_method("forward");
+  if (!method) return false;
+  const auto& args = method->function().getSchema().arguments();
+  return args.size() == 3 && *args[2].type() == *BlocksType(true);
+}
+
 Status CheckModelContract(const torch::jit::Module& module, const std::string& path) {
   const char kWant[] =
-      "forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor";
+      "forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor, or for typed graphs "
+      "forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, Tensor, Tensor, int]]) -> Tensor";
   auto method = module.find_method("forward");
   if (!method)
     return Status::InvalidArgument("model file " + path + ": has no forward method (expected " +
@@ -44,11 +65,10 @@ Status CheckModelContract(const torch::jit::Module& module, const std::string& p
   if (!args[1].type()->isSubtypeOf(*c10::TensorType::get()))
     return fail("argument 1 '" + args[1].name() + "' has type " + args[1].type()->annotation_str() +
                 ", expected Tensor");
-  auto want_blocks = c10::ListType::create(c10::TupleType::create(
-      {c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
-  if (*args[2].type() != *want_blocks)
+  if (*args[2].type() != *BlocksType(false) && *args[2].type() != *BlocksType(true))
     return fail("argument 2 '" + args[2].name() + "' has type " + args[2].type()->annotation_str() +
-                ", expected List[Tuple[Tensor, Tensor, int]]");
+                ", expected List[Tuple[Tensor, Tensor, int]] (or, typed, List[Tuple[Tensor, Tensor, Tensor, "
+                "Tensor, int]])");
   if (schema.returns().size() != 1 ||
       !schema.returns()[0].type()->isSubtypeOf(*c10::TensorType::get()))
     return fail("it must return one Tensor");
@@ -110,10 +130,18 @@ torch::IValue BlockValue(const Block& b) {
        torch::IValue(b.num_dst)});
 }
 
+torch::IValue TypedBlockValue(const Block& b, const std::vector<int64_t>& src_ntypes) {
+  DG_CHECK(static_cast<int64_t>(src_ntypes.size()) >= b.num_src);
+  torch::Tensor ntype = torch::from_blob(const_cast<int64_t*>(src_ntypes.data()), {b.num_src}, torch::kInt64);
+  return c10::ivalue::Tuple::create({torch::IValue(VectorTensor(b.indptr)), torch::IValue(VectorTensor(b.indices)),
+                                     torch::IValue(VectorTensor(b.etypes)), torch::IValue(ntype),
+                                     torch::IValue(b.num_dst)});
+}
+
 torch::IValue BlocksValue(const MiniBatch& batch) {
-  c10::impl::GenericList list(c10::TupleType::create(
-      {c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
-  for (const auto& b : batch.blocks) list.push_back(BlockValue(b));
+  const bool typed = !batch.input_ntypes.empty();
+  c10::impl::GenericList list(BlocksType(typed)->castRaw<c10::ListType>()->getElementType());
+  for (const auto& b : batch.blocks) list.push_back(typed ? TypedBlockValue(b, batch.input_ntypes) : BlockValue(b));
   return list;
 }
 

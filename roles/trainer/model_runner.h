@@ -18,6 +18,10 @@ namespace dg {
 Result<torch::jit::Module> LoadModel(const std::string& path);
 Status CheckModelContract(const torch::jit::Module& module, const std::string& path);
 bool HasForwardLayer(const torch::jit::Module& module);
+// The typed contract: forward(self, x: Tensor, blocks: List[Tuple[Tensor,
+// Tensor, Tensor, Tensor, int]]) -> Tensor, blocks (indptr, indices, etype,
+// src_ntype, num_dst) (docs/models.md "Typed graphs").
+bool IsTypedModel(const torch::jit::Module& module);
 // forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor,
 // Tensor, int]]) -> Tensor: false when absent, an error when its signature differs.
 Result<bool> HasForwardAgg(const torch::jit::Module& module, const std::string& path);
@@ -28,7 +32,11 @@ torch::Tensor ArrayTensor(const Array& array);
 torch::Tensor VectorTensor(const std::vector<int64_t>& v);
 torch::Tensor VectorTensor(const IdBuffer& v);
 torch::IValue BlockValue(const Block& block);
-// List[Tuple[Tensor, Tensor, int]] of the batch's blocks.
+// (indptr, indices, etype, src_ntype, num_dst) of a typed batch's block;
+// src_ntypes: the batch's input_ntypes (a prefix of it is the block's).
+torch::IValue TypedBlockValue(const Block& block, const std::vector<int64_t>& src_ntypes);
+// List[Tuple[Tensor, Tensor, int]] of the batch's blocks; for a typed batch
+// (input_ntypes set) List[Tuple[Tensor, Tensor, Tensor, Tensor, int]].
 torch::IValue BlocksValue(const MiniBatch& batch);
 
 }  // namespace dg

@@ -18,6 +18,7 @@
 #include "report/html_report.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"
+#include "roles/trainer/typed_graph_input.h"
 
 namespace dg {
 namespace {
@@ -90,6 +91,9 @@ Status TrainLocal(TrainLocalOptions options) {
     return Status::OK();
   }
 
+  if (IsTypedDatasetDir(dataset_dir)) return TrainLocalTyped(std::move(options));
+  if (options.merge_types)
+    return Status::InvalidArgument("--merge-types: " + dataset_dir + " is not a typed dataset (no meta.json with node_types)");
   EdgeListOptions eo;
   eo.undirected = undirected;
   DG_ASSIGN_OR_RETURN(Dataset ds, LoadDataset(dataset_dir, eo));

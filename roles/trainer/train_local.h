@@ -26,11 +26,18 @@ struct TrainLocalOptions {
   std::string algorithm = "sample";  // sample | control_variate
   std::string cv_input;              // control_variate: dataset array with the propagated input
   std::string task = "node";         // node | link
+  // Typed datasets (a meta.json, docs/formats.md): merge every node and edge
+  // type into one (a homogeneous model over the same edges) instead of
+  // sampling by edge type for a typed model.
+  bool merge_types = false;
   TrainerOptions trainer;            // fanouts, epochs, out_dir, ...
   LinkLocalArgs link;                // task link
   std::string command;               // the command line, recorded in run.json
 };
 
 Status TrainLocal(TrainLocalOptions options);
+// TrainLocal on a typed dataset directory (node classification of the target
+// type, neighbour sampling; roles/trainer/train_local_typed.cpp).
+Status TrainLocalTyped(TrainLocalOptions options);
 
 }  // namespace dg

@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
     Put("messages", "sparse", Sel(3, e.Finish()));
     EncodeSample(&e, ids, 10, true, 5, "");
     Put("messages", "sample", Sel(4, e.Finish()));
+    EncodeSample(&e, ids, -1, false, 5, "", false, {2, -1, 0});  // fanouts per edge type
+    Put("messages", "sample_typed", Sel(4, e.Finish()));
     MetadataReply m;
     m.graph_name = "g";
     m.num_nodes = 10;

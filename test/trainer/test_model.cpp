@@ -71,8 +71,8 @@ TEST_CASE("model export rejects bad specs") {
   ModelSpec spec;
   spec.in_dim = 4;
   spec.classes = 3;
-  spec.arch = "mlp";
-  CHECK(ValidateModelSpec(spec).message().find("unknown architecture 'mlp'") != std::string::npos);
+  spec.arch = "transformer";
+  CHECK(ValidateModelSpec(spec).message().find("unknown architecture 'transformer'") != std::string::npos);
   spec.arch = "gat";
   spec.hidden = 10;
   spec.heads = 4;
