@@ -203,6 +203,16 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
   if (!run.trainers.empty()) kv("trainers", std::to_string(run.trainers.size()));
   h << "</table>\n";
 
+  if (!run.restarts.empty()) {
+    auto step = [](int64_t v) { return v >= 0 ? std::to_string(v) : std::string("?"); };
+    h << "<h2>Restarts</h2>\n<table>\n" << Row({"when", "what was lost", "wait for machines", "reached step",
+                                                 "resumed step", "steps redone"}, true, 2);
+    for (const RestartRow& r : run.restarts)
+      h << Row({Esc(r.when), Esc(r.failure), F(r.wait_seconds, 1) + " s", step(r.reached_step), step(r.resumed_step),
+                step(r.steps_redone)}, false, 2);
+    h << "</table>\n";
+  }
+
   h << "<h2>Plots</h2>\n";
   if (plot.gnuplot.empty())
     h << "<p class=\"note\">gnuplot was not found, so this report has no plots "

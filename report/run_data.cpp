@@ -144,6 +144,16 @@ Result<RunData> LoadRunData(const std::string& run_dir) {
       YAML::Node n = YAML::LoadFile(run_dir + "/run.json");
       for (const auto& kv : n)
         if (kv.second.IsScalar()) d.run_info[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      for (const auto& r : n["restarts"]) {
+        RestartRow row;
+        row.when = r["when"].as<std::string>("");
+        row.failure = r["failure"].as<std::string>("");
+        row.wait_seconds = r["wait_seconds"].as<double>(0);
+        row.reached_step = r["reached_step"].as<int64_t>(-1);
+        row.resumed_step = r["resumed_step"].as<int64_t>(-1);
+        row.steps_redone = r["steps_redone"].as<int64_t>(-1);
+        d.restarts.push_back(row);
+      }
     }
   } catch (const YAML::Exception&) {
   }

@@ -55,6 +55,14 @@ struct PartitionStats {
   std::vector<PartRow> parts;
 };
 
+// One automatic restart of a launched job (run.json's "restarts", written by
+// roles/launcher/restart.h).
+struct RestartRow {
+  std::string when, failure;
+  double wait_seconds = 0;
+  int64_t reached_step = -1, resumed_step = -1, steps_redone = -1;  // -1 unknown
+};
+
 struct RunData {
   std::string run_dir;
   std::vector<EpochRow> epochs;
@@ -64,6 +72,7 @@ struct RunData {
   std::vector<TrainerRow> trainers;
   std::vector<ProcessRss> rss;
   std::map<std::string, std::string> run_info;  // run.json's string fields
+  std::vector<RestartRow> restarts;             // run.json's "restarts"
   std::string config_text;                      // job.yaml (launch) or the command line (train-local)
   bool has_partition = false;
   PartitionStats partition;

@@ -14,9 +14,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// A compressed .npy (X.npy.gz) is gunzipped in 1 MB pieces to DIR/AS and
-// mapped from there, so under a budget it costs disk, not memory. Plain files
-// are returned unchanged.
+}  // namespace
+
 Result<std::string> PlainNpyPath(const std::string& path, const std::string& dir, const std::string& as) {
   if (EndsWith(path, ".npy") && !IsGzipFile(path)) return path;
   GzipFile in;
@@ -37,8 +36,6 @@ Result<std::string> PlainNpyPath(const std::string& path, const std::string& dir
   if (std::fclose(out) != 0) return Status::IOError("write " + out_path + " (gunzipping " + path + ")");
   return out_path;
 }
-
-}  // namespace
 
 Result<int64_t> CountInputEdges(const OutOfCoreSource& src) {
   std::string s = src.edges_file.empty() ? "" : src.edges_file;

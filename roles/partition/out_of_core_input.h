@@ -31,4 +31,9 @@ Result<int64_t> CountInputEdges(const OutOfCoreSource& src);
 Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const EdgeListOptions& norm,
                                           const SpillOptions& spill, std::FILE* log);
 
+// A compressed .npy (X.npy.gz) is gunzipped in 1 MB pieces to DIR/AS and
+// mapped from there, so under a budget it costs disk, not memory. Plain files
+// are returned unchanged.
+Result<std::string> PlainNpyPath(const std::string& path, const std::string& dir, const std::string& as);
+
 }  // namespace dg

@@ -2,38 +2,12 @@
 
 #include <algorithm>
 
-#include "common/io/gzip_reader.h"
 #include "common/io/npy.h"
+#include "roles/partition/out_of_core_input.h"
 
 namespace dg {
 
 namespace {
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Gunzips a compressed .npy into dir/as in 1 MB pieces (plain files returned as they are).
-Result<std::string> PlainNpy(const std::string& path, const std::string& dir, const std::string& as) {
-  if (EndsWith(path, ".npy") && !IsGzipFile(path)) return path;
-  GzipFile in;
-  DG_RETURN_IF_ERROR(in.Open(path));
-  const std::string out_path = dir + "/" + as;
-  std::FILE* out = std::fopen(out_path.c_str(), "wb");
-  if (!out) return Status::IOError("create " + out_path + " (gunzipping " + path + ")");
-  std::vector<char> buf(1 << 20);
-  for (size_t got = buf.size(); got == buf.size();) {
-    Status st = in.Read(buf.data(), buf.size(), &got);
-    if (st.ok() && got > 0 && std::fwrite(buf.data(), 1, got, out) != got)
-      st = Status::IOError("write " + out_path + " (gunzipping " + path + "): disk full?");
-    if (!st.ok()) {
-      std::fclose(out);
-      return st;
-    }
-  }
-  if (std::fclose(out) != 0) return Status::IOError("write " + out_path + " (gunzipping " + path + ")");
-  return out_path;
-}
 
 void AddEdgeTypes(const TypedDataset& ds, TypeLayout* l) {
   for (const EdgeTypeData& et : ds.edge_types) {
@@ -112,7 +86,7 @@ Result<TypeLayout> OpenTypedOutOfCore(const std::string& dir, bool undirected, c
     l.node_types.push_back(t.name);
     std::map<std::string, Array> arrays;
     for (const auto& [name, path] : TypedNodeFiles(dir, t.name)) {
-      DG_ASSIGN_OR_RETURN(std::string plain, PlainNpy(path, scratch_dir, t.name + "." + name + ".npy"));
+      DG_ASSIGN_OR_RETURN(std::string plain, PlainNpyPath(path, scratch_dir, t.name + "." + name + ".npy"));
       DG_ASSIGN_OR_RETURN(Array a, NpyMap(plain));
       if (a.shape.empty() || a.shape[0] != t.count)
         return Status::InvalidArgument(path + ": shape " + a.ShapeString() + ", expected " + std::to_string(t.count) +

@@ -9,7 +9,7 @@
 
 #include "common/base/status.h"
 #include "common/sampling/typed_graph.h"
-#include "common/storage/typed_dataset.h"  // IsTypedDatasetDir
+#include "common/storage/typed_dataset.h"
 
 namespace dg {
 

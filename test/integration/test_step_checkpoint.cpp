@@ -187,6 +187,8 @@ TEST_CASE("launch --max-restarts 1: a trainer SIGKILLed mid-epoch, the job resta
   const std::string redone = JsonField(run, "steps_redone");
   REQUIRE(!redone.empty());
   CHECK(std::stoll(redone) <= 3);
+  const std::string report = ReadFile(job.run_dir() + "/report.html");
+  CHECK(report.find("<h2>Restarts</h2>") != std::string::npos);
   CHECK(fs::is_directory(job.run_dir() + "/logs-attempt-1"));
   CHECK(FindProcesses(std::string(job.dir() / "job.yaml")).empty());
 }
