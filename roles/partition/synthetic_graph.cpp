@@ -1,7 +1,5 @@
 #include "roles/partition/synthetic_graph.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include "common/base/array.h"
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
+#include "roles/partition/staged_dir.h"
 #include "roles/partition/synthetic_edges.h"
 
 namespace dg {
@@ -77,19 +76,9 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
   if (fs::exists(out_dir, ec) && !force)
     return Status::AlreadyExists("output " + out_dir + " exists (use --force to replace it)");
 
-  fs::path out = fs::path(out_dir);
-  if (out.filename().empty()) out = out.parent_path();
-  fs::path tmp = out.parent_path() / ("." + out.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) return Status::IOError("create directory " + tmp.string() + ": " + ec.message());
-  struct Cleanup {
-    fs::path p;
-    ~Cleanup() {
-      std::error_code e;
-      if (!p.empty()) fs::remove_all(p, e);
-    }
-  } cleanup{tmp};
+  StagedDir staged(out_dir);
+  DG_RETURN_IF_ERROR(staged.Create());
+  const fs::path& tmp = staged.path();
 
   int scale = 1;
   while ((int64_t{1} << scale) < N) ++scale;
@@ -162,17 +151,7 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
     DG_RETURN_IF_ERROR(w.Finish());
   }
 
-  fs::path old;
-  if (fs::exists(out, ec)) {
-    old = out.parent_path() / ("." + out.filename().string() + ".old-" + std::to_string(::getpid()));
-    fs::rename(out, old, ec);
-    if (ec) return Status::IOError("rename " + out.string() + ": " + ec.message());
-  }
-  fs::rename(tmp, out, ec);
-  if (ec) return Status::IOError("rename " + tmp.string() + " -> " + out.string() + ": " + ec.message());
-  cleanup.p.clear();
-  if (!old.empty()) fs::remove_all(old, ec);
-  return Status::OK();
+  return staged.Commit();
 }
 
 Status GenerateDataset(const SyntheticOptions& o, const std::string& out, bool force) {

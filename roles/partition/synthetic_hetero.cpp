@@ -1,7 +1,5 @@
 #include "roles/partition/synthetic_hetero.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +10,7 @@
 #include "common/io/npy.h"
 #include "common/storage/neighbor_sampling.h"
 #include "common/storage/typed_dataset.h"
+#include "roles/partition/staged_dir.h"
 #include "roles/partition/synthetic_edges.h"
 
 namespace dg {
@@ -89,20 +88,9 @@ Status WriteSyntheticMag(const SyntheticOptions& o, const std::string& out_dir, 
                             std::max<int64_t>(C, std::llround(P * (59965.0 / 736389)))};
   const char* names[4] = {"paper", "author", "institution", "field_of_study"};
 
-  fs::path out = fs::path(out_dir);
-  if (out.filename().empty()) out = out.parent_path();
-  fs::path tmp = out.parent_path() / ("." + out.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp / "edges", ec);
-  fs::create_directories(tmp / "nodes" / "paper", ec);
-  if (ec) return Status::IOError("create directory " + tmp.string() + ": " + ec.message());
-  struct Cleanup {
-    fs::path p;
-    ~Cleanup() {
-      std::error_code e;
-      if (!p.empty()) fs::remove_all(p, e);
-    }
-  } cleanup{tmp};
+  StagedDir staged(out_dir);
+  DG_RETURN_IF_ERROR(staged.Create({"edges", "nodes/paper"}));
+  const fs::path& tmp = staged.path();
 
   std::vector<std::vector<int64_t>> perm(4);  // rank -> id, per type
   for (int t = 0; t < 4; ++t) perm[t] = Permutation(count[t], MixSeed(o.seed, 100 + t));
@@ -198,17 +186,7 @@ Status WriteSyntheticMag(const SyntheticOptions& o, const std::string& out_dir, 
     if (!f) return Status::IOError("write " + (tmp / "meta.json").string());
   }
 
-  fs::path old;
-  if (fs::exists(out, ec)) {
-    old = out.parent_path() / ("." + out.filename().string() + ".old-" + std::to_string(::getpid()));
-    fs::rename(out, old, ec);
-    if (ec) return Status::IOError("rename " + out.string() + ": " + ec.message());
-  }
-  fs::rename(tmp, out, ec);
-  if (ec) return Status::IOError("rename " + tmp.string() + " -> " + out.string() + ": " + ec.message());
-  cleanup.p.clear();
-  if (!old.empty()) fs::remove_all(old, ec);
-  return Status::OK();
+  return staged.Commit();
 }
 
 }  // namespace dg
