@@ -260,3 +260,23 @@ TEST_CASE("train-local --task link on IMDB movie -> director: RGCN beats the unt
   CHECK(r.output.find("export an rgcn or hetero-sage model with --task link, or pass --merge-types") !=
         std::string::npos);
 }
+
+TEST_CASE("train-local --task link --merge-types: a homogeneous model on the merged IMDB graph", "[typed][link]") {
+  test::TempDir dir;
+  const std::string sage = dir.path() + "/sage.pt";
+  auto r = test::RunDistgnn({"model", "export", "--arch", "sage", "--task", "link", "--in-dim", "2685", "--hidden",
+                             "32", "--out-dim", "32", "--layers", "1", "-o", sage});
+  REQUIRE(r.exit_code == 0);
+  r = test::RunDistgnn({"train-local", "--task", "link", "--dataset", Imdb(), "--undirected", "--merge-types",
+                        "--link-etype", "directed_by", "--model", sage, "--embedding-dim", "16", "--fanouts", "5",
+                        "--negatives", "2", "--eval-negatives", "20", "--batch-size", "1024", "--lr", "0.01",
+                        "--threads", "2", "--epochs", "1", "--out", dir.path() + "/run"},
+                       300);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("(types merged)") != std::string::npos);
+  CHECK(r.output.find("layer-wise full-neighbor embeddings of all 14189 nodes") != std::string::npos);
+  const double auc = FinalField(dir.path() + "/run", "test_auc");
+  CHECK(auc > 0.4);  // one epoch: a finite AUC over destination-type negatives
+  CHECK(auc <= 1.0);
+}
