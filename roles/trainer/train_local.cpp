@@ -70,6 +70,8 @@ Status TrainLocal(TrainLocalOptions options) {
     if (f == 0 || f < -1) return Status::InvalidArgument("--fanouts: each fanout must be > 0 or -1 (all)");
   if (task != "node" && task != "link")
     return Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
+  if (task != "link" && !link.link_etype.empty())
+    return Status::InvalidArgument("--link-etype goes with --task link (the edge type whose links are predicted)");
   if (task == "link" && algorithm == "control_variate")
     return Status::InvalidArgument("--algorithm control_variate trains node classification; --task link samples");
   if (task == "link") {

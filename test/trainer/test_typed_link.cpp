@@ -4,7 +4,8 @@
 // graph and from full-neighbour blocks around their endpoints; each link
 // batch's positives (and rev_ copies) absent from its blocks while they are
 // there without exclusion; negatives of the destination type only; and
-// train-local with an RGCN beating the same run with an untrained model.
+// train-local with an RGCN beating the same run with an untrained model, the
+// merged graph with a homogeneous model, and one clear error per bad flag.
 #include "test/support/torch_catch.h"
 
 #include <algorithm>
@@ -203,7 +204,7 @@ TEST_CASE("typed link: held-out edges and each batch's positives never reach the
   }
 }
 
-TEST_CASE("train-local --task link on IMDB movie -> director: RGCN beats the untrained model, flag errors",
+TEST_CASE("train-local --task link on IMDB movie -> director: RGCN beats the untrained model",
           "[typed][link]") {
   test::TempDir dir;
   const std::string rgcn = dir.path() + "/rgcn.pt";
@@ -236,6 +237,15 @@ TEST_CASE("train-local --task link on IMDB movie -> director: RGCN beats the unt
   CHECK(untrained < 0.6);
   CHECK(trained > 0.62);
   CHECK(trained > untrained + 0.08);
+}
+
+TEST_CASE("typed link flags: one clear error each", "[typed][link]") {
+  test::TempDir dir;
+  const std::string rgcn = dir.path() + "/rgcn.pt";
+  auto r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", Imdb(), "--undirected", "--task",
+                             "link", "--out-dim", "8", "--hidden", "8", "--layers", "1", "-o", rgcn});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
 
   r = test::RunDistgnn({"train-local", "--task", "link", "--dataset", Imdb(), "--undirected", "--model", rgcn,
                         "--epochs", "1", "--out", dir.path() + "/e2"});
@@ -250,6 +260,10 @@ TEST_CASE("train-local --task link on IMDB movie -> director: RGCN beats the unt
                         "--model", rgcn, "--epochs", "1", "--out", dir.path() + "/e4"});
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("--link-etype: " + test::CoraDir() + " is not a typed dataset") != std::string::npos);
+  r = test::RunDistgnn({"train-local", "--dataset", Imdb(), "--undirected", "--link-etype", "directed_by", "--model",
+                        rgcn, "--epochs", "1", "--out", dir.path() + "/e6"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--link-etype goes with --task link") != std::string::npos);
   const std::string sage = dir.path() + "/sage.pt";
   r = test::RunDistgnn({"model", "export", "--arch", "sage", "--task", "link", "--in-dim", "2685", "--hidden", "8",
                         "--layers", "1", "-o", sage});
