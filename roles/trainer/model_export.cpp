@@ -340,9 +340,9 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
     // rgcn | hetero-sage: input and self weights as torch.nn.Linear's default
     // (uniform in +-1/sqrt(in)), relation weights N(0, 2/in) (for rgcn the
     // product of N(0, 2/in) bases and N(0, 1/B) coefficients has that
-    // variance). On IMDB this gives 1 point more test accuracy than the
-    // Xavier (relu gain) start of the homogeneous models, whose larger input
-    // and output weights overfit the 836 training movies within 2 epochs.
+    // variance). On IMDB this gives 0.5 points more test accuracy than the
+    // Xavier (relu gain) start the homogeneous models use, whose input and
+    // output weights are 2-3 times larger (docs/models.md).
     auto linear_init = [&](std::vector<int64_t> shape) {
       const double bound = 1.0 / std::sqrt(static_cast<double>(shape.back()));
       return torch::empty(shape).uniform_(-bound, bound);
