@@ -342,7 +342,7 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
     // product of N(0, 2/in) bases and N(0, 1/B) coefficients has that
     // variance). On IMDB this gives 0.5 points more test accuracy than the
     // Xavier (relu gain) start the homogeneous models use, whose input and
-    // output weights are 2-3 times larger (docs/models.md).
+    // output weights start about 3 times larger (docs/models.md).
     auto linear_init = [&](std::vector<int64_t> shape) {
       const double bound = 1.0 / std::sqrt(static_cast<double>(shape.back()));
       return torch::empty(shape).uniform_(-bound, bound);
