@@ -25,7 +25,8 @@ int RunModel(int argc, char** argv) {
        "rgcn | hetero-sage: width of the node embedding (the input of featureless types; train with the same "
        "--embedding-dim)")
       ("bases", cli::po::value(&spec.bases)->default_value(0), "rgcn: number of bases (0 = one per relation)")
-      ("hidden", cli::po::value(&spec.hidden)->default_value(256), "hidden width (gat: all heads together)")
+      ("hidden", cli::po::value(&spec.hidden)->default_value(256),
+       "hidden width (gat: all heads together; rgcn, hetero-sage: 64 unless given)")
       ("classes", cli::po::value(&spec.classes), "number of classes (output width; --task node)")
       ("task", cli::po::value(&task)->default_value("node"),
        "node: the last layer gives class logits | link: the last layer gives an embedding (no class layer)")
@@ -53,6 +54,8 @@ int RunModel(int argc, char** argv) {
       spec.classes = out_dim > 0 ? out_dim : spec.hidden;  // the last layer's width: the embedding
   }
   if (st.ok() && IsTypedArch(spec.arch)) {
+    // 64 as in DGL's RGCN examples and the IMDB figures of docs/models.md.
+    if (vm["hidden"].defaulted()) spec.hidden = 64;
     if (dataset.empty()) st = Status::InvalidArgument("--arch " + spec.arch + " needs --dataset (the typed graph)");
     if (st.ok() && vm.count("in-dim"))
       st = Status::InvalidArgument("--in-dim goes with homogeneous models; --arch " + spec.arch +

@@ -33,7 +33,10 @@
 // relation's in-edges projected by that relation's weight:
 //   h_i' = W_self h_i + b + sum_r mean_{j in N_r(i)} W_r h_j
 //   rgcn: W_r = sum_b a_rb V_b (basis decomposition, Schlichtkrull et al.)
+//         when bases < relations, else one W_r per relation (DGL's RelGraphConv)
 //   hetero-sage: one W_r per relation.
+// Typed input and self weights start as torch.nn.Linear's, relation weights
+// N(0, 2/in) (docs/models.md, "Accuracy on IMDB").
 // Parameters are initialised deterministically from `seed`.
 #pragma once
 
@@ -62,7 +65,7 @@ struct ModelSpec {
   std::vector<int64_t> type_feature_dims;
   int64_t embedding_dim = 0;
   int num_relations = 0;
-  int bases = 0;  // rgcn: number of bases; 0 = as many as relations
+  int bases = 0;  // rgcn: number of bases; 0 (or >= relations) = one weight per relation
 };
 
 bool IsTypedArch(const std::string& arch);

@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
     Put("messages", "sample", Sel(4, e.Finish()));
     EncodeSample(&e, ids, -1, false, 5, "", false, {2, -1, 0});  // fanouts per edge type
     Put("messages", "sample_typed", Sel(4, e.Finish()));
+    // IMDB --undirected: 3 relations and their rev_ ones, 10 each, with replacement and edge ids
+    EncodeSample(&e, ids, 0, true, 9, "", true, {10, 10, 10, 10, 10, 10});
+    Put("messages", "sample_typed_imdb", Sel(4, e.Finish()));
     MetadataReply m;
     m.graph_name = "g";
     m.num_nodes = 10;
@@ -87,6 +90,21 @@ int main(int argc, char** argv) {
     m.tensors.push_back(TensorMeta{"features", TensorKind::kNode, DType::kFloat32, {10, 4}});
     EncodeMetadataReply(&e, m);
     Put("messages", "metadata", Sel(5, e.Finish()));
+    // A typed partition (docs/protocol.md): node tensors named <type>/<name>, the
+    // uint8 edge tensor edge_types.
+    MetadataReply tm;
+    tm.graph_name = "imdb";
+    tm.part_id = 1;
+    tm.num_nodes = 14189;
+    tm.num_edges = 64644;
+    tm.node_map = {0, 7000, 14189};
+    tm.edge_map = {0, 32000, 64644};
+    tm.tensors.push_back(TensorMeta{"movie/features", TensorKind::kNode, DType::kFloat32, {4181, 2669}});
+    tm.tensors.push_back(TensorMeta{"movie/labels", TensorKind::kNode, DType::kInt64, {4181}});
+    tm.tensors.push_back(TensorMeta{"movie/split", TensorKind::kNode, DType::kInt8, {4181}});
+    tm.tensors.push_back(TensorMeta{"edge_types", TensorKind::kEdge, DType::kUInt8, {64644}});
+    EncodeMetadataReply(&e, tm);
+    Put("messages", "metadata_typed", Sel(5, e.Finish()));
     EncodeBarrier(&e, BarrierRequest{"start", 2});
     Put("messages", "barrier", Sel(6, e.Finish()));
     StatsReply st;
