@@ -156,7 +156,7 @@ MiniBatch TypedSampleBatch() {
   return mb;
 }
 
-TEST_CASE("typed MINIBATCH carries edge and node types; untyped ones carry none", "[codec][minibatch][typed]") {
+TEST_CASE("typed MINIBATCH carries edge and node types and untyped ones carry none", "[codec][minibatch][typed]") {
   const MiniBatch mb = TypedSampleBatch();
   MiniBatch got;
   REQUIRE(DecodeBatchBytes(Bytes(EncodeMiniBatch(mb)), &got).ok());

@@ -18,7 +18,7 @@ using namespace dg::test;
 
 namespace {
 
-constexpr int kEpochs = 6;
+constexpr int kEpochs = 5;
 
 void WriteTypedJob(const TempDir& dir, const std::string& name, int samplers_per_trainer) {
   const int base = FreePortRange(5);
