@@ -76,13 +76,22 @@ TEST_CASE("launch trains RGCN on a 2-partition typed IMDB within a point of trai
   CHECK(std::fabs(samplers - local) <= 0.01);
 }
 
-TEST_CASE("a typed partition refuses what the trainer cannot do on it, naming the key", "[launch][typed]") {
+TEST_CASE("a typed partition refuses an untyped model and export refuses mixed sources, with messages", "[launch][typed]") {
   TempDir dir;
   const std::string imdb = SourceDir() + "/data/imdb-hetero";
   auto r = RunDistgnn({"partition", "--dataset", imdb, "--undirected", "--num-parts", "2", "--method", "random",
                        "--name", "imdb", "--out", dir / "parts"},
                       120);
   REQUIRE(r.exit_code == 0);
+  // model export --partition-config: the partition's edge types already hold the rev_ relations.
+  r = RunDistgnn({"model", "export", "--arch", "rgcn", "--partition-config", dir / "parts/imdb.json", "--undirected",
+                  "-o", dir / "x.pt"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--undirected goes with --dataset") != std::string::npos);
+  r = RunDistgnn({"model", "export", "--arch", "hetero-sage", "--partition-config", dir / "parts/imdb.json", "--dataset",
+                  imdb, "-o", dir / "x.pt"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--dataset DIR or --partition-config NAME.json (one of them)") != std::string::npos);
   r = RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "2669", "--hidden", "8", "--classes", "3", "-o",
                   dir / "rgcn.pt"});
   REQUIRE(r.exit_code == 0);
