@@ -55,6 +55,8 @@ Status Run(int argc, char** argv) {
        "link: uniform | degree (degree^0.75)")
       ("eval-negatives", cli::po::value(&o.link.eval_negatives)->default_value(100),
        "link: negatives per val/test edge (uniform, fixed seed)")
+      ("link-etype", cli::po::value(&o.link.link_etype)->default_value(""),
+       "link on a typed dataset: the edge type to predict, src:relation:dst (or a relation naming one edge type)")
       ("algorithm", cli::po::value(&o.algorithm)->default_value("sample"),
        "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries)")
       ("cv-input", cli::po::value(&o.cv_input)->default_value(""),

@@ -71,14 +71,17 @@ EXPORTER=$ROOT/build/distgnn
 
 STATE=/tmp/distgnn-netns-$PREFIX
 LO_NS=$PREFIX-lo
-SAMPLER_PID=""
+SAMPLER_PID="" LAUNCH_PID=""
 cleanup() {
-  [ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
+  # Every step tolerates failure: under set -e a failing one would skip the rest.
+  if [ -n "$SAMPLER_PID" ]; then kill "$SAMPLER_PID" 2>/dev/null || true; fi
+  # A stopped benchmark stops its job: launch ends every role it started.
+  if [ -n "$LAUNCH_PID" ]; then kill -TERM "$LAUNCH_PID" 2>/dev/null || true; wait "$LAUNCH_PID" 2>/dev/null || true; fi
   if [ "$LOOPBACK" = 1 ]; then
-    ip netns pids "$LO_NS" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-    ip netns del "$LO_NS" 2>/dev/null
+    ip netns pids "$LO_NS" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+    ip netns del "$LO_NS" 2>/dev/null || true
   else
-    DISTGNN_NETNS_PREFIX=$PREFIX scripts/netns-cluster.sh down >/dev/null 2>&1
+    DISTGNN_NETNS_PREFIX=$PREFIX scripts/netns-cluster.sh down >/dev/null 2>&1 || true
   fi
   return 0
 }
@@ -157,8 +160,16 @@ run_one() {  # name spec round
   samples=$WORK/tx-$name.txt
   (while true; do echo "$(date +%s.%N) $(tx_bytes 0) $(tx_bytes 1)"; sleep 0.05; done) > "$samples" &
   SAMPLER_PID=$!
-  ip netns exec "${NS[0]}" "$bin" launch "$yaml" "${sets[@]}" 2>&1 |
-    while IFS= read -r line; do echo "$(date +%s.%N) $line"; done > "$log" || true
+  # launch's lines, time-stamped, into $log. launch runs in the background and is
+  # waited for, so that INT/TERM reach the trap (which stops the job) at once.
+  exec 3> >(while IFS= read -r line; do echo "$(date +%s.%N) $line"; done > "$log")
+  STAMP_PID=$!
+  ip netns exec "${NS[0]}" "$bin" launch "$yaml" "${sets[@]}" >&3 2>&1 &
+  LAUNCH_PID=$!
+  exec 3>&-
+  wait "$LAUNCH_PID" || true
+  LAUNCH_PID=""
+  wait "$STAMP_PID" 2>/dev/null || true  # every line written before it is read
   kill "$SAMPLER_PID" 2>/dev/null; wait "$SAMPLER_PID" 2>/dev/null || true
   SAMPLER_PID=""
   python3 - "$WORK/runs/bench-$name" "$log" "$samples" "$name" "$LABEL" "$round" "$LOOPBACK" >> "$RESULTS" <<'PY'

@@ -50,31 +50,61 @@ std::vector<int64_t> EdgeTable::EdgeIds() const {
   return ids;
 }
 
-ExcludingSource::ExcludingSource(NeighborSource* inner, std::vector<std::pair<int64_t, int64_t>> pairs)
-    : inner_(inner), pairs_(std::move(pairs)) {
-  std::sort(pairs_.begin(), pairs_.end());
-  pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
+void EdgeTable::AddPairs(int64_t first_edge, std::vector<int64_t> src, std::vector<int64_t> dst) {
+  Range r;
+  r.first = first_edge;
+  r.src = std::move(src);
+  r.dst = std::move(dst);
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), first_edge,
+                             [](int64_t v, const Range& x) { return v < x.first; });
+  ranges_.insert(it, std::move(r));
 }
 
-Status ExcludingSource::SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace,
-                                        uint64_t seed, SampledNeighbors* out) {
-  DG_RETURN_IF_ERROR(inner_->SampleNeighbors(seeds, fanout, replace, seed, out));
-  if (pairs_.empty()) return Status::OK();
+ExcludingSource::ExcludingSource(NeighborSource* inner, std::vector<std::pair<int64_t, int64_t>> pairs,
+                                 std::vector<TypedEdge> typed)
+    : inner_(inner), pairs_(std::move(pairs)), typed_(std::move(typed)) {
+  std::sort(pairs_.begin(), pairs_.end());
+  pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
+  std::sort(typed_.begin(), typed_.end());
+  typed_.erase(std::unique(typed_.begin(), typed_.end()), typed_.end());
+}
+
+void ExcludingSource::Filter(const std::vector<int64_t>& seeds, SampledNeighbors* out) {
+  if (pairs_.empty() && typed_.empty()) return;
+  const bool has_types = !out->etypes.empty();
   int64_t w = 0;
   for (size_t i = 0; i < seeds.size(); ++i) {
     const int64_t begin = out->indptr[i], end = out->indptr[i + 1];
     out->indptr[i] = w;
     for (int64_t e = begin; e < end; ++e) {
       const int64_t s = out->sources[e];
-      if (std::binary_search(pairs_.begin(), pairs_.end(), std::make_pair(s, seeds[i]))) {
+      const bool drop =
+          std::binary_search(pairs_.begin(), pairs_.end(), std::make_pair(s, seeds[i])) ||
+          (has_types && std::binary_search(typed_.begin(), typed_.end(), TypedEdge(s, seeds[i], out->etypes[e])));
+      if (drop) {
         ++dropped_;
         continue;
       }
+      if (has_types) out->etypes[w] = out->etypes[e];
       out->sources[w++] = s;
     }
   }
   out->indptr[seeds.size()] = w;
   out->sources.resize(static_cast<size_t>(w));
+  if (has_types) out->etypes.resize(static_cast<size_t>(w));
+}
+
+Status ExcludingSource::SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace,
+                                        uint64_t seed, SampledNeighbors* out) {
+  DG_RETURN_IF_ERROR(inner_->SampleNeighbors(seeds, fanout, replace, seed, out));
+  Filter(seeds, out);
+  return Status::OK();
+}
+
+Status ExcludingSource::SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts,
+                                             bool replace, uint64_t seed, SampledNeighbors* out) {
+  DG_RETURN_IF_ERROR(inner_->SampleNeighborsTyped(seeds, fanouts, replace, seed, out));
+  Filter(seeds, out);
   return Status::OK();
 }
 
@@ -89,7 +119,7 @@ Result<MiniBatch> SampleLinkBatch(NeighborSource* source, const std::vector<int6
   const int64_t P = static_cast<int64_t>(pos_src.size()), K = options.negatives;
   std::vector<int64_t> neg(static_cast<size_t>(P * K));
   Rng rng(SamplingSeed(job_seed, epoch, batch_index, 15));
-  for (auto& v : neg) v = options.sampler->Draw(rng);
+  for (auto& v : neg) v = options.sampler->Draw(rng) + options.negative_offset;
   // Seeds: distinct endpoints in order of first appearance.
   std::vector<int64_t> seeds;
   IdMap pos_of(static_cast<size_t>(2 * P + P * K));
@@ -116,14 +146,22 @@ Result<MiniBatch> SampleLinkBatch(NeighborSource* source, const std::vector<int6
       row[2] = 0;
     }
   std::vector<std::pair<int64_t, int64_t>> excluded;
-  if (options.exclude) {
+  std::vector<ExcludingSource::TypedEdge> excluded_typed;
+  if (options.exclude && options.positive_etype >= 0) {
+    const bool reverse = options.exclude_reverse && options.reverse_etype >= 0;
+    excluded_typed.reserve(static_cast<size_t>(P * (reverse ? 2 : 1)));
+    for (int64_t i = 0; i < P; ++i) {
+      excluded_typed.emplace_back(pos_src[i], pos_dst[i], options.positive_etype);
+      if (reverse) excluded_typed.emplace_back(pos_dst[i], pos_src[i], options.reverse_etype);
+    }
+  } else if (options.exclude) {
     excluded.reserve(static_cast<size_t>(P * (options.exclude_reverse ? 2 : 1)));
     for (int64_t i = 0; i < P; ++i) {
       excluded.emplace_back(pos_src[i], pos_dst[i]);
       if (options.exclude_reverse) excluded.emplace_back(pos_dst[i], pos_src[i]);
     }
   }
-  ExcludingSource filtered(source, std::move(excluded));
+  ExcludingSource filtered(source, std::move(excluded), std::move(excluded_typed));
   MiniBatchOptions mo;
   mo.fanouts = options.fanouts;
   mo.replace = options.replace;

@@ -14,7 +14,10 @@
 // Exclusion (DGL's exclude="reverse_id" done as a post-filter of the sampled
 // in-edges): an in-edge s -> d sampled in any layer is dropped when (s, d) is a
 // positive of the batch, or, with exclude_reverse, when (d, s) is. Parallel
-// copies of an excluded pair are dropped too.
+// copies of an excluded pair are dropped too. On a typed graph with
+// LinkBatchOptions::positive_etype set (link prediction on one edge type), only
+// s -> d of the positives' edge type and d -> s of its reverse edge type are
+// dropped: an edge of another relation between the same two nodes stays.
 // Determinism: the negatives of batch b of epoch e come from
 // Rng(SamplingSeed(job_seed, e, b, 15)) and the blocks from the same per-layer
 // seeds as node batches, so in-process threads and sampler processes make
@@ -24,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/sampling/batch_provider.h"
@@ -44,6 +48,8 @@ class EdgeTable {
   int64_t num_edges() const;
   // Every stored edge id, ascending.
   std::vector<int64_t> EdgeIds() const;
+  // Appends the pairs src[i] -> dst[i] as edges first_edge + i.
+  void AddPairs(int64_t first_edge, std::vector<int64_t> src, std::vector<int64_t> dst);
 
  private:
   struct Range {
@@ -61,24 +67,46 @@ struct LinkBatchOptions {
   std::shared_ptr<const NegativeSampler> sampler;
   bool exclude = true;                    // drop the batch's positive edges from its blocks
   bool exclude_reverse = true;            // ... and their reverses (undirected graphs)
+  // Typed graphs, link prediction on one edge type: the positives' edge type
+  // and its reverse type (-1 = none); exclusion is then by (s, d, edge type).
+  // -1 = exclusion by pair, whatever the edge type.
+  int positive_etype = -1;
+  int reverse_etype = -1;
+  // Each negative is a sampler draw plus this offset (on a typed graph: the
+  // first global id of the destination type, so negatives are of that type).
+  int64_t negative_offset = 0;
 };
 
-// A NeighborSource that drops sampled in-edges s -> d whose pair is listed.
+// A NeighborSource that drops sampled in-edges s -> d whose pair is listed
+// (whatever the edge type), or whose (s, d, edge type) is listed in `typed`
+// (typed graphs: the edge type comes with each sampled edge). Typed sampling
+// and node types pass through to the inner source.
 class ExcludingSource : public NeighborSource {
  public:
-  // `pairs`: (src, dst) pairs to drop; sorted inside.
-  ExcludingSource(NeighborSource* inner, std::vector<std::pair<int64_t, int64_t>> pairs);
+  using TypedEdge = std::tuple<int64_t, int64_t, int>;  // (src, dst, edge type)
+  // `pairs`, `typed`: edges to drop; sorted inside.
+  ExcludingSource(NeighborSource* inner, std::vector<std::pair<int64_t, int64_t>> pairs,
+                  std::vector<TypedEdge> typed = {});
   int64_t num_nodes() const override { return inner_->num_nodes(); }
   Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
                          SampledNeighbors* out) override;
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override {
     return inner_->Gather(name, ids);
   }
+  int num_edge_types() const override { return inner_->num_edge_types(); }
+  Status SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts, bool replace,
+                              uint64_t seed, SampledNeighbors* out) override;
+  Status NodeTypes(const std::vector<int64_t>& ids, std::vector<int64_t>* out) override {
+    return inner_->NodeTypes(ids, out);
+  }
   int64_t dropped() const { return dropped_; }
 
  private:
+  void Filter(const std::vector<int64_t>& seeds, SampledNeighbors* out);
+
   NeighborSource* inner_;
   std::vector<std::pair<int64_t, int64_t>> pairs_;
+  std::vector<TypedEdge> typed_;
   int64_t dropped_ = 0;
 };
 

@@ -8,10 +8,10 @@
 
 #include "common/base/logging.h"
 #include "common/io/npy.h"
+#include "roles/partition/assign_nodes.h"
 #include "roles/partition/external_sort.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partition_output.h"
-#include "roles/partition/stream_assignment.h"
 
 namespace dg {
 
@@ -202,44 +202,16 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
   const std::string& spill_dir = scratch.path();
 
   // 1. Assignment.
-  auto t = Clock::now();
   const TypeLayout* types = in->types.get();
   std::vector<uint8_t> is_train = types ? types->TrainFlags() : TrainFlags(in->node_data);
-  std::vector<int32_t> part;
-  if (o.method == "metis" && K > 1) {
-    MetisOptions mo;
-    mo.type_offsets = types ? &types->type_offsets : nullptr;
-    mo.num_parts = K;
-    mo.seed = o.seed;
-    mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
-    mo.balance_edges = o.balance_edges;
-    mo.niter = o.metis_niter;
-    DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(N, in->edges, mo));
-    part = std::move(mr.part);
-    Log(log, "  build METIS graph: %.2f s (%lld adjacency entries)\n", mr.build_seconds,
-        (long long)mr.adjacency_entries);
-    Log(log, "  METIS:             %.2f s (METIS edge cut %lld undirected edges)\n", mr.metis_seconds,
-        (long long)mr.objval);
-  } else if (o.method == "stream" && K > 1) {
-    StreamOptions so;
-    so.num_parts = K;
-    so.passes = o.stream_passes;
-    so.is_train = &is_train;
-    so.tmp_dir = spill_dir;
-    so.sort_records = std::max<uint64_t>(1, run_bytes / (2 * sizeof(uint64_t)));  // + radix scratch
-    so.merge_bytes = kMergeBytes;
-    so.log = log;
-    DG_ASSIGN_OR_RETURN(StreamResult sr, StreamAssignment(N, in->edges, so));
-    part = std::move(sr.part);
-    Log(log, "  stream assignment: %.2f s (%zu sorted runs, %s spilled)\n", Seconds(t), sr.runs,
-        FormatBytes(sr.spilled_bytes).c_str());
-  } else {
-    part = types ? TypedRandomAssignment(types->type_offsets, K, o.seed) : RandomAssignment(N, K, o.seed);
-    Log(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", Seconds(t));
-  }
+  StreamSpill spill;
+  spill.tmp_dir = spill_dir;
+  spill.sort_records = std::max<uint64_t>(1, run_bytes / (2 * sizeof(uint64_t)));  // + radix scratch
+  spill.merge_bytes = kMergeBytes;
+  DG_ASSIGN_OR_RETURN(std::vector<int32_t> part, AssignNodes(N, in->edges, types, is_train, o, spill));
 
   // 2. Renumber: part p owns [node_map[p], node_map[p+1]); original order within a part.
-  t = Clock::now();
+  auto t = Clock::now();
   Renumbering renumbering = RenumberByPart(part, K);
   std::vector<int64_t>& node_map = renumbering.node_map;
   std::vector<int64_t>& new_id = renumbering.new_id;

@@ -13,6 +13,10 @@ namespace dg {
 Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& options) {
   const JobConfig& job = *ctx.job;
   const PartitionConfig& pc = *ctx.partition;
+  if (pc.typed())
+    return Status::InvalidArgument("train.task link: partition " + pc.path +
+                                   " is typed; link prediction on one edge type runs in train-local (--link-etype), "
+                                   "typed partitions carry no edge split");
   DG_ASSIGN_OR_RETURN(LinkSplitInfo info, ReadLinkSplitInfo(pc.base_dir));
   if (!info.present)
     return Status::InvalidArgument("train.task link: partition " + pc.path +

@@ -37,6 +37,7 @@ struct LinkTrainer::Impl : ModelState {
   TrainerOptions opt;
   LinkOptions link;
   bool has_score = false;
+  bool typed = false;  // the typed contract (blocks with edge and node types)
   std::vector<LinkEpochStats> history;
   int64_t best_epoch = 0;
   LinkMetrics best_val, best_test;
@@ -44,7 +45,8 @@ struct LinkTrainer::Impl : ModelState {
   torch::Tensor all_h;  // layer-wise embeddings of every node during an evaluation (undefined otherwise)
 
   bool Layerwise() const {
-    return link.layerwise_source && opt.eval_fanouts.empty() && module.find_method("forward_layer").has_value();
+    return link.layerwise_source && !typed && opt.eval_fanouts.empty() &&
+           module.find_method("forward_layer").has_value();
   }
 
   // Every node's output, one layer at a time over full-neighbor blocks.
@@ -251,6 +253,11 @@ Result<std::unique_ptr<LinkTrainer>> LinkTrainer::Create(const TrainerOptions& o
     return Status::InvalidArgument("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
   if (link.eval_negatives < 1) return Status::InvalidArgument("eval negatives must be >= 1");
   if (link.num_nodes <= 0) return Status::InvalidArgument("link prediction needs a graph with nodes");
+  if (link.negative_first < 0 || link.negative_count < 0 ||
+      link.negative_first + link.negative_count > link.num_nodes)
+    return Status::InvalidArgument("link prediction: evaluation negatives [" + std::to_string(link.negative_first) +
+                                   ", +" + std::to_string(link.negative_count) + ") out of the graph's " +
+                                   std::to_string(link.num_nodes) + " nodes");
   auto impl = std::make_unique<Impl>();
   impl->opt = o;
   impl->link = link;
@@ -262,6 +269,7 @@ Result<std::unique_ptr<LinkTrainer>> LinkTrainer::Create(const TrainerOptions& o
   impl->names = std::move(model.names);
   impl->params = std::move(model.params);
   impl->has_score = impl->module.find_method("score").has_value();
+  impl->typed = IsTypedModel(impl->module);
   impl->optimizer = MakeOptimizer(o, impl->params);
   DG_ASSIGN_OR_RETURN(impl->sync, ConnectGradientSync(o.dp, impl->params));
   DG_RETURN_IF_ERROR(CreateRunDir(o.out_dir));
@@ -275,9 +283,11 @@ Result<LinkMetrics> LinkTrainer::Evaluate(BatchProvider* nodes, const EdgeList& 
   const int64_t P = static_cast<int64_t>(held.src.size()), K = s.link.eval_negatives;
   // Negatives and the nodes to embed.
   std::vector<int64_t> neg(static_cast<size_t>(P * K));
+  const int64_t neg_first = s.link.negative_first;
+  const uint64_t neg_count = static_cast<uint64_t>(s.link.negative_count > 0 ? s.link.negative_count : s.link.num_nodes);
   for (int64_t i = 0; i < P; ++i) {
     Rng rng(MixSeed(MixSeed(kEvalNegativeSeed, static_cast<uint64_t>(held.src[i])), static_cast<uint64_t>(held.dst[i])));
-    for (int64_t j = 0; j < K; ++j) neg[i * K + j] = static_cast<int64_t>(rng.Uniform(s.link.num_nodes));
+    for (int64_t j = 0; j < K; ++j) neg[i * K + j] = neg_first + static_cast<int64_t>(rng.Uniform(neg_count));
   }
   std::vector<float> pos_scores, neg_scores;
   if (P > 0 && s.all_h.defined()) {  // layer-wise: rows by global id

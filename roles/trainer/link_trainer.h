@@ -12,7 +12,8 @@
 // Evaluation (every eval_every epochs and the last): (layer-wise, see
 // LinkOptions::layerwise_source, or node batches) every val/test edge
 // (s, d) is scored against eval_negatives pairs (s, n), n uniform over all
-// nodes drawn from Rng(MixSeed(MixSeed(0x11dc, s), d)) -- independent of the
+// nodes (typed graphs: over the destination type's nodes, see
+// LinkOptions::negative_first) drawn from Rng(MixSeed(MixSeed(0x11dc, s), d)) -- independent of the
 // job seed, so numbers are comparable across runs. The embeddings of the nodes
 // involved come from `nodes` (a node BatchProvider) with full neighbors
 // (options.eval_fanouts empty) or eval_fanouts. Scores are gathered from every
@@ -43,12 +44,19 @@ namespace dg {
 
 struct LinkOptions {
   int eval_negatives = 100;  // per val/test edge
-  int64_t num_nodes = 0;     // negatives are drawn from [0, num_nodes)
+  int64_t num_nodes = 0;     // the graph's nodes
+  // Evaluation negatives are drawn from [negative_first, negative_first +
+  // negative_count) (negative_count 0 = every node; on a typed graph: the
+  // destination type's global ids).
+  int64_t negative_first = 0;
+  int64_t negative_count = 0;
   // Layer-wise evaluation: with full-neighbor evaluation (eval_fanouts empty), a
   // model with forward_layer and a source, every node's embedding is computed
   // first, one layer at a time over full-neighbor blocks (each trainer its
   // NodeSplit share of the nodes, rows summed across trainers), and pairs are
-  // scored from that table. Null = node batches of the nodes involved.
+  // scored from that table. Null = node batches of the nodes involved. A typed
+  // model (typed contract, docs/models.md) always takes node batches: its
+  // forward_layer starts from hidden rows that only its forward computes.
   NeighborSource* layerwise_source = nullptr;
   std::string feature_name = "features";  // layer 0 input ("" = the embedding alone)
 };

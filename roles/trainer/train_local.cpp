@@ -70,6 +70,8 @@ Status TrainLocal(TrainLocalOptions options) {
     if (f == 0 || f < -1) return Status::InvalidArgument("--fanouts: each fanout must be > 0 or -1 (all)");
   if (task != "node" && task != "link")
     return Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
+  if (task != "link" && !link.link_etype.empty())
+    return Status::InvalidArgument("--link-etype goes with --task link (the edge type whose links are predicted)");
   if (task == "link" && algorithm == "control_variate")
     return Status::InvalidArgument("--algorithm control_variate trains node classification; --task link samples");
   if (task == "link") {
@@ -83,10 +85,18 @@ Status TrainLocal(TrainLocalOptions options) {
     link.embedding_dim = embedding_dim;
     link.embedding_optimizer = embedding_optimizer;
     link.embedding_lr = embedding_lr;
+    link.merge_types = options.merge_types;
+    const bool typed = IsTypedDatasetDir(dataset_dir);
+    if (!typed && !link.link_etype.empty())
+      return Status::InvalidArgument("--link-etype: " + dataset_dir +
+                                     " is not a typed dataset (no meta.json with node_types); it has one edge type");
+    if (!typed && options.merge_types)
+      return Status::InvalidArgument("--merge-types: " + dataset_dir +
+                                     " is not a typed dataset (no meta.json with node_types)");
     if (o.threads <= 0)
       o.threads = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) - sampler_threads);
     DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", options.command}}, ""));
-    DG_RETURN_IF_ERROR(RunTrainLocalLink(link, o));
+    DG_RETURN_IF_ERROR(typed ? RunTrainLocalTypedLink(link, o) : RunTrainLocalLink(link, o));
     spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
     return Status::OK();
   }

@@ -9,7 +9,9 @@ Status CheckTypedTrainerJob(const JobConfig& job, const PartitionConfig& p, cons
   if (mode != "train")
     return Status::InvalidArgument(typed + "--mode " + mode + " does not take typed partitions (train does)");
   const TrainConfig& t = job.train;
-  if (t.task != "node") return Status::InvalidArgument(typed + "train.task must be node, got " + t.task);
+  if (t.task != "node")
+    return Status::InvalidArgument(typed + "train.task must be node, got " + t.task +
+                                   " (link prediction on one edge type runs in train-local --link-etype)");
   if (t.algorithm != "sample")
     return Status::InvalidArgument(typed + "train.algorithm must be sample, got " + t.algorithm);
   if (t.save_predictions || t.save_embeddings || t.layerwise_inference)
