@@ -1,25 +1,26 @@
 // `distgnn model export`: writes a ready GNN (sage | gcn | gat) as a TorchScript
 // file compiled from TorchScript source in C++ (roles/trainer/model_export.h).
-#include <algorithm>
 #include <cstdio>
 
 #include "cmd/cli.h"
 #include "roles/trainer/model_export.h"
-#include "roles/trainer/typed_graph_input.h"
+#include "roles/trainer/typed_model_spec.h"
 
 namespace dg {
 
 int RunModel(int argc, char** argv) {
   ModelSpec spec;
-  std::string out, task, dataset;
-  bool undirected = false;
+  std::string out, task;
+  TypedModelSource typed;
   int64_t out_dim = 0;
   cli::po::options_description desc("distgnn model export");
   desc.add_options()("help,h", "show this help")
       ("arch", cli::po::value(&spec.arch)->required(), "sage | gcn | gat | mlp | rgcn | hetero-sage")
       ("in-dim", cli::po::value(&spec.in_dim), "input feature width (not for rgcn / hetero-sage)")
-      ("dataset", cli::po::value(&dataset), "rgcn | hetero-sage: the typed dataset directory to read the types from")
-      ("undirected", cli::po::bool_switch(&undirected),
+      ("dataset", cli::po::value(&typed.dataset), "rgcn | hetero-sage: the typed dataset directory to read the types from")
+      ("partition-config", cli::po::value(&typed.partition_config),
+       "rgcn | hetero-sage: or the typed partition's NAME.json to read them from")
+      ("undirected", cli::po::bool_switch(&typed.undirected),
        "rgcn | hetero-sage: the graph is trained with --undirected (a rev_ relation per edge type)")
       ("embedding-dim", cli::po::value(&spec.embedding_dim)->default_value(0),
        "rgcn | hetero-sage: width of the node embedding (the input of featureless types; train with the same "
@@ -45,6 +46,8 @@ int RunModel(int argc, char** argv) {
     st = Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
   if (st.ok() && task == "node" && !vm.count("classes") && !IsTypedArch(spec.arch))
     st = Status::InvalidArgument("--classes is required (the output width) unless --task link");
+  // 64 as in DGL's RGCN examples and the IMDB figures of docs/models.md.
+  if (IsTypedArch(spec.arch) && vm["hidden"].defaulted()) spec.hidden = 64;
   if (st.ok() && task == "link") {
     if (vm.count("classes"))
       st = Status::InvalidArgument("--classes goes with --task node; a link model outputs an embedding (--out-dim)");
@@ -54,31 +57,10 @@ int RunModel(int argc, char** argv) {
       spec.classes = out_dim > 0 ? out_dim : spec.hidden;  // the last layer's width: the embedding
   }
   if (st.ok() && IsTypedArch(spec.arch)) {
-    // 64 as in DGL's RGCN examples and the IMDB figures of docs/models.md.
-    if (vm["hidden"].defaulted()) spec.hidden = 64;
-    if (dataset.empty()) st = Status::InvalidArgument("--arch " + spec.arch + " needs --dataset (the typed graph)");
-    if (st.ok() && vm.count("in-dim"))
+    if (vm.count("in-dim"))
       st = Status::InvalidArgument("--in-dim goes with homogeneous models; --arch " + spec.arch +
-                                   " reads the feature widths from --dataset");
-    if (st.ok()) {
-      int64_t meta_classes = 0;
-      auto input = LoadTypedGraphInput(dataset, undirected, &meta_classes);
-      if (!input.ok()) {
-        st = input.status();
-      } else {
-        for (const auto& t : input->node_types)
-          spec.type_feature_dims.push_back(t.features.shape.size() == 2 ? t.features.shape[1] : 0);
-        spec.num_relations = static_cast<int>(input->edge_types.size());
-        if (!vm.count("classes") && task == "node") {
-          if (meta_classes <= 0)
-            st = Status::InvalidArgument("--classes is required: " + dataset + "/meta.json has no num_classes");
-          spec.classes = meta_classes;
-        }
-        int64_t fmax = 0;
-        for (int64_t f : spec.type_feature_dims) fmax = std::max(fmax, f);
-        spec.in_dim = fmax + spec.embedding_dim;
-      }
-    }
+                                   " reads the feature widths from --dataset or --partition-config");
+    if (st.ok()) st = FillTypedModelSpec(typed, &spec);
   } else if (st.ok() && !vm.count("in-dim")) {
     st = Status::InvalidArgument("--in-dim is required (the input feature width)");
   }

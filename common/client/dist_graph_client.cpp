@@ -351,6 +351,13 @@ Status DistGraphClient::Push(const std::string& name, const std::vector<int64_t>
 Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout,
                                                           bool replace, uint64_t seed,
                                                           const std::string& weight_name, bool edge_ids) {
+  return SampleImpl(seeds, n, fanout, {}, replace, seed, weight_name, edge_ids);
+}
+
+Result<SampledEdges> DistGraphClient::SampleImpl(const int64_t* seeds, size_t n, int64_t fanout,
+                                                 const std::vector<int>& etype_fanouts, bool replace, uint64_t seed,
+                                                 const std::string& weight_name, bool edge_ids) {
+  const bool typed = !etype_fanouts.empty();
   SampledEdges out;
   out.offsets.assign(n + 1, 0);
   if (n == 0) return out;
@@ -363,7 +370,7 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     size_t n;
     std::shared_ptr<PendingCall> call;
     SampleResult local;  // when answered from the mmap
-    Array counts, src, eids;
+    Array counts, src, eids, etypes;
     Frame frame;
   };
   std::vector<Part> parts;
@@ -372,7 +379,7 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     for (size_t off = 0; off < pc.ids->size(); off += chunk) {
       size_t m = std::min(chunk, pc.ids->size() - off);
       Encoder e;
-      EncodeSample(&e, IdsSlice(pc.ids, off, m), fanout, replace, seed, weight_name, edge_ids);
+      EncodeSample(&e, IdsSlice(pc.ids, off, m), fanout, replace, seed, weight_name, edge_ids, etype_fanouts);
       Part p;
       p.pos = pc.pos.data() + off;
       p.n = m;
@@ -385,8 +392,16 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     Part p;
     p.pos = pc.pos.data();
     p.n = pc.ids->size();
-    DG_RETURN_IF_ERROR(local_[pc.part]->Sample(pc.ids->data(), pc.ids->size(), fanout, replace, seed, weight_name,
-                                               &p.local, edge_ids));
+    if (typed) {
+      DG_RETURN_IF_ERROR(local_[pc.part]->SampleTyped(pc.ids->data(), pc.ids->size(), etype_fanouts, replace, seed,
+                                                      &p.local, edge_ids));
+      p.etypes.dtype = DType::kUInt8;
+      p.etypes.shape = {static_cast<int64_t>(p.local.etypes.size())};
+      p.etypes.data = p.local.etypes.data();
+    } else {
+      DG_RETURN_IF_ERROR(local_[pc.part]->Sample(pc.ids->data(), pc.ids->size(), fanout, replace, seed, weight_name,
+                                                 &p.local, edge_ids));
+    }
     p.counts = IdsView(p.local.counts.data(), p.local.counts.size());
     p.src = IdsView(p.local.src.data(), p.local.src.size());
     p.eids = IdsView(p.local.eids.data(), p.local.eids.size());
@@ -405,6 +420,7 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
     p.counts = d.Ids();
     p.src = d.Ids();
     p.eids = d.Ids();
+    if (typed) p.etypes = d.ArrayView();
     Status st = d.Finish();
     if (st.ok()) {
       // Every count must be >= 0 and they must add up to the sources sent,
@@ -420,6 +436,10 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
         st = Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(p.counts.numel()) + " counts for " +
                               std::to_string(p.n) + " seeds, " + std::to_string(p.src.numel()) + " sources and " +
                               std::to_string(p.eids.numel()) + " edge ids: they do not match");
+      } else if (typed && (p.etypes.dtype != DType::kUInt8 || p.etypes.numel() != p.src.numel())) {
+        st = Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(p.etypes.numel()) + " " +
+                              DTypeName(p.etypes.dtype) + " edge types for " + std::to_string(p.src.numel()) +
+                              " sources (expected uint8, one per source)");
       }
     }
     if (!st.ok() && first_error.ok()) first_error = st;
@@ -433,15 +453,18 @@ Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size
   for (size_t i = 0; i < n; ++i) out.offsets[i + 1] += out.offsets[i];
   out.src.resize(out.offsets[n]);
   if (edge_ids) out.eids.resize(out.offsets[n]);
+  if (typed) out.etypes.resize(out.offsets[n]);
   for (Part& p : parts) {
     const int64_t* c = p.counts.as<int64_t>();
     const int64_t* s = p.src.as<int64_t>();
     const int64_t* e = p.eids.as<int64_t>();
+    const uint8_t* t = typed ? p.etypes.as<uint8_t>() : nullptr;
     int64_t run = 0;
     for (size_t i = 0; i < p.n; ++i) {
       int64_t at = out.offsets[p.pos[i]];
       std::memcpy(out.src.data() + at, s + run, c[i] * sizeof(int64_t));
       if (edge_ids) std::memcpy(out.eids.data() + at, e + run, c[i] * sizeof(int64_t));
+      if (typed) std::memcpy(out.etypes.data() + at, t + run, c[i]);
       run += c[i];
     }
   }

@@ -55,6 +55,7 @@ struct SampledEdges {
   std::vector<int64_t> offsets;  // [n+1]: seed i's neighbors are [offsets[i], offsets[i+1])
   std::vector<int64_t> src;      // global source ids
   std::vector<int64_t> eids;     // global edge ids
+  std::vector<uint8_t> etypes;   // SampleNeighborsTyped: the edge type of each, aligned with src; else empty
 };
 
 class DistGraphClient {
@@ -107,6 +108,13 @@ class DistGraphClient {
                                            uint64_t seed, const std::string& weight_name = "",
                                            bool edge_ids = true) {
     return SampleNeighbors(seeds.data(), seeds.size(), fanout, replace, seed, weight_name, edge_ids);
+  }
+  // Typed partitions (format_version 2): etype_fanouts[t] in-edges of edge
+  // type t per seed (typed SAMPLE_NEIGHBORS; SampleTyped on machine-local
+  // partitions); out.etypes gets each sampled edge's type.
+  Result<SampledEdges> SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& etype_fanouts,
+                                            bool replace, uint64_t seed, bool edge_ids = false) {
+    return SampleImpl(seeds.data(), seeds.size(), -1, etype_fanouts, replace, seed, "", edge_ids);
   }
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids);
   // Sum or mean of node tensor `name` over each id's full in-neighbourhood,
@@ -167,6 +175,9 @@ class DistGraphClient {
   Result<TensorMeta> NodeTensorMeta(const std::string& name);
   Result<Array> PullImpl(TensorKind kind, const std::string& name, const int64_t* ids, size_t n);
   std::chrono::steady_clock::time_point Deadline(double seconds = -1) const;
+  // SampleNeighbors, or with etype_fanouts non-empty the typed form (fanout unused).
+  Result<SampledEdges> SampleImpl(const int64_t* seeds, size_t n, int64_t fanout, const std::vector<int>& etype_fanouts,
+                                  bool replace, uint64_t seed, const std::string& weight_name, bool edge_ids);
 
   PartitionConfig config_;
   PartitionBook book_;

@@ -111,6 +111,18 @@ BufferList EncodeMiniBatch(MiniBatch mb) {
   e.F64(mb.sample_seconds);
   e.F64(mb.gather_seconds);
   e.F64(mb.send_time);
+  // Typed batches: the edge type of every block edge (uint8) and the node type
+  // of every input node.
+  const bool typed = !mb.input_ntypes.empty();
+  e.Bool(typed);
+  if (typed) {
+    for (const Block& b : mb.blocks) {
+      Array etypes = Array::Zeros(DType::kUInt8, {static_cast<int64_t>(b.etypes.size())});
+      for (size_t k = 0; k < b.etypes.size(); ++k) etypes.as<uint8_t>()[k] = static_cast<uint8_t>(b.etypes[k]);
+      e.ArrayRef(etypes);
+    }
+    e.Ids(std::move(mb.input_ntypes));
+  }
   return e.Finish();
 }
 
@@ -138,6 +150,19 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
   mb->sample_seconds = d.F64();
   mb->gather_seconds = d.F64();
   mb->send_time = d.F64();
+  const bool typed = d.Bool();
+  for (Block& b : mb->blocks) {
+    b.etypes.clear();
+    if (!typed || !d.status().ok()) continue;
+    Array etypes = d.ArrayView();
+    if (!d.status().ok()) break;
+    if (etypes.dtype != DType::kUInt8 || etypes.shape.size() != 1) {
+      d.Fail("MINIBATCH: edge types must be uint8 [num_edges]");
+      break;
+    }
+    b.etypes.assign(etypes.as<uint8_t>(), etypes.as<uint8_t>() + etypes.numel());
+  }
+  mb->input_ntypes = typed ? ToVector(d.Ids()) : std::vector<int64_t>();
   mb->transfer_seconds = std::max(0.0, arrival - mb->send_time);
   if (arrival <= 0) mb->transfer_seconds = 0;
   DG_RETURN_IF_ERROR(d.Finish());
@@ -151,6 +176,18 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
     for (int64_t i : b.indices)
       if (i < 0 || i >= b.num_src)
         return Status::Protocol("MINIBATCH: block " + std::to_string(l) + " source index out of range");
+  }
+  if (typed) {
+    for (size_t l = 0; l < mb->blocks.size(); ++l)
+      if (static_cast<int64_t>(mb->blocks[l].etypes.size()) != mb->blocks[l].num_edges())
+        return Status::Protocol("MINIBATCH: block " + std::to_string(l) + " has " +
+                                std::to_string(mb->blocks[l].etypes.size()) + " edge types for " +
+                                std::to_string(mb->blocks[l].num_edges()) + " edges");
+    if (mb->input_ntypes.size() != mb->input_nodes.size())
+      return Status::Protocol("MINIBATCH: " + std::to_string(mb->input_ntypes.size()) + " node types for " +
+                              std::to_string(mb->input_nodes.size()) + " input nodes");
+    for (int64_t t : mb->input_ntypes)
+      if (t < 0) return Status::Protocol("MINIBATCH: node type " + std::to_string(t) + " (need >= 0)");
   }
   for (size_t l = 1; l < mb->blocks.size(); ++l)
     if (mb->blocks[l].num_src != mb->blocks[l - 1].num_dst)

@@ -346,7 +346,7 @@ class Launcher {
     for (Proc* p : Select(Role::kServer))
       if (p->running) servers.push_back(p), p->stop_requested = true;
     if (servers.empty()) return;
-    auto pc = LoadPartitionConfig(cfg_.partition);
+    auto pc = LoadAnyPartitionConfig(cfg_.partition);
     if (!pc.ok()) return;
     ClientOptions o = JobClientOptions(cfg_);
     o.connect_timeout_seconds = 5;

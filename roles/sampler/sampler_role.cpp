@@ -33,7 +33,8 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
   SetupLogging("sampler", rank, args.log_level);
   HoldLaunchLease(args, job, "sampler");
 
-  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
+  // Typed partitions too: the trainer checks what a typed job may ask (roles/trainer/typed_job.h).
+  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadAnyPartitionConfig(job.partition));
   DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M));
   DistNeighborSource source(client.get());
 

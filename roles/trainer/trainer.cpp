@@ -456,6 +456,11 @@ Result<bool> ModelHasForwardAgg(const std::string& path) {
   return HasForwardAgg(module, path);
 }
 
+Result<bool> ModelIsTyped(const std::string& path) {
+  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(path));
+  return IsTypedModel(module);
+}
+
 Result<std::vector<float>> ModelParameterVector(const std::string& path) {
   DG_ASSIGN_OR_RETURN(torch::jit::Module m, LoadModel(path));
   std::vector<float> out;

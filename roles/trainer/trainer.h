@@ -160,6 +160,10 @@ class Trainer {
 // forward_agg with another signature is an error naming the file.
 Result<bool> ModelHasForwardAgg(const std::string& path);
 
+// Whether the model takes the typed form of the contract (rgcn, hetero-sage;
+// docs/models.md "Typed graphs").
+Result<bool> ModelIsTyped(const std::string& path);
+
 // Parameters of a TorchScript file, flattened (for tests and tools).
 Result<std::vector<float>> ModelParameterVector(const std::string& path);
 

@@ -28,6 +28,7 @@
 #include "common/client/dist_neighbor_source.h"
 #include "common/base/logging.h"
 #include "common/client/dist_node_embedding.h"
+#include "common/client/typed_node_rows.h"
 #include "roles/trainer/step_checkpoint.h"
 #include "common/io/npy.h"
 #include "common/storage/partition_seeds.h"
@@ -39,6 +40,7 @@
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"
+#include "roles/trainer/typed_job.h"
 
 namespace dg {
 namespace {
@@ -53,11 +55,13 @@ Result<NodeEmbeddingOptions> EmbeddingOptions(const EmbeddingConfig& ec, uint64_
 
 // Seeds of this trainer and the number of classes (1 + the largest label of a
 // labelled node), read through the client.
+// A typed partition's are its target type's "<target>/split" and "<target>/labels".
 Status LoadSeeds(DistGraphClient* client, const PartitionConfig& pc, int world, int rank,
                  TrainerSeeds* seeds, int64_t* classes) {
+  const std::string prefix = pc.typed() ? pc.target + "/" : "";
   for (const char* name : {"split", "labels"})
-    if (!pc.node_data.count(name))
-      return Status::InvalidArgument(pc.path + ": the partition has no node array '" + name +
+    if (!pc.node_data.count(prefix + name))
+      return Status::InvalidArgument(pc.path + ": the partition has no node array '" + prefix + name +
                                      "' (partition a dataset with split.npy and labels.npy)");
   // Per-part id files and num_classes: nothing O(num_nodes) is read.
   DG_RETURN_IF_ERROR(RequirePartSeeds(pc));
@@ -69,7 +73,7 @@ Status LoadSeeds(DistGraphClient* client, const PartitionConfig& pc, int world, 
   auto pull = [&](int64_t begin, int64_t end) {
     std::vector<int64_t> ids(static_cast<size_t>(end - begin));
     for (int64_t i = begin; i < end; ++i) ids[i - begin] = i;
-    return client->Pull("split", ids);
+    return pc.typed() ? PullTypedNodeRows(client, "split", ids) : client->Pull("split", ids);
   };
   DG_ASSIGN_OR_RETURN(seeds->train, PartSeedSlice(pc, 0, world, rank, /*even=*/true, pull));
   DG_ASSIGN_OR_RETURN(seeds->val, PartSeedSlice(pc, 1, world, rank, /*even=*/false, pull));
@@ -139,7 +143,15 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
   const int rank = job.TrainerRank(M, args.index), world = job.num_trainers();
   SetupLogging("trainer", rank, args.log_level);
   HoldLaunchLease(args, job, "trainer");
-  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadPartitionConfig(job.partition));
+  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadAnyPartitionConfig(job.partition));
+  if (partition.typed()) {
+    DG_RETURN_IF_ERROR(CheckTypedTrainerJob(job, partition, mode));
+  } else if (mode == "train") {
+    DG_ASSIGN_OR_RETURN(bool typed_model, ModelIsTyped(job.train.model));
+    if (typed_model)
+      return Status::InvalidArgument(job.path + ": train.model " + job.train.model + " is typed (rgcn, hetero-sage) but " +
+                                     partition.path + " has no node or edge types; export sage, gcn, gat or mlp");
+  }
   const std::string& host = job.machines[M].host;
   if (mode == "propagate") {
     prop.machine = M;

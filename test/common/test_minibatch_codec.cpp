@@ -147,6 +147,52 @@ TEST_CASE("MINIBATCH round-trips every field, with and without features and labe
   CHECK(got.input_nodes == mb.input_nodes);
 }
 
+// SampleBatch with the types of a typed graph: 4 + 4 edges, 5 input nodes.
+MiniBatch TypedSampleBatch() {
+  MiniBatch mb = SampleBatch();
+  mb.blocks[0].etypes = {0, 2, 1, 5};
+  mb.blocks[1].etypes = {3, 3, 0, 254};
+  mb.input_ntypes = {0, 0, 1, 2, 1};
+  return mb;
+}
+
+TEST_CASE("typed MINIBATCH carries edge and node types and untyped ones carry none", "[codec][minibatch][typed]") {
+  const MiniBatch mb = TypedSampleBatch();
+  MiniBatch got;
+  REQUIRE(DecodeBatchBytes(Bytes(EncodeMiniBatch(mb)), &got).ok());
+  REQUIRE(got.blocks.size() == 2);
+  CHECK(got.blocks[0].etypes == mb.blocks[0].etypes);
+  CHECK(got.blocks[1].etypes == mb.blocks[1].etypes);
+  CHECK(got.input_ntypes == mb.input_ntypes);
+  CHECK(got.input_nodes == mb.input_nodes);
+  CheckSame(got.features, mb.features);
+  // Untyped: one byte more than before the types existed, and no types decoded.
+  REQUIRE(DecodeBatchBytes(Bytes(EncodeMiniBatch(SampleBatch())), &got).ok());
+  CHECK(got.blocks[0].etypes.empty());
+  CHECK(got.input_ntypes.empty());
+  // A typed batch whose types do not match its edges or input nodes is refused.
+  auto refused = [&](MiniBatch bad, const std::string& text) {
+    Status st = DecodeBatchBytes(Bytes(EncodeMiniBatch(bad)), &got);
+    INFO(st.ToString());
+    CHECK(st.code() == Status::Code::kProtocol);
+    CHECK(st.message().find(text) != std::string::npos);
+  };
+  MiniBatch bad = TypedSampleBatch();
+  bad.blocks[1].etypes.pop_back();
+  refused(bad, "3 edge types for 4 edges");
+  bad = TypedSampleBatch();
+  bad.input_ntypes.pop_back();
+  refused(bad, "4 node types for 5 input nodes");
+  bad = TypedSampleBatch();
+  bad.input_ntypes[2] = -3;
+  refused(bad, "node type -3");
+  const std::string good = Bytes(EncodeMiniBatch(TypedSampleBatch()));
+  for (size_t n = 0; n < good.size(); ++n) {
+    INFO("cut to " << n << " of " << good.size() << " bytes");
+    CHECK_FALSE(DecodeBatchBytes(good.substr(0, n), &got).ok());
+  }
+}
+
 TEST_CASE("truncated, padded and inconsistent MINIBATCH frames are refused", "[codec][minibatch]") {
   const std::string good = Bytes(EncodeMiniBatch(SampleBatch()));
   MiniBatch got;

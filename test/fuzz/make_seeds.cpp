@@ -159,6 +159,10 @@ int main(int argc, char** argv) {
     mb.features = Array::Zeros(DType::kFloat32, {3, 2});
     mb.labels = Array::Zeros(DType::kInt64, {2});
     Put("minibatch", "minibatch", Sel(0, EncodeMiniBatch(mb)));
+    MiniBatch typed = mb;  // a typed graph's batch: edge and node types
+    typed.blocks[0].etypes = {1, 0, 2};
+    typed.input_ntypes = {0, 0, 1};
+    Put("minibatch", "minibatch_typed", Sel(0, EncodeMiniBatch(typed)));
     EpochRequest r;
     r.seeds = {1, 2, 3};
     r.fanouts = {5, 10};

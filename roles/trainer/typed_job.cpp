@@ -1,0 +1,31 @@
+#include "roles/trainer/typed_job.h"
+
+#include "roles/trainer/trainer.h"
+
+namespace dg {
+
+Status CheckTypedTrainerJob(const JobConfig& job, const PartitionConfig& p, const std::string& mode) {
+  const std::string typed = job.path + ": the partition " + p.path + " is typed (node and edge types); ";
+  if (mode != "train")
+    return Status::InvalidArgument(typed + "--mode " + mode + " does not take typed partitions (train does)");
+  const TrainConfig& t = job.train;
+  if (t.task != "node")
+    return Status::InvalidArgument(typed + "train.task must be node, got " + t.task +
+                                   " (link prediction on one edge type runs in train-local --link-etype)");
+  if (t.algorithm != "sample")
+    return Status::InvalidArgument(typed + "train.algorithm must be sample, got " + t.algorithm);
+  if (t.save_predictions || t.save_embeddings || t.layerwise_inference)
+    return Status::InvalidArgument(typed + "train.save_predictions, train.save_embeddings and "
+                                           "train.layerwise_inference are not supported on it");
+  if (p.target.empty())
+    return Status::InvalidArgument(typed + "it has no target node type (partition a dataset whose meta.json "
+                                           "names one)");
+  DG_ASSIGN_OR_RETURN(bool typed_model, ModelIsTyped(t.model));
+  if (!typed_model)
+    return Status::InvalidArgument(typed + "train.model " + t.model +
+                                   " is not a typed model; export one with `distgnn model export --arch "
+                                   "rgcn|hetero-sage --partition-config " + p.path + "`");
+  return Status::OK();
+}
+
+}  // namespace dg

@@ -1,0 +1,18 @@
+// What a distributed job on a typed partition (format_version 2) supports,
+// checked by the trainer before it connects: node classification of the
+// partition's target type by sampling (--mode train), with a typed model
+// (rgcn, hetero-sage: docs/models.md "Typed graphs"). Anything else is one
+// InvalidArgument naming the job file and the key.
+#pragma once
+
+#include <string>
+
+#include "common/base/status.h"
+#include "common/storage/partition.h"
+#include "config/job_config.h"
+
+namespace dg {
+
+Status CheckTypedTrainerJob(const JobConfig& job, const PartitionConfig& partition, const std::string& mode);
+
+}  // namespace dg

@@ -1,0 +1,51 @@
+#include "roles/trainer/typed_model_spec.h"
+
+#include <algorithm>
+
+#include "common/storage/partition.h"
+#include "roles/trainer/typed_graph_input.h"
+
+namespace dg {
+
+Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
+  const std::string arch = "--arch " + spec->arch;
+  if (source.dataset.empty() == source.partition_config.empty())
+    return Status::InvalidArgument(arch + " needs the typed graph: --dataset DIR or --partition-config NAME.json "
+                                          "(one of them)");
+  int64_t classes = 0;
+  std::string classes_from;
+  spec->type_feature_dims.clear();
+  if (!source.dataset.empty()) {
+    DG_ASSIGN_OR_RETURN(TypedGraphInput input, LoadTypedGraphInput(source.dataset, source.undirected, &classes));
+    for (const auto& t : input.node_types)
+      spec->type_feature_dims.push_back(t.features.shape.size() == 2 ? t.features.shape[1] : 0);
+    spec->num_relations = static_cast<int>(input.edge_types.size());
+    classes_from = source.dataset + "/meta.json has no num_classes";
+  } else {
+    if (source.undirected)
+      return Status::InvalidArgument("--undirected goes with --dataset: the edge types of " + source.partition_config +
+                                     " already include any rev_ relations");
+    DG_ASSIGN_OR_RETURN(PartitionConfig pc, LoadAnyPartitionConfig(source.partition_config));
+    if (!pc.typed())
+      return Status::InvalidArgument(arch + ": " + source.partition_config +
+                                     " has no node or edge types (export sage, gcn, gat or mlp for it)");
+    for (const std::string& t : pc.node_types) {
+      auto it = pc.node_data.find(t + "/features");
+      spec->type_feature_dims.push_back(it != pc.node_data.end() && it->second.shape.size() == 2 ? it->second.shape[1]
+                                                                                                  : 0);
+    }
+    spec->num_relations = static_cast<int>(pc.edge_types.size());
+    classes = pc.num_classes;
+    classes_from = source.partition_config + " records no num_classes";
+  }
+  if (spec->classes <= 0) {
+    if (classes <= 0) return Status::InvalidArgument("--classes is required: " + classes_from);
+    spec->classes = classes;
+  }
+  int64_t fmax = 0;
+  for (int64_t f : spec->type_feature_dims) fmax = std::max(fmax, f);
+  spec->in_dim = fmax + spec->embedding_dim;
+  return Status::OK();
+}
+
+}  // namespace dg

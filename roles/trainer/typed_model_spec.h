@@ -1,0 +1,26 @@
+// The types of an rgcn / hetero-sage model (roles/trainer/model_export.h),
+// read from a typed dataset directory (with --undirected as it is trained)
+// or from a typed partition's NAME.json (its edge types already hold any
+// rev_ relations): each node type's feature width, the number of relations,
+// in_dim = the widest features + the embedding width, and, when classes is
+// 0, the number of classes the dataset or partition records.
+#pragma once
+
+#include <string>
+
+#include "common/base/status.h"
+#include "roles/trainer/model_export.h"
+
+namespace dg {
+
+struct TypedModelSource {
+  std::string dataset;           // a typed dataset directory, or
+  bool undirected = false;       //   (with dataset) add rev_<relation> per edge type
+  std::string partition_config;  // a typed partition's NAME.json
+};
+
+// Fills spec->type_feature_dims, num_relations, in_dim and (if 0) classes;
+// spec->embedding_dim must be set. Exactly one of dataset / partition_config.
+Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec);
+
+}  // namespace dg
