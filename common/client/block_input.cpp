@@ -192,6 +192,10 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
   // Destinations by owner; the remote ones go out at once (SAMPLE_BLOCK).
   std::vector<std::vector<int64_t>> by_part(static_cast<size_t>(P));
   for (int64_t i = 0; i < n; ++i) by_part[book.Owner(dst[i])].push_back(i);
+  // Own rows the feature cache holds are not asked for (ids->skip); they
+  // go into the batch as the wire would give them.
+  const FeatureCache* cache = CacheFor(client, o);
+  uint64_t cached_rows = 0, asked_rows = 0;
   std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
   for (int p = 0; p < P; ++p) {
     if (client->is_local(p)) continue;
@@ -202,12 +206,23 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
       const size_t b = std::min(rows.size(), a + static_cast<size_t>(chunk));
       pc.row_pos.assign(rows.begin() + a, rows.begin() + b);
       for (int64_t i : pc.row_pos) pc.ids->rows.push_back(static_cast<int32_t>(dst[i] - base[p]));
+      for (size_t j = 0; cache && j < pc.row_pos.size(); ++j) {
+        const int64_t i = pc.row_pos[j];
+        const float* row = cache->Find(dst[i]);
+        if (!row) continue;
+        pc.ids->skip.push_back(static_cast<int32_t>(j));
+        std::memcpy(xp + i * F, row, static_cast<size_t>(F) * 4);
+        RoundLikeWire(o.wire, xp + i * F, F);
+      }
+      cached_rows += pc.ids->skip.size();
+      asked_rows += pc.row_pos.size() - pc.ids->skip.size();
       Encoder e;
       EncodeSampleBlock(&e, o.feature_name, o.wire, fanout, replace, seed, pc.ids);
       pc.call = client->StartRequest(p, MsgType::kSampleBlock, e.Finish());
       samples.push_back(std::move(pc));
     }
   }
+  if (cache) cache->Count(cached_rows, asked_rows, cached_rows * static_cast<uint64_t>(F) * WireDTypeSize(o.wire));
   // Machine-local destinations: sampled and read from the mmap; their
   // sources summed where they live.
   SumSplitter sums(client, o, np);
@@ -249,7 +264,8 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
     const std::string what = "SAMPLE_BLOCK reply of partition " + std::to_string(pc.part);
     Decoder d = f->decoder(what);
     WireRowsView own, part_sums;
-    Status st = DecodeWireRows(&d, o.wire, m, F, what + " (rows)", &own);
+    const std::vector<int32_t>& skip = pc.ids->skip;
+    Status st = DecodeWireRows(&d, o.wire, m - static_cast<int64_t>(skip.size()), F, what + " (rows)", &own);
     Array own_counts, remote_counts, remote_src;
     int64_t k = 0, r = 0;
     if (st.ok()) {
@@ -290,9 +306,10 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
       continue;
     }
     int64_t at = 0;
-    for (int64_t i = 0; i < m && st.ok(); ++i) {
+    for (int64_t i = 0, sent = 0, sk = 0; i < m && st.ok(); ++i) {
       const int64_t row = pc.row_pos[i];
-      own.Row(i, xp + row * F);
+      if (sk < static_cast<int64_t>(skip.size()) && skip[sk] == i) ++sk;  // from the cache, above
+      else own.Row(sent++, xp + row * F);
       const int32_t b = remote_counts.as<int32_t>()[i];
       deg[row] = own_counts.as<int32_t>()[i] + b;
       st = remote_src.dtype == DType::kInt32 ? sums.Add(row, remote_src.as<int32_t>() + at, b)

@@ -1,6 +1,7 @@
 #include "common/client/feature_cache.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "common/client/dist_graph_client.h"
@@ -68,6 +69,34 @@ Result<std::shared_ptr<const FeatureCache>> BuildFeatureCache(DistGraphClient* c
   std::sort(ids.begin(), ids.end());
   DG_ASSIGN_OR_RETURN(Array rows, client->PullUncached(name, ids.data(), ids.size()));
   return std::make_shared<const FeatureCache>(name, config.num_nodes, std::move(ids), std::move(rows));
+}
+
+std::string FeatureCacheJson(const FeatureCacheStats& now, const FeatureCacheStats& before) {
+  FeatureCacheStats d = now;
+  d.hits -= before.hits;
+  d.misses -= before.misses;
+  d.bytes_saved -= before.bytes_saved;
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "\"feature_cache\": {\"rows\": %lld, \"mb\": %.3f, \"hits\": %llu, \"misses\": %llu, "
+                "\"hit_rate\": %.6f, \"bytes_saved\": %llu}",
+                static_cast<long long>(d.rows), d.bytes / 1048576.0, static_cast<unsigned long long>(d.hits),
+                static_cast<unsigned long long>(d.misses), d.hit_rate(),
+                static_cast<unsigned long long>(d.bytes_saved));
+  return buf;
+}
+
+void WriteFeatureCacheMetrics(const FeatureCache& cache, int rank, PromText* out) {
+  const FeatureCacheStats s = cache.stats();
+  const PromText::Labels r{{"rank", std::to_string(rank)}};
+  out->Gauge("distgnn_trainer_feature_cache_rows", "Remote feature rows held by the trainer's cache.", double(s.rows), r);
+  out->Gauge("distgnn_trainer_feature_cache_bytes", "Memory of the trainer's feature cache.", double(s.bytes), r);
+  out->Counter("distgnn_trainer_feature_cache_hits_total",
+               "Remote rows and per-partition partial sums served by the feature cache.", double(s.hits), r);
+  out->Counter("distgnn_trainer_feature_cache_misses_total",
+               "Remote rows and per-partition partial sums that still travelled.", double(s.misses), r);
+  out->Counter("distgnn_trainer_feature_cache_saved_bytes_total", "Feature bytes the cache kept off the wire.",
+               double(s.bytes_saved), r);
 }
 
 Result<Array> PullThroughCache(const FeatureCache& cache, DistGraphClient* client, const int64_t* ids, size_t n) {

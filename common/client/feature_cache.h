@@ -27,6 +27,7 @@
 
 #include "common/base/array.h"
 #include "common/base/status.h"
+#include "common/net/prometheus.h"
 
 namespace dg {
 
@@ -81,6 +82,14 @@ class FeatureCache {
 // Null when the budget holds no row or nothing is remote.
 Result<std::shared_ptr<const FeatureCache>> BuildFeatureCache(DistGraphClient* client, const std::string& name,
                                                               int64_t budget_bytes);
+
+// "feature_cache": {"rows", "mb", "hits", "misses", "hit_rate", "bytes_saved"}
+// of the counts between `before` and `now` (a metrics.jsonl epoch field).
+std::string FeatureCacheJson(const FeatureCacheStats& now, const FeatureCacheStats& before);
+
+// distgnn_trainer_feature_cache_{rows,bytes} gauges and
+// _{hits,misses,saved_bytes}_total counters, labelled with the trainer rank.
+void WriteFeatureCacheMetrics(const FeatureCache& cache, int rank, PromText* out);
 
 // Pull of `name` through the cache: cached remote rows are copied, the rest
 // fetched with client->PullUncached; counts hits and remote misses.

@@ -201,8 +201,8 @@ TEST_CASE("frame header round trip and validation", "[codec][protocol]") {
   CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 2 not supported (this build speaks 5)");
   b[4] = 3;  // a version-3 peer (no PULL_BLOCK)
   CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 3 not supported (this build speaks 5)");
-  b[4] = 4;  // a version-4 peer (no SAMPLE_BLOCK)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 4 not supported (this build speaks 5)");
+  b[4] = 5;  // a version-5 peer (SAMPLE_BLOCK without skip)
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 5 not supported (this build speaks 6)");
   CHECK(MsgTypeName(29) == "SAMPLE_BLOCK");
   CHECK(MsgTypeName(66) == "MINIBATCH");
   CHECK(MsgTypeName(1000) == "TYPE_1000");
