@@ -196,11 +196,11 @@ TEST_CASE("frame header round trip and validation", "[codec][protocol]") {
   CHECK(DecodeFrameHeader(b, 1 << 20).status().message().find("bad frame magic") == 0);
   EncodeFrameHeader(h, b);
   b[4] = 1;  // a version-1 peer (before the authenticated handshake)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 1 not supported (this build speaks 5)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 1 not supported (this build speaks 6)");
   b[4] = 2;  // a version-2 peer (SAMPLE_NEIGHBORS without the edge_ids flag)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 2 not supported (this build speaks 5)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 2 not supported (this build speaks 6)");
   b[4] = 3;  // a version-3 peer (no PULL_BLOCK)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 3 not supported (this build speaks 5)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 3 not supported (this build speaks 6)");
   b[4] = 5;  // a version-5 peer (SAMPLE_BLOCK without skip)
   CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 5 not supported (this build speaks 6)");
   CHECK(MsgTypeName(29) == "SAMPLE_BLOCK");
