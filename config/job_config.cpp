@@ -54,7 +54,7 @@ const std::vector<std::string> kTrainKeys = {
     "layerwise_inference", "embedding",
     "task", "negative", "eval_negatives",  // link prediction
     "algorithm", "cv_input",               // control variate
-    "input_aggregation", "feature_wire_dtype",  // fewer bytes on the wire
+    "input_aggregation", "feature_wire_dtype", "feature_cache_mb",  // fewer bytes on the wire
     "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
@@ -264,6 +264,8 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
       return c.Err(n["feature_wire_dtype"], "train.feature_wire_dtype",
                    "expected float32, float16 or bfloat16, got '" + t->feature_wire_dtype + "'");
   }
+  if (n["feature_cache_mb"])
+    DG_RETURN_IF_ERROR(c.Int(n["feature_cache_mb"], "train.feature_cache_mb", 0, 1 << 20, &t->feature_cache_mb));
   if (t->algorithm == "control_variate") {
     if (t->cv_input.empty())
       return c.Err(n, "train.cv_input",

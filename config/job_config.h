@@ -79,6 +79,9 @@ struct TrainConfig {
   // | bfloat16 -- how input feature rows travel (computed in float32).
   std::string input_aggregation = "auto";
   std::string feature_wire_dtype = "float32";
+  // A trainer's cache of remote feature rows (common/client/feature_cache.h),
+  // in MiB; 0 = none. Samplers and train-local ignore it.
+  int64_t feature_cache_mb = 0;
   // Step checkpoints (docs/recovery.md): every checkpoint_every_steps training
   // steps (0 = only checkpoint.pt after each epoch), the newest checkpoint_keep kept.
   int64_t checkpoint_every_steps = 0;

@@ -245,6 +245,27 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
     for (const auto& r : run.rss) h << Row({Esc(r.process), F(r.mb, 1)});
     h << "</table>\n";
   }
+  bool has_cache = false;
+  for (const auto& e : E) has_cache = has_cache || e.cache_rows >= 0;
+  if (has_cache) {
+    h << "<h2>Feature cache (trainer 0)</h2>\n<table>\n"
+      << Row({"epoch", "rows held", "MB", "hits", "misses", "hit rate", "MB not sent"}, true);
+    for (const auto& e : E) {
+      if (e.cache_rows < 0) continue;
+      h << Row({std::to_string(e.epoch), std::to_string(e.cache_rows), F(e.cache_mb, 1), std::to_string(e.cache_hits),
+                std::to_string(e.cache_misses), F(e.cache_hit_rate, 3), F(e.cache_bytes_saved / 1048576.0, 1)});
+    }
+    h << "</table>\n";
+  }
+  if (!run.message_bytes.empty()) {
+    h << "<h2>Bytes per message type</h2>\n<p>Each process's frames over its life, header included "
+         "(its last <code>bytes by message</code> log line).</p>\n<table>\n"
+      << Row({"process", "message", "MB sent", "MB received"}, true, 2);
+    for (const auto& p : run.message_bytes)
+      for (const auto& c : p.counts)
+        h << Row({Esc(p.process), Esc(c.type), F(c.sent / 1048576.0, 2), F(c.received / 1048576.0, 2)}, false, 2);
+    h << "</table>\n";
+  }
   h << "<h2>Partition</h2>\n";
   if (!run.has_partition) {
     h << "<p>No partition statistics (train-local, or the partition json named in run.json is not readable).</p>\n";

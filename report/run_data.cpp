@@ -101,6 +101,14 @@ Result<RunData> LoadRunData(const std::string& run_dir) {
     e.steps = static_cast<long>(Num(n["steps"], 0));
     e.seeds = static_cast<long>(Num(n["seeds"], 0));
     e.step_ms = StepMs(n["step_ms"]);
+    if (const YAML::Node c = n["feature_cache"]) {
+      e.cache_rows = static_cast<long>(Num(c["rows"], 0));
+      e.cache_mb = Num(c["mb"], 0);
+      e.cache_hits = static_cast<long>(Num(c["hits"], 0));
+      e.cache_misses = static_cast<long>(Num(c["misses"], 0));
+      e.cache_hit_rate = Num(c["hit_rate"], 0);
+      e.cache_bytes_saved = Num(c["bytes_saved"], 0);
+    }
     d.epochs.push_back(std::move(e));
   }
   std::error_code ec;
@@ -132,12 +140,23 @@ Result<RunData> LoadRunData(const std::string& run_dir) {
   for (const auto& path : logs) {
     std::ifstream f(path);
     double mb = -1;
+    ProcessMessageBytes bytes;
+    bool has_bytes = false;
     for (std::string line; std::getline(f, line);) {
       std::smatch m;
       if (line.find("peak RSS") != std::string::npos && std::regex_search(line, m, rss_re))
         mb = std::max(mb, std::atof(m[1].str().c_str()));
+      std::vector<MessageByteCount> counts;
+      if (ParseMessageBytesLogLine(line, &counts)) {
+        bytes.counts = std::move(counts);
+        has_bytes = true;
+      }
     }
     if (mb >= 0) d.rss.push_back({fs::path(path).stem().string(), mb});
+    if (has_bytes) {
+      bytes.process = fs::path(path).stem().string();
+      d.message_bytes.push_back(std::move(bytes));
+    }
   }
   try {
     if (fs::exists(run_dir + "/run.json")) {

@@ -1,8 +1,9 @@
 // RunData: what a run directory says about its run, for the report.
 //
-// Reads RUN_DIR/metrics.jsonl (per epoch, written by trainer 0), trainer-R.json
-// (per trainer: epoch times, per-step split), logs/*.log ("peak RSS X MB" lines
-// of every process), run.json (written by launch / train-local: how the run was
+// Reads RUN_DIR/metrics.jsonl (per epoch, written by trainer 0: with a
+// feature cache its hits, and the trainer's bytes per message type),
+// trainer-R.json (per trainer: epoch times, per-step split), logs/*.log
+// ("peak RSS X MB" and "bytes by message: ..." lines of every process), run.json (written by launch / train-local: how the run was
 // started, the partition json, the job YAML copied to job.yaml) and the
 // partition json's statistics (edge cut, halo, balance). Anything missing is
 // simply absent; only an unreadable metrics.jsonl line is an error.
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/net/message_bytes.h"
 
 namespace dg {
 
@@ -29,6 +31,10 @@ struct EpochRow {
   double seconds = 0, wait_fraction = 0;
   long steps = 0, seeds = 0;
   std::map<std::string, double> step_ms;
+  // The feature cache's counts in the epoch (train.feature_cache_mb); rows < 0: no cache.
+  long cache_rows = -1;
+  double cache_mb = 0, cache_hit_rate = 0, cache_bytes_saved = 0;
+  long cache_hits = 0, cache_misses = 0;
 };
 
 struct TrainerRow {
@@ -42,6 +48,13 @@ struct TrainerRow {
 struct ProcessRss {
   std::string process;  // log file name without .log, e.g. "0-server-0"
   double mb = 0;
+};
+
+// A process's bytes per message type over its life (its last
+// "bytes by message:" log line).
+struct ProcessMessageBytes {
+  std::string process;  // log file name without .log
+  std::vector<MessageByteCount> counts;
 };
 
 struct PartRow {
@@ -71,6 +84,7 @@ struct RunData {
   double best_val_acc = -1, final_test_acc = -1;
   std::vector<TrainerRow> trainers;
   std::vector<ProcessRss> rss;
+  std::vector<ProcessMessageBytes> message_bytes;
   std::map<std::string, std::string> run_info;  // run.json's string fields
   std::vector<RestartRow> restarts;             // run.json's "restarts"
   std::string config_text;                      // job.yaml (launch) or the command line (train-local)

@@ -11,19 +11,22 @@
 #   wait_ms     the step's network wait: ms per step trainer 0 waited for its
 #               batch (sampling + remote rows), median over epochs 2..
 #   loss        trainer 0's loss of the last epoch (same data and seeds: runs agree)
+#   cache_hit   with train.feature_cache_mb: the cache's hit rate over epochs 2..
+# --graph rmat runs the same settings on an R-MAT graph of the same size
+# (skewed degrees) instead of DGL's uniform one.
 # --loopback runs the same job with both machines on 127.0.0.1 inside one
 # private namespace (bytes = its lo counter, i.e. all traffic between the two).
 # Interleaved A/B: every binary in --bin (default build/distgnn) runs once per
 # round, in order, so all see the same machine. The last stdout line is JSON.
 #
-#   scripts/bench_hosts.sh --hosts 2 --rate 1gbit [--rounds 2] [--epochs 4]
+#   scripts/bench_hosts.sh --hosts 2 --rate 1gbit [--rounds 2] [--epochs 4] [--graph uniform|rmat]
 #       [--bin NAME=PATH[,KEY=VALUE...]]...   e.g. --bin main=/tmp/base/distgnn
 #       --bin f16=build/distgnn,train.feature_wire_dtype=float16
 #   scripts/bench_hosts.sh --loopback ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-HOSTS=2 RATE="" ROUNDS=2 EPOCHS=4 LOOPBACK=0 WORK=${TMPDIR:-/tmp}/distgnn-bench-hosts
+HOSTS=2 RATE="" ROUNDS=2 EPOCHS=4 LOOPBACK=0 GRAPH=uniform WORK=${TMPDIR:-/tmp}/distgnn-bench-hosts
 PREFIX=${DISTGNN_BENCH_PREFIX:-wbench}
 BINS=()
 while [ $# -gt 0 ]; do
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift ;;
     --epochs) EPOCHS=$2; shift ;;
     --loopback) LOOPBACK=1 ;;
+    --graph) GRAPH=$2; shift ;;
     --dgl-setting) ;;  # the only setting here
     --bin) BINS+=("$2"); shift ;;
     --work) WORK=$2; shift ;;
@@ -42,6 +46,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" = 0 ] || { echo "bench_hosts.sh: needs root (network namespaces)" >&2; exit 1; }
 [ "$HOSTS" = 2 ] || { echo "bench_hosts.sh: DGL's setting has 2 partitions: --hosts 2" >&2; exit 2; }
+case "$GRAPH" in uniform|rmat) ;; *) echo "bench_hosts.sh: --graph: uniform or rmat, got $GRAPH" >&2; exit 2 ;; esac
 [ "$EPOCHS" -ge 2 ] || { echo "bench_hosts.sh: --epochs must be >= 2 (epoch 1 warms up)" >&2; exit 2; }
 [ ${#BINS[@]} -gt 0 ] || BINS=("ours=$ROOT/build/distgnn")
 BIN0=${BINS[0]#*=}
@@ -50,12 +55,12 @@ BIN0=${BIN0%%,*}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
-# DGL's graph, partitioned once (shared with bench_train.sh --dgl-setting's layout).
-KEY="uniform-n100000-e2000000-f100-c10-t1.0"
+# DGL's graph (or R-MAT's), partitioned once (shared with bench_train.sh --dgl-setting's layout).
+KEY="$GRAPH-n100000-e2000000-f100-c10-t1.0"
 DATA=$WORK/data-$KEY PARTS=$WORK/parts-$KEY
 if [ ! -f "$DATA/.done" ]; then
   rm -rf "$DATA"
-  "$BIN0" generate --model uniform --all-train --nodes 100000 --edges 2000000 --feat-dim 100 --classes 10 \
+  "$BIN0" generate --model "$GRAPH" --all-train --nodes 100000 --edges 2000000 --feat-dim 100 --classes 10 \
       --seed 1 --out "$DATA" --force
   touch "$DATA/.done"
 fi
@@ -145,6 +150,7 @@ output_dir: $WORK/runs
 YAML
 }
 
+[ "$GRAPH" = uniform ] || LABEL=$LABEL-$GRAPH
 RESULTS=$WORK/results-$LABEL.jsonl
 : > "$RESULTS"
 run_one() {  # name spec round
@@ -199,6 +205,11 @@ out = {"name": name, "network": label, "round": int(rnd),
        "mb_sent_per_epoch": [round(x, 1) for x in per_epoch], "mb_total": round(sum(per_epoch), 1),
        "wait_ms": round(statistics.median(r["step_ms"]["wait"] for r in later), 1),
        "loss": rows[-1]["loss"], "train_acc": rows[-1]["train_acc"]}
+cache = [r["feature_cache"] for r in later if "feature_cache" in r]
+if cache:
+    hits, misses = sum(c["hits"] for c in cache), sum(c["misses"] for c in cache)
+    out["cache_hit"] = round(hits / max(1, hits + misses), 4)
+    out["cache_rows"] = cache[0]["rows"]
 print(json.dumps(out))
 PY
   tail -1 "$RESULTS"
@@ -211,9 +222,10 @@ done
 python3 - "$RESULTS" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-print(f"{'run':10s} {'network':10s} {'epoch s':>8s} {'MB sent/epoch h0 h1 (total)':>30s} {'wait ms':>8s} {'loss':>7s}")
+print(f"{'run':10s} {'network':10s} {'epoch s':>8s} {'MB sent/epoch h0 h1 (total)':>30s} {'wait ms':>8s} {'loss':>7s} {'cache hit':>9s}")
 for r in rows:
     h = r["mb_sent_per_epoch"]
-    print(f"{r['name']:10s} {r['network']:10s} {r['epoch_s']:8.2f} {h[0]:12.0f} {h[1]:7.0f} ({r['mb_total']:5.0f}) {r['wait_ms']:8.1f} {r['loss']:7.4f}")
+    hit = f"{r['cache_hit']:9.3f}" if "cache_hit" in r else f"{'-':>9s}"
+    print(f"{r['name']:10s} {r['network']:10s} {r['epoch_s']:8.2f} {h[0]:12.0f} {h[1]:7.0f} ({r['mb_total']:5.0f}) {r['wait_ms']:8.1f} {r['loss']:7.4f} {hit}")
 print(json.dumps(rows))
 PY

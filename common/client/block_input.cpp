@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 
+#include "common/client/feature_cache.h"
 #include "common/net/pull_block.h"
 
 namespace dg {
@@ -19,18 +20,60 @@ struct Piece {
   std::shared_ptr<PullBlockIds> ids = std::make_shared<PullBlockIds>();
   std::vector<int64_t> row_pos;
   std::shared_ptr<PendingCall> call;  // remote; null = machine-local (read from the mmap)
+  // Remote destinations whose every source here is in the feature cache:
+  // their partial sums, computed here (rounded as the wire would), added
+  // when this piece's answer is.
+  std::vector<int64_t> cached_pos;
+  std::vector<float> cached_sums;
 };
 
 bool HasWork(const Piece& pc) { return !pc.ids->rows.empty() || !pc.ids->src.empty(); }
 
+// The feature cache when it holds o's array, else null.
+const FeatureCache* CacheFor(const DistGraphClient* client, const BlockInputOptions& o) {
+  const FeatureCache* c = client->feature_cache();
+  return c && c->name() == o.feature_name ? c : nullptr;
+}
+
+// acc[0..F) += the cached row of each of src[0..n) (all cached), in order:
+// the float32 additions a server's sum makes.
+template <typename Id>
+void SumCached(const FeatureCache& cache, const Id* src, int64_t n, float* __restrict acc) {
+  const int64_t F = cache.cols();
+  for (int64_t t = 0; t < n; ++t) {
+    const float* __restrict row = cache.Find(static_cast<int64_t>(src[t]));
+    for (int64_t j = 0; j < F; ++j) acc[j] += row[j];
+  }
+}
+
+// Per partition: whether every source of one destination it owns is cached
+// (remote partitions only; flags[q] = 0 for the rest).
+template <typename Id>
+void AllCached(const DistGraphClient* client, const FeatureCache& cache, const Id* src, int64_t n,
+               std::vector<char>* flags) {
+  const PartitionBook& book = client->book();
+  for (int q = 0; q < static_cast<int>(flags->size()); ++q) (*flags)[q] = !client->is_local(q);
+  for (int64_t t = 0; t < n; ++t) {
+    const int64_t s = static_cast<int64_t>(src[t]);
+    const int q = book.Owner(s);
+    if ((*flags)[q] && !cache.Find(s)) (*flags)[q] = 0;
+  }
+}
+
 // A PULL_BLOCK of sums only (no own rows): for each destination in
 // ids->counts (all > 0), the sum of its sources on one partition, added to
 // the batch's neighbour-sum row pos[i].
+// With a feature cache, a destination whose every source on the partition is
+// cached takes its place in the piece as a cached entry (cached[i] = 1): its
+// sum is made here, the piece is cut where it would be without the cache,
+// so the partials of every destination add up in the same order.
 struct SumPiece {
   int part = 0;
   std::shared_ptr<PullBlockIds> ids = std::make_shared<PullBlockIds>();
   std::vector<int64_t> pos;
-  std::shared_ptr<PendingCall> call;
+  std::vector<char> cached;        // [pos.size()]
+  std::vector<float> cached_sums;  // F per cached entry, in order
+  std::shared_ptr<PendingCall> call;  // null: nothing to ask (all cached)
 };
 
 // Sorts destinations' sources by owning partition into SumPieces of at most
@@ -39,22 +82,39 @@ struct SumPiece {
 class SumSplitter {
  public:
   SumSplitter(DistGraphClient* client, const BlockInputOptions& o, float* neigh)
-      : client_(client), o_(o), neigh_(neigh), open_(static_cast<size_t>(client->config().num_parts)) {}
+      : client_(client),
+        o_(o),
+        neigh_(neigh),
+        cache_(CacheFor(client, o)),
+        open_(static_cast<size_t>(client->config().num_parts)),
+        all_cached_(open_.size(), 0) {}
 
   // Sources (global ids) of batch row pos.
   template <typename Id>
   Status Add(int64_t pos, const Id* src, int64_t n) {
     const PartitionBook& book = client_->book();
     const std::vector<int64_t>& base = client_->config().node_map;
+    const int64_t F = cache_ ? cache_->cols() : 0;
+    if (cache_) AllCached(client_, *cache_, src, n, &all_cached_);
     for (int64_t t = 0; t < n; ++t) {
       const int64_t s = static_cast<int64_t>(src[t]);
       const int q = book.Owner(s);
       SumPiece& pc = open_[q];
+      const bool cached = cache_ && all_cached_[q];
       if (pc.pos.empty() || pc.pos.back() != pos) {
         if (static_cast<int64_t>(pc.pos.size()) >= std::max<int64_t>(1, o_.max_dst_per_request))
           DG_RETURN_IF_ERROR(Close(q));
         open_[q].pos.push_back(pos);
-        open_[q].ids->counts.push_back(0);
+        open_[q].cached.push_back(cached);
+        if (cached) {
+          open_[q].cached_sums.resize(open_[q].cached_sums.size() + static_cast<size_t>(F), 0.0f);
+        } else {
+          open_[q].ids->counts.push_back(0);
+        }
+      }
+      if (cached) {
+        SumCached(*cache_, &s, 1, open_[q].cached_sums.data() + open_[q].cached_sums.size() - F);
+        continue;
       }
       ++open_[q].ids->counts.back();
       open_[q].ids->src.push_back(static_cast<int32_t>(s - base[q]));
@@ -76,13 +136,21 @@ class SumSplitter {
     open_[q] = SumPiece();
     pc.part = q;
     const PullBlockIds& ids = *pc.ids;
-    if (client_->is_local(q))
+    if (client_->is_local(q))  // never cached entries
       return AddPullBlock(*client_->local_store(q), o_.feature_name, nullptr, 0, nullptr, ids.counts.data(),
                           static_cast<int64_t>(ids.counts.size()), ids.src.data(),
                           static_cast<int64_t>(ids.src.size()), nullptr, neigh_, pc.pos.data());
-    Encoder e;
-    EncodePullBlock(&e, o_.feature_name, o_.wire, pc.ids);
-    pc.call = client_->StartRequest(q, MsgType::kPullBlock, e.Finish());
+    if (cache_) {
+      const uint64_t k = pc.cached_sums.size() / static_cast<size_t>(std::max<int64_t>(1, cache_->cols()));
+      cache_->Count(k, ids.counts.size(),
+                    k * static_cast<uint64_t>(cache_->cols()) * WireDTypeSize(o_.wire));
+      RoundLikeWire(o_.wire, pc.cached_sums.data(), static_cast<int64_t>(pc.cached_sums.size()));
+    }
+    if (!ids.counts.empty()) {
+      Encoder e;
+      EncodePullBlock(&e, o_.feature_name, o_.wire, pc.ids);
+      pc.call = client_->StartRequest(q, MsgType::kPullBlock, e.Finish());
+    }
     sent.push_back(std::move(pc));
     return Status::OK();
   }
@@ -90,7 +158,9 @@ class SumSplitter {
   DistGraphClient* client_;
   const BlockInputOptions& o_;
   float* neigh_;
+  const FeatureCache* cache_;
   std::vector<SumPiece> open_;  // per partition
+  std::vector<char> all_cached_;  // per partition, for the row being added
 };
 
 // An int32 [n] array from a reply.
@@ -122,6 +192,10 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
   // Destinations by owner; the remote ones go out at once (SAMPLE_BLOCK).
   std::vector<std::vector<int64_t>> by_part(static_cast<size_t>(P));
   for (int64_t i = 0; i < n; ++i) by_part[book.Owner(dst[i])].push_back(i);
+  // Own rows the feature cache holds are not asked for (ids->skip); they
+  // go into the batch as the wire would give them.
+  const FeatureCache* cache = CacheFor(client, o);
+  uint64_t cached_rows = 0, asked_rows = 0;
   std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
   for (int p = 0; p < P; ++p) {
     if (client->is_local(p)) continue;
@@ -132,12 +206,23 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
       const size_t b = std::min(rows.size(), a + static_cast<size_t>(chunk));
       pc.row_pos.assign(rows.begin() + a, rows.begin() + b);
       for (int64_t i : pc.row_pos) pc.ids->rows.push_back(static_cast<int32_t>(dst[i] - base[p]));
+      for (size_t j = 0; cache && j < pc.row_pos.size(); ++j) {
+        const int64_t i = pc.row_pos[j];
+        const float* row = cache->Find(dst[i]);
+        if (!row) continue;
+        pc.ids->skip.push_back(static_cast<int32_t>(j));
+        std::memcpy(xp + i * F, row, static_cast<size_t>(F) * 4);
+        RoundLikeWire(o.wire, xp + i * F, F);
+      }
+      cached_rows += pc.ids->skip.size();
+      asked_rows += pc.row_pos.size() - pc.ids->skip.size();
       Encoder e;
       EncodeSampleBlock(&e, o.feature_name, o.wire, fanout, replace, seed, pc.ids);
       pc.call = client->StartRequest(p, MsgType::kSampleBlock, e.Finish());
       samples.push_back(std::move(pc));
     }
   }
+  if (cache) cache->Count(cached_rows, asked_rows, cached_rows * static_cast<uint64_t>(F) * WireDTypeSize(o.wire));
   // Machine-local destinations: sampled and read from the mmap; their
   // sources summed where they live.
   SumSplitter sums(client, o, np);
@@ -179,7 +264,8 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
     const std::string what = "SAMPLE_BLOCK reply of partition " + std::to_string(pc.part);
     Decoder d = f->decoder(what);
     WireRowsView own, part_sums;
-    Status st = DecodeWireRows(&d, o.wire, m, F, what + " (rows)", &own);
+    const std::vector<int32_t>& skip = pc.ids->skip;
+    Status st = DecodeWireRows(&d, o.wire, m - static_cast<int64_t>(skip.size()), F, what + " (rows)", &own);
     Array own_counts, remote_counts, remote_src;
     int64_t k = 0, r = 0;
     if (st.ok()) {
@@ -220,9 +306,10 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
       continue;
     }
     int64_t at = 0;
-    for (int64_t i = 0; i < m && st.ok(); ++i) {
+    for (int64_t i = 0, sent = 0, sk = 0; i < m && st.ok(); ++i) {
       const int64_t row = pc.row_pos[i];
-      own.Row(i, xp + row * F);
+      if (sk < static_cast<int64_t>(skip.size()) && skip[sk] == i) ++sk;  // from the cache, above
+      else own.Row(sent++, xp + row * F);
       const int32_t b = remote_counts.as<int32_t>()[i];
       deg[row] = own_counts.as<int32_t>()[i] + b;
       st = remote_src.dtype == DType::kInt32 ? sums.Add(row, remote_src.as<int32_t>() + at, b)
@@ -240,24 +327,37 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
   }
   // The sums of sources on remote partitions, in send order.
   for (SumPiece& pc : sums.sent) {
-    auto f = pc.call->Wait(deadline);
+    WireRowsView part_sums;
+    if (pc.call) {
+      auto f = pc.call->Wait(deadline);
+      if (!first_error.ok()) continue;
+      if (!f.ok()) {
+        first_error = f.status();
+        continue;
+      }
+      const int64_t k = static_cast<int64_t>(pc.ids->counts.size());
+      const std::string what = "PULL_BLOCK reply of partition " + std::to_string(pc.part);
+      Decoder d = f->decoder(what);
+      WireRowsView own;
+      Status st = DecodeWireRows(&d, o.wire, 0, F, what + " (rows)", &own);
+      if (st.ok()) st = DecodeWireRows(&d, o.wire, k, F, what + " (sums)", &part_sums);
+      if (st.ok()) st = d.Finish();
+      if (!st.ok()) {
+        first_error = st;
+        continue;
+      }
+    }
     if (!first_error.ok()) continue;
-    if (!f.ok()) {
-      first_error = f.status();
-      continue;
+    int64_t asked = 0, cached = 0;
+    for (size_t i = 0; i < pc.pos.size(); ++i) {
+      float* out = np + pc.pos[i] * F;
+      if (!pc.cached.empty() && pc.cached[i]) {
+        const float* v = pc.cached_sums.data() + (cached++) * F;
+        for (int64_t j = 0; j < F; ++j) out[j] += v[j];
+      } else {
+        part_sums.AddRow(asked++, out);
+      }
     }
-    const int64_t k = static_cast<int64_t>(pc.pos.size());
-    const std::string what = "PULL_BLOCK reply of partition " + std::to_string(pc.part);
-    Decoder d = f->decoder(what);
-    WireRowsView own, part_sums;
-    Status st = DecodeWireRows(&d, o.wire, 0, F, what + " (rows)", &own);
-    if (st.ok()) st = DecodeWireRows(&d, o.wire, k, F, what + " (sums)", &part_sums);
-    if (st.ok()) st = d.Finish();
-    if (!st.ok()) {
-      first_error = st;
-      continue;
-    }
-    for (int64_t i = 0; i < k; ++i) part_sums.AddRow(i, np + pc.pos[i] * F);
   }
   DG_RETURN_IF_ERROR(first_error);
   // Means, and block 0 as the sampled degrees: each edge points at its
@@ -314,7 +414,13 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   const int64_t chunk = std::max<int64_t>(1, o.max_dst_per_request);
 
   // Cut the batch into pieces (range x partition), send the remote ones at
-  // once, compute the machine-local ones while those are in flight.
+  // once, compute the machine-local ones while those are in flight. Rows
+  // and per-partition sums the feature cache holds do not travel.
+  const FeatureCache* cache = CacheFor(client, o);
+  std::vector<std::pair<int64_t, const float*>> cached_rows;  // (batch row, cached row)
+  std::vector<char> all_cached(static_cast<size_t>(P), 0);
+  std::vector<int64_t> src_ids;
+  uint64_t hits = 0, misses = 0, saved = 0;
   std::vector<Piece> pieces;
   const int64_t* indptr = b0.indptr.data();
   const int64_t* indices = b0.indices.data();
@@ -330,20 +436,48 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
     }
     for (int64_t i = a; i < b; ++i) {
       const int p = book.Owner(nodes[i]);
-      Piece& own = pieces[first + p];
-      own.ids->rows.push_back(static_cast<int32_t>(nodes[i] - base[p]));
-      own.row_pos.push_back(i);
+      const float* row = cache && !client->is_local(p) ? cache->Find(nodes[i]) : nullptr;
+      if (row) {
+        cached_rows.emplace_back(i, row);
+      } else {
+        Piece& own = pieces[first + p];
+        own.ids->rows.push_back(static_cast<int32_t>(nodes[i] - base[p]));
+        own.row_pos.push_back(i);
+        misses += !client->is_local(p) && cache;
+      }
       if (!o.aggregate) continue;
+      if (cache) {
+        src_ids.clear();
+        for (int64_t e = indptr[i]; e < indptr[i + 1]; ++e) src_ids.push_back(nodes[indices[e]]);
+        AllCached(client, *cache, src_ids.data(), static_cast<int64_t>(src_ids.size()), &all_cached);
+        for (int q = 0; q < P; ++q) {
+          if (!all_cached[q]) continue;
+          Piece& pc = pieces[first + q];
+          pc.cached_pos.push_back(i);
+          pc.cached_sums.resize(pc.cached_sums.size() + static_cast<size_t>(F), 0.0f);
+        }
+      }
       for (int64_t e = indptr[i]; e < indptr[i + 1]; ++e) {
         const int64_t s = nodes[indices[e]];
         const int q = book.Owner(s);
         Piece& pc = pieces[first + q];
+        if (cache && all_cached[q]) {
+          SumCached(*cache, &s, 1, pc.cached_sums.data() + pc.cached_sums.size() - F);
+          continue;
+        }
         ++pc.ids->counts[i - a];
         pc.ids->src.push_back(static_cast<int32_t>(s - base[q]));
       }
     }
     for (size_t k = first; k < pieces.size(); ++k) {
       Piece& pc = pieces[k];
+      if (cache && !client->is_local(pc.part)) {
+        const uint64_t cached = pc.cached_pos.size();
+        hits += cached;
+        misses += std::count_if(pc.ids->counts.begin(), pc.ids->counts.end(), [](int32_t c) { return c > 0; });
+        saved += cached * static_cast<uint64_t>(F) * WireDTypeSize(o.wire);
+        RoundLikeWire(o.wire, pc.cached_sums.data(), static_cast<int64_t>(pc.cached_sums.size()));
+      }
       if (!HasWork(pc) || client->is_local(pc.part)) continue;
       Encoder e;
       EncodePullBlock(&e, o.feature_name, o.wire, pc.ids);
@@ -357,6 +491,12 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   }
   float* xp = x.as<float>();
   float* np = o.aggregate ? neigh.as<float>() : nullptr;
+  for (const auto& [pos, row] : cached_rows) {  // as the wire would give them
+    float* out = xp + pos * F;
+    std::memcpy(out, row, static_cast<size_t>(F) * 4);
+    RoundLikeWire(o.wire, out, F);
+  }
+  if (cache) cache->Count(hits + cached_rows.size(), misses, saved + cached_rows.size() * F * WireDTypeSize(o.wire));
   // Machine-local partitions while the remote answers are on their way.
   for (Piece& pc : pieces) {
     if (!HasWork(pc) || pc.call) continue;
@@ -373,6 +513,11 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   // Remote answers in piece order (range, then partition): the partial sums add
   // up in a fixed order (machine-local ones first).
   for (Piece& pc : pieces) {
+    for (size_t c = 0; first_error.ok() && c < pc.cached_pos.size(); ++c) {  // no other partial of these from this partition
+      float* out = np + pc.cached_pos[c] * F;
+      const float* v = pc.cached_sums.data() + static_cast<int64_t>(c) * F;
+      for (int64_t j = 0; j < F; ++j) out[j] += v[j];
+    }
     if (!HasWork(pc)) continue;
     const int64_t r = static_cast<int64_t>(pc.ids->rows.size());
     const std::vector<int32_t>& counts = pc.ids->counts;

@@ -1,4 +1,5 @@
 #include "common/client/dist_graph_client.h"
+#include "common/client/feature_cache.h"
 
 #include <spdlog/spdlog.h>
 
@@ -233,6 +234,7 @@ Result<TensorMeta> DistGraphClient::NodeTensorMeta(const std::string& name) {
 }
 
 Result<Array> DistGraphClient::Pull(const std::string& name, const int64_t* ids, size_t n) {
+  if (feature_cache_ && feature_cache_->name() == name) return PullThroughCache(*feature_cache_, this, ids, n);
   return PullImpl(TensorKind::kNode, name, ids, n);
 }
 

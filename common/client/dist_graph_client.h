@@ -36,6 +36,8 @@
 
 namespace dg {
 
+class FeatureCache;
+
 struct ServerEndpoints {
   std::string host;
   std::vector<int> ports;  // one per server of the partition (index order)
@@ -91,7 +93,15 @@ class DistGraphClient {
   const PartitionStore* local_store(int part) const { return is_local(part) ? local_[part].get() : nullptr; }
 
   // Rows of node tensor `name` (partition data or mutable) in the caller's order.
+  // Rows of the feature cache's array come from it where it has them.
   Result<Array> Pull(const std::string& name, const int64_t* ids, size_t n);
+  Result<Array> PullUncached(const std::string& name, const int64_t* ids, size_t n) {
+    return PullImpl(TensorKind::kNode, name, ids, n);
+  }
+  // The cache of remote feature rows (common/client/feature_cache.h) that
+  // Pull and the block input use; set once before the first Pull (null = none).
+  void set_feature_cache(std::shared_ptr<const FeatureCache> cache) { feature_cache_ = std::move(cache); }
+  const FeatureCache* feature_cache() const { return feature_cache_.get(); }
   Result<Array> Pull(const std::string& name, const std::vector<int64_t>& ids) {
     return Pull(name, ids.data(), ids.size());
   }
@@ -191,6 +201,7 @@ class DistGraphClient {
   std::atomic<uint64_t> rows_in_place_{0};
   std::mutex meta_mu_;
   std::map<std::string, TensorMeta> mutable_meta_;
+  std::shared_ptr<const FeatureCache> feature_cache_;
 };
 
 }  // namespace dg

@@ -1,4 +1,5 @@
 #include "common/net/connection.h"
+#include "common/net/message_bytes.h"
 
 #include <spdlog/spdlog.h>
 
@@ -139,6 +140,7 @@ void Connection::OnHeader(const boost::system::error_code& ec) {
   }
   header_ = *h;
   if (header_.payload_length == 0) {
+    CountMessageBytes(header_.type, false, kFrameHeaderSize);
     Frame f;
     f.header = header_;
     Deliver(std::move(f));
@@ -188,6 +190,7 @@ void Connection::OnPayload(const boost::system::error_code& ec) {
   }
   last_recv_ns_ = NowNs();
   bytes_in_ += header_.payload_length;
+  CountMessageBytes(header_.type, false, kFrameHeaderSize + header_.payload_length);
   Frame f;
   f.header = header_;
   f.holder = std::move(payload_);
@@ -243,6 +246,7 @@ void Connection::Send(MsgType type, uint32_t flags, uint64_t request_id, BufferL
   f.payload = std::move(payload);
   f.close_after = close_after;
   queued_bytes_ += static_cast<int64_t>(kFrameHeaderSize + f.payload.size());
+  CountMessageBytes(h.type, true, kFrameHeaderSize + f.payload.size());
   {
     std::lock_guard<std::mutex> l(mu_);
     queue_.push_back(std::move(f));

@@ -178,6 +178,7 @@ void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, int6
   e->Bool(replace);
   e->U64(seed);
   e->ArrayRef(Int32Ref(ids->rows, ids));
+  e->ArrayRef(Int32Ref(ids->skip, ids));
 }
 
 Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
@@ -189,6 +190,7 @@ Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
   r.replace = d.Bool();
   r.seed = d.U64();
   r.dst = d.ArrayView();
+  r.skip = d.ArrayView();
   DG_RETURN_IF_ERROR(d.Finish());
   DG_RETURN_IF_ERROR(CheckTensorName("SAMPLE_BLOCK", r.name));
   auto wire = WireDTypeFromCode(code);
@@ -197,6 +199,9 @@ Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
   if (r.dst.dtype != DType::kInt32 || r.dst.shape.size() != 1)
     return Status::InvalidArgument(std::string("SAMPLE_BLOCK: dst must be an int32 [n] array, got ") +
                                    DTypeName(r.dst.dtype) + " " + r.dst.ShapeString());
+  if (r.skip.dtype != DType::kInt32 || r.skip.shape.size() != 1)
+    return Status::InvalidArgument(std::string("SAMPLE_BLOCK: skip must be an int32 [s] array, got ") +
+                                   DTypeName(r.skip.dtype) + " " + r.skip.ShapeString());
   return r;
 }
 
@@ -207,6 +212,13 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
   const int64_t m = req.dst.numel(), owned = store.partition().num_owned(), base = store.node_begin();
   const int32_t* dst = req.dst.as<int32_t>();
   DG_RETURN_IF_ERROR(CheckOffsets(what, "dst", dst, m, owned));
+  const int64_t s = req.skip.numel();
+  const int32_t* skip = req.skip.as<int32_t>();
+  for (int64_t i = 0; i < s; ++i)
+    if (skip[i] < 0 || skip[i] >= m || (i > 0 && skip[i] <= skip[i - 1]))
+      return Status::InvalidArgument(what + ": skip[" + std::to_string(i) + "] = " + std::to_string(skip[i]) +
+                                     " is not a position in dst (0.." + std::to_string(m - 1) +
+                                     ") above the one before");
   if (req.replace && req.fanout > limits.max_fanout)
     return Status::ResourceExhausted(what + ": fanout " + std::to_string(req.fanout) +
                                      " with replacement is over this server's limit of " +
@@ -247,9 +259,19 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
     at += sampled.counts[i];
     k += oc[i] > 0;
   }
-  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {m, elems}, what));  // every row written
+  std::vector<int32_t> sent_rows;  // dst without the skipped positions
+  sent_rows.reserve(static_cast<size_t>(m - s));
+  for (int64_t i = 0, j = 0; i < m; ++i) {
+    if (j < s && skip[j] == i) {
+      ++j;
+      continue;
+    }
+    sent_rows.push_back(dst[i]);
+  }
+  const int64_t n_own = m - s;
+  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {n_own, elems}, what));  // every row written
   DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {k, elems}, what));
-  CopyRows(table->as<float>(), elems, dst, m, nullptr, own.as<float>());
+  CopyRows(table->as<float>(), elems, sent_rows.data(), n_own, nullptr, own.as<float>());
   SumRows(table->as<float>(), elems, oc, m, local_src.data(), nullptr, sums.as<float>());
   const int64_t r = static_cast<int64_t>(remote.size());
   Array remote_src = Array::Zeros(wide ? DType::kInt64 : DType::kInt32, {r});
@@ -257,7 +279,7 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
   else
     for (int64_t i = 0; i < r; ++i) remote_src.as<int32_t>()[i] = static_cast<int32_t>(remote[i]);
   Encoder enc;
-  EncodeWireRows(&enc, req.wire, own.as<float>(), m, elems, own.holder);
+  EncodeWireRows(&enc, req.wire, own.as<float>(), n_own, elems, own.holder);
   enc.ArrayRef(own_counts);
   EncodeWireRows(&enc, req.wire, sums.as<float>(), k, elems, sums.holder);
   enc.ArrayRef(remote_counts);

@@ -30,9 +30,11 @@
 // destinations with own_counts > 0, as PULL_BLOCK's), and per destination
 // the sampled sources p does not own (remote_counts, remote_src: global ids,
 // destination after destination, in sampled order) for the caller to sum
-// where they live. The source ids of block 0 then never travel.
+// where they live. The source ids of block 0 then never travel. `skip`
+// (int32, strictly ascending positions in dst) names destinations whose own
+// rows the caller has (its feature cache): their rows are left out.
 // Wire: request `string name, u8 wire_dtype, i64 fanout, bool replace,
-// u64 seed, array dst` -> reply `wire rows own [m, F], array own_counts int32
+// u64 seed, array dst, array skip` -> reply `wire rows own [m - s, F], array own_counts int32
 // [m], wire rows sums [k, F], array remote_counts int32 [m], array remote_src
 // int32 [R] (int64 when the graph has 2^31 nodes or more)`.
 // Torch-free.
@@ -63,6 +65,7 @@ struct PullBlockRequest {
 // The id vectors of one request; the payload references them (kept alive).
 struct PullBlockIds {
   std::vector<int32_t> rows, counts, src;
+  std::vector<int32_t> skip;  // SAMPLE_BLOCK only
 };
 void EncodePullBlock(Encoder* e, const std::string& name, WireDType wire, std::shared_ptr<const PullBlockIds> ids);
 // Checks the encoding (dtypes, ranks); the values are checked by ServePullBlock.
@@ -93,9 +96,10 @@ struct SampleBlockRequest {
   int64_t fanout = 0;
   bool replace = false;
   uint64_t seed = 0;
-  Array dst;  // int32 [m]
+  Array dst;   // int32 [m]
+  Array skip;  // int32 [s], strictly ascending positions in dst: own rows not sent
 };
-// ids->rows are the destinations.
+// ids->rows are the destinations, ids->skip the positions whose own rows are not wanted.
 void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, int64_t fanout, bool replace,
                        uint64_t seed, std::shared_ptr<const PullBlockIds> ids);
 Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f);

@@ -88,6 +88,14 @@ uint16_t FloatToBFloat16(float f) {
 
 float BFloat16ToFloat(uint16_t b) { return FromBits(static_cast<uint32_t>(b) << 16); }
 
+void RoundLikeWire(WireDType t, float* v, int64_t n) {
+  if (t == WireDType::kFloat16) {
+    for (int64_t i = 0; i < n; ++i) v[i] = HalfToFloat(FloatToHalf(v[i]));
+  } else if (t == WireDType::kBFloat16) {
+    for (int64_t i = 0; i < n; ++i) v[i] = BFloat16ToFloat(FloatToBFloat16(v[i]));
+  }
+}
+
 void EncodeWireRows(Encoder* e, WireDType t, const float* rows, int64_t n, int64_t elems,
                     std::shared_ptr<void> holder) {
   e->U8(static_cast<uint8_t>(t));

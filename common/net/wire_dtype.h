@@ -36,6 +36,9 @@ float HalfToFloat(uint16_t h);
 uint16_t FloatToBFloat16(float f);
 float BFloat16ToFloat(uint16_t b);
 
+// Rounds v[0..n) in place to what a receiver of them as wire rows of type t
+// reads (float32: unchanged): the same rounding as EncodeWireRows + Row.
+void RoundLikeWire(WireDType t, float* v, int64_t n);
 // Appends rows x elems float32 values as wire rows of type t (float32 rows
 // are referenced, not copied, when `holder` keeps them alive).
 void EncodeWireRows(Encoder* e, WireDType t, const float* rows, int64_t n, int64_t elems,

@@ -4,9 +4,11 @@
 //   distgnn_server_connections_total (accepted), distgnn_server_inflight_requests
 //   distgnn_server_requests_total{type} ... request_duration_seconds{type} (RequestStats)
 //   distgnn_server_tensor_elements{name,kind,dtype}, distgnn_server_tensor_bytes{...}
+//   distgnn_message_bytes_total{type,direction} (every frame, common/net/message_bytes.h)
 //   distgnn_process_* (RSS, peak RSS)
 #include "roles/server/graph_server.h"
 
+#include "common/net/message_bytes.h"
 #include "common/net/prometheus.h"
 
 namespace dg {
@@ -30,6 +32,7 @@ std::string GraphServer::MetricsText() {
   out.Counter("distgnn_server_connections_total", "Client connections accepted.", double(total));
   out.Gauge("distgnn_server_inflight_requests", "Requests being executed.", double(inflight_.load()));
   stats_.WritePrometheus(&out);
+  WriteMessageBytesMetrics(&out);
   for (const auto& t : store_->ListTensors()) {
     int64_t elems = 1;
     for (int64_t d : t.shape) elems *= d;

@@ -15,6 +15,7 @@
 #include "roles/job/job_client.h"
 #include "roles/job/role_args.h"
 #include "common/base/logging.h"
+#include "common/net/message_bytes.h"
 #include "config/job_config.h"
 #include "roles/server/graph_server.h"
 #include "roles/server/server_role.h"
@@ -95,6 +96,7 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
   }
   Status run = (*server)->Run();
   metrics->reset();  // before the server goes
+  spdlog::info("{}", MessageBytesLogLine(MessageBytesSnapshot()));  // distgnn report reads it
   spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
   return run;
 }

@@ -404,6 +404,7 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
       p->last_epoch_seconds = st.seconds;
     }
     s.history.push_back(st);
+    const std::string extra = s.opt.epoch_fields ? s.opt.epoch_fields() : "";
     torch::Tensor rng_states;
     if (s.sync || s.writer()) {  // every rank takes part
       DG_ASSIGN_OR_RETURN(rng_states, s.AllRngStates());
@@ -418,6 +419,7 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
            << ", \"wait_fraction\": " << MetricNumber(st.wait_seconds / std::max(1e-9, st.seconds))
            << ", \"steps\": " << st.steps << ", \"seeds\": " << st.seeds << ", \"step_ms\": " << st.split.PerStepJson(st.steps);
       if (st.bytes_per_step >= 0) line << ", \"bytes_per_step\": " << MetricNumber(st.bytes_per_step);
+      if (!extra.empty()) line << ", " << extra;
       if (st.checkpoints > 0)
         line << ", \"checkpoints\": " << st.checkpoints
              << ", \"checkpoint_ms\": " << MetricNumber(1e3 * st.checkpoint_seconds / st.checkpoints);

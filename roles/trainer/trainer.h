@@ -86,6 +86,10 @@ struct TrainerOptions {
   // Optional: bytes moved so far (DistGraphClient::network_bytes); then each
   // epoch line of metrics.jsonl has "bytes_per_step" over its training steps.
   std::function<uint64_t()> network_bytes;
+  // Optional: more fields for each epoch line of metrics.jsonl (`"key": value`
+  // pairs joined by ", "; empty = none), called once per epoch after its
+  // training steps (the feature cache's hits, bytes per message type).
+  std::function<std::string()> epoch_fields;
 };
 
 // This trainer's seeds (its share) and what predictions cover.

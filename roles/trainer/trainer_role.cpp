@@ -26,6 +26,8 @@
 #include "roles/trainer/trainer_role.h"
 #include "roles/job/role_args.h"
 #include "common/client/dist_neighbor_source.h"
+#include "common/client/feature_cache.h"
+#include "common/net/message_bytes.h"
 #include "common/base/logging.h"
 #include "common/client/dist_node_embedding.h"
 #include "common/client/typed_node_rows.h"
@@ -218,6 +220,19 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
     DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, EmbeddingOptions(ec, job.train.seed));
     DG_ASSIGN_OR_RETURN(embedding, DistNodeEmbedding::Init(client.get(), eo, rank, world));
   }
+  // The cache of remote feature rows (train.feature_cache_mb): serves this
+  // process's PULLs and PULL_BLOCKs of "features"; sampler processes fetch
+  // their own rows and do not use it.
+  std::shared_ptr<const FeatureCache> feature_cache;
+  if (job.train.feature_cache_mb > 0 && !remote && ec.uses_features()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    DG_ASSIGN_OR_RETURN(feature_cache, BuildFeatureCache(client.get(), "features", job.train.feature_cache_mb << 20));
+    client->set_feature_cache(feature_cache);
+    if (feature_cache)
+      spdlog::info("feature cache: {} remote rows by in-degree, {:.1f} MB, filled in {:.2f} s", feature_cache->size(),
+                   feature_cache->bytes() / 1048576.0,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
   // Threads: this trainer's share of the machine's cores; without sampler
   // processes, in-process sampling takes half of it and torch the rest.
   const int share = std::max(1, job.CoresPerMachine(M) / T);
@@ -250,9 +265,12 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
   TrainProgress progress;
   const auto metrics_start = std::chrono::steady_clock::now();
   DG_ASSIGN_OR_RETURN(auto metrics,
-                      StartRoleMetrics(args, &job, MetricsRole::kTrainer, host, [&progress, rank, metrics_start] {
+                      StartRoleMetrics(args, &job, MetricsRole::kTrainer, host, [&progress, rank, metrics_start,
+                                                                                 feature_cache] {
                         PromText out;
                         WriteTrainProgressMetrics(progress, rank, &out);
+                        WriteMessageBytesMetrics(&out);
+                        if (feature_cache) WriteFeatureCacheMetrics(*feature_cache, rank, &out);
                         AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                                               metrics_start).count());
                         return out.str();
@@ -292,6 +310,19 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
   o.embedding = embedding.get();
   o.use_features = ec.uses_features();
   if (!remote) o.network_bytes = [c = client.get()] { return c->network_bytes(); };  // samplers have their own
+  o.epoch_fields = [feature_cache, cache_before = FeatureCacheStats(),
+                    bytes_before = MessageBytesSnapshot()]() mutable {
+    std::string out;
+    if (feature_cache) {
+      const FeatureCacheStats now = feature_cache->stats();
+      out = FeatureCacheJson(now, cache_before) + ", ";
+      cache_before = now;
+    }
+    std::vector<MessageByteCount> now = MessageBytesSnapshot();
+    out += "\"message_bytes\": " + MessageBytesJson(MessageBytesSince(now, bytes_before));
+    bytes_before = std::move(now);
+    return out;
+  };
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
                K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
@@ -335,6 +366,12 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
                    res.seconds);
   }
   DG_RETURN_IF_ERROR(WriteTrainerSummary(job.RunDir() + "/trainer-" + std::to_string(rank) + ".json", rank, *trainer));
+  if (feature_cache) {
+    const FeatureCacheStats cs = feature_cache->stats();
+    spdlog::info("feature cache: {} hits, {} misses (hit rate {:.3f}), {:.1f} MB not sent", cs.hits, cs.misses,
+                 cs.hit_rate(), cs.bytes_saved / 1048576.0);
+  }
+  spdlog::info("{}", MessageBytesLogLine(MessageBytesSnapshot()));  // distgnn report reads it
   spdlog::info("trainer {} done; outputs in {}; peak RSS {:.1f} MB", rank, job.RunDir(),
                PeakRssBytes() / 1048576.0);
   return Status::OK();

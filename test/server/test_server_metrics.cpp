@@ -86,6 +86,13 @@ TEST_CASE("a server's /metrics counts requests, bytes and latencies per message 
   CHECK(Sample(samples, "distgnn_server_request_errors_total", {{"type", "PULL"}}) == 1);
   CHECK(Sample(samples, "distgnn_server_sent_bytes_total", {{"type", "PULL"}}) > 3 * 5 * 16 * 4);
   CHECK(Sample(samples, "distgnn_server_received_bytes_total", {{"type", "PULL"}}) > 0);
+  // Every frame of the process by its own type and direction, header included: 3 PULL
+  // replies of 5 rows, 4 PULL requests, 1 ERROR reply.
+  CHECK(Sample(samples, "distgnn_message_bytes_total", {{"type", "PULL"}, {"direction", "sent"}}) >=
+        3 * (5 * 16 * 4 + kFrameHeaderSize));
+  CHECK(Sample(samples, "distgnn_message_bytes_total", {{"type", "PULL"}, {"direction", "received"}}) >=
+        4 * kFrameHeaderSize + 7);
+  CHECK(Sample(samples, "distgnn_message_bytes_total", {{"type", "ERROR"}, {"direction", "sent"}}) > kFrameHeaderSize);
   CHECK(Sample(samples, "distgnn_server_request_duration_seconds_count", {{"type", "PULL"}}) == 4);
   CHECK(Sample(samples, "distgnn_server_request_duration_seconds_bucket", {{"type", "PULL"}, {"le", "+Inf"}}) == 4);
   CHECK(Sample(samples, "distgnn_server_request_duration_seconds_sum", {{"type", "PULL"}}) > 0);

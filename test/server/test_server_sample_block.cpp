@@ -58,9 +58,11 @@ void RequireSameInput(const MiniBatch& fused, const MiniBatch& ref, bool exact) 
   for (int64_t k = 0; k < ref.labels.numel(); ++k) REQUIRE(fused.labels.as<int64_t>()[k] == ref.labels.as<int64_t>()[k]);
 }
 
-std::string SamplePayload(const std::string& name, int64_t fanout, bool replace, std::vector<int32_t> dst) {
+std::string SamplePayload(const std::string& name, int64_t fanout, bool replace, std::vector<int32_t> dst,
+                          std::vector<int32_t> skip = {}) {
   auto ids = std::make_shared<PullBlockIds>();
   ids->rows = std::move(dst);
+  ids->skip = std::move(skip);
   Encoder e;
   EncodeSampleBlock(&e, name, WireDType::kFloat32, fanout, replace, 9, ids);
   return e.Finish().Flatten();
@@ -173,6 +175,9 @@ TEST_CASE("SAMPLE_BLOCK refuses malformed requests and requests over the limits,
   ExpectError(raw, id++, SamplePayload("labels", 3, false, {1}), "float32 [N, F]");
   ExpectError(raw, id++, SamplePayload("features", 3, false, {owned}), "dst offset " + std::to_string(owned));
   ExpectError(raw, id++, SamplePayload("features", 3, false, {-1}), "dst offset -1");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {2}), "skip[0] = 2 is not a position in dst");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2, 3}, {1, 1}), "skip[1] = 1");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {-1}), "skip[0] = -1");
   ExpectError(raw, id++, SamplePayload("features", 51, true, {1}), "limits.max_fanout");
   ExpectError(raw, id++, SamplePayload("features", 3, false, std::vector<int32_t>(40, 1)), "over the frame limit");
   const std::string valid = SamplePayload("features", 3, false, {0, 5, 5});
