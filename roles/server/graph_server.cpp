@@ -150,6 +150,10 @@ void GraphServer::Accept() {
       sessions_[session.get()] = session;
       ++total_connections_;
     }
+    // Into the front door before the first read: with several io threads the
+    // handshake can finish (and Leave run) before the line after Start would,
+    // and a connection entered after its Leave is closed at its deadline.
+    front_door_->Arrive(session->conn);  // may close the oldest connection still in its handshake
     std::weak_ptr<Session> weak = session;
     session->conn->Start(
         [this, weak](Frame f) {
@@ -167,7 +171,6 @@ void GraphServer::Accept() {
           }
           if (scheduler_->Wake()) PostRunToken();  // its queued jobs may run (and fail) now
         });
-    front_door_->Arrive(session->conn);  // may close the oldest connection still in its handshake
     Accept();
   });
 }
