@@ -5,6 +5,6 @@
 
 namespace dg {
 
-constexpr char kDistgnnVersion[] = "0.6.0";
+constexpr char kDistgnnVersion[] = "0.7.0";
 
 }  // namespace dg
