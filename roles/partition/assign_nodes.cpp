@@ -1,29 +1,15 @@
 #include "roles/partition/assign_nodes.h"
 
 #include <chrono>
-#include <cstdarg>
 #include <cstdio>
 
 #include "common/base/logging.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/out_of_core.h"  // FormatBytes
 #include "roles/partition/stream_assignment.h"
+#include "roles/partition/progress_log.h"
 
 namespace dg {
-
-namespace {
-
-void Log(std::FILE* f, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void Log(std::FILE* f, const char* fmt, ...) {
-  if (!f) return;
-  va_list ap;
-  va_start(ap, fmt);
-  std::vfprintf(f, fmt, ap);
-  va_end(ap);
-  std::fflush(f);
-}
-
-}  // namespace
 
 Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& edges, const TypeLayout* types,
                                          const std::vector<uint8_t>& is_train, const PartitionOptions& o,
@@ -41,11 +27,11 @@ Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& ed
     mo.balance_edges = o.balance_edges;
     mo.niter = o.metis_niter;
     if (o.balance_train && is_train.empty())
-      Log(log, "partition: warning: --balance train but no 'split' or 'train_mask' node array\n");
+      PartitionLog(log, "partition: warning: --balance train but no 'split' or 'train_mask' node array\n");
     DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(num_nodes, edges, mo));
-    Log(log, "  build METIS graph: %.2f s (%lld adjacency entries)\n", mr.build_seconds,
+    PartitionLog(log, "  build METIS graph: %.2f s (%lld adjacency entries)\n", mr.build_seconds,
         (long long)mr.adjacency_entries);
-    Log(log, "  METIS:             %.2f s (METIS edge cut %lld undirected edges)\n", mr.metis_seconds,
+    PartitionLog(log, "  METIS:             %.2f s (METIS edge cut %lld undirected edges)\n", mr.metis_seconds,
         (long long)mr.objval);
     return std::move(mr.part);
   }
@@ -60,15 +46,15 @@ Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& ed
     so.log = log;
     DG_ASSIGN_OR_RETURN(StreamResult sr, StreamAssignment(num_nodes, edges, so));
     if (spill.tmp_dir.empty())
-      Log(log, "  stream assignment: %.2f s\n", seconds());
+      PartitionLog(log, "  stream assignment: %.2f s\n", seconds());
     else
-      Log(log, "  stream assignment: %.2f s (%zu sorted runs, %s spilled)\n", seconds(), sr.runs,
+      PartitionLog(log, "  stream assignment: %.2f s (%zu sorted runs, %s spilled)\n", seconds(), sr.runs,
           FormatBytes(sr.spilled_bytes).c_str());
     return std::move(sr.part);
   }
   std::vector<int32_t> part =
       types ? TypedRandomAssignment(types->type_offsets, K, o.seed) : RandomAssignment(num_nodes, K, o.seed);
-  Log(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", seconds());
+  PartitionLog(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", seconds());
   return part;
 }
 

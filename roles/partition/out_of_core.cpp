@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdarg>
 #include <filesystem>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include "roles/partition/external_sort.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partition_output.h"
+#include "roles/partition/progress_log.h"
 
 namespace dg {
 
@@ -22,15 +22,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-void Log(std::FILE* f, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void Log(std::FILE* f, const char* fmt, ...) {
-  if (!f) return;
-  va_list ap;
-  va_start(ap, fmt);
-  std::vfprintf(f, fmt, ap);
-  va_end(ap);
-  std::fflush(f);
-}
 
 // One edge on its way to its destination's CSR row.
 struct EdgeRec {
@@ -193,7 +184,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
   uint64_t run_bytes = o.run_bytes ? o.run_bytes : o.memory_budget - fixed - kMergeBytes - kWriterBytes;
   run_bytes = std::max(run_bytes, kMinRunBytes);
   const std::string tmp_root = o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir;
-  Log(log, "partition (out of core): %lld nodes, %lld edges, %d parts, method %s, budget %s, runs of %s in %s\n",
+  PartitionLog(log, "partition (out of core): %lld nodes, %lld edges, %d parts, method %s, budget %s, runs of %s in %s\n",
       (long long)N, (long long)E, K, o.method.c_str(), FormatBytes(o.memory_budget).c_str(),
       FormatBytes(run_bytes).c_str(), tmp_root.c_str());
 
@@ -235,7 +226,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
   std::vector<int64_t>().swap(new_id);
   std::vector<int64_t> edge_map(K + 1, 0);
   for (int p = 0; p < K; ++p) edge_map[p + 1] = edge_map[p] + part_edges[p];
-  Log(log, "  spill:             %.2f s (%zu sorted runs, %s)\n", Seconds(t), sorter.runs(),
+  PartitionLog(log, "  spill:             %.2f s (%zu sorted runs, %s)\n", Seconds(t), sorter.runs(),
       FormatBytes(sorter.spilled_bytes()).c_str());
 
   // 4. Merge into each part's CSR.
@@ -307,7 +298,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     DG_RETURN_IF_ERROR(close_part());
     DG_RETURN_IF_ERROR(orig_eids.Finish());
   }
-  Log(log, "  merge into CSR:    %.2f s\n", Seconds(t));
+  PartitionLog(log, "  merge into CSR:    %.2f s\n", Seconds(t));
 
   // 5. Node arrays, part by part, in id order from the (mmap'd) inputs.
   t = Clock::now();
@@ -325,11 +316,11 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
       DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &pi, &labels));
   }
   cfg.num_classes = types && types->num_classes > 0 ? types->num_classes : labels.NumClasses();
-  Log(log, "  node data:         %.2f s\n", Seconds(t));
+  PartitionLog(log, "  node data:         %.2f s\n", Seconds(t));
   LogPartStats(log, cfg);
   DG_RETURN_IF_ERROR(stage.Commit(&cfg));
-  Log(log, "  written -> %s\n", cfg.path.c_str());
-  Log(log, "  peak RSS: %.1f MB\n", PeakRssBytes() / 1048576.0);
+  PartitionLog(log, "  written -> %s\n", cfg.path.c_str());
+  PartitionLog(log, "  peak RSS: %.1f MB\n", PeakRssBytes() / 1048576.0);
   return cfg;
 }
 

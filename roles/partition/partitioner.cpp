@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdarg>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "roles/partition/assign_nodes.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partition_output.h"
+#include "roles/partition/progress_log.h"
 
 namespace dg {
 
@@ -28,15 +28,6 @@ double Seconds(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-void Log(std::FILE* f, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-void Log(std::FILE* f, const char* fmt, ...) {
-  if (!f) return;
-  va_list ap;
-  va_start(ap, fmt);
-  std::vfprintf(f, fmt, ap);
-  va_end(ap);
-  std::fflush(f);
-}
 
 // An Array view of a vector (no copy); valid while the vector lives.
 Array View(std::vector<int64_t>& v) {
@@ -145,7 +136,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   const int64_t N = in->num_nodes;
   const int64_t E = static_cast<int64_t>(in->edges.src.size());
   std::FILE* log = o.log;
-  Log(log, "partition: %lld nodes, %lld edges, %d parts, method %s%s%s\n", (long long)N,
+  PartitionLog(log, "partition: %lld nodes, %lld edges, %d parts, method %s%s%s\n", (long long)N,
       (long long)E, K, o.method.c_str(), o.balance_train ? ", balance train" : "",
       o.balance_edges ? ", balance edges" : "");
 
@@ -184,7 +175,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   std::vector<int64_t>().swap(new_id);
   std::vector<int64_t> edge_map(K + 1);
   for (int p = 0; p <= K; ++p) edge_map[p] = indptr[node_map[p]];
-  Log(log, "  build CSR:         %.2f s\n", Seconds(t));
+  PartitionLog(log, "  build CSR:         %.2f s\n", Seconds(t));
 
   // 4. Edge cut and halo nodes (distinct remote sources) per part.
   PartitionConfig cfg = BaseConfig(o, N, E, node_map, edge_map, in->node_data, in->edge_data);
@@ -262,8 +253,8 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   cfg.num_classes = types && types->num_classes > 0 ? types->num_classes : labels.NumClasses();
   LogPartStats(log, cfg);
   DG_RETURN_IF_ERROR(stage.Commit(&cfg));
-  Log(log, "  write:             %.2f s -> %s\n", Seconds(t), cfg.path.c_str());
-  Log(log, "  peak RSS: %.1f MB\n", PeakRssBytes() / 1048576.0);
+  PartitionLog(log, "  write:             %.2f s -> %s\n", Seconds(t), cfg.path.c_str());
+  PartitionLog(log, "  peak RSS: %.1f MB\n", PeakRssBytes() / 1048576.0);
   return cfg;
 }
 
