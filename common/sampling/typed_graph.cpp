@@ -8,6 +8,37 @@
 
 namespace dg {
 
+Result<TypedGraphInput> TypedGraphInputOf(TypedDataset ds, const std::string& dir) {
+  if (ds.target_type < 0) return Status::InvalidArgument(dir + "/meta.json: key 'target': no target node type");
+  TypedGraphInput in;
+  for (NodeTypeData& t : ds.node_types) {
+    TypedGraphInput::NodeType n;
+    n.name = t.name;
+    n.count = t.count;
+    if (const Array* f = t.Find("features")) n.features = *f;
+    in.node_types.push_back(std::move(n));
+  }
+  for (EdgeTypeData& e : ds.edge_types) {
+    TypedGraphInput::EdgeType et;
+    et.src_type = e.src_type_id;
+    et.dst_type = e.dst_type_id;
+    et.relation = e.relation;
+    et.src = std::move(e.src);
+    et.dst = std::move(e.dst);
+    in.edge_types.push_back(std::move(et));
+  }
+  in.target = ds.target_type;
+  const NodeTypeData& target = ds.node_types[ds.target_type];
+  const std::string tdir = dir + "/nodes/" + target.name;
+  const Array* labels = target.Find("labels");
+  const Array* split = target.Find("split");
+  if (!labels) return Status::NotFound(tdir + "/labels.npy: the target type's labels are missing");
+  if (!split) return Status::NotFound(tdir + "/split.npy: the target type's split is missing");
+  in.labels = *labels;
+  in.split = *split;
+  return in;
+}
+
 Result<std::unique_ptr<TypedInMemoryGraph>> TypedInMemoryGraph::Create(TypedGraphInput in, bool merged) {
   const int num_types = static_cast<int>(in.node_types.size());
   if (num_types == 0) return Status::InvalidArgument("typed graph: no node types");

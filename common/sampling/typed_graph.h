@@ -25,6 +25,7 @@
 #include "common/base/array.h"
 #include "common/base/status.h"
 #include "common/sampling/minibatch.h"
+#include "common/storage/typed_dataset.h"
 
 namespace dg {
 
@@ -45,6 +46,11 @@ struct TypedGraphInput {
   Array labels;                      // int64 [count of target]
   Array split;                       // int8 [count of target]: 0 train, 1 val, 2 test, else none
 };
+
+// The input of a typed dataset as LoadTypedDataset read it (dir names its
+// files in the errors): its arrays are moved, not copied. The dataset needs a
+// target type with labels and split.
+Result<TypedGraphInput> TypedGraphInputOf(TypedDataset ds, const std::string& dir);
 
 class TypedInMemoryGraph : public NeighborSource {
  public:

@@ -28,31 +28,6 @@ using namespace dg::test;
 
 namespace {
 
-// TypedInMemoryGraph's input from a typed dataset (what train-local builds).
-TypedGraphInput InputOf(TypedDataset ds) {
-  TypedGraphInput in;
-  for (NodeTypeData& t : ds.node_types) {
-    TypedGraphInput::NodeType n;
-    n.name = t.name;
-    n.count = t.count;
-    if (const Array* f = t.Find("features")) n.features = *f;
-    in.node_types.push_back(std::move(n));
-  }
-  for (EdgeTypeData& e : ds.edge_types) {
-    TypedGraphInput::EdgeType et;
-    et.src_type = e.src_type_id;
-    et.dst_type = e.dst_type_id;
-    et.relation = e.relation;
-    et.src = std::move(e.src);
-    et.dst = std::move(e.dst);
-    in.edge_types.push_back(std::move(et));
-  }
-  in.target = ds.target_type;
-  in.labels = *ds.node_types[ds.target_type].Find("labels");
-  in.split = *ds.node_types[ds.target_type].Find("split");
-  return in;
-}
-
 using Edge = std::tuple<int64_t, int64_t, int64_t>;  // (dst, src, etype), reference ids
 
 // Every edge of every block, ids through `map` (identity for the reference).
@@ -86,7 +61,9 @@ TEST_CASE("typed batches through DistNeighborSource equal the in-memory ones wit
   auto ds = LoadTypedDataset(imdb, true);
   REQUIRE(ds.ok());
   const std::vector<int64_t> ref_offsets = ds->TypeOffsets();
-  auto graph = TypedInMemoryGraph::Create(InputOf(std::move(*ds)), /*merged=*/false);
+  auto input = TypedGraphInputOf(std::move(*ds), imdb);  // what train-local builds
+  REQUIRE(input.ok());
+  auto graph = TypedInMemoryGraph::Create(std::move(*input), /*merged=*/false);
   REQUIRE(graph.ok());
   TypedInMemoryGraph& ref = **graph;
   // Partition id -> reference id: type offset + type-local id (orig_nids).
