@@ -15,14 +15,16 @@
 #
 #   scripts/bench_mag.sh               1M papers (2.63M nodes, 57M edges with rev_)
 #   scripts/bench_mag.sh --quick       20k papers (a smoke run, about a minute)
-# Flags: --papers N --train-frac F (share of papers that are training seeds; an
-#   epoch's steps scale with it, a step's work does not) --fanouts A,B (each edge
+# Val and test are 1% of the papers each (the run ends with one evaluation of
+# both), the rest of the papers are in no split.
+# Flags: --papers N --train-frac F (share of papers that are training seeds,
+#   default 0.1; an epoch's steps scale with it, a step's work does not) --fanouts A,B (each edge
 #   type, as DGL's example) --batch N --hidden N --bases B (0 = one weight per
 #   relation) --embedding-dim D (0 = a featureless type learns one vector)
 #   --samplers K (sampler processes per trainer) --rounds R --work DIR --bin PATH
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PAPERS=1000000 TRAIN_FRAC=0.05 FANOUTS=10,10 BATCH=1000 HIDDEN=64 BASES=0 EMB=0 SAMPLERS=0 ROUNDS=1
+PAPERS=1000000 TRAIN_FRAC=0.1 FANOUTS=10,10 BATCH=1000 HIDDEN=64 BASES=0 EMB=0 SAMPLERS=0 ROUNDS=1
 FEAT=128 CLASSES=64 WORK=${TMPDIR:-/tmp}/distgnn-bench-mag BIN=$PWD/build/distgnn
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,7 +52,7 @@ if [ ! -f "$DATA/.done" ]; then
   echo "== generate $KEY"
   rm -rf "$DATA"
   "$BIN" generate --hetero mag --nodes "$PAPERS" --feat-dim $FEAT --classes $CLASSES --train-frac "$TRAIN_FRAC" \
-      --val-frac 0.01 --seed 1 --out "$DATA" --force
+      --val-frac 0.01 --test-frac 0.01 --seed 1 --out "$DATA" --force
   touch "$DATA/.done"
 fi
 if [ ! -f "$PARTS/.done" ]; then
