@@ -110,53 +110,80 @@ Status RunTypedLayerwiseInference(DistGraphClient* client, const InferenceOption
   const int target = pc.NodeTypeId(pc.target);
   if (target < 0 || pc.num_nodes_per_type[target] == 0)
     return Status::InvalidArgument(pc.path + ": layer-wise inference needs a target node type with nodes");
-  const std::vector<int> every_edge(pc.edge_types.size(), -1);  // full in-neighbourhood of every edge type
-  std::string input, hidden;  // layer l >= 1 reads DistTensor `input`
-  for (int l = 0; l < layers; ++l) {
-    const std::string output = o.tag + ":h" + std::to_string(l + 1);
-    // The nodes layer l + 1 reads: all of them, or the target type's for the last layer.
-    const bool last = l + 1 == layers;
-    const int64_t begin = last ? pc.node_type_offsets[o.machine][target] : client->book().Begin(o.machine);
-    const int64_t end = last ? pc.node_type_offsets[o.machine][target + 1] : client->book().End(o.machine);
+  // This trainer's share of [begin, end): its machine's part of it, cut among the machine's trainers.
+  auto share = [&](int64_t begin, int64_t end) {
     const int64_t per = (end - begin + o.trainers_per_machine - 1) / o.trainers_per_machine;
-    const int64_t lo = std::min(end, begin + per * o.index), hi = std::min(end, lo + per);
+    const int64_t lo = std::min(end, begin + per * o.index);
+    return std::make_pair(lo, std::min(end, lo + per));
+  };
+  // Rows [dst] of DistTensor `name`, created on first use by every trainer with rows (idempotent).
+  auto push = [&](const std::string& name, const std::vector<int64_t>& dst, const torch::Tensor& h,
+                  bool* created) -> Status {
+    if (!*created) {
+      InitTensorSpec spec;
+      spec.name = name;
+      spec.shape = {pc.num_nodes, h.size(1)};
+      DG_RETURN_IF_ERROR(client->InitTensor(spec));
+      *created = true;
+    }
+    return client->Push(name, dst, FloatTensorToArray(h), PushMode::kOverwrite);
+  };
+  auto batch_of = [&](int64_t c, int64_t hi) {
+    std::vector<int64_t> dst;
+    for (int64_t v = c; v < std::min(hi, c + o.batch_size); ++v) dst.push_back(v);
+    return dst;
+  };
+  // The input layer depends on a node's own row and type only: once per node, into TAG:h0.
+  std::string input = o.tag + ":h0", hidden;
+  {
+    const auto [lo, hi] = share(client->book().Begin(o.machine), client->book().End(o.machine));
     bool created = false;
+    std::vector<int64_t> ntypes;
     for (int64_t c = lo; c < hi; c += o.batch_size) {
-      std::vector<int64_t> dst;
-      for (int64_t v = c; v < std::min(hi, c + o.batch_size); ++v) dst.push_back(v);
-      DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighborsTyped(dst, every_edge, false, 0));
-      SampledNeighbors nb{std::move(s.offsets), std::move(s.src), std::move(s.etypes)};
-      std::vector<int64_t> src_nodes, ntypes;
-      Block block = BuildBlock(dst, nb, &src_nodes, client->num_nodes());
-      DG_RETURN_IF_ERROR(TypedNodeTypes(pc, src_nodes, &ntypes));
+      const std::vector<int64_t> dst = batch_of(c, hi);
+      DG_RETURN_IF_ERROR(TypedNodeTypes(pc, dst, &ntypes));
+      std::vector<torch::Tensor> xs;
+      for (const std::string& name : o.input_names) {
+        DG_ASSIGN_OR_RETURN(Array x, PullTypedNodeRows(client, name, dst));
+        xs.push_back(ArrayTensor(x).to(torch::kFloat32));
+      }
       torch::Tensor h;
       try {
-        if (l == 0) {
-          std::vector<torch::Tensor> xs;
-          for (const std::string& name : o.input_names) {
-            DG_ASSIGN_OR_RETURN(Array x, PullTypedNodeRows(client, name, src_nodes));
-            xs.push_back(ArrayTensor(x).to(torch::kFloat32));
-          }
-          torch::Tensor x = xs.size() == 1 ? xs[0] : torch::cat(xs, 1);
-          h = module.get_method("forward_input")({x, VectorTensor(ntypes)}).toTensor();
-        } else {
-          DG_ASSIGN_OR_RETURN(Array x, client->Pull(input, src_nodes));
-          h = ArrayTensor(x);
-        }
-        h = module.get_method("forward_layer")({int64_t{l}, h, TypedBlockValue(block, ntypes)}).toTensor();
+        h = module.get_method("forward_input")({xs.size() == 1 ? xs[0] : torch::cat(xs, 1), VectorTensor(ntypes)})
+                .toTensor();
       } catch (const std::exception& e) {
-        return Status::InvalidArgument("model " + o.model_path + ": layer " + std::to_string(l) +
-                                       " on a typed block failed: " + FirstLine(e.what()));
+        return Status::InvalidArgument("model " + o.model_path + ": forward_input failed: " + FirstLine(e.what()));
       }
-      Array rows = FloatTensorToArray(h);
-      if (!created) {  // every trainer with rows creates it the same way (idempotent)
-        InitTensorSpec spec;
-        spec.name = output;
-        spec.shape = {pc.num_nodes, h.size(1)};
-        DG_RETURN_IF_ERROR(client->InitTensor(spec));
-        created = true;
+      DG_RETURN_IF_ERROR(push(input, dst, h, &created));
+    }
+    DG_RETURN_IF_ERROR(client->Barrier(input, static_cast<uint32_t>(o.world)));
+    spdlog::info("input layer done ({} nodes here)", hi - lo);
+  }
+  const std::vector<int> every_edge(pc.edge_types.size(), -1);  // full in-neighbourhood of every edge type
+  for (int l = 0; l < layers; ++l) {
+    const std::string output = o.tag + ":h" + std::to_string(l + 1);
+    // The nodes the next layer reads: all of them, or the target type's after the last layer.
+    const bool last = l + 1 == layers;
+    const auto [lo, hi] = last ? share(pc.node_type_offsets[o.machine][target], pc.node_type_offsets[o.machine][target + 1])
+                               : share(client->book().Begin(o.machine), client->book().End(o.machine));
+    bool created = false;
+    std::vector<int64_t> src_nodes, ntypes;
+    for (int64_t c = lo; c < hi; c += o.batch_size) {
+      const std::vector<int64_t> dst = batch_of(c, hi);
+      DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighborsTyped(dst, every_edge, false, 0));
+      SampledNeighbors nb{std::move(s.offsets), std::move(s.src), std::move(s.etypes)};
+      Block block = BuildBlock(dst, nb, &src_nodes, client->num_nodes());
+      DG_RETURN_IF_ERROR(TypedNodeTypes(pc, src_nodes, &ntypes));
+      DG_ASSIGN_OR_RETURN(Array x, client->Pull(input, src_nodes));
+      torch::Tensor h;
+      try {
+        h = module.get_method("forward_layer")({int64_t{l}, ArrayTensor(x), TypedBlockValue(block, ntypes)})
+                .toTensor();
+      } catch (const std::exception& e) {
+        return Status::InvalidArgument("model " + o.model_path + ": forward_layer(" + std::to_string(l) +
+                                       ") on a typed block failed: " + FirstLine(e.what()));
       }
-      DG_RETURN_IF_ERROR(client->Push(output, dst, rows, PushMode::kOverwrite));
+      DG_RETURN_IF_ERROR(push(output, dst, h, &created));
     }
     DG_RETURN_IF_ERROR(client->Barrier(output, static_cast<uint32_t>(o.world)));
     spdlog::info("layer {} of {} done ({} nodes here)", l + 1, layers, hi - lo);

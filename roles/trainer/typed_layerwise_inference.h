@@ -5,16 +5,19 @@
 // The model must be typed (docs/models.md "Typed graphs") and have
 // `forward_input(x, ntype)` (layer 0's input rows -> its first hidden rows,
 // by node type), `forward_layer(layer, h, block)` and `num_layers`; the
-// built-in rgcn and hetero-sage models do. Layer 0 takes, for every source
-// node, its padded "features" row and the job's node embedding row (the
-// DistEmbedding, read only for featureless types) through forward_input. For
-// layer l every trainer takes its share of the nodes the next layer needs
-// (every node of every type for l < L-1; the target type only for the last
-// layer) on its machine's partition, samples the full in-neighbourhood of
-// every edge type (typed SAMPLE_NEIGHBORS, fanout -1 per type), computes
-// layer l and pushes the rows into the DistTensor TAG:h{l+1}; a barrier of
-// all trainers ends the layer. Rank 0 then writes, for the target type in
-// its original type-local order, predictions.npy, logits.npy, embeddings.npy
+// built-in rgcn and hetero-sage models do. The input layer depends on a
+// node's own row and type only, so it runs once per node: every trainer
+// takes its share of all nodes (its own machine's partition, split among
+// that machine's trainers), pulls their padded "features" rows and the job's
+// node embedding rows (the DistEmbedding, read only for featureless types)
+// and pushes forward_input's rows into the DistTensor TAG:h0. For layer l
+// every trainer takes its share of the nodes the next layer needs (every
+// node of every type for l < L-1; the target type only for the last layer),
+// samples the full in-neighbourhood of every edge type (typed
+// SAMPLE_NEIGHBORS, fanout -1 per type), pulls the sources' rows of TAG:h{l},
+// computes layer l and pushes the rows into TAG:h{l+1}. A barrier of all
+// trainers ends each layer. Rank 0 then writes, for the target type in its
+// original type-local order, predictions.npy, logits.npy, embeddings.npy
 // (the input of the last layer) and inference.json with the exact accuracy
 // on the target's val and test nodes. Includes no torch in this header.
 #pragma once
