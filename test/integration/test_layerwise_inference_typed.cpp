@@ -180,7 +180,31 @@ TEST_CASE("layer-wise inference on a 2-partition typed IMDB equals a full-graph 
   }
 }
 
-TEST_CASE("a typed job refuses save_predictions with a message naming the key", "[inference][typed]") {
+namespace {
+
+// job.yaml of a 2-machine typed IMDB job named `name` with train.model = model.
+void WriteJob(const TempDir& dir, const std::string& name, const std::string& model, const std::string& extra) {
+  const int base = FreePortRange(5);
+  std::ofstream y(dir / (name + ".yaml"));
+  y << "job: " << name << "\npartition: parts/imdb.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
+    << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
+    << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 0}\n"
+    << "train: {model: " << model << extra << "}\noutput_dir: runs\n";
+}
+
+// Output of a `launch --mode infer` expected to fail, with trainer 0's log.
+std::string FailedInfer(const TempDir& dir, const std::string& name) {
+  Subprocess launch;
+  launch.Start({DistgnnBin(), "launch", dir / (name + ".yaml"), "--mode", "infer"}, dir / (name + ".log"));
+  CHECK(launch.Wait(120) != 0);
+  CHECK(FindProcesses("--job-id " + JobId(launch.Output())).empty());
+  return launch.Output() + ReadFile(dir / ("runs/" + name + "/logs/0-trainer-0.log"));
+}
+
+}  // namespace
+
+TEST_CASE("typed layer-wise inference refuses save_predictions and a model without forward_input, with messages",
+          "[inference][typed]") {
   TempDir dir;
   const std::string imdb = SourceDir() + "/data/imdb-hetero";
   auto r = RunDistgnn({"partition", "--dataset", imdb, "--undirected", "--num-parts", "2", "--method", "random",
@@ -190,19 +214,26 @@ TEST_CASE("a typed job refuses save_predictions with a message naming the key", 
   r = RunDistgnn({"model", "export", "--arch", "hetero-sage", "--partition-config", dir / "parts/imdb.json", "-o",
                   dir / "hsage.pt"});
   REQUIRE(r.exit_code == 0);
-  const int base = FreePortRange(5);
-  {
-    std::ofstream y(dir / "job.yaml");
-    y << "job: refuse\npartition: parts/imdb.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
-      << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
-      << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 0}\n"
-      << "train: {model: hsage.pt, save_predictions: true}\noutput_dir: runs\n";
-  }
-  Subprocess launch;
-  launch.Start({DistgnnBin(), "launch", dir / "job.yaml", "--mode", "infer"}, dir / "launch.log");
-  CHECK(launch.Wait(120) != 0);
-  const std::string out = launch.Output() + ReadFile(dir / "runs/refuse/logs/0-trainer-0.log");
+  WriteJob(dir, "refuse", "hsage.pt", ", save_predictions: true");
+  std::string out = FailedInfer(dir, "refuse");
   INFO(out);
   CHECK(out.find("train.save_predictions and train.save_embeddings are not supported") != std::string::npos);
-  CHECK(FindProcesses("--job-id " + JobId(launch.Output())).empty());
+  // A typed model with forward and forward_layer but no forward_input.
+  {
+    torch::jit::Module m("NoInput");
+    m.register_attribute("num_layers", c10::IntType::get(), int64_t{1});
+    m.define(R"(
+def forward(self, x: Tensor, blocks: List[Tuple[Tensor, Tensor, Tensor, Tensor, int]]) -> Tensor:
+    return x[:blocks[0][4]]
+
+def forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, Tensor, Tensor, int]) -> Tensor:
+    return x[:block[4]]
+)");
+    m.save(dir / "noinput.pt");
+  }
+  WriteJob(dir, "noinput", "noinput.pt", "");
+  out = FailedInfer(dir, "noinput");
+  INFO(out);
+  CHECK(out.find("layer-wise inference on a typed partition needs a typed model with forward_input(x, ntype)") !=
+        std::string::npos);
 }
