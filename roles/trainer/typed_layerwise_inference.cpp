@@ -110,7 +110,7 @@ Status RunTypedLayerwiseInference(DistGraphClient* client, const InferenceOption
   const int target = pc.NodeTypeId(pc.target);
   if (target < 0 || pc.num_nodes_per_type[target] == 0)
     return Status::InvalidArgument(pc.path + ": layer-wise inference needs a target node type with nodes");
-  // This trainer's share of [begin, end): its machine's part of it, cut among the machine's trainers.
+  // This trainer's share of [begin, end), a range of its machine's partition cut among the machine's trainers.
   auto share = [&](int64_t begin, int64_t end) {
     const int64_t per = (end - begin + o.trainers_per_machine - 1) / o.trainers_per_machine;
     const int64_t lo = std::min(end, begin + per * o.index);
@@ -164,7 +164,8 @@ Status RunTypedLayerwiseInference(DistGraphClient* client, const InferenceOption
     const std::string output = o.tag + ":h" + std::to_string(l + 1);
     // The nodes the next layer reads: all of them, or the target type's after the last layer.
     const bool last = l + 1 == layers;
-    const auto [lo, hi] = last ? share(pc.node_type_offsets[o.machine][target], pc.node_type_offsets[o.machine][target + 1])
+    const std::vector<int64_t>& types_here = pc.node_type_offsets[o.machine];
+    const auto [lo, hi] = last ? share(types_here[target], types_here[target + 1])
                                : share(client->book().Begin(o.machine), client->book().End(o.machine));
     bool created = false;
     std::vector<int64_t> src_nodes, ntypes;
