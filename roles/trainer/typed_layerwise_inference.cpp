@@ -144,8 +144,13 @@ Status RunTypedLayerwiseInference(DistGraphClient* client, const InferenceOption
       DG_RETURN_IF_ERROR(TypedNodeTypes(pc, dst, &ntypes));
       std::vector<torch::Tensor> xs;
       for (const std::string& name : o.input_names) {
-        DG_ASSIGN_OR_RETURN(Array x, PullTypedNodeRows(client, name, dst));
-        xs.push_back(ArrayTensor(x).to(torch::kFloat32));
+        Result<Array> x = PullTypedNodeRows(client, name, dst);
+        if (!x.ok() && x.status().code() == Status::Code::kNotFound && name != "features")
+          return Status::InvalidArgument("the node embedding '" + name + "' is not on the servers: `launch --mode "
+                                         "infer` reads the table a training job saved with "
+                                         "train.embedding.persistent: true (" + x.status().message() + ")");
+        DG_RETURN_IF_ERROR(x.status());
+        xs.push_back(ArrayTensor(*x).to(torch::kFloat32));
       }
       torch::Tensor h;
       try {

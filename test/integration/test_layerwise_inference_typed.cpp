@@ -6,8 +6,8 @@
 // logits and last hidden rows of a full-graph forward of the same model.pt in
 // this process (the whole typed graph as every block, the saved embedding as
 // the featureless types' input) to 1e-4, its argmax as predictions, and its
-// exact val/test accuracy. What typed jobs still refuse is refused with a
-// message naming the key.
+// exact val/test accuracy. What typed jobs still refuse, an embedding table
+// no job saved and a model without forward_input get one message each.
 #include "test/support/torch_catch.h"
 
 #include <algorithm>
@@ -203,7 +203,8 @@ std::string FailedInfer(const TempDir& dir, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("typed layer-wise inference refuses save_predictions and a model without forward_input, with messages",
+TEST_CASE("typed layer-wise inference refuses save_predictions, an unsaved embedding and a model without "
+          "forward_input, with messages",
           "[inference][typed]") {
   TempDir dir;
   const std::string imdb = SourceDir() + "/data/imdb-hetero";
@@ -218,6 +219,12 @@ TEST_CASE("typed layer-wise inference refuses save_predictions and a model witho
   std::string out = FailedInfer(dir, "refuse");
   INFO(out);
   CHECK(out.find("train.save_predictions and train.save_embeddings are not supported") != std::string::npos);
+  // A node embedding that no training job saved (persistent) is not on the servers.
+  WriteJob(dir, "noembedding", "hsage.pt", ", embedding: {dim: 16}");
+  out = FailedInfer(dir, "noembedding");
+  INFO(out);
+  CHECK(out.find("the node embedding 'embedding' is not on the servers") != std::string::npos);
+  CHECK(out.find("train.embedding.persistent: true") != std::string::npos);
   // A typed model with forward and forward_layer but no forward_input.
   {
     torch::jit::Module m("NoInput");
