@@ -27,6 +27,7 @@
 #include "common/storage/dataset.h"
 #include "common/base/logging.h"
 #include "common/io/npy.h"
+#include "roles/partition/merged_input.h"
 #include "roles/partition/out_of_core_input.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"
@@ -140,6 +141,7 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
                                      "out of core (--memory-budget); partition in memory");
     ScratchDir scratch;
     DG_RETURN_IF_ERROR(scratch.Create(o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir));
+    if (flags.merge_types) return PartitionMergedOutOfCore(flags.dataset, flags.undirected, scratch.path(), o);
     OutOfCoreInput in;
     std::string src, dst;
     DG_ASSIGN_OR_RETURN(TypeLayout layout, OpenTypedOutOfCore(flags.dataset, flags.undirected, scratch.path(), &src, &dst));
@@ -161,6 +163,7 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
   lo.drop_self_loops = flags.drop_self_loops;
   lo.drop_duplicates = flags.drop_duplicates;
   DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadTypedDataset(flags.dataset, lo));
+  if (flags.merge_types) return PartitionMergedInMemory(&ds, o, seconds());
   return PartitionTypedInMemory(&ds, o, seconds());
 }
 
@@ -262,9 +265,17 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
     DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadOgbTypedDataset(dataset, lo));
     PartitionOptions o = po_;
     o.normalize_features = flags.normalize_features;
-    return PartitionTypedInMemory(&ds, o, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (flags.merge_types) return PartitionMergedInMemory(&ds, o, read_s);
+    return PartitionTypedInMemory(&ds, o, read_s);
   }
   if (!ogb && !dataset.empty() && IsTypedDatasetDir(dataset)) return RunTyped(flags, po_);
+  if (flags.merge_types)
+    return Status::InvalidArgument("--merge-types merges the node and edge types of a typed dataset; " +
+                                   (dataset.empty() ? "--edges " + edges_file + " has one of each"
+                                                    : dataset + " is not one (" +
+                                                          (ogb ? "no raw/num-node-dict.csv.gz" : "no meta.json with node_types") +
+                                                          ")"));
 
   EdgeListOptions eo;
   eo.undirected = flags.undirected;
