@@ -19,6 +19,7 @@
 #include "common/storage/partition_seeds.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_util.h"
+#include "roles/trainer/typed_layerwise_inference.h"
 
 namespace dg {
 namespace {
@@ -161,6 +162,7 @@ Status WriteOutputs(DistGraphClient* client, const InferenceOptions& o, const st
 }  // namespace
 
 Status RunLayerwiseInference(DistGraphClient* client, const InferenceOptions& o, InferenceResult* result) {
+  if (client->config().typed()) return RunTypedLayerwiseInference(client, o, result);
   const auto t0 = std::chrono::steady_clock::now();
   at::set_num_threads(std::max(1, o.threads));
   DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(o.model_path));

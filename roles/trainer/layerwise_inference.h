@@ -10,7 +10,8 @@
 // layer. Rank 0 then writes, in original node order, predictions.npy (int64
 // argmax), logits.npy (float32, the last layer) and embeddings.npy (the last
 // hidden layer, the input of the last layer), and inference.json with the exact
-// accuracy on val and test nodes. Includes no torch in this header.
+// accuracy on val and test nodes. A typed partition takes the typed form
+// (roles/trainer/typed_layerwise_inference.h). Includes no torch in this header.
 #pragma once
 
 #include <cstdint>

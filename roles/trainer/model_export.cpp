@@ -213,6 +213,10 @@ std::string TypedSource(const ModelSpec& spec) {
     << ")\"\n"
     << "    at = torch.empty_like(order).index_copy_(0, order, torch.arange(order.numel(), dtype=order.dtype))\n"
     << "    return torch.cat(rows).index_select(0, at)\n\n";
+  // Layer-wise inference (roles/trainer/typed_layerwise_inference.h) calls the
+  // input layer on its own, then forward_layer one layer at a time.
+  s << "def forward_input(self, x: Tensor, ntype: Tensor) -> Tensor:\n"
+    << "    return self._input(x, ntype)\n\n";
   for (int l = 0; l < spec.layers; ++l) {
     const std::string L = std::to_string(l);
     const bool last = l + 1 == spec.layers;

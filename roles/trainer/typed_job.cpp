@@ -6,17 +6,18 @@ namespace dg {
 
 Status CheckTypedTrainerJob(const JobConfig& job, const PartitionConfig& p, const std::string& mode) {
   const std::string typed = job.path + ": the partition " + p.path + " is typed (node and edge types); ";
-  if (mode != "train")
-    return Status::InvalidArgument(typed + "--mode " + mode + " does not take typed partitions (train does)");
+  if (mode != "train" && mode != "infer")
+    return Status::InvalidArgument(typed + "--mode " + mode + " does not take typed partitions (train and infer do)");
   const TrainConfig& t = job.train;
   if (t.task != "node")
     return Status::InvalidArgument(typed + "train.task must be node, got " + t.task +
                                    " (link prediction on one edge type runs in train-local --link-etype)");
-  if (t.algorithm != "sample")
+  if (mode == "train" && t.algorithm != "sample")
     return Status::InvalidArgument(typed + "train.algorithm must be sample, got " + t.algorithm);
-  if (t.save_predictions || t.save_embeddings || t.layerwise_inference)
-    return Status::InvalidArgument(typed + "train.save_predictions, train.save_embeddings and "
-                                           "train.layerwise_inference are not supported on it");
+  if (t.save_predictions || t.save_embeddings)
+    return Status::InvalidArgument(typed + "train.save_predictions and train.save_embeddings are not supported on "
+                                           "it (train.layerwise_inference or `launch --mode infer` write the "
+                                           "target type's predictions, logits and embeddings)");
   if (p.target.empty())
     return Status::InvalidArgument(typed + "it has no target node type (partition a dataset whose meta.json "
                                            "names one)");
