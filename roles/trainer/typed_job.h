@@ -1,8 +1,9 @@
 // What a distributed job on a typed partition (format_version 2) supports,
 // checked by the trainer before it connects: node classification of the
-// partition's target type by sampling (--mode train), with a typed model
-// (rgcn, hetero-sage: docs/models.md "Typed graphs"). Anything else is one
-// InvalidArgument naming the job file and the key.
+// partition's target type, or link prediction on one edge type
+// (train.link_etype, roles/trainer/link_role.h), by sampling (--mode train),
+// with a typed model (rgcn, hetero-sage: docs/models.md "Typed graphs").
+// Anything else is one InvalidArgument naming the job file and the key.
 #pragma once
 
 #include <string>
