@@ -32,16 +32,17 @@ double FinalField(const std::string& metrics, const std::string& key) {
   return std::stod(m[1]);
 }
 
-// `train_extra`: more keys of the train: map ("k: v, ...").
+// `train_extra`: more keys of the train: map ("k: v, ..."; negative: {k: 2} unless it names one).
 void WriteLinkJob(const TempDir& dir, const std::string& name, int samplers_per_trainer, const std::string& train_extra) {
   const int base = FreePortRange(5);
   std::ofstream y(dir / (name + ".yaml"));
   y << "job: " << name << "\npartition: parts/imdb.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
     << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
     << "processes: {servers: 1, trainers: 1, samplers_per_trainer: " << samplers_per_trainer << "}\n"
-    << "train: {model: rgcn.pt, task: link, negative: {k: 2}, eval_negatives: 20, fanouts: [5], batch_size: 256, "
+    << "train: {model: rgcn.pt, task: link, eval_negatives: 20, fanouts: [5], batch_size: 256, "
     << "seed: 0, intra_op_threads: 1, embedding: {dim: 16, lr: 0.01}" << (train_extra.empty() ? "" : ", ")
-    << train_extra << "}\noutput_dir: runs\n";
+    << train_extra << (train_extra.find("negative:") == std::string::npos ? ", negative: {k: 2}" : "")
+    << "}\noutput_dir: runs\n";
 }
 
 double LaunchTestAuc(const TempDir& dir, const std::string& name) {
@@ -66,7 +67,7 @@ void PartitionImdb(const TempDir& dir) {
 
 }  // namespace
 
-TEST_CASE("launch: link prediction on IMDB movie -> director, 2 typed partitions, near train-local",
+TEST_CASE("launch: link prediction on IMDB movie -> director on 2 typed partitions near train-local",
           "[launch][typed][link]") {
   TempDir dir;
   const std::string imdb = SourceDir() + "/data/imdb-hetero";
@@ -89,8 +90,9 @@ TEST_CASE("launch: link prediction on IMDB movie -> director, 2 typed partitions
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const double local = FinalField(dir / "local/metrics.jsonl", "test_auc");
-  WriteLinkJob(dir, "untrained", 0, "epochs: 1, lr: 0");
-  WriteLinkJob(dir, "threads", 0, "epochs: " + std::to_string(kEpochs) + ", lr: 0.01");
+  const std::string etype = "link_etype: movie:directed_by:director, ";
+  WriteLinkJob(dir, "untrained", 0, etype + "epochs: 1, lr: 0");
+  WriteLinkJob(dir, "threads", 0, etype + "epochs: " + std::to_string(kEpochs) + ", lr: 0.01");
   const double untrained = LaunchTestAuc(dir, "untrained");
   const double threads = LaunchTestAuc(dir, "threads");
   WARN("IMDB movie -> director test ROC-AUC: train-local " << local << ", launch " << threads
@@ -108,7 +110,8 @@ TEST_CASE("launch: typed link prediction with sampler processes", "[launch][type
                        "--layers", "1", "--seed", "0", "-o", dir / "rgcn.pt"},
                       120);
   REQUIRE(r.exit_code == 0);
-  WriteLinkJob(dir, "samplers", 1, "epochs: 2, lr: 0.01, negative: {k: 2, distribution: degree}");
+  WriteLinkJob(dir, "samplers", 1,
+               "link_etype: directed_by, epochs: 2, lr: 0.01, negative: {k: 2, distribution: degree}");
   const double auc = LaunchTestAuc(dir, "samplers");
   WARN("IMDB movie -> director test ROC-AUC with sampler processes (degree negatives): " << auc);
   CHECK(auc > 0.6);
