@@ -1,6 +1,6 @@
 // `distgnn partition`: flags of the partitioner (roles/partition/partition_dataset.h).
 //
-//   distgnn partition --dataset DIR [--format plain|ogb] [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
+//   distgnn partition --dataset DIR [--format plain|ogb] [--merge-types] [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //                     --num-parts K --method metis|random|stream [--balance train,edges]
 //                     --name NAME --out DIR [--force] [--seed S]
 //                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
@@ -26,6 +26,8 @@ Status Run(int argc, char** argv) {
       ("node-data", po::value(&o.node_data)->composing(), "NAME=FILE.npy node array (with --edges; repeatable)")
       ("edge-data", po::value(&o.edge_data)->composing(), "NAME=FILE.npy edge array, one row per input edge (repeatable)")
       ("undirected", po::bool_switch(&o.undirected), "add reverse edges, then drop duplicates (typed: add rev_<relation> per edge type)")
+      ("merge-types", po::bool_switch(&o.merge_types), "typed dataset: merge all node and edge types into one "
+       "(a homogeneous partition for sage, gcn, gat, mlp; as train-local --merge-types)")
       ("drop-self-loops", po::bool_switch(&o.drop_self_loops), "drop edges u->u")
       ("normalize-features", po::bool_switch(&o.normalize_features), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
       ("drop-duplicates", po::bool_switch(&o.drop_duplicates), "keep one copy of each (src, dst)")

@@ -564,25 +564,11 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
 Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* source, const BlockInputOptions& o,
                                    const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
                                    uint64_t job_seed, int64_t epoch, int64_t batch_index) {
-  if (options.fanouts.empty()) return Status::InvalidArgument("fanouts: empty (need one per layer)");
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   MiniBatch mb;
-  mb.epoch = epoch;
-  mb.batch_index = batch_index;
-  mb.seeds = seeds;
-  const int num_layers = static_cast<int>(options.fanouts.size());
-  mb.blocks.resize(num_layers);
-  std::vector<int64_t> dst = seeds, src;
-  SampledNeighbors sampled;
-  for (int layer = num_layers - 1; layer >= 1; --layer) {  // as SampleMiniBatch
-    sampled.indptr.clear();
-    sampled.sources.clear();
-    DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace,
-                                               SamplingSeed(job_seed, epoch, batch_index, layer), &sampled));
-    mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes(), &options.owner_offsets);
-    dst.swap(src);
-  }
+  std::vector<int64_t> dst;  // block 0's destinations
+  DG_RETURN_IF_ERROR(SampleBlocksDownTo(source, seeds, options, job_seed, epoch, batch_index, 1, &mb, &dst));
   if (!options.label_name.empty()) {
     DG_ASSIGN_OR_RETURN(mb.labels, source->Gather(options.label_name, mb.seeds));
   }

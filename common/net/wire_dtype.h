@@ -6,7 +6,8 @@
 //
 // Rounding is IEEE round-to-nearest-even. float16 overflows to +-inf above
 // 65504, keeps subnormals down to 2^-24 and flushes below that to +-0; NaN
-// stays NaN (quiet). bfloat16 has float32's range; NaN stays NaN.
+// stays NaN (quiet; x86 rows converted with F16C keep part of its payload).
+// bfloat16 has float32's range; NaN stays NaN.
 //
 // Wire rows (common/net/protocol.md, PULL_BLOCK): `u8 wire_dtype, array data`,
 // data float32 [rows, elems] for float32, and for the 16-bit types uint8

@@ -152,25 +152,24 @@ Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& 
   return block;
 }
 
-Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,
-                                  const MiniBatchOptions& options, uint64_t job_seed,
-                                  int64_t epoch, int64_t batch_index) {
+Status SampleBlocksDownTo(NeighborSource* source, const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
+                          uint64_t job_seed, int64_t epoch, int64_t batch_index, int lowest_layer, MiniBatch* mb,
+                          std::vector<int64_t>* frontier) {
   if (options.fanouts.empty()) return Status::InvalidArgument("fanouts: empty (need one per layer)");
-  using Clock = std::chrono::steady_clock;
-  auto t0 = Clock::now();
-  MiniBatch mb;
-  mb.epoch = epoch;
-  mb.batch_index = batch_index;
-  mb.seeds = seeds;
+  mb->epoch = epoch;
+  mb->batch_index = batch_index;
+  mb->seeds = seeds;
   const int num_layers = static_cast<int>(options.fanouts.size());
-  mb.blocks.resize(num_layers);
-  std::vector<int64_t> dst = seeds, src;
+  mb->blocks.resize(num_layers);
+  std::vector<int64_t>& dst = *frontier;
+  dst = seeds;
+  std::vector<int64_t> src;
   SampledNeighbors sampled;
   const int num_etypes = source->num_edge_types();
   if (!options.etype_fanouts.empty() && static_cast<int>(options.etype_fanouts.size()) != num_layers)
     return Status::InvalidArgument("etype fanouts: " + std::to_string(options.etype_fanouts.size()) +
                                    " layers, fanouts have " + std::to_string(num_layers));
-  for (int layer = num_layers - 1; layer >= 0; --layer) {
+  for (int layer = num_layers - 1; layer >= lowest_layer; --layer) {
     uint64_t seed = SamplingSeed(job_seed, epoch, batch_index, layer);
     sampled.indptr.clear();
     sampled.sources.clear();
@@ -183,11 +182,22 @@ Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int6
     } else {
       DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace, seed, &sampled));
     }
-    mb.blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes(), &options.owner_offsets);
+    mb->blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes(), &options.owner_offsets);
     dst.swap(src);
   }
+  return Status::OK();
+}
+
+Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,
+                                  const MiniBatchOptions& options, uint64_t job_seed,
+                                  int64_t epoch, int64_t batch_index) {
+  using Clock = std::chrono::steady_clock;
+  auto t0 = Clock::now();
+  MiniBatch mb;
+  std::vector<int64_t> dst;
+  DG_RETURN_IF_ERROR(SampleBlocksDownTo(source, seeds, options, job_seed, epoch, batch_index, 0, &mb, &dst));
   mb.input_nodes = std::move(dst);
-  if (num_etypes > 0) DG_RETURN_IF_ERROR(source->NodeTypes(mb.input_nodes, &mb.input_ntypes));
+  if (source->num_edge_types() > 0) DG_RETURN_IF_ERROR(source->NodeTypes(mb.input_nodes, &mb.input_ntypes));
   auto t1 = Clock::now();
   if (!options.feature_name.empty()) {
     DG_ASSIGN_OR_RETURN(mb.features, source->Gather(options.feature_name, mb.input_nodes));

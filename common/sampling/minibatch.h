@@ -128,6 +128,14 @@ Block BuildBlock(const std::vector<int64_t>& dst_nodes, const SampledNeighbors& 
                  std::vector<int64_t>* src_nodes, int64_t num_nodes = 0,
                  const std::vector<int64_t>* owner_offsets = nullptr);
 
+// The batch's epoch, index and seeds, and its blocks sampled from the seeds'
+// layer down to `lowest_layer` (0: all of them); *frontier receives the
+// source nodes of the lowest block sampled. SampleMiniBatch is this with
+// lowest_layer 0 plus the gathers; the block-input path samples block 0 elsewhere.
+Status SampleBlocksDownTo(NeighborSource* source, const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
+                          uint64_t job_seed, int64_t epoch, int64_t batch_index, int lowest_layer, MiniBatch* mb,
+                          std::vector<int64_t>* frontier);
+
 // Samples every layer for `seeds` and gathers features and labels.
 Result<MiniBatch> SampleMiniBatch(NeighborSource* source, const std::vector<int64_t>& seeds,
                                   const MiniBatchOptions& options, uint64_t job_seed,

@@ -315,7 +315,9 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     else
       DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &pi, &labels));
   }
-  cfg.num_classes = types && types->num_classes > 0 ? types->num_classes : labels.NumClasses();
+  cfg.num_classes = types && types->num_classes > 0 ? types->num_classes
+                    : o.num_classes > 0            ? o.num_classes
+                                                   : labels.NumClasses();
   PartitionLog(log, "  node data:         %.2f s\n", Seconds(t));
   LogPartStats(log, cfg);
   DG_RETURN_IF_ERROR(stage.Commit(&cfg));

@@ -27,6 +27,7 @@
 #include "common/storage/dataset.h"
 #include "common/base/logging.h"
 #include "common/io/npy.h"
+#include "roles/partition/merged_input.h"
 #include "roles/partition/out_of_core_input.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"
@@ -124,6 +125,9 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
   } else if (!flags.link_etype.empty()) {
     return Status::InvalidArgument("--link-etype goes with --edge-split (the fractions of that edge type to hold out)");
   }
+  if (edge_split && flags.merge_types)
+    return Status::InvalidArgument("--edge-split and --merge-types: a merged partition has no edge types to split "
+                                   "one of; partition the typed graph with --edge-split --link-etype");
   auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   PartitionOptions o = po;
@@ -157,6 +161,7 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
                                      "out of core (--memory-budget); partition in memory");
     ScratchDir scratch;
     DG_RETURN_IF_ERROR(scratch.Create(o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir));
+    if (flags.merge_types) return PartitionMergedOutOfCore(flags.dataset, flags.undirected, scratch.path(), o);
     OutOfCoreInput in;
     std::string src, dst;
     DG_ASSIGN_OR_RETURN(TypeLayout layout, OpenTypedOutOfCore(flags.dataset, flags.undirected, scratch.path(), &src, &dst));
@@ -178,6 +183,7 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
   lo.drop_self_loops = flags.drop_self_loops;
   lo.drop_duplicates = flags.drop_duplicates;
   DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadTypedDataset(flags.dataset, lo));
+  if (flags.merge_types) return PartitionMergedInMemory(&ds, o, seconds());
   if (!edge_split) return PartitionTypedInMemory(&ds, o, seconds());
   DG_ASSIGN_OR_RETURN(TypedEdgeSplit split, HoldOutTypedDatasetEdges(&ds, flags.link_etype, *edge_split, o.seed));
   std::printf("  edge split:        %s: %lld train / %lld val / %lld test edges%s\n", split.etype.c_str(),
@@ -287,12 +293,20 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
     DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadOgbTypedDataset(dataset, lo));
     PartitionOptions o = po_;
     o.normalize_features = flags.normalize_features;
-    return PartitionTypedInMemory(&ds, o, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (flags.merge_types) return PartitionMergedInMemory(&ds, o, read_s);
+    return PartitionTypedInMemory(&ds, o, read_s);
   }
   if (!ogb && !dataset.empty() && IsTypedDatasetDir(dataset)) return RunTyped(flags, po_);
   if (!flags.link_etype.empty())
     return Status::InvalidArgument("--link-etype: " + (dataset.empty() ? edges_file : dataset) +
                                    " is not a typed dataset (it has one edge type; --edge-split alone splits it)");
+  if (flags.merge_types)
+    return Status::InvalidArgument("--merge-types merges the node and edge types of a typed dataset; " +
+                                   (dataset.empty() ? "--edges " + edges_file + " has one of each"
+                                                    : dataset + " is not one (" +
+                                                          (ogb ? "no raw/num-node-dict.csv.gz" : "no meta.json with node_types") +
+                                                          ")"));
 
   EdgeListOptions eo;
   eo.undirected = flags.undirected;

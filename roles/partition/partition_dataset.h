@@ -22,6 +22,7 @@ struct PartitionDatasetOptions {
   bool num_nodes_given = false;
   std::vector<std::string> node_data, edge_data;  // NAME=FILE.npy
   bool undirected = false, drop_self_loops = false, drop_duplicates = false, normalize_features = false;
+  bool merge_types = false;  // a typed dataset as one node and one edge type (merged_input.h)
   int num_parts = 0;
   std::string method = "metis";  // metis | random | stream
   std::string memory_budget, tmp_dir, run_size;  // sizes as text ("4G")

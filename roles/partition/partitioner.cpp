@@ -250,7 +250,9 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
       }));
     }
   }
-  cfg.num_classes = types && types->num_classes > 0 ? types->num_classes : labels.NumClasses();
+  cfg.num_classes = types && types->num_classes > 0 ? types->num_classes
+                    : o.num_classes > 0            ? o.num_classes
+                                                   : labels.NumClasses();
   LogPartStats(log, cfg);
   DG_RETURN_IF_ERROR(stage.Commit(&cfg));
   PartitionLog(log, "  write:             %.2f s -> %s\n", Seconds(t), cfg.path.c_str());

@@ -61,6 +61,7 @@ struct PartitionOptions {
   std::string tmp_dir;         // spilled runs; default: OUT's parent directory
   uint64_t run_bytes = 0;      // one sorted run; 0 = what the budget leaves (tests force spills with it)
   bool normalize_features = false;  // out of core only: 'features' rows divided by their sum on the way
+  int64_t num_classes = 0;  // > 0: recorded as is (merged typed graphs: labels are -1 off the target type)
 };
 
 // Checks options against the input before any work (method, K, names, output).

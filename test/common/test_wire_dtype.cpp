@@ -166,3 +166,34 @@ TEST_CASE("wire rows encode and decode in each dtype", "[wire]") {
   CHECK(!ParseWireDType("train.feature_wire_dtype", "half").ok());
   CHECK(ParseWireDType("x", "bfloat16").value() == WireDType::kBFloat16);
 }
+
+// Rows take a vector path (F16C on x86) and a scalar tail: both must give the
+// scalar functions' values for every probe, in every position of a row.
+TEST_CASE("float16 wire rows convert like FloatToHalf and HalfToFloat", "[wire]") {
+  std::vector<float> probes = Probes();
+  const int64_t elems = 13;  // one block of 8 and a tail of 5
+  probes.resize(probes.size() - probes.size() % elems);
+  const int64_t n = static_cast<int64_t>(probes.size()) / elems;
+  Encoder e;
+  EncodeWireRows(&e, WireDType::kFloat16, probes.data(), n, elems);
+  const std::string bytes = e.Finish().Flatten();
+  auto holder = std::make_shared<std::string>(bytes);
+  Decoder d(holder->data(), holder->size(), holder, "test");
+  WireRowsView v;
+  REQUIRE(DecodeWireRows(&d, WireDType::kFloat16, n, elems, "test", &v).ok());
+  std::vector<float> got(elems), acc(elems), rounded(probes);
+  RoundLikeWire(WireDType::kFloat16, rounded.data(), static_cast<int64_t>(rounded.size()));
+  for (int64_t i = 0; i < n; ++i) {
+    v.Row(i, got.data());
+    for (int64_t j = 0; j < elems; ++j) acc[j] = 0.5f;
+    v.AddRow(i, acc.data());
+    for (int64_t j = 0; j < elems; ++j) {
+      const float x = probes[i * elems + j];
+      const float want = HalfToFloat(FloatToHalf(x));
+      INFO("float bits 0x" << std::hex << Bits(x) << " at " << std::dec << j);
+      REQUIRE(Bits(got[j]) == Bits(want));
+      REQUIRE(Bits(rounded[i * elems + j]) == Bits(want));
+      REQUIRE(Bits(acc[j]) == Bits(0.5f + want));
+    }
+  }
+}

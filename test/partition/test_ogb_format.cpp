@@ -191,4 +191,39 @@ TEST_CASE("ogb format: ogbn-mag's typed layout", "[ogb]") {
   CHECK(und->edge_types[6].relation == "rev_cites");
   PartitionConfig cfg = test::CheckTypedPartition(tmp / "parts/mag.json", *und, 2);
   CHECK(cfg.target == "paper");
+
+  // --merge-types: one node and one edge type; paper rows carry paper's features,
+  // labels and split (ids type-major: paper is the last type), the others zeros and -1.
+  r = test::RunDistgnn({"partition", "--dataset", dir, "--format", "ogb", "--undirected", "--merge-types",
+                        "--num-parts", "2", "--name", "mag", "--out", tmp / "merged"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto merged = LoadPartitionConfig(tmp / "merged/mag.json");
+  REQUIRE(merged.ok());
+  CHECK(merged->num_nodes == na + nf + ni + np);
+  CHECK(merged->num_edges == und->NumEdges());
+  CHECK(merged->num_classes == 4);
+  auto orig = NpyMap(tmp / "merged/orig_nids.npy");
+  REQUIRE(orig.ok());
+  const Array& feats = und->node_types[3].data.at("features");
+  const Array& labels = und->node_types[3].data.at("labels");
+  const int64_t paper0 = na + nf + ni;
+  int64_t wrong = 0, papers = 0;
+  for (int p = 0; p < 2; ++p) {
+    auto lp = OpenLocalPartition(*merged, p);
+    REQUIRE(lp.ok());
+    const Array& f = lp->node_data.at("features");
+    REQUIRE(f.shape == std::vector<int64_t>{lp->num_owned(), 3});
+    for (int64_t i = 0; i < lp->num_owned(); ++i) {
+      const int64_t o = orig->as<int64_t>()[lp->node_begin + i];
+      const bool paper_row = o >= paper0;
+      papers += paper_row;
+      for (int c = 0; c < 3; ++c)
+        wrong += f.as<float>()[i * 3 + c] != (paper_row ? feats.as<float>()[(o - paper0) * 3 + c] : 0.f);
+      wrong += lp->node_data.at("labels").as<int64_t>()[i] != (paper_row ? labels.as<int64_t>()[o - paper0] : -1);
+      if (!paper_row) wrong += lp->node_data.at("split").as<int8_t>()[i] != -1;
+    }
+  }
+  CHECK(papers == np);
+  CHECK(wrong == 0);
 }
