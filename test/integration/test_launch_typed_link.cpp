@@ -134,6 +134,10 @@ TEST_CASE("typed link prediction: train.link_etype and partition --link-etype er
                   "--link-etype", "directed_by"});
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("--link-etype goes with --edge-split") != std::string::npos);
+  r = RunDistgnn({"partition", "--dataset", imdb, "--undirected", "--merge-types", "--num-parts", "2", "--name",
+                  "imdb", "--out", dir / "x", "--edge-split", "0.85,0.05,0.10", "--link-etype", "directed_by"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--edge-split and --merge-types: a merged partition has no edge types") != std::string::npos);
   r = RunDistgnn({"partition", "--dataset", imdb, "--undirected", "--num-parts", "2", "--name", "imdb", "--out",
                   dir / "x", "--edge-split", "0.85,0.05,0.10", "--link-etype", "movie:directed_by:actor"});
   CHECK(r.exit_code != 0);
