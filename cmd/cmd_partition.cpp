@@ -44,7 +44,9 @@ Status Run(int argc, char** argv) {
       ("force", po::bool_switch(&o.force), "replace an existing output directory")
       ("seed", po::value(&o.seed)->default_value(0), "random seed (METIS and random method; --edge-split)")
       ("edge-split", po::value(&o.edge_split), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
-       "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy");
+       "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy")
+      ("link-etype", po::value(&o.link_etype)->default_value(""), "typed dataset: the edge type --edge-split splits "
+       "(src:relation:dst or a relation); its held-out edges' rev_ copies leave the graph too");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
   o.num_nodes_given = vm.count("num-nodes") > 0;

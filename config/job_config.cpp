@@ -19,6 +19,7 @@
 #include <map>
 #include <set>
 
+#include "common/storage/link_split.h"
 #include "config/partition_summary.h"
 #include "config/yaml_checker.h"
 #include "config/yaml_overrides.h"
@@ -52,7 +53,7 @@ const std::vector<std::string> kTrainKeys = {
     "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
-    "task", "negative", "eval_negatives",  // link prediction
+    "task", "negative", "eval_negatives", "link_etype",  // link prediction
     "algorithm", "cv_input",               // control variate
     "input_aggregation", "feature_wire_dtype", "feature_cache_mb",  // fewer bytes on the wire
     "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
@@ -242,6 +243,11 @@ Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_
   }
   if (n["eval_negatives"])
     DG_RETURN_IF_ERROR(c.Int(n["eval_negatives"], "train.eval_negatives", 1, 1000000, &t->eval_negatives));
+  if (n["link_etype"]) {
+    DG_RETURN_IF_ERROR(c.String(n["link_etype"], "train.link_etype", true, &t->link_etype));
+    if (t->task != "link")
+      return c.Err(n["link_etype"], "train.link_etype", "goes with train.task link (the edge type to predict)");
+  }
   if (t->task == "link" && (t->save_predictions || t->save_embeddings || t->layerwise_inference))
     return c.Err(n["task"], "train.task",
                  "link does not support save_predictions, save_embeddings or layerwise_inference (node outputs)");
@@ -330,6 +336,38 @@ Status CheckPorts(const Checker& c, const YAML::Node& ports_node, const JobConfi
         DG_RETURN_IF_ERROR(claim(host, cfg.MetricsPort(MetricsRole::kSampler, m, k), "metrics of sampler " + std::to_string(k) + of));
     }
   }
+  return Status::OK();
+}
+
+// train.link_etype against the partition: required on a typed one (an edge
+// type of it, and the one its edge split holds out), absent on a homogeneous one.
+Status CheckLinkEdgeType(const Checker& c, const YAML::Node& train, const PartitionSummary& s,
+                         const std::string& split_path, const std::string& link_etype) {
+  if (!s.typed) {
+    if (link_etype.empty()) return Status::OK();
+    return c.Err(train["link_etype"], "train.link_etype",
+                 s.path + " is not a typed partition (one edge type); drop the key");
+  }
+  std::vector<EdgeTypeNames> names;
+  for (const std::string& e : s.edge_types) {
+    const size_t a = e.find(':'), b = e.rfind(':');
+    names.push_back({e.substr(0, a), e.substr(a + 1, b - a - 1), e.substr(b + 1)});
+  }
+  if (link_etype.empty())
+    return c.Err(train, "train.link_etype",
+                 "missing: " + s.path + " is typed; name the edge type to predict as src:relation:dst (edge types: " +
+                     EdgeTypeList(names) + ")");
+  auto etype = MatchEdgeType(names, link_etype, "");
+  if (!etype.ok())  // the message starts " 'spec': ..." with an empty flag
+    return c.Err(train["link_etype"], "train.link_etype", etype.status().message().substr(1));
+  auto info = ReadLinkSplitInfo(fs::path(split_path).parent_path().string());
+  if (!info.ok()) return c.Err(train["task"], "train.task", info.status().message());
+  auto split = MatchEdgeType(names, info->etype, "");
+  if (info->etype.empty() || !split.ok() || *split != *etype)
+    return c.Err(train["link_etype"], "train.link_etype",
+                 "'" + link_etype + "' is " + names[*etype].Name() + ", but the edge split of " + s.path +
+                     " holds out " + (info->etype.empty() ? std::string("no edge type") : info->etype) +
+                     " (partition with --edge-split and --link-etype " + names[*etype].Name() + ")");
   return Status::OK();
 }
 
@@ -422,6 +460,7 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
       return c.Err(r["train"]["task"], "train.task",
                    "link needs a partition made with --edge-split (no " + split + "); partition with e.g. "
                    "--edge-split 0.85,0.05,0.10");
+    DG_RETURN_IF_ERROR(CheckLinkEdgeType(c, r["train"], *summary, split, cfg.train.link_etype));
   }
   // Sampler processes send full input rows in float32 (the MINIBATCH stream
   // carries no pre-aggregated input): the wire-byte options need in-process sampling.

@@ -67,6 +67,10 @@ struct TrainConfig {
   int negative_k = 5;
   std::string negative_distribution = "uniform";   // uniform | degree (degree^0.75)
   int eval_negatives = 100;
+  // Typed partitions: the edge type predicted ("src:relation:dst" or a
+  // relation of one type); must be the type the partition's edge split holds
+  // out (`partition --edge-split --link-etype`). "" on homogeneous partitions.
+  std::string link_etype;
   // sample (neighbour sampling) | control_variate (VR-GCN,
   // roles/trainer/control_variate.h: fanouts has layers - 1 entries and
   // cv_input names the partition's propagated input, `propagate --hops 1 --norm mean`).

@@ -36,6 +36,11 @@ Result<PartitionSummary> ReadPartitionSummary(const std::string& json_path) {
     }
     if (root["orig_nids"] && root["orig_nids"].IsScalar()) s.orig_nids = root["orig_nids"].Scalar();
     if (root["orig_eids"] && root["orig_eids"].IsScalar()) s.orig_eids = root["orig_eids"].Scalar();
+    s.typed = root["format_version"] && root["format_version"].IsScalar() && root["format_version"].Scalar() == "2";
+    if (const YAML::Node ets = root["edge_types"]; s.typed && ets && ets.IsSequence())
+      for (const YAML::Node& e : ets)
+        if (e.IsSequence() && e.size() == 3)
+          s.edge_types.push_back(e[0].Scalar() + ":" + e[1].Scalar() + ":" + e[2].Scalar());
   } catch (const YAML::Exception& e) {
     return Status::Corruption(json_path + ":" + std::to_string(e.mark.line + 1) +
                               ": not a valid partition json: " + e.msg);

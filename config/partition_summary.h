@@ -18,6 +18,8 @@ struct PartitionSummary {
   int num_parts = 0;
   std::vector<std::string> part_dirs;  // relative to base_dir; "part<p>" when absent
   std::string orig_nids, orig_eids;    // relative to base_dir; may be empty
+  bool typed = false;                  // format_version 2
+  std::vector<std::string> edge_types; // typed: "src:relation:dst" in edge type id order
 };
 
 // Errors name the file and the key (e.g. "parts/cora.json: key 'num_parts': ...").

@@ -119,7 +119,10 @@ Result<MiniBatch> SampleLinkBatch(NeighborSource* source, const std::vector<int6
   const int64_t P = static_cast<int64_t>(pos_src.size()), K = options.negatives;
   std::vector<int64_t> neg(static_cast<size_t>(P * K));
   Rng rng(SamplingSeed(job_seed, epoch, batch_index, 15));
-  for (auto& v : neg) v = options.sampler->Draw(rng) + options.negative_offset;
+  if (options.negative_ranges.empty())
+    for (auto& v : neg) v = options.sampler->Draw(rng) + options.negative_offset;
+  else
+    for (auto& v : neg) v = NthInRanges(options.negative_ranges, options.sampler->Draw(rng));
   // Seeds: distinct endpoints in order of first appearance.
   std::vector<int64_t> seeds;
   IdMap pos_of(static_cast<size_t>(2 * P + P * K));

@@ -75,6 +75,9 @@ struct LinkBatchOptions {
   // Each negative is a sampler draw plus this offset (on a typed graph: the
   // first global id of the destination type, so negatives are of that type).
   int64_t negative_offset = 0;
+  // Non-empty: a draw i is the i-th id of these ranges instead (a typed
+  // partition's destination type, one range per part; negative_offset unused).
+  IdRanges negative_ranges;
 };
 
 // A NeighborSource that drops sampled in-edges s -> d whose pair is listed

@@ -47,6 +47,68 @@ Result<std::vector<int64_t>> InDegrees(const PartitionConfig& pc) {
   return deg;
 }
 
+Result<PartitionTypedLink> TypedTrainEdgeShare(const PartitionConfig& pc, const LinkSplitInfo& info, int world,
+                                               int rank, EdgeTable* table, std::vector<int64_t>* ids) {
+  if (info.etype.empty())
+    return Status::InvalidArgument(pc.base_dir + "/link_split.json names no edge type: partition the typed dataset "
+                                   "with --edge-split and --link-etype src:relation:dst");
+  std::vector<EdgeTypeNames> names;
+  for (const auto& e : pc.edge_types) names.push_back({e.src, e.relation, e.dst});
+  PartitionTypedLink out;
+  DG_ASSIGN_OR_RETURN(out.etype, MatchEdgeType(names, info.etype, pc.base_dir + "/link_split.json: etype"));
+  out.reverse_etype = MatchReverseEdgeType(names, out.etype);
+  const int dst_type = pc.edge_types[out.etype].dst_type;
+  std::vector<int64_t> range_start;  // index of each part's first destination node in range order
+  for (int p = 0; p < pc.num_parts; ++p) {
+    const int64_t first = pc.node_type_offsets[p][dst_type], count = pc.node_type_offsets[p][dst_type + 1] - first;
+    range_start.push_back(out.dst_count);
+    out.dst_ranges.emplace_back(first, count);
+    out.dst_count += count;
+  }
+  out.dst_degrees.assign(static_cast<size_t>(out.dst_count), 0);
+  std::vector<int64_t> src, dst;
+  for (int p = 0; p < pc.num_parts; ++p) {
+    Array indptr, indices;
+    DG_RETURN_IF_ERROR(LoadCsr(pc, p, &indptr, &indices));
+    const std::string et_path = pc.PartDir(p) + "/edge_types.npy";
+    DG_ASSIGN_OR_RETURN(Array etypes, NpyLoad(et_path));
+    if (etypes.dtype != pc.EdgeTypeDType() || etypes.rows() != indices.rows())
+      return Status::Corruption(et_path + ": expected " + DTypeName(pc.EdgeTypeDType()) + " [" +
+                                std::to_string(indices.rows()) + "]");
+    auto type_of = [&](int64_t e) -> int64_t {
+      return etypes.dtype == DType::kUInt8 ? etypes.as<uint8_t>()[e] : etypes.as<int32_t>()[e];
+    };
+    const int64_t* ip = indptr.as<int64_t>();
+    const int64_t* ix = indices.as<int64_t>();
+    for (int64_t r = 0; r + 1 < indptr.rows(); ++r)
+      for (int64_t e = ip[r]; e < ip[r + 1]; ++e) {
+        if (type_of(e) != out.etype) continue;
+        const int64_t d = pc.node_map[p] + r;
+        src.push_back(ix[e]);
+        dst.push_back(d);
+        ++out.dst_degrees[static_cast<size_t>(range_start[p] + d - out.dst_ranges[p].first)];
+      }
+  }
+  if (src.empty())
+    return Status::InvalidArgument(pc.path + ": no edges of type " + info.etype + " left for training");
+  std::vector<int64_t> all(src.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+  *ids = NodeSplit(all, world, rank, /*even=*/true);
+  table->AddPairs(0, std::move(src), std::move(dst));
+  return out;
+}
+
+Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, const std::string& distribution,
+                                LinkBatchOptions* options) {
+  DG_ASSIGN_OR_RETURN(options->sampler, NegativeSampler::Create(distribution, link.dst_count, link.dst_degrees,
+                                                                "train.negative.distribution"));
+  options->negative_ranges = link.dst_ranges;
+  options->positive_etype = link.etype;
+  options->reverse_etype = link.reverse_etype;
+  options->exclude_reverse = link.reverse_etype >= 0;
+  return Status::OK();
+}
+
 Status HeldOutShare(const PartitionConfig& pc, const std::string& which, int world, int rank, EdgeList* out) {
   EdgeList all;
   for (int p = 0; p < pc.num_parts; ++p) DG_RETURN_IF_ERROR(ReadHeldOutEdges(pc.PartDir(p), which, &all));

@@ -9,6 +9,14 @@
 //   parts' indptr), for the degree^0.75 negative distribution.
 // - HeldOutShare: the parts' val_edges.npy / test_edges.npy in part order,
 //   cut into `world` contiguous shares (not even; metrics are gathered exactly).
+// - TypedTrainEdgeShare (a typed partition split on one edge type,
+//   link_split.json's "etype"): the training edges are that type's in-edges of
+//   every part, numbered 0.. in part then CSR order, and trainer `rank` takes
+//   NodeSplit(even) of those numbers; *table holds them all. It returns the
+//   type and its reverse (by name in pc.edge_types), the destination type's
+//   global ids as one (first, count) range per part (the negatives' candidates)
+//   and the training in-degree of each of them, in range order (the degree
+//   distribution); SetTypedLinkBatchOptions turns that into link batch options.
 // Every part directory must be readable at pc.base_dir (true on one host and
 // for partitions copied whole to every machine with `distgnn copy`). Torch-free.
 #pragma once
@@ -20,12 +28,26 @@
 #include "common/sampling/edge_batch.h"
 #include "common/base/status.h"
 #include "common/storage/dataset.h"
+#include "common/storage/link_split.h"
 #include "common/storage/partition.h"
 
 namespace dg {
 
 Status TrainEdgeShare(const PartitionConfig& pc, int world, int rank, EdgeTable* table, std::vector<int64_t>* ids);
 Result<std::vector<int64_t>> InDegrees(const PartitionConfig& pc);
+struct PartitionTypedLink {
+  int etype = -1, reverse_etype = -1;  // -1 reverse = none
+  IdRanges dst_ranges;
+  int64_t dst_count = 0;
+  std::vector<int64_t> dst_degrees;
+};
+Result<PartitionTypedLink> TypedTrainEdgeShare(const PartitionConfig& pc, const LinkSplitInfo& info, int world,
+                                               int rank, EdgeTable* table, std::vector<int64_t>* ids);
+// LinkBatchOptions for a PartitionTypedLink: negatives from its destination
+// ranges by `distribution` (uniform | degree, over its training in-degrees),
+// exclusion by (s, d, edge type) of the type and its reverse.
+Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, const std::string& distribution,
+                                LinkBatchOptions* options);
 Status HeldOutShare(const PartitionConfig& pc, const std::string& which, int world, int rank, EdgeList* out);
 
 }  // namespace dg

@@ -55,4 +55,12 @@ double NegativeSampler::Probability(int64_t i) const {
   return weight_[i];
 }
 
+int64_t NthInRanges(const IdRanges& ranges, int64_t i) {
+  for (const auto& [first, count] : ranges) {
+    if (i < count) return first + i;
+    i -= count;
+  }
+  return -1;  // past the end: the callers draw below the total
+}
+
 }  // namespace dg

@@ -6,12 +6,18 @@
 // using Walker's alias method (O(1) per draw, O(N) table). The draws depend only
 // on the generator's state, so every process that seeds it alike draws alike
 // (train-local, in-process and sampler-process batches are identical). A degree
-// table whose weights are all zero falls back to uniform. Torch-free.
+// table whose weights are all zero falls back to uniform.
+//
+// NthInRanges maps a draw to a node id when the candidates are not one
+// contiguous range: a typed partition's destination type is one range
+// (first, count) per part, and draw i is the i-th id of the ranges in order.
+// Torch-free.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/storage/neighbor_sampling.h"
@@ -43,5 +49,10 @@ class NegativeSampler {
   std::vector<int64_t> alias_;
   std::vector<double> weight_;   // normalized, for Probability
 };
+
+using IdRanges = std::vector<std::pair<int64_t, int64_t>>;  // (first id, count) per range
+
+// The i-th id of `ranges` concatenated; i in [0, total count).
+int64_t NthInRanges(const IdRanges& ranges, int64_t i);
 
 }  // namespace dg

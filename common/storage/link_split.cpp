@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "common/io/npy.h"
@@ -141,6 +142,81 @@ Result<HeldOutEdges> SplitEdgeList(EdgeList* edges, std::vector<int64_t>* origin
   return held;
 }
 
+std::string EdgeTypeList(const std::vector<EdgeTypeNames>& types) {
+  std::string list;
+  for (size_t t = 0; t < types.size(); ++t) list += (t ? ", " : "") + types[t].Name();
+  return list;
+}
+
+Result<int> MatchEdgeType(const std::vector<EdgeTypeNames>& types, const std::string& spec, const std::string& flag) {
+  std::vector<int> by_relation;
+  for (size_t t = 0; t < types.size(); ++t) {
+    const EdgeTypeNames& e = types[t];
+    if (spec == e.Name() || spec == e.src + "__" + e.relation + "__" + e.dst) return static_cast<int>(t);
+    if (spec == e.relation) by_relation.push_back(static_cast<int>(t));
+  }
+  if (by_relation.size() == 1) return by_relation[0];
+  if (by_relation.size() > 1)
+    return Status::InvalidArgument(flag + " '" + spec + "': the relation belongs to " +
+                                   std::to_string(by_relation.size()) +
+                                   " edge types; name one as src:relation:dst (edge types: " + EdgeTypeList(types) +
+                                   ")");
+  return Status::InvalidArgument(flag + " '" + spec + "': no such edge type (expected src:relation:dst or a relation; " +
+                                 "edge types: " + EdgeTypeList(types) + ")");
+}
+
+int MatchReverseEdgeType(const std::vector<EdgeTypeNames>& types, int etype) {
+  const EdgeTypeNames& f = types[static_cast<size_t>(etype)];
+  const std::string want = f.relation.rfind("rev_", 0) == 0 ? f.relation.substr(4) : "rev_" + f.relation;
+  for (size_t t = 0; t < types.size(); ++t) {
+    const EdgeTypeNames& e = types[t];
+    if (e.relation == want && e.src == f.dst && e.dst == f.src) return static_cast<int>(t);
+  }
+  return -1;
+}
+
+Result<HeldOutEdges> HoldOutTypePairs(std::vector<int64_t>* src, std::vector<int64_t>* dst,
+                                      std::vector<int64_t>* rev_src, std::vector<int64_t>* rev_dst,
+                                      const EdgeSplitFractions& fractions, uint64_t seed) {
+  EdgeList local;
+  local.src = *src;
+  local.dst = *dst;
+  const std::vector<int8_t> split = AssignEdgeSplit(local, fractions, seed, /*undirected=*/false);
+  // Held-out pairs with their multiplicity, to take as many copies out of the reverse type.
+  std::map<std::pair<int64_t, int64_t>, int64_t> held_count;
+  HeldOutEdges held;
+  size_t w = 0;
+  for (size_t i = 0; i < src->size(); ++i) {
+    const int64_t s = (*src)[i], d = (*dst)[i];
+    if (split[i] == 0) {
+      (*src)[w] = s;
+      (*dst)[w++] = d;
+      continue;
+    }
+    EdgeList& to = split[i] == 1 ? held.val : held.test;
+    to.src.push_back(s);
+    to.dst.push_back(d);
+    ++held_count[{s, d}];
+  }
+  src->resize(w);
+  dst->resize(w);
+  if (rev_src && rev_dst) {
+    size_t k = 0;
+    for (size_t i = 0; i < rev_src->size(); ++i) {
+      auto it = held_count.find({(*rev_dst)[i], (*rev_src)[i]});
+      if (it != held_count.end() && it->second > 0) {
+        --it->second;
+        continue;
+      }
+      (*rev_src)[k] = (*rev_src)[i];
+      (*rev_dst)[k++] = (*rev_dst)[i];
+    }
+    rev_src->resize(k);
+    rev_dst->resize(k);
+  }
+  return held;
+}
+
 Result<LinkSplitInfo> ReadLinkSplitInfo(const std::string& base_dir) {
   LinkSplitInfo info;
   const std::string path = base_dir + "/link_split.json";
@@ -152,6 +228,9 @@ Result<LinkSplitInfo> ReadLinkSplitInfo(const std::string& base_dir) {
     info.num_train = root["num_train"].as<int64_t>();
     info.num_val = root["num_val"].as<int64_t>();
     info.num_test = root["num_test"].as<int64_t>();
+    if (root["etype"] && root["etype"].IsScalar()) info.etype = root["etype"].Scalar();
+    if (root["reverse_etype"] && root["reverse_etype"].IsScalar() && !root["reverse_etype"].IsNull())
+      info.reverse_etype = root["reverse_etype"].Scalar();
   } catch (const std::exception& e) {
     return Status::Corruption(path + ": " + e.what());
   }

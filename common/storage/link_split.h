@@ -17,7 +17,21 @@
 //                                    "num_train": n, "num_val": n, "num_test": n}
 //     OUT/partP/val_edges.npy       int64 [M, 2] (src, dst) new global ids, the
 //     OUT/partP/test_edges.npy      held-out edges whose destination part P owns
-//   The partition's in-edge CSR holds only train edges.
+//   The partition's in-edge CSR holds only train edges. A typed partition
+//   split on one edge type (`partition --edge-split --link-etype`) adds
+//   "etype": "src:relation:dst" and "reverse_etype": "dst:rev_relation:src"
+//   (or null) to link_split.json; its held-out edges are that type's, and the
+//   CSR lacks them and their reverse copies.
+// - Typed graphs, one edge type (train-local --link-etype, partition
+//   --link-etype, train.link_etype): MatchEdgeType finds the type named by
+//   "src:relation:dst", "src__relation__dst" or a relation of exactly one
+//   type, else an InvalidArgument naming `flag` and listing the types;
+//   MatchReverseEdgeType is (dst, rev_<relation>, src) or, for a rev_ type,
+//   its forward type (-1 if absent). HoldOutTypePairs splits one edge type's
+//   type-local pairs: the unit is a distinct (src, dst) pair, assigned by
+//   AssignEdgeSplit(undirected = false), so the split depends only on the set
+//   of pairs and the seed; val/test pairs leave *src/*dst (order kept) and one
+//   swapped copy per held-out edge leaves *rev_src/*rev_dst (may be null).
 // Torch-free.
 #pragma once
 
@@ -58,10 +72,23 @@ struct HeldOutEdges {
 Result<HeldOutEdges> SplitEdgeList(EdgeList* edges, std::vector<int64_t>* origin,
                                    const std::vector<int8_t>& split);
 
+struct EdgeTypeNames {
+  std::string src, relation, dst;
+  std::string Name() const { return src + ":" + relation + ":" + dst; }
+};
+Result<int> MatchEdgeType(const std::vector<EdgeTypeNames>& types, const std::string& spec, const std::string& flag);
+int MatchReverseEdgeType(const std::vector<EdgeTypeNames>& types, int etype);
+// "a:b:c, d:e:f, ..." of every type.
+std::string EdgeTypeList(const std::vector<EdgeTypeNames>& types);
+Result<HeldOutEdges> HoldOutTypePairs(std::vector<int64_t>* src, std::vector<int64_t>* dst,
+                                      std::vector<int64_t>* rev_src, std::vector<int64_t>* rev_dst,
+                                      const EdgeSplitFractions& fractions, uint64_t seed);
+
 // The held-out edges of a partitioned graph (see the layout above).
 struct LinkSplitInfo {
   bool present = false;   // OUT/link_split.json exists
   bool undirected = false;
+  std::string etype, reverse_etype;  // typed: "src:relation:dst" of the split type and of its reverse ("" = none)
   int64_t num_train = 0, num_val = 0, num_test = 0;
 };
 Result<LinkSplitInfo> ReadLinkSplitInfo(const std::string& partition_base_dir);

@@ -7,6 +7,15 @@
 // [M, 2], in the order given) and OUT/link_split.json. It runs after the
 // partition is committed; a failure leaves a partition without link_split.json,
 // which trainers refuse for train.task link.
+//
+// HoldOutTypedDatasetEdges (`partition --edge-split --link-etype` on a typed
+// dataset): the edge type named by `spec` (MatchEdgeType) split by
+// HoldOutTypePairs exactly as train-local --link-etype splits it (same
+// fractions and seed = same pairs held out); val/test edges leave the type
+// and their swapped copies its rev_ type. The held-out edges come back in
+// ids local to their types. WriteTypedLinkSplit writes them as WriteLinkSplit
+// does, mapped through OUT/type_nids/<type>.npy, with "etype" and
+// "reverse_etype" in link_split.json.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +23,22 @@
 #include "common/base/status.h"
 #include "common/storage/link_split.h"
 #include "common/storage/partition.h"
+#include "common/storage/typed_dataset.h"
 
 namespace dg {
 
 Status WriteLinkSplit(const PartitionConfig& cfg, const HeldOutEdges& held, const EdgeSplitFractions& fractions,
                       uint64_t seed, bool undirected, int64_t num_train_edges);
+
+struct TypedEdgeSplit {
+  HeldOutEdges held;                 // src: local to src_type, dst: local to dst_type
+  int src_type = 0, dst_type = 0;    // node type ids
+  std::string etype, reverse_etype;  // "src:relation:dst"; reverse "" = none
+  int64_t num_train = 0;             // edges of the type left in the graph
+};
+Result<TypedEdgeSplit> HoldOutTypedDatasetEdges(TypedDataset* ds, const std::string& spec,
+                                                const EdgeSplitFractions& fractions, uint64_t seed);
+Status WriteTypedLinkSplit(const PartitionConfig& cfg, const TypedEdgeSplit& split,
+                           const EdgeSplitFractions& fractions, uint64_t seed, bool undirected);
 
 }  // namespace dg

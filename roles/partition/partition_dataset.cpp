@@ -109,7 +109,25 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
 // A typed dataset directory (typed_input.h): in memory, or out of core with a budget.
 Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po) {
   if (!flags.edge_data.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
-  if (flags.edge_split_given) return Status::InvalidArgument("--edge-split is not supported for a typed dataset");
+  std::optional<EdgeSplitFractions> edge_split;  // link prediction on one edge type (edge_split.h)
+  if (flags.edge_split_given) {
+    DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(flags.edge_split, "--edge-split"));
+    if (flags.link_etype.empty()) {
+      DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadTypedMeta(flags.dataset));
+      std::string list;
+      for (size_t t = 0; t < meta.edge_types.size(); ++t) {
+        const EdgeTypeData& e = meta.edge_types[t];
+        list += (t ? ", " : "") + e.src_type + ":" + e.relation + ":" + e.dst_type;
+      }
+      return Status::InvalidArgument(flags.dataset + " is a typed dataset: --edge-split needs --link-etype "
+                                     "src:relation:dst, the edge type to split (edge types: " + list + ")");
+    }
+  } else if (!flags.link_etype.empty()) {
+    return Status::InvalidArgument("--link-etype goes with --edge-split (the fractions of that edge type to hold out)");
+  }
+  if (edge_split && flags.merge_types)
+    return Status::InvalidArgument("--edge-split and --merge-types: a merged partition has no edge types to split "
+                                   "one of; partition the typed graph with --edge-split --link-etype");
   auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   PartitionOptions o = po;
@@ -135,6 +153,8 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
                   FormatBytes(need).c_str(), FormatBytes(o.memory_budget).c_str());
     }
   }
+  if (o.memory_budget > 0 && edge_split)
+    return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
   if (o.memory_budget > 0) {
     if (flags.drop_self_loops || flags.drop_duplicates)
       return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
@@ -164,12 +184,19 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
   lo.drop_duplicates = flags.drop_duplicates;
   DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadTypedDataset(flags.dataset, lo));
   if (flags.merge_types) return PartitionMergedInMemory(&ds, o, seconds());
-  return PartitionTypedInMemory(&ds, o, seconds());
+  if (!edge_split) return PartitionTypedInMemory(&ds, o, seconds());
+  DG_ASSIGN_OR_RETURN(TypedEdgeSplit split, HoldOutTypedDatasetEdges(&ds, flags.link_etype, *edge_split, o.seed));
+  std::printf("  edge split:        %s: %lld train / %lld val / %lld test edges%s\n", split.etype.c_str(),
+              (long long)split.num_train, (long long)split.held.val.src.size(), (long long)split.held.test.src.size(),
+              split.reverse_etype.empty() ? "" : (", their " + split.reverse_etype + " copies held out too").c_str());
+  PartitionConfig cfg;
+  DG_RETURN_IF_ERROR(PartitionTypedInMemory(&ds, o, seconds(), &cfg));
+  return WriteTypedLinkSplit(cfg, split, *edge_split, o.seed, flags.undirected);
 }
 
 }  // namespace
 
-Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& o, double read_seconds) {
+Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& o, double read_seconds, PartitionConfig* out) {
   auto t0 = std::chrono::steady_clock::now();
   const int T = static_cast<int>(ds->node_types.size());
   const size_t R = ds->edge_types.size();
@@ -184,6 +211,7 @@ Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& o, doubl
   const double total = read_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
               cfg.num_parts, (long long)cfg.edge_cut, total, PeakRssBytes() / 1048576.0);
+  if (out) *out = std::move(cfg);
   return Status::OK();
 }
 
@@ -256,7 +284,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
                                    "drop --memory-budget, or convert to src.npy/dst.npy first");
   if (ogb && IsOgbHeterogeneous(dataset)) {
     if (!edge_items.empty() || flags.edge_split_given)
-      return Status::InvalidArgument("--edge-data and --edge-split are not supported for a typed dataset");
+      return Status::InvalidArgument("--edge-data and --edge-split are not supported for an OGB typed dataset");
     auto t0 = std::chrono::steady_clock::now();
     TypedLoadOptions lo;
     lo.undirected = flags.undirected;
@@ -270,6 +298,9 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
     return PartitionTypedInMemory(&ds, o, read_s);
   }
   if (!ogb && !dataset.empty() && IsTypedDatasetDir(dataset)) return RunTyped(flags, po_);
+  if (!flags.link_etype.empty())
+    return Status::InvalidArgument("--link-etype: " + (dataset.empty() ? edges_file : dataset) +
+                                   " is not a typed dataset (it has one edge type; --edge-split alone splits it)");
   if (flags.merge_types)
     return Status::InvalidArgument("--merge-types merges the node and edge types of a typed dataset; " +
                                    (dataset.empty() ? "--edges " + edges_file + " has one of each"

@@ -33,14 +33,18 @@ struct PartitionDatasetOptions {
   uint64_t seed = 0;
   std::string edge_split;  // train,val,test fractions
   bool edge_split_given = false;
+  std::string link_etype;  // typed dataset: the edge type --edge-split splits (src:relation:dst)
 };
 
 Status PartitionDataset(const PartitionDatasetOptions& options);
 
 // A typed dataset already in memory (the OGB reader, tests) -> a typed
 // partition; progress and the "done" line on stdout. Empties ds's edges.
+// `out`, if given, receives the written partition's config.
 struct PartitionOptions;
+struct PartitionConfig;
 struct TypedDataset;
-Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& opts, double read_seconds);
+Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& opts, double read_seconds,
+                              PartitionConfig* out = nullptr);
 
 }  // namespace dg

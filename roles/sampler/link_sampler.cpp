@@ -14,17 +14,23 @@ Result<std::unique_ptr<LinkSamplerState>> MakeLinkSamplerState(const JobConfig& 
                                    " has no edge split (no link_split.json); partition it with --edge-split");
   auto st = std::make_unique<LinkSamplerState>();
   std::vector<int64_t> ids;
-  DG_RETURN_IF_ERROR(TrainEdgeShare(pc, job.num_trainers(), trainer_rank, &st->table, &ids));
-  std::vector<int64_t> degrees;
-  if (job.train.negative_distribution == "degree") {
-    DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
-  }
   LinkBatchOptions lo;
-  DG_ASSIGN_OR_RETURN(lo.sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
-                                                          "train.negative.distribution"));
+  if (pc.typed()) {  // as the trainer's (roles/trainer/link_role.cpp)
+    DG_ASSIGN_OR_RETURN(PartitionTypedLink typed,
+                        TypedTrainEdgeShare(pc, info, job.num_trainers(), trainer_rank, &st->table, &ids));
+    DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, job.train.negative_distribution, &lo));
+  } else {
+    DG_RETURN_IF_ERROR(TrainEdgeShare(pc, job.num_trainers(), trainer_rank, &st->table, &ids));
+    std::vector<int64_t> degrees;
+    if (job.train.negative_distribution == "degree") {
+      DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
+    }
+    DG_ASSIGN_OR_RETURN(lo.sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
+                                                            "train.negative.distribution"));
+    lo.exclude_reverse = info.undirected;
+  }
   lo.feature_name = job.train.embedding.uses_features() ? "features" : "";
   lo.negatives = job.train.negative_k;
-  lo.exclude_reverse = info.undirected;
   st->provider = std::make_unique<LinkBatchProvider>(source, &st->table, lo, workers, prefetch);
   return st;
 }

@@ -13,37 +13,45 @@ namespace dg {
 Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& options) {
   const JobConfig& job = *ctx.job;
   const PartitionConfig& pc = *ctx.partition;
-  if (pc.typed())
-    return Status::InvalidArgument("train.task link: partition " + pc.path +
-                                   " is typed; link prediction on one edge type runs in train-local (--link-etype), "
-                                   "typed partitions carry no edge split");
   DG_ASSIGN_OR_RETURN(LinkSplitInfo info, ReadLinkSplitInfo(pc.base_dir));
   if (!info.present)
     return Status::InvalidArgument("train.task link: partition " + pc.path +
                                    " has no edge split (no link_split.json); partition it with --edge-split 0.85,0.05,0.10");
   EdgeTable table;
   LinkSeeds seeds;
-  DG_RETURN_IF_ERROR(TrainEdgeShare(pc, ctx.world, ctx.rank, &table, &seeds.train));
+  LinkBatchOptions lo;
+  LinkOptions link;
+  if (pc.typed()) {  // one edge type: its edges, negatives of its destination type (link_partition.h)
+    DG_ASSIGN_OR_RETURN(PartitionTypedLink typed, TypedTrainEdgeShare(pc, info, ctx.world, ctx.rank, &table,
+                                                                      &seeds.train));
+    DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, job.train.negative_distribution, &lo));
+    link.negative_ranges = typed.dst_ranges;
+    if (ctx.rank == 0)
+      spdlog::info("link prediction on {} ({} training edges; {} held out of message passing); negatives from its "
+                   "{} destination nodes",
+                   info.etype, table.num_edges(),
+                   info.reverse_etype.empty() ? "val/test" : "val/test and their " + info.reverse_etype + " copies",
+                   typed.dst_count);
+  } else {
+    DG_RETURN_IF_ERROR(TrainEdgeShare(pc, ctx.world, ctx.rank, &table, &seeds.train));
+    std::vector<int64_t> degrees;
+    if (job.train.negative_distribution == "degree") {
+      DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
+    }
+    DG_ASSIGN_OR_RETURN(lo.sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
+                                                            "train.negative.distribution"));
+    lo.exclude_reverse = info.undirected;
+  }
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "val", ctx.world, ctx.rank, &seeds.val));
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "test", ctx.world, ctx.rank, &seeds.test));
-  std::vector<int64_t> degrees;
-  if (job.train.negative_distribution == "degree") {
-    DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
-  }
-  DG_ASSIGN_OR_RETURN(auto sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
-                                                            "train.negative.distribution"));
-  LinkBatchOptions lo;
   lo.feature_name = job.train.embedding.uses_features() ? "features" : "";
   lo.negatives = job.train.negative_k;
-  lo.sampler = sampler;
-  lo.exclude_reverse = info.undirected;
   std::unique_ptr<LinkBatchProvider> local;
   BatchProvider* edges = ctx.edges;
   if (!edges) {
     local = std::make_unique<LinkBatchProvider>(ctx.source, &table, lo, std::max(1, ctx.sampler_threads), 4);
     edges = local.get();
   }
-  LinkOptions link;
   link.layerwise_source = ctx.source;  // full-neighbor evaluation: every node's embedding, layer by layer
   link.feature_name = lo.feature_name;
   link.eval_negatives = job.train.eval_negatives;

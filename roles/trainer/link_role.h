@@ -7,7 +7,10 @@
 // a LinkBatchProvider over the servers, or, with sampler processes, by the
 // samplers (`edges` given); val/test: HeldOutShare; evaluation embeddings from
 // `nodes`. With one partition and one trainer the run equals train-local
-// --task link on the same dataset, split and seeds.
+// --task link on the same dataset, split and seeds. A typed partition split on
+// one edge type (`partition --edge-split --link-etype`, train.link_etype)
+// trains on that type's edges (TypedTrainEdgeShare) with negatives of its
+// destination type, in batches and in evaluation, and a typed model.
 #pragma once
 
 #include "common/client/dist_graph_client.h"

@@ -258,6 +258,16 @@ Result<std::unique_ptr<LinkTrainer>> LinkTrainer::Create(const TrainerOptions& o
     return Status::InvalidArgument("link prediction: evaluation negatives [" + std::to_string(link.negative_first) +
                                    ", +" + std::to_string(link.negative_count) + ") out of the graph's " +
                                    std::to_string(link.num_nodes) + " nodes");
+  int64_t range_total = 0;
+  for (const auto& [first, count] : link.negative_ranges) {
+    if (first < 0 || count < 0 || first + count > link.num_nodes)
+      return Status::InvalidArgument("link prediction: evaluation negatives [" + std::to_string(first) + ", +" +
+                                     std::to_string(count) + ") out of the graph's " + std::to_string(link.num_nodes) +
+                                     " nodes");
+    range_total += count;
+  }
+  if (!link.negative_ranges.empty() && range_total == 0)
+    return Status::InvalidArgument("link prediction: no destination nodes to draw evaluation negatives from");
   auto impl = std::make_unique<Impl>();
   impl->opt = o;
   impl->link = link;
@@ -284,10 +294,18 @@ Result<LinkMetrics> LinkTrainer::Evaluate(BatchProvider* nodes, const EdgeList& 
   // Negatives and the nodes to embed.
   std::vector<int64_t> neg(static_cast<size_t>(P * K));
   const int64_t neg_first = s.link.negative_first;
-  const uint64_t neg_count = static_cast<uint64_t>(s.link.negative_count > 0 ? s.link.negative_count : s.link.num_nodes);
+  const IdRanges& ranges = s.link.negative_ranges;
+  int64_t range_total = 0;
+  for (const auto& r : ranges) range_total += r.second;
+  const uint64_t neg_count = static_cast<uint64_t>(!ranges.empty()          ? range_total
+                                                   : s.link.negative_count > 0 ? s.link.negative_count
+                                                                               : s.link.num_nodes);
   for (int64_t i = 0; i < P; ++i) {
     Rng rng(MixSeed(MixSeed(kEvalNegativeSeed, static_cast<uint64_t>(held.src[i])), static_cast<uint64_t>(held.dst[i])));
-    for (int64_t j = 0; j < K; ++j) neg[i * K + j] = neg_first + static_cast<int64_t>(rng.Uniform(neg_count));
+    for (int64_t j = 0; j < K; ++j) {
+      const int64_t draw = static_cast<int64_t>(rng.Uniform(neg_count));
+      neg[i * K + j] = ranges.empty() ? neg_first + draw : NthInRanges(ranges, draw);
+    }
   }
   std::vector<float> pos_scores, neg_scores;
   if (P > 0 && s.all_h.defined()) {  // layer-wise: rows by global id

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "common/sampling/batch_provider.h"
+#include "common/sampling/negative_sampler.h"
 #include "common/storage/dataset.h"
 #include "roles/trainer/link_metrics.h"
 #include "roles/trainer/trainer.h"
@@ -50,6 +51,9 @@ struct LinkOptions {
   // destination type's global ids).
   int64_t negative_first = 0;
   int64_t negative_count = 0;
+  // Non-empty: evaluation negatives are uniform over these ranges instead (a
+  // typed partition's destination type, one (first, count) per part).
+  IdRanges negative_ranges;
   // Layer-wise evaluation: with full-neighbor evaluation (eval_fanouts empty), a
   // model with forward_layer and a source, every node's embedding is computed
   // first, one layer at a time over full-neighbor blocks (each trainer its

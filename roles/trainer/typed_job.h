@@ -1,9 +1,11 @@
 // What a distributed job on a typed partition (format_version 2) supports,
 // checked by the trainer before it connects: node classification of the
 // partition's target type by sampling (--mode train, optionally followed by
-// train.layerwise_inference) and layer-wise inference (--mode infer), with a
-// typed model (rgcn, hetero-sage: docs/models.md "Typed graphs"). Anything
-// else is one InvalidArgument naming the job file and the key.
+// train.layerwise_inference) and layer-wise inference (--mode infer), or link
+// prediction on one edge type by sampling (train.link_etype,
+// roles/trainer/link_role.h), with a typed model (rgcn, hetero-sage:
+// docs/models.md "Typed graphs"). Anything else is one InvalidArgument naming
+// the job file and the key.
 #pragma once
 
 #include <string>

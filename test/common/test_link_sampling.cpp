@@ -285,4 +285,30 @@ TEST_CASE("held-out (val/test) edges never appear in any sampled block", "[link]
   CHECK(checked > 1000);
 }
 
+TEST_CASE("negative ranges: a draw is the i-th id of the ranges in order", "[link]") {
+  const IdRanges ranges = {{10, 3}, {100, 0}, {50, 2}};  // a typed partition's type: one range per part
+  std::vector<int64_t> got;
+  for (int64_t i = 0; i < 5; ++i) got.push_back(NthInRanges(ranges, i));
+  CHECK(got == std::vector<int64_t>{10, 11, 12, 50, 51});
+  // In a link batch every negative is one of the ranges' ids, and every id is drawn.
+  const int64_t n = 60;
+  auto g = Graph(n, RandomUndirectedEdges(n, 400, 5));
+  auto sampler = NegativeSampler::Create("uniform", 5, {});
+  REQUIRE(sampler.ok());
+  LinkBatchOptions lo;
+  lo.fanouts = {2};
+  lo.sampler = *sampler;
+  lo.negatives = 40;
+  lo.negative_ranges = ranges;
+  lo.negative_offset = 1000;  // unused with ranges
+  lo.feature_name = "";
+  auto mb = SampleLinkBatch(g.get(), {0, 1, 2}, {3, 4, 5}, lo, 7, 1, 0);
+  REQUIRE(mb.ok());
+  std::set<int64_t> drawn;
+  const int64_t* l = mb->labels.as<int64_t>();
+  for (int64_t r = 0; r < mb->labels.rows(); ++r)
+    if (l[3 * r + 2] == 0) drawn.insert(mb->seeds[l[3 * r + 1]]);
+  CHECK(drawn == std::set<int64_t>{10, 11, 12, 50, 51});
+}
+
 }  // namespace dg
