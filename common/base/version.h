@@ -5,6 +5,6 @@
 
 namespace dg {
 
-constexpr char kDistgnnVersion[] = "0.7.0";
+constexpr char kDistgnnVersion[] = "0.8.0";
 
 }  // namespace dg
