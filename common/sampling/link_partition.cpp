@@ -109,6 +109,18 @@ Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, const std::strin
   return Status::OK();
 }
 
+Status SetLinkBatchOptions(const PartitionConfig& pc, const LinkSplitInfo& info, const std::string& distribution,
+                           LinkBatchOptions* options) {
+  std::vector<int64_t> degrees;
+  if (distribution == "degree") {
+    DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
+  }
+  DG_ASSIGN_OR_RETURN(options->sampler,
+                      NegativeSampler::Create(distribution, pc.num_nodes, degrees, "train.negative.distribution"));
+  options->exclude_reverse = info.undirected;
+  return Status::OK();
+}
+
 Status HeldOutShare(const PartitionConfig& pc, const std::string& which, int world, int rank, EdgeList* out) {
   EdgeList all;
   for (int p = 0; p < pc.num_parts; ++p) DG_RETURN_IF_ERROR(ReadHeldOutEdges(pc.PartDir(p), which, &all));

@@ -48,6 +48,11 @@ Result<PartitionTypedLink> TypedTrainEdgeShare(const PartitionConfig& pc, const 
 // exclusion by (s, d, edge type) of the type and its reverse.
 Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, const std::string& distribution,
                                 LinkBatchOptions* options);
+// The same for a partition of one type: negatives over all its nodes by
+// `distribution` (degree: the parts' in-degrees), reverse edges excluded
+// when the split says the graph is undirected.
+Status SetLinkBatchOptions(const PartitionConfig& pc, const LinkSplitInfo& info, const std::string& distribution,
+                           LinkBatchOptions* options);
 Status HeldOutShare(const PartitionConfig& pc, const std::string& which, int world, int rank, EdgeList* out);
 
 }  // namespace dg

@@ -21,13 +21,7 @@ Result<std::unique_ptr<LinkSamplerState>> MakeLinkSamplerState(const JobConfig& 
     DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, job.train.negative_distribution, &lo));
   } else {
     DG_RETURN_IF_ERROR(TrainEdgeShare(pc, job.num_trainers(), trainer_rank, &st->table, &ids));
-    std::vector<int64_t> degrees;
-    if (job.train.negative_distribution == "degree") {
-      DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
-    }
-    DG_ASSIGN_OR_RETURN(lo.sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
-                                                            "train.negative.distribution"));
-    lo.exclude_reverse = info.undirected;
+    DG_RETURN_IF_ERROR(SetLinkBatchOptions(pc, info, job.train.negative_distribution, &lo));
   }
   lo.feature_name = job.train.embedding.uses_features() ? "features" : "";
   lo.negatives = job.train.negative_k;

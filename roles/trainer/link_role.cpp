@@ -4,7 +4,6 @@
 
 #include "common/sampling/edge_batch.h"
 #include "common/sampling/link_partition.h"
-#include "common/sampling/negative_sampler.h"
 #include "common/storage/link_split.h"
 #include "roles/trainer/link_trainer.h"
 
@@ -34,13 +33,7 @@ Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& opti
                    typed.dst_count);
   } else {
     DG_RETURN_IF_ERROR(TrainEdgeShare(pc, ctx.world, ctx.rank, &table, &seeds.train));
-    std::vector<int64_t> degrees;
-    if (job.train.negative_distribution == "degree") {
-      DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
-    }
-    DG_ASSIGN_OR_RETURN(lo.sampler, NegativeSampler::Create(job.train.negative_distribution, pc.num_nodes, degrees,
-                                                            "train.negative.distribution"));
-    lo.exclude_reverse = info.undirected;
+    DG_RETURN_IF_ERROR(SetLinkBatchOptions(pc, info, job.train.negative_distribution, &lo));
   }
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "val", ctx.world, ctx.rank, &seeds.val));
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "test", ctx.world, ctx.rank, &seeds.test));
