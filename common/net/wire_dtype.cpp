@@ -5,6 +5,7 @@
 #include <vector>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -40,8 +41,13 @@ namespace {
 #if defined(__x86_64__)
 #define DG_F16C __attribute__((target("avx,f16c")))
 
+// AVX (which also says the OS saves the YMM registers) and CPUID.1:ECX.F16C
+// (bit 29); clang's __builtin_cpu_supports does not know "f16c".
 bool HasF16c() {
-  static const bool yes = __builtin_cpu_supports("f16c");
+  static const bool yes = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+  }();
   return yes;
 }
 
