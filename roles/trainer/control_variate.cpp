@@ -39,13 +39,6 @@ torch::Tensor BlockMean(const Block& b, const torch::Tensor& src) {
   return sum / counts.clamp_min(1).to(src.dtype()).unsqueeze(1);
 }
 
-Array TensorToArray(const torch::Tensor& t) {
-  torch::Tensor c = t.detach().contiguous().to(torch::kFloat32);
-  Array a = Array::Zeros(DType::kFloat32, {c.size(0), c.size(1)});
-  std::memcpy(a.data, c.data_ptr<float>(), a.nbytes());
-  return a;
-}
-
 struct Run {
   const ControlVariateOptions& o;
   CvStore* store;
@@ -109,7 +102,7 @@ struct Run {
         torch::Tensor hist_t = ArrayTensor(*hist[l - 1]);
         torch::Tensor fd = Int64Tensor(full_deg[l]).to(torch::kFloat32).clamp_min(1).unsqueeze(1);
         neigh = BlockMean(b, h - hist_t) + ArrayTensor(*sums[l - 1]) / fd;
-        DG_RETURN_IF_ERROR(store->Push(History(l), prev[l], TensorToArray(h)));
+        DG_RETURN_IF_ERROR(store->Push(History(l), prev[l], TensorArray(h)));
       } else {
         neigh = BlockMean(b, h);
       }
@@ -202,7 +195,7 @@ Result<Array> ControlVariateLogits(CvStore* store, const ControlVariateOptions& 
   r.module.train(false);
   torch::Tensor labels;
   DG_ASSIGN_OR_RETURN(torch::Tensor logits, r.Forward(seeds, estimator, 0, 0, &labels));
-  return TensorToArray(logits);
+  return TensorArray(logits);
 }
 
 Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainerOptions& t,

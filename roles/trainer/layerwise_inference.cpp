@@ -24,16 +24,6 @@
 namespace dg {
 namespace {
 
-Array TensorToArray(const torch::Tensor& t) {
-  torch::Tensor c = t.contiguous();
-  DType dt = c.scalar_type() == torch::kInt64 ? DType::kInt64 : DType::kFloat32;
-  if (dt == DType::kFloat32) c = c.to(torch::kFloat32);
-  std::vector<int64_t> shape(c.sizes().begin(), c.sizes().end());
-  Array a = Array::Zeros(dt, shape);
-  std::memcpy(a.data, c.data_ptr(), a.nbytes());
-  return a;
-}
-
 // An output .npy in original node order, filled by scattered row writes: rows
 // arrive in partition order (new ids) and row g goes to original id orig[g].
 // Created as PATH.filling (zeros, written sequentially), renamed on Finish.
@@ -130,7 +120,7 @@ Status WriteOutputs(DistGraphClient* client, const InferenceOptions& o, const st
     for (int64_t g = c; g < hi; ++g) ids[g - c] = g;
     DG_ASSIGN_OR_RETURN(Array logits, client->Pull(last, ids));
     DG_ASSIGN_OR_RETURN(Array emb, client->Pull(hidden, ids));
-    Array pred = TensorToArray(ArrayTensor(logits).argmax(1));
+    Array pred = TensorArray(ArrayTensor(logits).argmax(1));
     if (!opened) {
       DG_RETURN_IF_ERROR(pred_out.Open(o.out_dir + "/predictions.npy", DType::kInt64, n, -1));
       DG_RETURN_IF_ERROR(logits_out.Open(o.out_dir + "/logits.npy", logits.dtype, n, logits.shape[1]));
@@ -204,7 +194,7 @@ Status RunLayerwiseInference(DistGraphClient* client, const InferenceOptions& o,
         return Status::InvalidArgument("model " + o.model_path + ": forward_layer(" + std::to_string(l) +
                                        ") failed: " + FirstLine(e.what()));
       }
-      Array rows = TensorToArray(h);
+      Array rows = TensorArray(h);
       if (!created) {  // every trainer creates it the same way (idempotent)
         InitTensorSpec spec;
         spec.name = output;

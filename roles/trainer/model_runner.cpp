@@ -1,5 +1,6 @@
 #include "roles/trainer/model_runner.h"
 
+#include <cstring>
 #include <fstream>
 
 #include "roles/trainer/graph_ops/graph_ops.h"
@@ -112,6 +113,14 @@ torch::Tensor ArrayTensor(const Array& a) {
   }
   std::shared_ptr<void> holder = a.holder;
   return torch::from_blob(a.data, a.shape, [holder](void*) {}, torch::TensorOptions().dtype(t));
+}
+
+Array TensorArray(const torch::Tensor& t) {
+  const DType dt = t.scalar_type() == torch::kInt64 ? DType::kInt64 : DType::kFloat32;
+  torch::Tensor c = t.detach().to(dt == DType::kInt64 ? torch::kInt64 : torch::kFloat32).contiguous();
+  Array a = Array::Zeros(dt, std::vector<int64_t>(c.sizes().begin(), c.sizes().end()));
+  std::memcpy(a.data, c.data_ptr(), a.nbytes());
+  return a;
 }
 
 torch::Tensor VectorTensor(const std::vector<int64_t>& v) {

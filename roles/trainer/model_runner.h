@@ -28,6 +28,8 @@ Result<bool> HasForwardAgg(const torch::jit::Module& module, const std::string& 
 
 // A tensor sharing the Array's memory (keeps its holder alive).
 torch::Tensor ArrayTensor(const Array& array);
+// The other way, copied: an int64 tensor as int64, any other as float32.
+Array TensorArray(const torch::Tensor& t);
 // A tensor over a vector's memory (no copy; the vector must outlive it).
 torch::Tensor VectorTensor(const std::vector<int64_t>& v);
 torch::Tensor VectorTensor(const IdBuffer& v);

@@ -20,13 +20,6 @@
 namespace dg {
 namespace {
 
-Array FloatTensorToArray(const torch::Tensor& t) {
-  torch::Tensor c = t.to(torch::kFloat32).contiguous();
-  Array a = Array::Zeros(DType::kFloat32, std::vector<int64_t>(c.sizes().begin(), c.sizes().end()));
-  std::memcpy(a.data, c.data_ptr(), a.nbytes());
-  return a;
-}
-
 // Rank 0: the target type's rows of the last two layers in original
 // type-local order (type_nids/<target>.npy lists their global ids in that
 // order, so the files are written sequentially, in chunks), and the exact
@@ -126,7 +119,7 @@ Status RunTypedLayerwiseInference(DistGraphClient* client, const InferenceOption
       DG_RETURN_IF_ERROR(client->InitTensor(spec));
       *created = true;
     }
-    return client->Push(name, dst, FloatTensorToArray(h), PushMode::kOverwrite);
+    return client->Push(name, dst, TensorArray(h), PushMode::kOverwrite);
   };
   auto batch_of = [&](int64_t c, int64_t hi) {
     std::vector<int64_t> dst;
