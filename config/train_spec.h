@@ -1,0 +1,155 @@
+// TrainSpec: every setting of a training run, as one typed value.
+//
+// It is parsed and checked once, here in config/, from either the job YAML's
+// `train:` section (ParseTrainSpec, called by LoadJobConfig) or train-local's
+// flags (cmd/cmd_train_local.cpp fills the same value, then ValidateTrainSpec).
+// Every rule lives in ValidateTrainSpec; its errors name the key or the flag the
+// user wrote (TrainSpecSource). Enum-valued settings are enums from here on:
+// nothing past config/ compares a setting's string.
+//
+// What is not a setting -- callbacks, non-owned pointers, the process's rank --
+// lives beside the spec in roles/trainer (TrainHooks), never inside it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+#include "common/net/wire_dtype.h"
+
+namespace dg {
+
+enum class TrainTask { kNode, kLink };
+enum class TrainAlgorithm { kSample, kControlVariate };
+enum class OptimizerKind { kAdam, kSgd };
+enum class EmbeddingOptimizerKind { kSparseAdam, kSparseAdagrad };
+enum class InputAggregation { kAuto, kOn, kOff };
+enum class NegativeDistribution { kUniform, kDegree };
+// train: the loop; infer: layer-wise inference only (trainer --mode).
+enum class TrainMode { kTrain, kInfer };
+
+// train.embedding: a learnable per-node input (DistEmbedding on the servers,
+// NodeEmbedding in train-local), trained by a sparse optimizer.
+struct EmbeddingSpec {
+  int64_t dim = 0;  // 0 = no embedding
+  EmbeddingOptimizerKind optimizer = EmbeddingOptimizerKind::kSparseAdam;
+  double lr = 0.01;
+  bool features = true;            // false: the embedding is the model's whole input
+  std::string name = "embedding";  // the DistTensor's name
+  bool persistent = false;         // saved to the partitions at the end, reloaded later
+  double init_scale = 0.1;         // rows start uniform in [-init_scale, init_scale)
+
+  bool uses_features() const { return dim == 0 || features; }
+};
+
+// task link: training edges, negatives, evaluation negatives.
+struct LinkSpec {
+  int negative_k = 5;
+  NegativeDistribution negative_distribution = NegativeDistribution::kUniform;
+  int eval_negatives = 100;
+  // Typed graphs: the predicted edge type ("src:relation:dst" or a relation
+  // naming one type); "" on homogeneous graphs.
+  std::string etype;
+  // train-local only: the split of the input edges ("train,val,test"
+  // fractions) when the dataset has no edge_split.npy, and its seed.
+  std::string edge_split = "0.85,0.05,0.10";
+  bool edge_split_given = false;
+  uint64_t split_seed = 0;
+};
+
+struct TrainSpec {
+  std::string model;  // TorchScript file
+  TrainTask task = TrainTask::kNode;
+  TrainAlgorithm algorithm = TrainAlgorithm::kSample;
+  TrainMode mode = TrainMode::kTrain;
+
+  // Sampling: fanouts per layer, outermost last (as DGL); -1 = every neighbour.
+  // control_variate samples layers - 1 of them.
+  std::vector<int> fanouts{10, 25};
+  std::vector<int> eval_fanouts;  // empty = full neighbours
+  bool eval_full_neighbors = true;
+  int64_t batch_size = 1000;
+  int64_t eval_batch_size = 0;  // 0 = max(batch_size, 1024)
+
+  // Optimization.
+  int epochs = 10;
+  double lr = 0.003;
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  double weight_decay = 0;
+  double momentum = 0;  // sgd only
+  uint64_t seed = 0;
+
+  // Evaluation and outputs.
+  int eval_every = 1;
+  bool save_predictions = false;
+  bool save_embeddings = false;
+  bool layerwise_inference = false;
+
+  // Recovery: step checkpoints every N steps (0 = checkpoint.pt per epoch
+  // only), the newest `checkpoint_keep` kept; resume from the newest complete one.
+  int64_t checkpoint_every_steps = 0;
+  int checkpoint_keep = 2;
+  bool resume = false;
+
+  // Input rows: block 0 aggregated at the data, the wire dtype of feature
+  // rows, the trainer's cache of remote rows (MiB, 0 = none).
+  InputAggregation input_aggregation = InputAggregation::kAuto;
+  WireDType feature_wire_dtype = WireDType::kFloat32;
+  int64_t feature_cache_mb = 0;
+
+  // Machinery.
+  int intra_op_threads = 0;  // 0 = cores / trainers on the machine
+  int credits = 4;           // batches a sampler may send ahead
+  int sampler_threads = 1;   // in-process batch makers (train-local)
+  int log_every = 20;        // steps between progress lines
+  bool quiet = false;
+
+  // Node data names.
+  std::string features = "features";
+  std::string labels = "labels";
+  int64_t num_classes = 0;  // 0 = from the data
+
+  EmbeddingSpec embedding;
+  LinkSpec link;
+  std::string cv_input;  // control_variate: the propagated input array
+
+  // train-local's dataset (unused by jobs).
+  std::string dataset_dir;
+  bool undirected = false;
+  bool normalize_features = false;
+  bool merge_types = false;
+};
+
+// Where a spec's settings came from, so an error names what the user wrote:
+// the YAML file and `train.<key>`, or train-local's `--<flag>`.
+struct TrainSpecSource {
+  enum Kind { kYaml, kFlags } kind = kFlags;
+  std::string yaml_path;  // kYaml
+  // The name the user wrote for a setting: "train.lr" or "--lr".
+  std::string Name(const std::string& yaml_key, const std::string& flag) const;
+};
+
+// Every rule on a spec, in one place (ranges, combinations, files that must
+// exist). InvalidArgument naming the key or flag of the first broken rule.
+Status ValidateTrainSpec(const TrainSpec& spec, const TrainSpecSource& source);
+
+// The spelling of each enum value, as the YAML and flags take it and as
+// run.json and metrics record it; Parse* returns false on an unknown word.
+const char* Name(TrainTask v);
+const char* Name(TrainAlgorithm v);
+const char* Name(OptimizerKind v);
+const char* Name(EmbeddingOptimizerKind v);
+const char* Name(InputAggregation v);
+const char* Name(NegativeDistribution v);
+const char* Name(TrainMode v);
+bool Parse(const std::string& word, TrainTask* out);
+bool Parse(const std::string& word, TrainAlgorithm* out);
+bool Parse(const std::string& word, OptimizerKind* out);
+bool Parse(const std::string& word, EmbeddingOptimizerKind* out);
+bool Parse(const std::string& word, InputAggregation* out);
+bool Parse(const std::string& word, NegativeDistribution* out);
+bool Parse(const std::string& word, TrainMode* out);
+bool Parse(const std::string& word, WireDType* out);
+
+}  // namespace dg
