@@ -6,7 +6,12 @@
 //                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
 //                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
+//   distgnn partition verify NAME.json [--part P]
+#include <cstdio>
+#include <cstring>
+
 #include "cmd/cli.h"
+#include "common/storage/partition_check.h"
 #include "roles/partition/partition_dataset.h"
 
 namespace dg {
@@ -54,8 +59,30 @@ Status Run(int argc, char** argv) {
   return PartitionDataset(o);
 }
 
+// `partition verify`: checksums, dtypes, shapes and structure (common/storage/partition_check.h).
+Status Verify(int argc, char** argv) {
+  namespace po = cli::po;
+  std::string json;
+  int part = -1;
+  po::options_description desc("distgnn partition verify NAME.json [--part P]");
+  desc.add_options()("help,h", "show this help")
+      ("config", po::value(&json)->required(), "the partition json (NAME.json)")
+      ("part", po::value(&part), "check only part P and its files' checksums (what `distgnn copy` put on machine P)");
+  po::positional_options_description pos;
+  pos.add("config", 1);
+  po::variables_map vm;
+  DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm, &pos));
+  if (vm.count("part") && part < 0) return Status::InvalidArgument("--part: " + std::to_string(part) + " is negative");
+  DG_ASSIGN_OR_RETURN(std::string summary, VerifyPartition(json, part));
+  std::printf("%s\n", summary.c_str());
+  return Status::OK();
+}
+
 }  // namespace
 
-int RunPartition(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+int RunPartition(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "verify") == 0) return cli::ExitCode("distgnn partition verify", Verify(argc - 1, argv + 1));
+  return cli::ExitCode(argv[0], Run(argc, argv));
+}
 
 }  // namespace dg

@@ -31,7 +31,9 @@ int RunServerRole(int argc, char** argv) {
       ("max-handshaking-connections", po::value(&o.max_handshaking_connections),
        "connections still in their handshake; when full the oldest is closed (default 64)")
       ("handshake-timeout", po::value(&o.handshake_timeout_seconds), "seconds from accept to a finished handshake (default 5)")
-      ("insecure", po::bool_switch(&o.insecure), "serve a non-loopback address without a cluster token");
+      ("insecure", po::bool_switch(&o.insecure), "serve a non-loopback address without a cluster token")
+      ("verify-checksums", po::bool_switch(&o.verify_checksums),
+       "before listening, also compare the part's files with the SHA-256 checksums NAME.json records (reads every byte)");
   AddRoleOptions(&desc, &o.role);
   po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm);

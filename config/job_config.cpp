@@ -43,7 +43,7 @@ std::string ResolvePath(const std::string& base_dir, const std::string& p) {
 
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
                                            "ports",     "processes", "train",  "output_dir",
-                                           "network",   "limits",    "restart"};
+                                           "network",   "limits",    "restart", "verify_checksums"};
 const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port",   "ssh_key",
                                                "workspace", "binary", "ssh_options"};
 const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "metrics"};
@@ -498,6 +498,7 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   }
 
   if (const YAML::Node l = r["limits"]) DG_RETURN_IF_ERROR(LoadLimits(c, l, &cfg.limits));
+  if (r["verify_checksums"]) DG_RETURN_IF_ERROR(c.Bool(r["verify_checksums"], "verify_checksums", &cfg.verify_checksums));
   if (const YAML::Node rs = r["restart"]) {
     DG_RETURN_IF_ERROR(c.Map(rs, "restart"));
     DG_RETURN_IF_ERROR(c.CheckKeys(rs, "restart", kRestartKeys));

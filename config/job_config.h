@@ -142,6 +142,9 @@ struct JobConfig {
   double connect_wait_seconds = 120.0;
   LimitsConfig limits;
   RestartConfig restart;
+  // verify_checksums: every server also compares its part's files with the
+  // checksums NAME.json records before it listens (as --verify-checksums).
+  bool verify_checksums = false;
   bool token_from_yaml = false;  // token: set in the file (not from DISTGNN_TOKEN)
   // The --set overrides that were applied (the launcher passes them on to every role).
   std::vector<std::string> overrides;

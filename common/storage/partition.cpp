@@ -279,6 +279,30 @@ Status ParseTypedFields(const JsonReader& r, const YAML::Node& root, PartitionCo
   return Status::OK();
 }
 
+// "checksums": {"algorithm": "sha256", "files": {"part0/indptr.npy": "<64 hex digits>", ...}}.
+Status ParseChecksums(const JsonReader& r, const YAML::Node& root, PartitionConfig* c) {
+  const YAML::Node n = root["checksums"];
+  if (!n) return Status::OK();  // written before checksums existed
+  if (!n.IsMap()) return r.Err("checksums", "expected an object with algorithm and files");
+  std::string algorithm;
+  DG_RETURN_IF_ERROR(r.Scalar(n, "algorithm", "checksums.algorithm", &algorithm));
+  if (algorithm != "sha256") return r.Err("checksums.algorithm", "unknown algorithm '" + algorithm + "' (expected sha256)");
+  const YAML::Node files = n["files"];
+  if (!files || !files.IsMap()) return r.Err("checksums.files", "missing or not an object");
+  for (auto it = files.begin(); it != files.end(); ++it) {
+    const std::string file = it->first.as<std::string>();
+    const std::string key = "checksums.files." + file;
+    if (file.empty() || file[0] == '/' || file.find("..") != std::string::npos)
+      return r.Err(key, "not a path inside the partition folder");
+    if (!it->second.IsScalar()) return r.Err(key, "expected a hex digest");
+    const std::string digest = it->second.Scalar();
+    if (digest.size() != 64 || digest.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return r.Err(key, "'" + digest + "' is not a SHA-256 digest (64 lowercase hex digits)");
+    c->checksums[file] = digest;
+  }
+  return Status::OK();
+}
+
 Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const YAML::Node& root) {
   if (!root.IsMap()) return Status::Corruption(json_path + ": expected a JSON object");
   JsonReader r(json_path);
@@ -331,6 +355,8 @@ Result<PartitionConfig> ParsePartitionConfig(const std::string& json_path, const
   for (const auto& [name, info] : c.edge_data)
     if (info.shape[0] != c.num_edges)
       return r.Err("edge_data." + name + ".shape", "first dimension must be num_edges");
+
+  DG_RETURN_IF_ERROR(ParseChecksums(r, root, &c));
 
   YAML::Node parts = root["parts"];
   if (!parts || !parts.IsSequence()) return r.Err("parts", "missing or not a list");
@@ -401,6 +427,16 @@ std::string PartitionConfigToJson(const PartitionConfig& c) {
   }
   s += c.parts.empty() ? "],\n" : "\n  ],\n";
   if (c.num_classes > 0) s += "  \"num_classes\": " + std::to_string(c.num_classes) + ",\n";
+  if (!c.checksums.empty()) {
+    s += "  \"checksums\": {\"algorithm\": \"sha256\", \"files\": {";
+    bool first = true;
+    for (const auto& [file, digest] : c.checksums) {
+      s += first ? "\n    " : ",\n    ";
+      first = false;
+      s += JsonQuote(file) + ": " + JsonQuote(digest);
+    }
+    s += "\n  }},\n";
+  }
   s += "  \"edge_cut\": " + std::to_string(c.edge_cut) + "\n";
   s += "}\n";
   return s;

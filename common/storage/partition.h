@@ -67,6 +67,11 @@ struct PartitionConfig {
   std::vector<int64_t> num_nodes_per_type, num_edges_per_type;
   std::string target;  // node type of the task ("" = none); seed files hold it only
 
+  // "checksums": the SHA-256 (lowercase hex) of every file `distgnn partition`
+  // wrote, keyed by its path relative to base_dir (common/storage/partition_checksum.h).
+  // Empty: not recorded (a partition written before checksums existed).
+  std::map<std::string, std::string> checksums;
+
   bool typed() const { return format_version == 2; }
   int num_node_types() const { return static_cast<int>(node_types.size()); }
   int NodeTypeId(const std::string& name) const;  // -1 if unknown

@@ -1,6 +1,6 @@
 // `distgnn copy FILE [--dry-run]`: copy each ssh machine's share of the job
 // (config, partition json, orig_*.npy, its own part folder, model) to its
-// workspace (copy_plan.h), with rsync over ssh or scp.
+// workspace (copy_plan.h), with rsync over ssh or scp, then verify it there.
 #include <unistd.h>
 
 #include <cstdio>
@@ -67,6 +67,16 @@ int CopyJob(const CopyJobOptions& options, const std::string& program) {
                      rc == 255 ? " (host unreachable or key refused)" : "");
         return 1;
       }
+    }
+    if (!options.verify) continue;
+    std::printf("  $ %s\n", ShellJoin(mc.verify).c_str());
+    std::fflush(stdout);
+    if (dry) continue;
+    if (const int rc = RunProcess(mc.verify); rc != 0) {
+      std::fprintf(stderr, "%s: error: the copy on machine %d (%s) fails `partition verify` (exit code %d%s): see the line above\n",
+                   program.c_str(), mc.machine, mc.target.c_str(), rc,
+                   rc == 127 ? ": no distgnn there; set machines[].binary" : "");
+      return 1;
     }
   }
   if (!dry) std::printf("copy: done\n");

@@ -31,6 +31,11 @@ std::string RemotePath(const std::string& workspace, const std::string& rel) {
   return rel.empty() || rel == "." ? ws : ws + "/" + rel;
 }
 
+// A remote path for the shell: a leading ~/ stays unquoted so it expands.
+std::string ShellPath(const std::string& path) {
+  return path.rfind("~/", 0) == 0 ? "~/" + ShellQuote(path.substr(2)) : ShellQuote(path);
+}
+
 }  // namespace
 
 Result<std::vector<MachineCopy>> BuildCopyPlan(const JobConfig& cfg, bool use_rsync) {
@@ -74,7 +79,7 @@ Result<std::vector<MachineCopy>> BuildCopyPlan(const JobConfig& cfg, bool use_rs
     std::set<std::string> dirs{RemotePath(mc.workspace, "")};
     for (const auto& it : mcp.items) dirs.insert(RemotePath(mc.workspace, fs::path(it.relative).parent_path().string()));
     std::string mkdir = "mkdir -p";
-    for (const auto& d2 : dirs) mkdir += " " + (d2.rfind("~/", 0) == 0 ? "~/" + ShellQuote(d2.substr(2)) : ShellQuote(d2));
+    for (const auto& d2 : dirs) mkdir += " " + ShellPath(d2);
     std::vector<std::string> ssh = SshPrefix(mc);
     std::vector<std::string> mk = ssh;
     mk.push_back(mkdir);
@@ -97,6 +102,11 @@ Result<std::vector<MachineCopy>> BuildCopyPlan(const JobConfig& cfg, bool use_rs
         mcp.commands.push_back(s);
       }
     }
+    // The same check as `partition verify --part m`, on that machine, through the same ssh.
+    mcp.verify = ssh;
+    mcp.verify.push_back("cd " + ShellPath(RemotePath(mc.workspace, "")) + " && " +
+                         ShellQuote(mc.binary.empty() ? "distgnn" : mc.binary) + " partition verify " +
+                         ShellQuote(j.relative) + " --part " + std::to_string(m));
     out.push_back(mcp);
   }
   return out;

@@ -6,7 +6,9 @@
 // and the model. Launch then runs the roles in the workspace with the config's
 // file name, so every relative path in it resolves the same way there.
 // Commands: `ssh T mkdir -p ...`, then one `rsync -a --relative -e 'ssh ...'`
-// per machine (or `scp -r` per item when rsync is absent).
+// per machine (or `scp -r` per item when rsync is absent); then, unless
+// --no-verify, `ssh T 'cd WS && distgnn partition verify NAME.json --part m'`:
+// checksums, dtypes, shapes and structure of what arrived.
 #pragma once
 
 #include <string>
@@ -29,6 +31,9 @@ struct MachineCopy {
   std::string note;       // why nothing is copied ("local machine", "no workspace: shared filesystem")
   std::vector<CopyItem> items;
   std::vector<std::vector<std::string>> commands;
+  // Run on the machine after the copy: `distgnn partition verify NAME.json --part m`
+  // in the workspace (machines[m].binary, else distgnn on its PATH).
+  std::vector<std::string> verify;
 };
 
 // Errors name the key whose file is missing or lies outside the config's folder.

@@ -6,6 +6,7 @@
 
 #include "common/io/json_writer.h"
 #include "common/io/npy.h"
+#include "roles/partition/partition_output.h"
 
 namespace dg {
 
@@ -52,7 +53,8 @@ Status WriteGlobalLinkSplit(const PartitionConfig& cfg, const HeldOutEdges& held
   std::error_code ec;
   std::filesystem::rename(path + ".tmp", path, ec);
   if (ec) return Status::IOError("rename " + path + ": " + ec.message());
-  return Status::OK();
+  PartitionConfig with_split = cfg;
+  return RecordAddedFiles(&with_split);  // the held-out edges and link_split.json get checksums too
 }
 
 // `ids` (indices into `map`) through an int64 array of global ids.

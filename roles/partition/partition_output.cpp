@@ -8,6 +8,7 @@
 
 #include "common/storage/dataset.h"
 #include "common/io/npy.h"
+#include "common/storage/partition_checksum.h"
 #include "roles/partition/edge_source.h"
 #include "roles/partition/source_index.h"
 
@@ -60,6 +61,8 @@ Status StagingDir::Commit(PartitionConfig* cfg) {
   // Both partitioners commit here: derive the aggregation index
   // from the in-edge CSRs just written.
   DG_RETURN_IF_ERROR(WriteAggregateIndex(tmp_, *cfg));
+  cfg->checksums.clear();
+  DG_RETURN_IF_ERROR(RecordChecksums(tmp_, name_ + ".json", cfg));
   {
     std::string json_path = tmp_ + "/" + name_ + ".json";
     std::ofstream f(json_path);
@@ -82,6 +85,22 @@ Status StagingDir::Commit(PartitionConfig* cfg) {
   if (!old_dir.empty()) fs::remove_all(old_dir, ec);
   cfg->path = final_ + "/" + name_ + ".json";
   cfg->base_dir = final_;
+  return Status::OK();
+}
+
+Status RecordAddedFiles(PartitionConfig* cfg) {
+  const std::string json = std::filesystem::path(cfg->path).filename().string();
+  DG_RETURN_IF_ERROR(RecordChecksums(cfg->base_dir, json, cfg));
+  const std::string tmp = cfg->path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << PartitionConfigToJson(*cfg);
+    f.close();
+    if (!f) return Status::IOError("write " + tmp + " failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, cfg->path, ec);
+  if (ec) return Status::IOError("rename " + tmp + " -> " + cfg->path + ": " + ec.message());
   return Status::OK();
 }
 

@@ -3,8 +3,11 @@
 //
 // StagingDir: OUT's temporary sibling (OUT/../.NAME.tmp-PID), removed on
 // destruction unless Commit() writes every part's aggregation index
-// (roles/partition/source_index.h) and NAME.json and renames it into place (an
-// existing OUT, allowed by force, is moved aside first and removed after).
+// (roles/partition/source_index.h), the SHA-256 of every file written
+// (NAME.json's "checksums", common/storage/partition_checksum.h) and NAME.json,
+// and renames it into place (an existing OUT, allowed by force, is moved aside
+// first and removed after). RecordAddedFiles is for a writer that adds files to
+// a committed partition (--edge-split): it hashes those and rewrites NAME.json.
 //
 // WritePartNodeData: part p's rows of every node array, rows[i] = original id
 // of the part's i-th node (increasing within a part), read from (mmap'd)
@@ -48,6 +51,9 @@ class StagingDir {
 };
 
 Status MakeDir(const std::string& path);
+
+// cfg: a committed partition (path, base_dir set).
+Status RecordAddedFiles(PartitionConfig* cfg);
 
 // Element i of a 1-D integer/bool/float array as int64 (floats: != 0).
 int64_t IntAt(const Array& a, int64_t i);

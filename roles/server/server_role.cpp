@@ -16,6 +16,7 @@
 #include "roles/job/role_args.h"
 #include "common/base/logging.h"
 #include "common/net/message_bytes.h"
+#include "common/storage/partition_check.h"
 #include "config/job_config.h"
 #include "roles/server/graph_server.h"
 #include "roles/server/server_role.h"
@@ -82,6 +83,10 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
 
   SetupLogging("server", opt.part, args.log_level);
   if (job.ok()) HoldLaunchLease(args, *job, "server");
+  // A damaged part is refused here, before anything listens (common/storage/partition_check.h).
+  const bool checksums = flags.verify_checksums || (job.ok() && job->verify_checksums);
+  DG_ASSIGN_OR_RETURN(std::string checked, CheckServedPart(opt.partition_config, opt.part, checksums));
+  spdlog::info("{}", checked);
   auto server = GraphServer::Create(opt);
   if (!server.ok()) {
     spdlog::error("{}", server.status().ToString());

@@ -24,6 +24,7 @@ struct ServerProcessOptions {
   double handshake_timeout_seconds = -1;
   double heartbeat_seconds = -1, peer_timeout_seconds = -1;
   bool insecure = false;  // serve a non-loopback address without a token
+  bool verify_checksums = false;  // also check the part's files against NAME.json's checksums at start
 };
 
 Status RunServerProcess(const ServerProcessOptions& options);

@@ -11,6 +11,7 @@
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
+#include "common/storage/partition_checksum.h"
 
 namespace dg {
 namespace {
@@ -148,6 +149,7 @@ Result<std::string> WriteContiguousPartition(const SyntheticGraph& g, int num_pa
     info.num_edges = ee - eb;
     c.parts.push_back(info);
   }
+  DG_RETURN_IF_ERROR(RecordChecksums(out_dir, g.name + ".json", &c));
   std::string json = out_dir + "/" + g.name + ".json";
   std::ofstream out(json);
   out << PartitionConfigToJson(c);

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Partition check benchmark (not a timed test): the structure check a server runs
+# before it listens, and the SHA-256 checksums of `partition verify`, on a
+# 1M-node / 20M-edge synthetic graph (100-d features, 2 random parts), warm (page
+# cache) and cold (the part's pages evicted first); then a server's start-up on
+# DGL's benchmark graph (100k / 2M uniform, 2 parts), with this binary and, if
+# BASE_BIN is set, with another one (e.g. main's) for comparison.
+#
+#   scripts/bench_partition_check.sh [BUILD_DIR] [WORK_DIR]   (env: NODES EDGES FEAT RUNS BASE_BIN)
+set -euo pipefail
+BUILD=${1:-build}
+WORK=${2:-/tmp/distgnn-bench-check}
+NODES=${NODES:-1000000}
+EDGES=${EDGES:-20000000}
+FEAT=${FEAT:-100}
+RUNS=${RUNS:-5}
+BIN=$(realpath "$BUILD/distgnn")
+[ -x "$BIN" ] || { echo "bench_partition_check: no $BIN (build first)"; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench_partition_check: needs GNU time (apt-get install time)"; exit 1; }
+mkdir -p "$WORK"
+
+# Drops the page-cache pages of every file under a folder (no root needed).
+evict() {
+  python3 - "$1" <<'EOF'
+import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    for f in files:
+        fd = os.open(os.path.join(root, f), os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+EOF
+}
+
+# Starts a server on part 0 of json with binary $1, waits for it to listen, stops
+# it with SIGTERM; prints "START_SECONDS" and leaves its log (with GNU time's) in $3.
+serve_once() {
+  local bin=$1 json=$2 log=$3 extra=${4:-}
+  local t0 t1
+  t0=$(date +%s.%N)
+  /usr/bin/time -v "$bin" --role server --partition-config "$json" --part 0 --host 127.0.0.1 --port 0 \
+      --threads 1 $extra > "$log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 6000); do
+    grep -q "serving partition" "$log" && break
+    kill -0 "$pid" 2>/dev/null || { cat "$log"; exit 1; }
+    sleep 0.005
+  done
+  t1=$(date +%s.%N)
+  pkill -TERM -P "$pid" 2>/dev/null || true  # the server under /usr/bin/time
+  wait "$pid" || true
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf("%.3f\n", b - a) }'
+}
+
+median() { sort -g | awk '{ a[NR] = $1 } END { printf("%.3f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+
+DATA=$WORK/data-$NODES-$EDGES-$FEAT
+PARTS=$WORK/parts-$NODES-$EDGES-$FEAT
+if [ ! -d "$DATA" ]; then
+  "$BIN" generate --nodes "$NODES" --edges "$EDGES" --feat-dim "$FEAT" --classes 10 --seed 1 --out "$DATA"
+fi
+if [ ! -f "$PARTS/syn.json" ]; then
+  "$BIN" partition --dataset "$DATA" --num-parts 2 --method random --name syn --out "$PARTS" --force > "$WORK/partition.log"
+fi
+
+echo "=== structure check, part 0 of $NODES nodes / $EDGES edges / $FEAT-d (2 parts) ==="
+for cache in warm cold; do
+  [ "$cache" = cold ] && evict "$PARTS/part0"
+  serve_once "$BIN" "$PARTS/syn.json" "$WORK/server-$cache.log" > /dev/null
+  echo "$cache: $(grep -o 'part 0: structure checked.*' "$WORK/server-$cache.log" | head -1)"
+  awk '/Maximum resident/ { printf("  server peak RSS %.1f MB (the part is mmap'"'"'d: pages read count)\n", $NF / 1024) }' \
+      "$WORK/server-$cache.log"
+done
+echo "=== SHA-256 checksums: partition verify (every part and file) ==="
+/usr/bin/time -v "$BIN" partition verify "$PARTS/syn.json" > "$WORK/verify.log" 2>&1
+head -1 "$WORK/verify.log"
+awk '/Maximum resident/ { printf("  verify peak RSS %.1f MB\n", $NF / 1024) }' "$WORK/verify.log"
+echo "  (bytes hashed: $(du -sb "$PARTS" | cut -f1))"
+
+echo "=== server start-up on DGL's benchmark graph (100k / 2M uniform, 2 parts), median of $RUNS ==="
+DGL_DATA=$WORK/dgl-data
+DGL_PARTS=$WORK/dgl-parts
+if [ ! -f "$DGL_PARTS/dgl.json" ]; then
+  [ -d "$DGL_DATA" ] || "$BIN" generate --nodes 100000 --edges 2000000 --model uniform --feat-dim 100 --classes 10 \
+      --all-train --seed 1 --out "$DGL_DATA" > /dev/null
+  "$BIN" partition --dataset "$DGL_DATA" --num-parts 2 --method metis --name dgl --out "$DGL_PARTS" --force > /dev/null
+fi
+for name in this base; do
+  bin=$BIN
+  if [ "$name" = base ]; then
+    [ -n "${BASE_BIN:-}" ] || continue
+    bin=$BASE_BIN
+  fi
+  serve_once "$bin" "$DGL_PARTS/dgl.json" "$WORK/dgl-$name.log" > /dev/null  # warm the page cache
+  times=$(for _ in $(seq 1 "$RUNS"); do serve_once "$bin" "$DGL_PARTS/dgl.json" "$WORK/dgl-$name.log"; done)
+  echo "$name ($bin): start-up to listening $(echo "$times" | median) s (runs: $(echo $times))"
+done
+grep -o 'part 0: structure checked.*' "$WORK/dgl-this.log" | head -1
