@@ -47,7 +47,7 @@ std::unique_ptr<TestGraph> MakeTestGraph(int64_t nodes, int64_t edges, int64_t f
                                          bool power_law = false);
 
 // One untyped hop; edge_ids as the tests ask (most check the edge ids).
-inline SampleSpec Spec(int64_t fanout, bool replace, uint64_t seed, const std::string& weight_name = "",
+inline SampleSpec Hop(int64_t fanout, bool replace, uint64_t seed, const std::string& weight_name = "",
                        bool edge_ids = true) {
   SampleSpec s;
   s.fanout = fanout;
