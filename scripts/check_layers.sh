@@ -30,6 +30,13 @@ for dir in common/base common/io common/storage common/net common/sampling commo
     fi
   done < <(grep -Hn '^#include "' "$dir"/*.h "$dir"/*.cpp 2>/dev/null | cut -d: -f1,3-)
 done
+# common/net is the wire vocabulary, the codec and the transport: it speaks the
+# value types of common/base and never includes common/storage (the answers
+# that read a partition live in roles/server).
+if grep -Hn '^#include "common/storage/' common/net/*.h common/net/*.cpp 2>/dev/null; then
+  echo "layer violation: common/net includes common/storage (above)"
+  bad=1
+fi
 # No file may sit directly in common/: every one belongs to a layer.
 if compgen -G "common/*.cpp" > /dev/null || compgen -G "common/*.h" > /dev/null; then
   echo "layer violation: files directly in common/ (put them in a layer folder):" common/*.{h,cpp}

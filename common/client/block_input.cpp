@@ -7,6 +7,7 @@
 
 #include "common/client/feature_cache.h"
 #include "common/net/pull_block.h"
+#include "common/storage/block_rows.h"
 
 namespace dg {
 namespace {
@@ -170,163 +171,159 @@ Status CheckInt32(const std::string& what, const char* field, const Array& a, in
                                  ", expected int32 [" + std::to_string(n) + "]");
 }
 
-// Block 0 sampled where its destinations live (SAMPLE_BLOCK): the input rows,
-// the mean of each destination's sampled sources and block 0 as sampled
-// degrees (see SampleBlockInput in the header).
-Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int fanout, bool replace, uint64_t seed,
-                        const std::vector<int64_t>& dst, MiniBatch* mb) {
-  const PartitionConfig& config = client->config();
-  auto info = config.node_data.find(o.feature_name);
-  if (info == config.node_data.end() || info->second.shape.size() != 2)
-    return Status::InvalidArgument("SampleBlockInput: no float32 [N, F] node array '" + o.feature_name + "'");
-  const int64_t F = info->second.shape[1], n = static_cast<int64_t>(dst.size());
-  const PartitionBook& book = client->book();
-  const std::vector<int64_t>& base = config.node_map;
-  const int P = config.num_parts;
-  const int64_t chunk = std::max<int64_t>(1, o.max_dst_per_request);
-  DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input rows"));
-  DG_ASSIGN_OR_RETURN(Array neigh, Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
-  float* xp = x.as<float>();
-  float* np = neigh.as<float>();
-  std::vector<int64_t> deg(static_cast<size_t>(n), 0);
-  // Destinations by owner; the remote ones go out at once (SAMPLE_BLOCK).
-  std::vector<std::vector<int64_t>> by_part(static_cast<size_t>(P));
-  for (int64_t i = 0; i < n; ++i) by_part[book.Owner(dst[i])].push_back(i);
-  // Own rows the feature cache holds are not asked for (ids->skip); they
-  // go into the batch as the wire would give them.
-  const FeatureCache* cache = CacheFor(client, o);
+// What FillSampledBlock fills: block 0's destinations' input rows (xp), the
+// sums of their sampled sources (np) and their sampled degrees.
+struct SampledBlockFill {
+  DistGraphClient* client;
+  const BlockInputOptions& o;
+  const std::vector<int64_t>& dst;
+  int64_t F;
+  float* xp;
+  float* np;
+  std::vector<int64_t> deg;
+};
+
+// The remote destinations go out at once (SAMPLE_BLOCK), max_dst_per_request
+// a request. Own rows the feature cache holds are not asked for (ids->skip);
+// they go into the batch as the wire would give them.
+void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::vector<std::vector<int64_t>>& by_part,
+                      std::vector<Piece>* samples) {
+  const BlockInputOptions& o = b.o;
+  const std::vector<int64_t>& base = b.client->config().node_map;
+  const int64_t chunk = std::max<int64_t>(1, o.max_dst_per_request), F = b.F;
+  const FeatureCache* cache = CacheFor(b.client, o);
   uint64_t cached_rows = 0, asked_rows = 0;
-  std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
-  for (int p = 0; p < P; ++p) {
-    if (client->is_local(p)) continue;
+  for (int p = 0; p < static_cast<int>(by_part.size()); ++p) {
+    if (b.client->is_local(p)) continue;
     const std::vector<int64_t>& rows = by_part[p];
     for (size_t a = 0; a < rows.size(); a += static_cast<size_t>(chunk)) {
       Piece pc;
       pc.part = p;
-      const size_t b = std::min(rows.size(), a + static_cast<size_t>(chunk));
-      pc.row_pos.assign(rows.begin() + a, rows.begin() + b);
-      for (int64_t i : pc.row_pos) pc.ids->rows.push_back(static_cast<int32_t>(dst[i] - base[p]));
+      const size_t e = std::min(rows.size(), a + static_cast<size_t>(chunk));
+      pc.row_pos.assign(rows.begin() + a, rows.begin() + e);
+      for (int64_t i : pc.row_pos) pc.ids->rows.push_back(static_cast<int32_t>(b.dst[i] - base[p]));
       for (size_t j = 0; cache && j < pc.row_pos.size(); ++j) {
         const int64_t i = pc.row_pos[j];
-        const float* row = cache->Find(dst[i]);
+        const float* row = cache->Find(b.dst[i]);
         if (!row) continue;
         pc.ids->skip.push_back(static_cast<int32_t>(j));
-        std::memcpy(xp + i * F, row, static_cast<size_t>(F) * 4);
-        RoundLikeWire(o.wire, xp + i * F, F);
+        std::memcpy(b.xp + i * F, row, static_cast<size_t>(F) * 4);
+        RoundLikeWire(o.wire, b.xp + i * F, F);
       }
       cached_rows += pc.ids->skip.size();
       asked_rows += pc.row_pos.size() - pc.ids->skip.size();
-      Encoder e;
-      EncodeSampleBlock(&e, o.feature_name, o.wire, fanout, replace, seed, pc.ids);
-      pc.call = client->StartRequest(p, MsgType::kSampleBlock, e.Finish());
-      samples.push_back(std::move(pc));
+      Encoder enc;
+      EncodeSampleBlock(&enc, o.feature_name, o.wire, spec, pc.ids);
+      pc.call = b.client->StartRequest(p, MsgType::kSampleBlock, enc.Finish());
+      samples->push_back(std::move(pc));
     }
   }
   if (cache) cache->Count(cached_rows, asked_rows, cached_rows * static_cast<uint64_t>(F) * WireDTypeSize(o.wire));
-  // Machine-local destinations: sampled and read from the mmap; their
-  // sources summed where they live.
-  SumSplitter sums(client, o, np);
-  for (int p = 0; p < P; ++p) {
-    if (!client->is_local(p) || by_part[p].empty()) continue;
-    const PartitionStore& store = *client->local_store(p);
+}
+
+// Machine-local destinations: sampled and read from the mmap; their sources
+// summed where they live.
+Status SampleLocalBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::vector<std::vector<int64_t>>& by_part,
+                         SumSplitter* sums) {
+  const std::vector<int64_t>& base = b.client->config().node_map;
+  for (int p = 0; p < static_cast<int>(by_part.size()); ++p) {
+    if (!b.client->is_local(p) || by_part[p].empty()) continue;
+    const PartitionStore& store = *b.client->local_store(p);
     const std::vector<int64_t>& rows = by_part[p];
     std::vector<int64_t> ids(rows.size());
     std::vector<int32_t> offsets(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) {
-      ids[i] = dst[rows[i]];
+      ids[i] = b.dst[rows[i]];
       offsets[i] = static_cast<int32_t>(ids[i] - base[p]);
     }
-    DG_RETURN_IF_ERROR(AddPullBlock(store, o.feature_name, offsets.data(), static_cast<int64_t>(rows.size()),
-                                    rows.data(), nullptr, 0, nullptr, 0, xp, nullptr, nullptr));
+    DG_RETURN_IF_ERROR(AddPullBlock(store, b.o.feature_name, offsets.data(), static_cast<int64_t>(rows.size()),
+                                    rows.data(), nullptr, 0, nullptr, 0, b.xp, nullptr, nullptr));
     SampleResult sampled;
-    DG_RETURN_IF_ERROR(store.Sample(ids.data(), ids.size(), fanout, replace, seed, "", &sampled, false));
+    DG_RETURN_IF_ERROR(store.Sample(ids.data(), ids.size(), spec, &sampled));
     int64_t at = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
-      deg[rows[i]] = sampled.counts[i];
-      DG_RETURN_IF_ERROR(sums.Add(rows[i], sampled.src.data() + at, sampled.counts[i]));
+      b.deg[rows[i]] = sampled.counts[i];
+      DG_RETURN_IF_ERROR(sums->Add(rows[i], sampled.src.data() + at, sampled.counts[i]));
       at += sampled.counts[i];
     }
   }
-  DG_RETURN_IF_ERROR(sums.Flush());
-  // The remote destinations' answers, in send order: their sources elsewhere
-  // first (the same order of additions as FillBlockInput), then the sums of
-  // the sources their owner holds.
-  const auto deadline = client->CallDeadline();
-  Status first_error;
-  for (Piece& pc : samples) {
-    auto f = pc.call->Wait(deadline);
-    if (!first_error.ok()) continue;
-    if (!f.ok()) {
-      first_error = f.status();
-      continue;
-    }
-    const int64_t m = static_cast<int64_t>(pc.row_pos.size());
-    const std::string what = "SAMPLE_BLOCK reply of partition " + std::to_string(pc.part);
-    Decoder d = f->decoder(what);
-    WireRowsView own, part_sums;
-    const std::vector<int32_t>& skip = pc.ids->skip;
-    Status st = DecodeWireRows(&d, o.wire, m - static_cast<int64_t>(skip.size()), F, what + " (rows)", &own);
-    Array own_counts, remote_counts, remote_src;
-    int64_t k = 0, r = 0;
-    if (st.ok()) {
-      own_counts = d.ArrayView();
-      st = d.status().ok() ? CheckInt32(what, "own_counts", own_counts, m) : d.status();
-    }
-    if (st.ok())
-      for (int64_t i = 0; i < m; ++i) k += own_counts.as<int32_t>()[i] > 0;
-    if (st.ok()) st = DecodeWireRows(&d, o.wire, k, F, what + " (sums)", &part_sums);
-    if (st.ok()) {
-      remote_counts = d.ArrayView();
-      st = d.status().ok() ? CheckInt32(what, "remote_counts", remote_counts, m) : d.status();
-    }
-    if (st.ok()) {
-      remote_src = d.ArrayView();
-      st = d.Finish();
-    }
-    for (int64_t i = 0; st.ok() && i < m; ++i) {
-      const int32_t a = own_counts.as<int32_t>()[i], b = remote_counts.as<int32_t>()[i];
-      if (a < 0 || b < 0) st = Status::InvalidArgument(what + ": a negative count");
-      r += b;
-    }
-    if (st.ok() && ((remote_src.dtype != DType::kInt32 && remote_src.dtype != DType::kInt64) ||
-                    remote_src.shape != std::vector<int64_t>{r}))
-      st = Status::InvalidArgument(what + ": remote_src is " + std::string(DTypeName(remote_src.dtype)) + " " +
-                                   remote_src.ShapeString() + ", expected " + std::to_string(r) + " ids");
-    if (st.ok()) {  // every id a node of the graph
-      for (int64_t t = 0; t < r; ++t) {
-        const int64_t s = remote_src.dtype == DType::kInt32 ? remote_src.as<int32_t>()[t] : remote_src.as<int64_t>()[t];
-        if (s < 0 || s >= config.num_nodes) {
-          st = Status::InvalidArgument(what + ": source id " + std::to_string(s) + " is not a node of the graph");
-          break;
-        }
-      }
-    }
-    if (!st.ok()) {
-      first_error = st;
-      continue;
-    }
-    int64_t at = 0;
-    for (int64_t i = 0, sent = 0, sk = 0; i < m && st.ok(); ++i) {
-      const int64_t row = pc.row_pos[i];
-      if (sk < static_cast<int64_t>(skip.size()) && skip[sk] == i) ++sk;  // from the cache, above
-      else own.Row(sent++, xp + row * F);
-      const int32_t b = remote_counts.as<int32_t>()[i];
-      deg[row] = own_counts.as<int32_t>()[i] + b;
-      st = remote_src.dtype == DType::kInt32 ? sums.Add(row, remote_src.as<int32_t>() + at, b)
-                                             : sums.Add(row, remote_src.as<int64_t>() + at, b);
-      at += b;
-    }
-    if (st.ok()) st = sums.Flush();
-    if (!st.ok()) {
-      first_error = st;
-      continue;
-    }
-    int64_t s = 0;
-    for (int64_t i = 0; i < m; ++i)
-      if (own_counts.as<int32_t>()[i] > 0) part_sums.AddRow(s++, np + pc.row_pos[i] * F);
+  return Status::OK();
+}
+
+// One SAMPLE_BLOCK reply, every field checked against the request
+// (pull_block.h has the wire).
+struct SampleBlockReply {
+  WireRowsView own, part_sums;
+  Array own_counts, remote_counts, remote_src;
+};
+
+Status DecodeSampleBlockReply(const SampledBlockFill& b, const Piece& pc, const Frame& f, SampleBlockReply* out) {
+  const int64_t m = static_cast<int64_t>(pc.row_pos.size()), F = b.F;
+  const std::string what = "SAMPLE_BLOCK reply of partition " + std::to_string(pc.part);
+  const WireDType wire = b.o.wire;
+  Decoder d = f.decoder(what);
+  DG_RETURN_IF_ERROR(
+      DecodeWireRows(&d, wire, m - static_cast<int64_t>(pc.ids->skip.size()), F, what + " (rows)", &out->own));
+  out->own_counts = d.ArrayView();
+  DG_RETURN_IF_ERROR(d.status());
+  DG_RETURN_IF_ERROR(CheckInt32(what, "own_counts", out->own_counts, m));
+  int64_t k = 0, r = 0;
+  for (int64_t i = 0; i < m; ++i) k += out->own_counts.as<int32_t>()[i] > 0;
+  DG_RETURN_IF_ERROR(DecodeWireRows(&d, wire, k, F, what + " (sums)", &out->part_sums));
+  out->remote_counts = d.ArrayView();
+  DG_RETURN_IF_ERROR(d.status());
+  DG_RETURN_IF_ERROR(CheckInt32(what, "remote_counts", out->remote_counts, m));
+  out->remote_src = d.ArrayView();
+  DG_RETURN_IF_ERROR(d.Finish());
+  for (int64_t i = 0; i < m; ++i) {
+    const int32_t a = out->own_counts.as<int32_t>()[i], c = out->remote_counts.as<int32_t>()[i];
+    if (a < 0 || c < 0) return Status::InvalidArgument(what + ": a negative count");
+    r += c;
   }
-  // The sums of sources on remote partitions, in send order.
-  for (SumPiece& pc : sums.sent) {
+  const Array& src = out->remote_src;
+  if ((src.dtype != DType::kInt32 && src.dtype != DType::kInt64) || src.shape != std::vector<int64_t>{r})
+    return Status::InvalidArgument(what + ": remote_src is " + std::string(DTypeName(src.dtype)) + " " +
+                                   src.ShapeString() + ", expected " + std::to_string(r) + " ids");
+  const int64_t num_nodes = b.client->config().num_nodes;
+  for (int64_t t = 0; t < r; ++t) {  // every id a node of the graph
+    const int64_t s = src.dtype == DType::kInt32 ? src.as<int32_t>()[t] : src.as<int64_t>()[t];
+    if (s < 0 || s >= num_nodes)
+      return Status::InvalidArgument(what + ": source id " + std::to_string(s) + " is not a node of the graph");
+  }
+  return Status::OK();
+}
+
+// A remote destination's answer: its own row, its degree, its sources
+// elsewhere to sum where they live (first: the same order of additions as
+// FillBlockInput), then the sums of the sources its owner holds.
+Status ApplySampleBlockReply(SampledBlockFill& b, const Piece& pc, const SampleBlockReply& r, SumSplitter* sums) {
+  const int64_t m = static_cast<int64_t>(pc.row_pos.size()), F = b.F;
+  const std::vector<int32_t>& skip = pc.ids->skip;
+  const int32_t* own_counts = r.own_counts.as<int32_t>();
+  const int32_t* remote_counts = r.remote_counts.as<int32_t>();
+  int64_t at = 0;
+  for (int64_t i = 0, sent = 0, sk = 0; i < m; ++i) {
+    const int64_t row = pc.row_pos[i];
+    if (sk < static_cast<int64_t>(skip.size()) && skip[sk] == i) ++sk;  // from the cache, above
+    else r.own.Row(sent++, b.xp + row * F);
+    const int32_t c = remote_counts[i];
+    b.deg[row] = own_counts[i] + c;
+    DG_RETURN_IF_ERROR(r.remote_src.dtype == DType::kInt32 ? sums->Add(row, r.remote_src.as<int32_t>() + at, c)
+                                                           : sums->Add(row, r.remote_src.as<int64_t>() + at, c));
+    at += c;
+  }
+  DG_RETURN_IF_ERROR(sums->Flush());
+  int64_t s = 0;
+  for (int64_t i = 0; i < m; ++i)
+    if (own_counts[i] > 0) r.part_sums.AddRow(s++, b.np + pc.row_pos[i] * F);
+  return Status::OK();
+}
+
+// The sums of sources on remote partitions (PULL_BLOCK), in send order, and
+// the cached partials in their place.
+Status ReceiveSumPieces(std::vector<SumPiece>& sent, const BlockInputOptions& o, int64_t F, float* np,
+                        std::chrono::steady_clock::time_point deadline, Status first_error) {
+  for (SumPiece& pc : sent) {
     WireRowsView part_sums;
     if (pc.call) {
       auto f = pc.call->Wait(deadline);
@@ -359,9 +356,13 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
       }
     }
   }
-  DG_RETURN_IF_ERROR(first_error);
-  // Means, and block 0 as the sampled degrees: each edge points at its
-  // destination (the sources stay where they live).
+  return first_error;
+}
+
+// Means, and block 0 as the sampled degrees: each edge points at its
+// destination (the sources stay where they live).
+Block SampledDegreesBlock(const std::vector<int64_t>& deg, int64_t F, float* np) {
+  const int64_t n = static_cast<int64_t>(deg.size());
   Block b0;
   b0.num_dst = b0.num_src = n;
   b0.indptr.resize(static_cast<size_t>(n + 1));
@@ -375,7 +376,42 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, int
     float* row = np + i * F;
     for (int64_t j = 0; j < F; ++j) row[j] *= inv;
   }
-  mb->blocks[0] = std::move(b0);
+  return b0;
+}
+
+// Block 0 sampled where its destinations live (SAMPLE_BLOCK): the input rows,
+// the mean of each destination's sampled sources and block 0 as sampled
+// degrees (see SampleBlockInput in the header).
+Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, const SampleSpec& spec,
+                        const std::vector<int64_t>& dst, MiniBatch* mb) {
+  const PartitionConfig& config = client->config();
+  auto info = config.node_data.find(o.feature_name);
+  if (info == config.node_data.end() || info->second.shape.size() != 2)
+    return Status::InvalidArgument("SampleBlockInput: no float32 [N, F] node array '" + o.feature_name + "'");
+  const int64_t F = info->second.shape[1], n = static_cast<int64_t>(dst.size());
+  DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input rows"));
+  DG_ASSIGN_OR_RETURN(Array neigh, Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
+  SampledBlockFill b{client, o, dst, F, x.as<float>(), neigh.as<float>(), std::vector<int64_t>(static_cast<size_t>(n), 0)};
+  std::vector<std::vector<int64_t>> by_part(static_cast<size_t>(config.num_parts));  // destinations by owner
+  for (int64_t i = 0; i < n; ++i) by_part[client->book().Owner(dst[i])].push_back(i);
+  std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
+  SendSampleBlocks(b, spec, by_part, &samples);
+  SumSplitter sums(client, o, b.np);
+  DG_RETURN_IF_ERROR(SampleLocalBlocks(b, spec, by_part, &sums));
+  DG_RETURN_IF_ERROR(sums.Flush());
+  // The remote destinations' answers, in send order.
+  const auto deadline = client->CallDeadline();
+  Status first_error;
+  for (Piece& pc : samples) {
+    auto f = pc.call->Wait(deadline);
+    if (!first_error.ok()) continue;
+    SampleBlockReply reply;
+    Status st = f.ok() ? DecodeSampleBlockReply(b, pc, *f, &reply) : f.status();
+    if (st.ok()) st = ApplySampleBlockReply(b, pc, reply, &sums);
+    if (!st.ok()) first_error = st;
+  }
+  DG_RETURN_IF_ERROR(ReceiveSumPieces(sums.sent, o, F, b.np, deadline, first_error));
+  mb->blocks[0] = SampledDegreesBlock(b.deg, F, b.np);
   mb->input_nodes = dst;
   mb->features = std::move(x);
   mb->input_neigh_mean = std::move(neigh);
@@ -398,6 +434,152 @@ Status CheckBlockInput(const PartitionConfig& config, const std::string& feature
   return Status::OK();
 }
 
+namespace {
+
+// FillBlockInput's cut of the batch into pieces (range x partition): the
+// remote ones are sent at once. Rows and per-partition sums the feature cache
+// holds do not travel: cached rows are listed in cached_rows, cached sums
+// made in their piece (rounded as the wire would).
+class BlockPieces {
+ public:
+  BlockPieces(DistGraphClient* client, const BlockInputOptions& o, const MiniBatch& mb, int64_t F)
+      : client_(client),
+        o_(o),
+        b0_(mb.blocks[0]),
+        nodes_(mb.input_nodes),
+        F_(F),
+        cache_(CacheFor(client, o)),
+        all_cached_(static_cast<size_t>(client->config().num_parts), 0) {}
+
+  // Rows [a, b) of the batch: one piece per partition, the remote ones sent.
+  void Cut(int64_t a, int64_t b) {
+    const size_t first = pieces.size();
+    for (int p = 0; p < static_cast<int>(all_cached_.size()); ++p) {
+      Piece pc;
+      pc.part = p;
+      pc.dst_begin = a;
+      if (o_.aggregate) pc.ids->counts.assign(static_cast<size_t>(b - a), 0);
+      pieces.push_back(std::move(pc));
+    }
+    for (int64_t i = a; i < b; ++i) {
+      AddOwnRow(i, first);
+      if (o_.aggregate) AddSources(i, a, first);
+    }
+    for (size_t k = first; k < pieces.size(); ++k) Send(&pieces[k]);
+  }
+
+  // The cache's tally of this batch (FeatureCache::Count).
+  void CountCache() const {
+    if (cache_)
+      cache_->Count(hits_ + cached_rows.size(), misses_,
+                    saved_ + cached_rows.size() * F_ * WireDTypeSize(o_.wire));
+  }
+
+  std::vector<Piece> pieces;
+  std::vector<std::pair<int64_t, const float*>> cached_rows;  // (batch row, cached row)
+
+ private:
+  void AddOwnRow(int64_t i, size_t first) {
+    const int p = client_->book().Owner(nodes_[i]);
+    const float* row = cache_ && !client_->is_local(p) ? cache_->Find(nodes_[i]) : nullptr;
+    if (row) {
+      cached_rows.emplace_back(i, row);
+      return;
+    }
+    Piece& own = pieces[first + p];
+    own.ids->rows.push_back(static_cast<int32_t>(nodes_[i] - client_->config().node_map[p]));
+    own.row_pos.push_back(i);
+    misses_ += !client_->is_local(p) && cache_;
+  }
+
+  // Destination i's sources, each to its owner's piece (or its cached sum).
+  void AddSources(int64_t i, int64_t a, size_t first) {
+    const int64_t* indptr = b0_.indptr.data();
+    const int64_t* indices = b0_.indices.data();
+    if (cache_) {
+      src_ids_.clear();
+      for (int64_t e = indptr[i]; e < indptr[i + 1]; ++e) src_ids_.push_back(nodes_[indices[e]]);
+      AllCached(client_, *cache_, src_ids_.data(), static_cast<int64_t>(src_ids_.size()), &all_cached_);
+      for (size_t q = 0; q < all_cached_.size(); ++q) {
+        if (!all_cached_[q]) continue;
+        Piece& pc = pieces[first + q];
+        pc.cached_pos.push_back(i);
+        pc.cached_sums.resize(pc.cached_sums.size() + static_cast<size_t>(F_), 0.0f);
+      }
+    }
+    for (int64_t e = indptr[i]; e < indptr[i + 1]; ++e) {
+      const int64_t s = nodes_[indices[e]];
+      const int q = client_->book().Owner(s);
+      Piece& pc = pieces[first + q];
+      if (cache_ && all_cached_[q]) {
+        SumCached(*cache_, &s, 1, pc.cached_sums.data() + pc.cached_sums.size() - F_);
+        continue;
+      }
+      ++pc.ids->counts[i - a];
+      pc.ids->src.push_back(static_cast<int32_t>(s - client_->config().node_map[q]));
+    }
+  }
+
+  void Send(Piece* pc) {
+    if (cache_ && !client_->is_local(pc->part)) {
+      const uint64_t cached = pc->cached_pos.size();
+      hits_ += cached;
+      misses_ += std::count_if(pc->ids->counts.begin(), pc->ids->counts.end(), [](int32_t c) { return c > 0; });
+      saved_ += cached * static_cast<uint64_t>(F_) * WireDTypeSize(o_.wire);
+      RoundLikeWire(o_.wire, pc->cached_sums.data(), static_cast<int64_t>(pc->cached_sums.size()));
+    }
+    if (!HasWork(*pc) || client_->is_local(pc->part)) return;
+    Encoder e;
+    EncodePullBlock(&e, o_.feature_name, o_.wire, pc->ids);
+    pc->call = client_->StartRequest(pc->part, MsgType::kPullBlock, e.Finish());
+  }
+
+  DistGraphClient* client_;
+  const BlockInputOptions& o_;
+  const Block& b0_;
+  const std::vector<int64_t>& nodes_;
+  const int64_t F_;
+  const FeatureCache* cache_;
+  std::vector<char> all_cached_;
+  std::vector<int64_t> src_ids_;
+  uint64_t hits_ = 0, misses_ = 0, saved_ = 0;
+};
+
+// A remote piece's PULL_BLOCK answer: own rows into x, sums added to their
+// destinations' rows of neigh.
+Status ApplyPullBlockReply(const Piece& pc, const Frame& f, const BlockInputOptions& o, int64_t F, float* xp,
+                           float* np) {
+  const int64_t r = static_cast<int64_t>(pc.ids->rows.size());
+  const std::vector<int32_t>& counts = pc.ids->counts;
+  const int64_t k = std::count_if(counts.begin(), counts.end(), [](int32_t c) { return c > 0; });
+  const std::string what = "PULL_BLOCK reply of partition " + std::to_string(pc.part);
+  Decoder d = f.decoder(what);
+  WireRowsView own, sums;
+  DG_RETURN_IF_ERROR(DecodeWireRows(&d, o.wire, r, F, what + " (rows)", &own));
+  DG_RETURN_IF_ERROR(DecodeWireRows(&d, o.wire, k, F, what + " (sums)", &sums));
+  DG_RETURN_IF_ERROR(d.Finish());
+  for (int64_t i = 0; i < r; ++i) own.Row(i, xp + pc.row_pos[i] * F);
+  int64_t at = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    sums.AddRow(at++, np + (pc.dst_begin + static_cast<int64_t>(i)) * F);
+  }
+  return Status::OK();
+}
+
+// Mean over the sampled sources (multi-edges counted).
+void DivideByDegree(const Block& b0, int64_t num_rows, int64_t F, float* np) {
+  for (int64_t i = 0; i < num_rows; ++i) {
+    const int64_t deg = b0.indptr[i + 1] - b0.indptr[i];
+    if (deg <= 1) continue;
+    const float inv = 1.0f / static_cast<float>(deg);
+    float* row = np + i * F;
+    for (int64_t j = 0; j < F; ++j) row[j] *= inv;
+  }
+}
+
+}  // namespace
+
 Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniBatch* mb) {
   if (mb->blocks.empty()) return Status::InvalidArgument("FillBlockInput: a batch without blocks");
   const PartitionConfig& config = client->config();
@@ -406,84 +588,11 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
     return Status::InvalidArgument("FillBlockInput: no float32 [N, F] node array '" + o.feature_name + "'");
   const int64_t F = info->second.shape[1];
   const Block& b0 = mb->blocks[0];
-  const std::vector<int64_t>& nodes = mb->input_nodes;
-  const int64_t num_rows = o.aggregate ? b0.num_dst : static_cast<int64_t>(nodes.size());
-  const int P = config.num_parts;
-  const PartitionBook& book = client->book();
-  const std::vector<int64_t>& base = config.node_map;
+  const int64_t num_rows = o.aggregate ? b0.num_dst : static_cast<int64_t>(mb->input_nodes.size());
   const int64_t chunk = std::max<int64_t>(1, o.max_dst_per_request);
-
-  // Cut the batch into pieces (range x partition), send the remote ones at
-  // once, compute the machine-local ones while those are in flight. Rows
-  // and per-partition sums the feature cache holds do not travel.
-  const FeatureCache* cache = CacheFor(client, o);
-  std::vector<std::pair<int64_t, const float*>> cached_rows;  // (batch row, cached row)
-  std::vector<char> all_cached(static_cast<size_t>(P), 0);
-  std::vector<int64_t> src_ids;
-  uint64_t hits = 0, misses = 0, saved = 0;
-  std::vector<Piece> pieces;
-  const int64_t* indptr = b0.indptr.data();
-  const int64_t* indices = b0.indices.data();
-  for (int64_t a = 0; a < num_rows; a += chunk) {
-    const int64_t b = std::min(num_rows, a + chunk);
-    const size_t first = pieces.size();
-    for (int p = 0; p < P; ++p) {
-      Piece pc;
-      pc.part = p;
-      pc.dst_begin = a;
-      if (o.aggregate) pc.ids->counts.assign(static_cast<size_t>(b - a), 0);
-      pieces.push_back(std::move(pc));
-    }
-    for (int64_t i = a; i < b; ++i) {
-      const int p = book.Owner(nodes[i]);
-      const float* row = cache && !client->is_local(p) ? cache->Find(nodes[i]) : nullptr;
-      if (row) {
-        cached_rows.emplace_back(i, row);
-      } else {
-        Piece& own = pieces[first + p];
-        own.ids->rows.push_back(static_cast<int32_t>(nodes[i] - base[p]));
-        own.row_pos.push_back(i);
-        misses += !client->is_local(p) && cache;
-      }
-      if (!o.aggregate) continue;
-      if (cache) {
-        src_ids.clear();
-        for (int64_t e = indptr[i]; e < indptr[i + 1]; ++e) src_ids.push_back(nodes[indices[e]]);
-        AllCached(client, *cache, src_ids.data(), static_cast<int64_t>(src_ids.size()), &all_cached);
-        for (int q = 0; q < P; ++q) {
-          if (!all_cached[q]) continue;
-          Piece& pc = pieces[first + q];
-          pc.cached_pos.push_back(i);
-          pc.cached_sums.resize(pc.cached_sums.size() + static_cast<size_t>(F), 0.0f);
-        }
-      }
-      for (int64_t e = indptr[i]; e < indptr[i + 1]; ++e) {
-        const int64_t s = nodes[indices[e]];
-        const int q = book.Owner(s);
-        Piece& pc = pieces[first + q];
-        if (cache && all_cached[q]) {
-          SumCached(*cache, &s, 1, pc.cached_sums.data() + pc.cached_sums.size() - F);
-          continue;
-        }
-        ++pc.ids->counts[i - a];
-        pc.ids->src.push_back(static_cast<int32_t>(s - base[q]));
-      }
-    }
-    for (size_t k = first; k < pieces.size(); ++k) {
-      Piece& pc = pieces[k];
-      if (cache && !client->is_local(pc.part)) {
-        const uint64_t cached = pc.cached_pos.size();
-        hits += cached;
-        misses += std::count_if(pc.ids->counts.begin(), pc.ids->counts.end(), [](int32_t c) { return c > 0; });
-        saved += cached * static_cast<uint64_t>(F) * WireDTypeSize(o.wire);
-        RoundLikeWire(o.wire, pc.cached_sums.data(), static_cast<int64_t>(pc.cached_sums.size()));
-      }
-      if (!HasWork(pc) || client->is_local(pc.part)) continue;
-      Encoder e;
-      EncodePullBlock(&e, o.feature_name, o.wire, pc.ids);
-      pc.call = client->StartRequest(pc.part, MsgType::kPullBlock, e.Finish());
-    }
-  }
+  // Remote pieces go out at once; machine-local ones are computed while those are in flight.
+  BlockPieces cut(client, o, *mb, F);
+  for (int64_t a = 0; a < num_rows; a += chunk) cut.Cut(a, std::min(num_rows, a + chunk));
   DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {num_rows, F}, "batch input rows"));
   Array neigh;
   if (o.aggregate) {
@@ -491,14 +600,13 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   }
   float* xp = x.as<float>();
   float* np = o.aggregate ? neigh.as<float>() : nullptr;
-  for (const auto& [pos, row] : cached_rows) {  // as the wire would give them
+  for (const auto& [pos, row] : cut.cached_rows) {  // as the wire would give them
     float* out = xp + pos * F;
     std::memcpy(out, row, static_cast<size_t>(F) * 4);
     RoundLikeWire(o.wire, out, F);
   }
-  if (cache) cache->Count(hits + cached_rows.size(), misses, saved + cached_rows.size() * F * WireDTypeSize(o.wire));
-  // Machine-local partitions while the remote answers are on their way.
-  for (Piece& pc : pieces) {
+  cut.CountCache();
+  for (Piece& pc : cut.pieces) {  // machine-local partitions
     if (!HasWork(pc) || pc.call) continue;
     const PullBlockIds& ids = *pc.ids;
     std::vector<int64_t> sums_pos(ids.counts.size());
@@ -512,50 +620,20 @@ Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniB
   Status first_error;
   // Remote answers in piece order (range, then partition): the partial sums add
   // up in a fixed order (machine-local ones first).
-  for (Piece& pc : pieces) {
+  for (Piece& pc : cut.pieces) {
     for (size_t c = 0; first_error.ok() && c < pc.cached_pos.size(); ++c) {  // no other partial of these from this partition
       float* out = np + pc.cached_pos[c] * F;
       const float* v = pc.cached_sums.data() + static_cast<int64_t>(c) * F;
       for (int64_t j = 0; j < F; ++j) out[j] += v[j];
     }
-    if (!HasWork(pc)) continue;
-    const int64_t r = static_cast<int64_t>(pc.ids->rows.size());
-    const std::vector<int32_t>& counts = pc.ids->counts;
-    if (!pc.call) continue;  // machine-local: done above
+    if (!HasWork(pc) || !pc.call) continue;  // machine-local: done above
     auto f = pc.call->Wait(deadline);
-    if (!f.ok()) {
-      if (first_error.ok()) first_error = f.status();
-      continue;
-    }
     if (!first_error.ok()) continue;
-    const int64_t k = std::count_if(counts.begin(), counts.end(), [](int32_t c) { return c > 0; });
-    const std::string what = "PULL_BLOCK reply of partition " + std::to_string(pc.part);
-    Decoder d = f->decoder(what);
-    WireRowsView own, sums;
-    Status st = DecodeWireRows(&d, o.wire, r, F, what + " (rows)", &own);
-    if (st.ok()) st = DecodeWireRows(&d, o.wire, k, F, what + " (sums)", &sums);
-    if (st.ok()) st = d.Finish();
-    if (!st.ok()) {
-      first_error = st;
-      continue;
-    }
-    for (int64_t i = 0; i < r; ++i) own.Row(i, xp + pc.row_pos[i] * F);
-    int64_t at = 0;
-    for (size_t i = 0; i < counts.size(); ++i) {
-      if (counts[i] == 0) continue;
-      sums.AddRow(at++, np + (pc.dst_begin + static_cast<int64_t>(i)) * F);
-    }
+    Status st = f.ok() ? ApplyPullBlockReply(pc, *f, o, F, xp, np) : f.status();
+    if (!st.ok()) first_error = st;
   }
   DG_RETURN_IF_ERROR(first_error);
-  if (o.aggregate) {  // mean over the sampled sources (multi-edges counted)
-    for (int64_t i = 0; i < num_rows; ++i) {
-      const int64_t deg = indptr[i + 1] - indptr[i];
-      if (deg <= 1) continue;
-      const float inv = 1.0f / static_cast<float>(deg);
-      float* row = np + i * F;
-      for (int64_t j = 0; j < F; ++j) row[j] *= inv;
-    }
-  }
+  if (o.aggregate) DivideByDegree(b0, num_rows, F, np);
   mb->features = std::move(x);
   mb->input_neigh_mean = std::move(neigh);
   return Status::OK();
@@ -573,8 +651,11 @@ Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* sour
     DG_ASSIGN_OR_RETURN(mb.labels, source->Gather(options.label_name, mb.seeds));
   }
   const auto t1 = Clock::now();
-  DG_RETURN_IF_ERROR(FillSampledBlock(client, o, options.fanouts[0], options.replace,
-                                      SamplingSeed(job_seed, epoch, batch_index, 0), dst, &mb));
+  SampleSpec block0;  // uniform, no edge ids: what SAMPLE_BLOCK samples
+  block0.fanout = options.fanouts[0];
+  block0.replace = options.replace;
+  block0.seed = SamplingSeed(job_seed, epoch, batch_index, 0);
+  DG_RETURN_IF_ERROR(FillSampledBlock(client, o, block0, dst, &mb));
   mb.sample_seconds = std::chrono::duration<double>(t1 - t0).count();
   mb.gather_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
   return mb;

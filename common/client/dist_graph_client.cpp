@@ -350,127 +350,151 @@ Status DistGraphClient::Push(const std::string& name, const std::vector<int64_t>
   return WaitAll(calls, deadline);
 }
 
-Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout,
-                                                          bool replace, uint64_t seed,
-                                                          const std::string& weight_name, bool edge_ids) {
-  return SampleImpl(seeds, n, fanout, {}, replace, seed, weight_name, edge_ids);
+// One partition's share of a SAMPLE_NEIGHBORS call: a reply frame, or the
+// partition store's result for a machine-local partition.
+struct DistGraphClient::SamplePart {
+  const int64_t* pos;  // caller positions of the seeds
+  size_t n;
+  std::shared_ptr<PendingCall> call;
+  SampleResult local;  // when answered from the mmap
+  Array counts, src, eids, etypes;
+  Frame frame;
+};
+
+namespace {
+
+// Every count >= 0, adding up to the sources sent, an edge id per source when
+// asked for, and (typed) a uint8 edge type per source; else the copy into
+// place would read past the reply.
+Status CheckSampleReply(size_t seeds, const Array& counts, const Array& src, const Array& eids, const Array* etypes,
+                        bool edge_ids) {
+  int64_t total = 0;
+  bool counts_ok = counts.numel() == static_cast<int64_t>(seeds);
+  for (int64_t i = 0; counts_ok && i < counts.numel(); ++i) {
+    const int64_t c = counts.as<int64_t>()[i];
+    counts_ok = c >= 0 && c <= src.numel() - total;
+    total += counts_ok ? c : 0;
+  }
+  if (!counts_ok || total != src.numel() || eids.numel() != (edge_ids ? src.numel() : 0))
+    return Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(counts.numel()) + " counts for " +
+                            std::to_string(seeds) + " seeds, " + std::to_string(src.numel()) + " sources and " +
+                            std::to_string(eids.numel()) + " edge ids: they do not match");
+  if (etypes && (etypes->dtype != DType::kUInt8 || etypes->numel() != src.numel()))
+    return Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(etypes->numel()) + " " +
+                            DTypeName(etypes->dtype) + " edge types for " + std::to_string(src.numel()) +
+                            " sources (expected uint8, one per source)");
+  return Status::OK();
 }
 
-Result<SampledEdges> DistGraphClient::SampleImpl(const int64_t* seeds, size_t n, int64_t fanout,
-                                                 const std::vector<int>& etype_fanouts, bool replace, uint64_t seed,
-                                                 const std::string& weight_name, bool edge_ids) {
-  const bool typed = !etype_fanouts.empty();
-  SampledEdges out;
-  out.offsets.assign(n + 1, 0);
-  if (n == 0) return out;
-  std::vector<Piece> pieces;
-  DG_RETURN_IF_ERROR(SplitByOwner("SampleNeighbors", seeds, n, &pieces));
-  const auto deadline = Deadline();
+}  // namespace
+
+void DistGraphClient::StartSampleRequests(const std::vector<Piece>& pieces, const SampleSpec& spec,
+                                          std::vector<SamplePart>* parts) {
   const size_t chunk = static_cast<size_t>(std::max<int64_t>(1, options_.max_ids_per_request));
-  struct Part {
-    const int64_t* pos;
-    size_t n;
-    std::shared_ptr<PendingCall> call;
-    SampleResult local;  // when answered from the mmap
-    Array counts, src, eids, etypes;
-    Frame frame;
-  };
-  std::vector<Part> parts;
   for (const Piece& pc : pieces) {
     if (is_local(pc.part)) continue;
     for (size_t off = 0; off < pc.ids->size(); off += chunk) {
-      size_t m = std::min(chunk, pc.ids->size() - off);
+      const size_t m = std::min(chunk, pc.ids->size() - off);
       Encoder e;
-      EncodeSample(&e, IdsSlice(pc.ids, off, m), fanout, replace, seed, weight_name, edge_ids, etype_fanouts);
-      Part p;
+      EncodeSample(&e, IdsSlice(pc.ids, off, m), spec);
+      SamplePart p;
       p.pos = pc.pos.data() + off;
       p.n = m;
       p.call = Channel(pc.part, false)->Start(MsgType::kSampleNeighbors, e.Finish());
-      parts.push_back(std::move(p));
+      parts->push_back(std::move(p));
     }
   }
+}
+
+Status DistGraphClient::SampleLocalParts(const std::vector<Piece>& pieces, const SampleSpec& spec,
+                                         std::vector<SamplePart>* parts) {
   for (const Piece& pc : pieces) {
     if (!is_local(pc.part)) continue;
-    Part p;
+    SamplePart p;
     p.pos = pc.pos.data();
     p.n = pc.ids->size();
-    if (typed) {
-      DG_RETURN_IF_ERROR(local_[pc.part]->SampleTyped(pc.ids->data(), pc.ids->size(), etype_fanouts, replace, seed,
-                                                      &p.local, edge_ids));
+    DG_RETURN_IF_ERROR(local_[pc.part]->Sample(pc.ids->data(), pc.ids->size(), spec, &p.local));
+    if (spec.typed()) {
       p.etypes.dtype = DType::kUInt8;
       p.etypes.shape = {static_cast<int64_t>(p.local.etypes.size())};
       p.etypes.data = p.local.etypes.data();
-    } else {
-      DG_RETURN_IF_ERROR(local_[pc.part]->Sample(pc.ids->data(), pc.ids->size(), fanout, replace, seed, weight_name,
-                                                 &p.local, edge_ids));
     }
     p.counts = IdsView(p.local.counts.data(), p.local.counts.size());
     p.src = IdsView(p.local.src.data(), p.local.src.size());
     p.eids = IdsView(p.local.eids.data(), p.local.eids.size());
-    parts.push_back(std::move(p));
+    parts->push_back(std::move(p));
   }
-  Status first_error;
-  for (Part& p : parts) {
-    if (!p.call) continue;
-    auto f = p.call->Wait(deadline);
-    if (!f.ok()) {
-      if (first_error.ok()) first_error = f.status();
-      continue;
-    }
-    p.frame = std::move(*f);
-    Decoder d = p.frame.decoder("SAMPLE_NEIGHBORS reply");
-    p.counts = d.Ids();
-    p.src = d.Ids();
-    p.eids = d.Ids();
-    if (typed) p.etypes = d.ArrayView();
-    Status st = d.Finish();
-    if (st.ok()) {
-      // Every count must be >= 0 and they must add up to the sources sent,
-      // or the copy below would read past the reply.
-      int64_t total = 0;
-      bool counts_ok = p.counts.numel() == static_cast<int64_t>(p.n);
-      for (int64_t i = 0; counts_ok && i < p.counts.numel(); ++i) {
-        const int64_t c = p.counts.as<int64_t>()[i];
-        counts_ok = c >= 0 && c <= p.src.numel() - total;
-        total += counts_ok ? c : 0;
-      }
-      if (!counts_ok || total != p.src.numel() || p.eids.numel() != (edge_ids ? p.src.numel() : 0)) {
-        st = Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(p.counts.numel()) + " counts for " +
-                              std::to_string(p.n) + " seeds, " + std::to_string(p.src.numel()) + " sources and " +
-                              std::to_string(p.eids.numel()) + " edge ids: they do not match");
-      } else if (typed && (p.etypes.dtype != DType::kUInt8 || p.etypes.numel() != p.src.numel())) {
-        st = Status::Protocol("SAMPLE_NEIGHBORS reply has " + std::to_string(p.etypes.numel()) + " " +
-                              DTypeName(p.etypes.dtype) + " edge types for " + std::to_string(p.src.numel()) +
-                              " sources (expected uint8, one per source)");
-      }
-    }
-    if (!st.ok() && first_error.ok()) first_error = st;
-  }
-  if (!first_error.ok()) return first_error;
-  // Counts into caller order, prefix sums, then each part's runs into place.
-  for (Part& p : parts) {
-    const int64_t* c = p.counts.as<int64_t>();
+  return Status::OK();
+}
+
+namespace {
+
+// Waits for a remote part's reply and checks it.
+template <typename Part>
+Status ReceiveSamplePart(Part* p, const SampleSpec& spec, std::chrono::steady_clock::time_point deadline) {
+  DG_ASSIGN_OR_RETURN(p->frame, p->call->Wait(deadline));
+  Decoder d = p->frame.decoder("SAMPLE_NEIGHBORS reply");
+  p->counts = d.Ids();
+  p->src = d.Ids();
+  p->eids = d.Ids();
+  if (spec.typed()) p->etypes = d.ArrayView();
+  DG_RETURN_IF_ERROR(d.Finish());
+  return CheckSampleReply(p->n, p->counts, p->src, p->eids, spec.typed() ? &p->etypes : nullptr, spec.edge_ids);
+}
+
+// Counts into caller order, prefix sums, then each part's runs into place.
+template <typename Part>
+SampledEdges MergeSampleParts(const std::vector<Part>& parts, size_t n, const SampleSpec& spec) {
+  SampledEdges out;
+  out.offsets.assign(n + 1, 0);
+  for (const Part& p : parts) {
+    const int64_t* c = p.counts.template as<int64_t>();
     for (size_t i = 0; i < p.n; ++i) out.offsets[p.pos[i] + 1] = c[i];
   }
   for (size_t i = 0; i < n; ++i) out.offsets[i + 1] += out.offsets[i];
+  const bool typed = spec.typed();
   out.src.resize(out.offsets[n]);
-  if (edge_ids) out.eids.resize(out.offsets[n]);
+  if (spec.edge_ids) out.eids.resize(out.offsets[n]);
   if (typed) out.etypes.resize(out.offsets[n]);
-  for (Part& p : parts) {
-    const int64_t* c = p.counts.as<int64_t>();
-    const int64_t* s = p.src.as<int64_t>();
-    const int64_t* e = p.eids.as<int64_t>();
-    const uint8_t* t = typed ? p.etypes.as<uint8_t>() : nullptr;
+  for (const Part& p : parts) {
+    const int64_t* c = p.counts.template as<int64_t>();
+    const int64_t* s = p.src.template as<int64_t>();
+    const int64_t* e = p.eids.template as<int64_t>();
+    const uint8_t* t = typed ? p.etypes.template as<uint8_t>() : nullptr;
     int64_t run = 0;
     for (size_t i = 0; i < p.n; ++i) {
-      int64_t at = out.offsets[p.pos[i]];
+      const int64_t at = out.offsets[p.pos[i]];
       std::memcpy(out.src.data() + at, s + run, c[i] * sizeof(int64_t));
-      if (edge_ids) std::memcpy(out.eids.data() + at, e + run, c[i] * sizeof(int64_t));
+      if (spec.edge_ids) std::memcpy(out.eids.data() + at, e + run, c[i] * sizeof(int64_t));
       if (typed) std::memcpy(out.etypes.data() + at, t + run, c[i]);
       run += c[i];
     }
   }
   return out;
+}
+
+}  // namespace
+
+Result<SampledEdges> DistGraphClient::SampleNeighbors(const int64_t* seeds, size_t n, const SampleSpec& spec) {
+  if (n == 0) {
+    SampledEdges out;
+    out.offsets.assign(1, 0);
+    return out;
+  }
+  std::vector<Piece> pieces;
+  DG_RETURN_IF_ERROR(SplitByOwner("SampleNeighbors", seeds, n, &pieces));
+  const auto deadline = Deadline();
+  std::vector<SamplePart> parts;
+  StartSampleRequests(pieces, spec, &parts);
+  DG_RETURN_IF_ERROR(SampleLocalParts(pieces, spec, &parts));
+  Status first_error;
+  for (SamplePart& p : parts) {
+    if (!p.call) continue;
+    Status st = ReceiveSamplePart(&p, spec, deadline);
+    if (!st.ok() && first_error.ok()) first_error = st;
+  }
+  if (!first_error.ok()) return first_error;
+  return MergeSampleParts(parts, n, spec);
 }
 
 Result<std::vector<int64_t>> DistGraphClient::InDegrees(const std::vector<int64_t>& ids) {
@@ -486,7 +510,7 @@ Result<std::vector<int64_t>> DistGraphClient::InDegrees(const std::vector<int64_
       continue;
     }
     Encoder e;
-    e.Ids(pc.ids->data(), pc.ids->size());
+    EncodeInDegrees(&e, IdsSlice(pc.ids, 0, pc.ids->size()));
     Sent s;
     s.call = Channel(pc.part, false)->Start(MsgType::kInDegrees, e.Finish());
     s.pos = pc.pos.data();
@@ -533,7 +557,7 @@ Status DistGraphClient::SaveTensor(const std::string& name) {
   std::vector<std::shared_ptr<PendingCall>> calls;
   for (int p = 0; p < config_.num_parts; ++p) {
     Encoder e;
-    e.String(name);
+    EncodeSaveTensor(&e, name);
     calls.push_back(Channel(p, true)->Start(MsgType::kSaveTensor, e.Finish()));
   }
   return WaitAll(calls, deadline);

@@ -110,21 +110,14 @@ class DistGraphClient {
   // Writes rows [n, row shape...] into a mutable tensor.
   Status Push(const std::string& name, const std::vector<int64_t>& ids, const Array& rows,
               PushMode mode = PushMode::kOverwrite);
-  // edge_ids = false: out.eids stays empty and the servers send none.
-  Result<SampledEdges> SampleNeighbors(const int64_t* seeds, size_t n, int64_t fanout, bool replace,
-                                           uint64_t seed, const std::string& weight_name = "",
-                                           bool edge_ids = true);
-  Result<SampledEdges> SampleNeighbors(const std::vector<int64_t>& seeds, int64_t fanout, bool replace,
-                                           uint64_t seed, const std::string& weight_name = "",
-                                           bool edge_ids = true) {
-    return SampleNeighbors(seeds.data(), seeds.size(), fanout, replace, seed, weight_name, edge_ids);
-  }
-  // Typed partitions (format_version 2): etype_fanouts[t] in-edges of edge
-  // type t per seed (typed SAMPLE_NEIGHBORS; SampleTyped on machine-local
-  // partitions); out.etypes gets each sampled edge's type.
-  Result<SampledEdges> SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& etype_fanouts,
-                                            bool replace, uint64_t seed, bool edge_ids = false) {
-    return SampleImpl(seeds.data(), seeds.size(), -1, etype_fanouts, replace, seed, "", edge_ids);
+  // One hop of neighbour sampling as `spec` asks (SAMPLE_NEIGHBORS; the
+  // partition store's Sample on machine-local partitions). spec.edge_ids =
+  // false: out.eids stays empty and the servers send none. spec.typed():
+  // typed partitions (format_version 2), etype_fanouts[t] in-edges of edge
+  // type t per seed; out.etypes gets each sampled edge's type.
+  Result<SampledEdges> SampleNeighbors(const int64_t* seeds, size_t n, const SampleSpec& spec);
+  Result<SampledEdges> SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec) {
+    return SampleNeighbors(seeds.data(), seeds.size(), spec);
   }
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids);
   // Sum or mean of node tensor `name` over each id's full in-neighbourhood,
@@ -185,9 +178,12 @@ class DistGraphClient {
   Result<TensorMeta> NodeTensorMeta(const std::string& name);
   Result<Array> PullImpl(TensorKind kind, const std::string& name, const int64_t* ids, size_t n);
   std::chrono::steady_clock::time_point Deadline(double seconds = -1) const;
-  // SampleNeighbors, or with etype_fanouts non-empty the typed form (fanout unused).
-  Result<SampledEdges> SampleImpl(const int64_t* seeds, size_t n, int64_t fanout, const std::vector<int>& etype_fanouts,
-                                  bool replace, uint64_t seed, const std::string& weight_name, bool edge_ids);
+  // SampleNeighbors in steps (dist_graph_client.cpp): the requests to remote
+  // partitions started, the machine-local ones answered from the mmap, the
+  // replies received and checked, then every part's edges put in caller order.
+  struct SamplePart;
+  void StartSampleRequests(const std::vector<Piece>& pieces, const SampleSpec& spec, std::vector<SamplePart>* parts);
+  Status SampleLocalParts(const std::vector<Piece>& pieces, const SampleSpec& spec, std::vector<SamplePart>* parts);
 
   PartitionConfig config_;
   PartitionBook book_;

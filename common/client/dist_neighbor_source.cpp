@@ -4,21 +4,16 @@
 
 namespace dg {
 
-Status DistNeighborSource::SampleNeighbors(const std::vector<int64_t>& seeds, int fanout,
-                                           bool replace, uint64_t seed, SampledNeighbors* out) {
-  if (num_edge_types() > 0)  // as TypedInMemoryGraph: one fanout for every edge type
-    return SampleNeighborsTyped(seeds, std::vector<int>(num_edge_types(), fanout), replace, seed, out);
-  DG_ASSIGN_OR_RETURN(SampledEdges s, client_->SampleNeighbors(seeds, fanout, replace, seed, "", /*edge_ids=*/false));
-  out->indptr = std::move(s.offsets);
-  out->sources = std::move(s.src);
-  out->etypes.clear();
-  return Status::OK();
-}
-
-Status DistNeighborSource::SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts,
-                                                bool replace, uint64_t seed, SampledNeighbors* out) {
-  if (num_edge_types() == 0) return NeighborSource::SampleNeighborsTyped(seeds, fanouts, replace, seed, out);
-  DG_ASSIGN_OR_RETURN(SampledEdges s, client_->SampleNeighborsTyped(seeds, fanouts, replace, seed));
+// SampledNeighbors carries no edge ids: the servers send none.
+Status DistNeighborSource::SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec,
+                                           SampledNeighbors* out) {
+  if (num_edge_types() == 0 && spec.typed())
+    return Status::InvalidArgument("typed sampling on a graph without edge types");
+  SampleSpec asked = spec;
+  asked.edge_ids = false;
+  // As TypedInMemoryGraph: an untyped spec takes its fanout of every edge type.
+  if (num_edge_types() > 0 && !spec.typed()) asked.etype_fanouts.assign(num_edge_types(), spec.fanout);
+  DG_ASSIGN_OR_RETURN(SampledEdges s, client_->SampleNeighbors(seeds, asked));
   out->indptr = std::move(s.offsets);
   out->sources = std::move(s.src);
   out->etypes = std::move(s.etypes);

@@ -5,7 +5,7 @@
 // machine-local partitions). Thread-safe, as the client is.
 //
 // On a typed partition (format_version 2) it is typed as TypedInMemoryGraph
-// is: num_edge_types() > 0, SampleNeighborsTyped by typed SAMPLE_NEIGHBORS,
+// is: num_edge_types() > 0, typed SampleSpecs sampled by typed SAMPLE_NEIGHBORS,
 // NodeTypes from the partition book, and Gather of "features", "labels",
 // "split" in TypedInMemoryGraph's form (common/client/typed_node_rows.h).
 #pragma once
@@ -20,16 +20,13 @@ class DistNeighborSource : public NeighborSource {
   explicit DistNeighborSource(DistGraphClient* client) : client_(client) {}
 
   int64_t num_nodes() const override { return client_->num_nodes(); }
-  Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
-                         SampledNeighbors* out) override;
+  Status SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec, SampledNeighbors* out) override;
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override;
   std::vector<int64_t> owner_offsets() const override { return client_->config().node_map; }
 
   int num_edge_types() const override {
     return client_->config().typed() ? static_cast<int>(client_->config().edge_types.size()) : 0;
   }
-  Status SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts, bool replace,
-                              uint64_t seed, SampledNeighbors* out) override;
   Status NodeTypes(const std::vector<int64_t>& ids, std::vector<int64_t>* out) override;
 
  private:

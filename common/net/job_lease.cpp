@@ -250,18 +250,92 @@ double LeaseGranter::SilenceSeconds(const std::string& holder_id) const {
   return Now() - it->second.second;
 }
 
+void LeaseGranter::DropPeer(std::vector<std::unique_ptr<Peer>>* peers, size_t i) {
+  Peer& p = *(*peers)[i];
+  if (p.stage == 2) {
+    std::lock_guard<std::mutex> lock(mu_);
+    state_[p.id].first = false;
+  }
+  close(p.fd);
+  peers->erase(peers->begin() + static_cast<long>(i));
+}
+
+// Every connection waiting on `listener`; at kMaxPeers the oldest
+// unauthenticated peer makes room, else the new one is closed.
+void LeaseGranter::AcceptPeers(int listener, double now, std::vector<std::unique_ptr<Peer>>* peers) {
+  while (true) {
+    int fd = accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) break;
+    if (peers->size() >= kMaxPeers) {
+      auto it = std::find_if(peers->begin(), peers->end(), [](auto& p) { return p->stage < 2; });
+      if (it == peers->end()) {
+        close(fd);
+        continue;
+      }
+      DropPeer(peers, static_cast<size_t>(it - peers->begin()));
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    auto p = std::make_unique<Peer>();
+    p->fd = fd;
+    p->opened = p->last_heard = p->last_sent = now;
+    peers->push_back(std::move(p));
+  }
+}
+
+// One handshake line of an unauthenticated peer: stage 0 takes the holder's
+// greeting and answers a nonce, stage 1 checks the holder's MAC and answers
+// OK with the granter's. Returns whether the peer stays.
+bool LeaseGranter::HandshakeLine(Peer* p, const std::string& line, double now) {
+  auto w = Words(line);
+  if (p->stage == 0) {
+    auto gn = NonceHex();
+    if (w.size() != 3 || w[0] != kMagic || !gn.ok()) return false;
+    p->id = w[1];
+    p->holder_nonce = w[2];
+    p->granter_nonce = *gn;
+    SendAll(p->fd, p->granter_nonce + "\n");
+    p->stage = 1;
+    return true;
+  }
+  const std::string want =
+      MacHex(options_.token, "holder", options_.job_id, p->id, p->holder_nonce, p->granter_nonce);
+  if (w.size() != 1 || !SameMac(w[0], want)) return false;
+  SendAll(p->fd, "OK " + MacHex(options_.token, "granter", options_.job_id, p->id, p->holder_nonce, p->granter_nonce) +
+                     "\n");
+  p->stage = 2;
+  p->last_sent = now;
+  std::lock_guard<std::mutex> lock(mu_);
+  state_[p->id] = {true, now};
+  return true;
+}
+
+// Reads what a readable peer sent: an open lease's bytes are heartbeats, an
+// unauthenticated peer's are handshake lines. Returns whether the peer stays.
+bool LeaseGranter::ReadPeer(Peer* p, double now) {
+  char buf[512];
+  ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return false;
+  if (n < 0) return true;
+  p->last_heard = now;
+  if (p->stage == 2) {
+    std::lock_guard<std::mutex> lock(mu_);
+    state_[p->id].second = now;
+    return true;
+  }
+  p->in.append(buf, static_cast<size_t>(n));
+  size_t nl;
+  while (p->stage < 2 && (nl = p->in.find('\n')) != std::string::npos) {
+    std::string line = p->in.substr(0, nl);
+    p->in.erase(0, nl + 1);
+    if (!HandshakeLine(p, line, now)) return false;
+  }
+  return p->stage == 2 || p->in.size() <= kMaxLine;
+}
+
 void LeaseGranter::Loop() {
   const double timeout = options_.timeout_seconds, interval = LeaseHeartbeatInterval(timeout);
   std::vector<std::unique_ptr<Peer>> peers;
-  auto drop = [&](size_t i) {
-    Peer& p = *peers[i];
-    if (p.stage == 2) {
-      std::lock_guard<std::mutex> lock(mu_);
-      state_[p.id].first = false;
-    }
-    close(p.fd);
-    peers.erase(peers.begin() + static_cast<long>(i));
-  };
   while (!stop_) {
     std::vector<pollfd> fds{{wake_[0], POLLIN, 0}};
     for (int l : listeners_) fds.push_back({l, POLLIN, 0});
@@ -269,79 +343,15 @@ void LeaseGranter::Loop() {
     poll(fds.data(), fds.size(), PollMs(interval / 2));
     if (stop_) break;
     const double now = Now();
-    for (size_t l = 0; l < listeners_.size(); ++l) {
-      if (!(fds[1 + l].revents & POLLIN)) continue;
-      while (true) {
-        int fd = accept4(listeners_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) break;
-        if (peers.size() >= kMaxPeers) {  // the oldest unauthenticated one makes room, else this one goes
-          auto it = std::find_if(peers.begin(), peers.end(), [](auto& p) { return p->stage < 2; });
-          if (it == peers.end()) {
-            close(fd);
-            continue;
-          }
-          drop(static_cast<size_t>(it - peers.begin()));
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        auto p = std::make_unique<Peer>();
-        p->fd = fd;
-        p->opened = p->last_heard = p->last_sent = now;
-        peers.push_back(std::move(p));
-      }
-    }
+    for (size_t l = 0; l < listeners_.size(); ++l)
+      if (fds[1 + l].revents & POLLIN) AcceptPeers(listeners_[l], now, &peers);
     // Peers: read what arrived (indices shift on drop, so walk by fd).
     std::vector<int> readable;
     for (size_t i = 1 + listeners_.size(); i < fds.size(); ++i)
       if (fds[i].revents) readable.push_back(fds[i].fd);
     for (size_t i = 0; i < peers.size();) {
       Peer& p = *peers[i];
-      bool keep = true;
-      if (std::find(readable.begin(), readable.end(), p.fd) != readable.end()) {
-        char buf[512];
-        ssize_t n = recv(p.fd, buf, sizeof(buf), MSG_DONTWAIT);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-          keep = false;
-        } else if (n > 0) {
-          p.last_heard = now;
-          if (p.stage == 2) {
-            std::lock_guard<std::mutex> lock(mu_);
-            state_[p.id].second = now;
-          } else {
-            p.in.append(buf, static_cast<size_t>(n));
-            size_t nl;
-            while (keep && p.stage < 2 && (nl = p.in.find('\n')) != std::string::npos) {
-              std::string line = p.in.substr(0, nl);
-              p.in.erase(0, nl + 1);
-              auto w = Words(line);
-              if (p.stage == 0) {
-                auto gn = NonceHex();
-                keep = w.size() == 3 && w[0] == kMagic && gn.ok();
-                if (keep) {
-                  p.id = w[1];
-                  p.holder_nonce = w[2];
-                  p.granter_nonce = *gn;
-                  SendAll(p.fd, p.granter_nonce + "\n");
-                  p.stage = 1;
-                }
-              } else {
-                const std::string want = MacHex(options_.token, "holder", options_.job_id, p.id, p.holder_nonce,
-                                                p.granter_nonce);
-                keep = w.size() == 1 && SameMac(w[0], want);
-                if (keep) {
-                  SendAll(p.fd, "OK " + MacHex(options_.token, "granter", options_.job_id, p.id, p.holder_nonce,
-                                               p.granter_nonce) + "\n");
-                  p.stage = 2;
-                  p.last_sent = now;
-                  std::lock_guard<std::mutex> lock(mu_);
-                  state_[p.id] = {true, now};
-                }
-              }
-            }
-            if (p.stage < 2 && p.in.size() > kMaxLine) keep = false;
-          }
-        }
-      }
+      bool keep = std::find(readable.begin(), readable.end(), p.fd) == readable.end() || ReadPeer(&p, now);
       // An unauthenticated peer gets timeout_seconds to finish; an open one is kept (silence is reported).
       if (keep && p.stage < 2 && now - p.opened > timeout) keep = false;
       if (keep && p.stage == 2 && now - p.last_sent >= interval) {
@@ -351,7 +361,7 @@ void LeaseGranter::Loop() {
       if (keep) {
         ++i;
       } else {
-        drop(i);
+        DropPeer(&peers, i);
       }
     }
   }

@@ -64,6 +64,10 @@ class LeaseGranter {
   struct Peer;
   LeaseGranter() = default;
   void Loop();
+  void AcceptPeers(int listener, double now, std::vector<std::unique_ptr<Peer>>* peers);
+  bool ReadPeer(Peer* p, double now);
+  bool HandshakeLine(Peer* p, const std::string& line, double now);
+  void DropPeer(std::vector<std::unique_ptr<Peer>>* peers, size_t i);
 
   Options options_;
   int port_ = 0;

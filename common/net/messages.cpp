@@ -160,36 +160,77 @@ Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f) {
   return r;
 }
 
-void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
-                  const std::string& weight_name, bool edge_ids, const std::vector<int>& etype_fanouts) {
+void EncodeSample(Encoder* e, const Array& seeds, const SampleSpec& spec) {
   e->ArrayRef(seeds);
-  e->I64(fanout);
-  e->Bool(replace);
-  e->U64(seed);
-  e->String(weight_name);
-  e->Bool(edge_ids);
-  e->U32(static_cast<uint32_t>(etype_fanouts.size()));
-  for (int f : etype_fanouts) e->I32(f);
+  e->I64(spec.fanout);
+  e->Bool(spec.replace);
+  e->U64(spec.seed);
+  e->String(spec.weight_name);
+  e->Bool(spec.edge_ids);
+  e->U32(static_cast<uint32_t>(spec.etype_fanouts.size()));
+  for (int f : spec.etype_fanouts) e->I32(f);
 }
 
 Result<SampleRequest> DecodeSample(const Frame& f) {
   SampleRequest r;
   Decoder d = f.decoder("SAMPLE_NEIGHBORS");
   r.seeds = d.Ids();
-  r.fanout = d.I64();
-  r.replace = d.Bool();
-  r.seed = d.U64();
-  r.weight_name = d.String();
-  r.edge_ids = d.Bool();
+  r.spec.fanout = d.I64();
+  r.spec.replace = d.Bool();
+  r.spec.seed = d.U64();
+  r.spec.weight_name = d.String();
+  r.spec.edge_ids = d.Bool();
   const uint32_t num_etypes = d.U32();
   if (d.status().ok() && num_etypes > kMaxEdgeTypes)
     return Status::InvalidArgument("SAMPLE_NEIGHBORS: " + std::to_string(num_etypes) + " edge type fanouts, at most " +
                                    std::to_string(kMaxEdgeTypes));
-  for (uint32_t t = 0; t < num_etypes && d.status().ok(); ++t) r.etype_fanouts.push_back(d.I32());
+  for (uint32_t t = 0; t < num_etypes && d.status().ok(); ++t) r.spec.etype_fanouts.push_back(d.I32());
   DG_RETURN_IF_ERROR(d.Finish());
-  DG_RETURN_IF_ERROR(CheckName("SAMPLE_NEIGHBORS", r.weight_name));
+  DG_RETURN_IF_ERROR(CheckName("SAMPLE_NEIGHBORS", r.spec.weight_name));
   return r;
 }
+
+void EncodeInDegrees(Encoder* e, const Array& ids) { e->ArrayRef(ids); }
+
+Result<InDegreesRequest> DecodeInDegrees(const Frame& f) {
+  InDegreesRequest r;
+  Decoder d = f.decoder("IN_DEGREES");
+  r.ids = d.Ids();
+  DG_RETURN_IF_ERROR(d.Finish());
+  return r;
+}
+
+void EncodeSaveTensor(Encoder* e, const std::string& name) { e->String(name); }
+
+Result<SaveTensorRequest> DecodeSaveTensor(const Frame& f) {
+  SaveTensorRequest r;
+  Decoder d = f.decoder("SAVE_TENSOR");
+  r.name = d.String();
+  DG_RETURN_IF_ERROR(d.Finish());
+  DG_RETURN_IF_ERROR(CheckName("SAVE_TENSOR", r.name));
+  return r;
+}
+
+void EncodeCheckpoint(Encoder* e, const CheckpointRequest& r) {
+  e->U8(static_cast<uint8_t>(r.action));
+  e->U64(r.step);
+  e->U32(r.keep);
+}
+
+Result<CheckpointRequest> DecodeCheckpoint(const Frame& f) {
+  CheckpointRequest r;
+  Decoder d = f.decoder("CHECKPOINT");
+  const uint8_t action = d.U8();
+  r.step = d.U64();
+  r.keep = d.U32();
+  DG_RETURN_IF_ERROR(d.Finish());
+  if (action > uint8_t(CheckpointAction::kLoad))
+    return Status::InvalidArgument("CHECKPOINT: unknown action " + std::to_string(action) + " (0 = save, 1 = load)");
+  r.action = static_cast<CheckpointAction>(action);
+  return r;
+}
+
+Status DecodeEmptyRequest(const Frame& f) { return f.decoder(MsgTypeName(f.header.type).c_str()).Finish(); }
 
 void EncodeMetadataReply(Encoder* e, const MetadataReply& m) {
   e->String(m.graph_name);
@@ -252,7 +293,13 @@ Result<BarrierRequest> DecodeBarrier(const Frame& f) {
   b.name = d.String();
   b.participants = d.U32();
   DG_RETURN_IF_ERROR(d.Finish());
+  if (b.name.size() > kMaxBarrierName)
+    return Status::InvalidArgument("BARRIER: name of " + std::to_string(b.name.size()) + " bytes (at most " +
+                                   std::to_string(kMaxBarrierName) + ")");
   if (b.participants == 0) return Status::InvalidArgument("BARRIER '" + b.name + "': 0 participants");
+  if (b.participants > kMaxBarrierParticipants)
+    return Status::InvalidArgument("BARRIER '" + b.name + "': " + std::to_string(b.participants) +
+                                   " participants (at most " + std::to_string(kMaxBarrierParticipants) + ")");
   return b;
 }
 

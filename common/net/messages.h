@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "common/base/sample_spec.h"
+#include "common/base/sparse_optimizer_spec.h"
+#include "common/base/tensor_spec.h"
 #include "common/net/codec.h"
 #include "common/net/connection.h"
-#include "common/storage/partition_store.h"
 
 namespace dg {
 
@@ -44,28 +46,36 @@ struct SparseUpdateRequest {
 };
 // SPARSE_UPDATE response: empty (sent once the step is applied).
 
-// SAVE_TENSOR request: string name. Response: empty.
+struct SaveTensorRequest {
+  std::string name;  // a persistent mutable tensor
+};
+// SAVE_TENSOR response: empty.
 
 // CHECKPOINT request: u8 action (0 = save, 1 = load), u64 step, u32 keep
 // (save: older step directories kept besides this one). Response: empty
 // (save: once the directory is on disk).
 enum class CheckpointAction : uint8_t { kSave = 0, kLoad = 1 };
+struct CheckpointRequest {
+  CheckpointAction action = CheckpointAction::kSave;
+  uint64_t step = 0;
+  uint32_t keep = 0;
+};
 
+// SAMPLE_NEIGHBORS request: seeds, then the SampleSpec's fields in the wire
+// order i64 fanout, bool replace, u64 seed, string weight_name, bool
+// edge_ids, u32 count + i32 etype_fanouts (empty = untyped).
 struct SampleRequest {
   Array seeds;  // int64 [n]
-  int64_t fanout = -1;
-  bool replace = false;
-  uint64_t seed = 0;
-  std::string weight_name;
-  bool edge_ids = true;  // false: the reply's eids are empty (node classification needs none)
-  // Typed graphs: fanout of each edge type (fanout is then unused); empty = untyped.
-  std::vector<int> etype_fanouts;
+  SampleSpec spec;
 };
 constexpr size_t kMaxEdgeTypes = 255;  // etype_fanouts longer than this are refused
 // SAMPLE_NEIGHBORS response: Array counts int64 [n], Array src int64 [m], Array eids int64 [m or 0],
 // and, for a typed request only, Array etypes uint8 [m].
 
-// IN_DEGREES request: Array ids. Response: Array int64 [n].
+struct InDegreesRequest {
+  Array ids;  // int64 [n], global node ids owned by the receiving partition
+};
+// IN_DEGREES response: Array int64 [n].
 
 struct MetadataReply {
   std::string graph_name;
@@ -75,9 +85,11 @@ struct MetadataReply {
   std::vector<TensorMeta> tensors;
 };
 
+constexpr size_t kMaxBarrierName = 256;
+constexpr uint32_t kMaxBarrierParticipants = 65536;
 struct BarrierRequest {
-  std::string name;
-  uint32_t participants = 0;
+  std::string name;           // at most kMaxBarrierName bytes
+  uint32_t participants = 0;  // 1..kMaxBarrierParticipants
 };
 
 struct TypeStats {
@@ -104,10 +116,20 @@ Result<InitTensorSpec> DecodeInitTensor(const Frame& f);
 void EncodeSparseUpdate(Encoder* e, const SparseUpdateRequest& r);
 Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f);
 
-void EncodeSample(Encoder* e, const Array& seeds, int64_t fanout, bool replace, uint64_t seed,
-                  const std::string& weight_name, bool edge_ids = true,
-                  const std::vector<int>& etype_fanouts = {});
+void EncodeSample(Encoder* e, const Array& seeds, const SampleSpec& spec);
 Result<SampleRequest> DecodeSample(const Frame& f);
+
+void EncodeInDegrees(Encoder* e, const Array& ids);
+Result<InDegreesRequest> DecodeInDegrees(const Frame& f);
+
+void EncodeSaveTensor(Encoder* e, const std::string& name);
+Result<SaveTensorRequest> DecodeSaveTensor(const Frame& f);
+
+void EncodeCheckpoint(Encoder* e, const CheckpointRequest& r);
+Result<CheckpointRequest> DecodeCheckpoint(const Frame& f);
+
+// METADATA and STATS requests carry nothing: anything in the payload is refused.
+Status DecodeEmptyRequest(const Frame& f);
 
 void EncodeMetadataReply(Encoder* e, const MetadataReply& m);
 Result<MetadataReply> DecodeMetadataReply(const Frame& f);

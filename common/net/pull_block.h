@@ -1,5 +1,6 @@
-// PULL_BLOCK: what a mini-batch's input block needs from one partition,
-// computed where the features live.
+// PULL_BLOCK and SAMPLE_BLOCK requests: what a mini-batch's input block needs
+// from one partition, computed where the features live (the answers:
+// roles/server/block_answers.h; the row loops: common/storage/block_rows.h).
 //
 // For mean/sum aggregators the input layer needs, per destination node of
 // block 0, its own row and the sum of its sampled sources' rows -- not every
@@ -50,7 +51,7 @@
 #include "common/net/wire_dtype.h"
 #include "common/base/status.h"
 #include "common/base/array.h"
-#include "common/storage/partition_store.h"
+#include "common/base/sample_spec.h"
 
 namespace dg {
 
@@ -68,48 +69,20 @@ struct PullBlockIds {
   std::vector<int32_t> skip;  // SAMPLE_BLOCK only
 };
 void EncodePullBlock(Encoder* e, const std::string& name, WireDType wire, std::shared_ptr<const PullBlockIds> ids);
-// Checks the encoding (dtypes, ranks); the values are checked by ServePullBlock.
+// Checks the encoding (dtypes, ranks); the server checks the values
+// (roles/server/block_answers.h).
 Result<PullBlockRequest> DecodePullBlock(const Frame& f);
-
-struct PullBlockLimits {
-  int64_t max_edges = int64_t(1) << 30;
-  int64_t max_answer_bytes = int64_t(1) << 30;
-};
-
-// The reply for one request against `store`: checks every offset, the counts
-// (>= 0, summing to E), the tensor and the limits before any work.
-Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRequest& req,
-                                  const PullBlockLimits& limits);
-
-// The same computation without the wire, float32, straight into the
-// caller's arrays (for the client's machine-local partitions): own row i goes
-// to own_out row own_pos[i]; the sum of destination i's sources is ADDED to
-// sums_out row sums_pos[i] (destinations without sources are left alone).
-// Checks offsets and counts as ServePullBlock does.
-Status AddPullBlock(const PartitionStore& store, const std::string& name, const int32_t* rows, int64_t r,
-                    const int64_t* own_pos, const int32_t* counts, int64_t m, const int32_t* src, int64_t e,
-                    float* own_out, float* sums_out, const int64_t* sums_pos);
 
 struct SampleBlockRequest {
   std::string name;
   WireDType wire = WireDType::kFloat32;
-  int64_t fanout = 0;
-  bool replace = false;
-  uint64_t seed = 0;
+  SampleSpec spec;  // fanout, replace and seed (uniform, no edge ids: the wire has no more)
   Array dst;   // int32 [m]
   Array skip;  // int32 [s], strictly ascending positions in dst: own rows not sent
 };
 // ids->rows are the destinations, ids->skip the positions whose own rows are not wanted.
-void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, int64_t fanout, bool replace,
-                       uint64_t seed, std::shared_ptr<const PullBlockIds> ids);
+void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, const SampleSpec& spec,
+                       std::shared_ptr<const PullBlockIds> ids);
 Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f);
-
-struct SampleBlockLimits {
-  int64_t max_fanout = 1000000;  // with replacement
-  int64_t max_answer_bytes = int64_t(1) << 30;
-  int64_t num_nodes = 0;  // the graph's: remote_src is int32 below 2^31
-};
-Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlockRequest& req,
-                                   const SampleBlockLimits& limits);
 
 }  // namespace dg

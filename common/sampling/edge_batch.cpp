@@ -94,16 +94,9 @@ void ExcludingSource::Filter(const std::vector<int64_t>& seeds, SampledNeighbors
   if (has_types) out->etypes.resize(static_cast<size_t>(w));
 }
 
-Status ExcludingSource::SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace,
-                                        uint64_t seed, SampledNeighbors* out) {
-  DG_RETURN_IF_ERROR(inner_->SampleNeighbors(seeds, fanout, replace, seed, out));
-  Filter(seeds, out);
-  return Status::OK();
-}
-
-Status ExcludingSource::SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts,
-                                             bool replace, uint64_t seed, SampledNeighbors* out) {
-  DG_RETURN_IF_ERROR(inner_->SampleNeighborsTyped(seeds, fanouts, replace, seed, out));
+Status ExcludingSource::SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec,
+                                        SampledNeighbors* out) {
+  DG_RETURN_IF_ERROR(inner_->SampleNeighbors(seeds, spec, out));
   Filter(seeds, out);
   return Status::OK();
 }

@@ -91,14 +91,11 @@ class ExcludingSource : public NeighborSource {
   ExcludingSource(NeighborSource* inner, std::vector<std::pair<int64_t, int64_t>> pairs,
                   std::vector<TypedEdge> typed = {});
   int64_t num_nodes() const override { return inner_->num_nodes(); }
-  Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
-                         SampledNeighbors* out) override;
+  Status SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec, SampledNeighbors* out) override;
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override {
     return inner_->Gather(name, ids);
   }
   int num_edge_types() const override { return inner_->num_edge_types(); }
-  Status SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts, bool replace,
-                              uint64_t seed, SampledNeighbors* out) override;
   Status NodeTypes(const std::vector<int64_t>& ids, std::vector<int64_t>* out) override {
     return inner_->NodeTypes(ids, out);
   }

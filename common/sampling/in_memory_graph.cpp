@@ -53,8 +53,11 @@ Result<Array> InMemoryGraph::NodeData(const std::string& name) const {
   return it->second;
 }
 
-Status InMemoryGraph::SampleNeighbors(const std::vector<int64_t>& seeds, int fanout,
-                                      bool replace, uint64_t seed, SampledNeighbors* out) {
+Status InMemoryGraph::SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec,
+                                      SampledNeighbors* out) {
+  if (spec.typed()) return Status::InvalidArgument("typed sampling on a graph without edge types");
+  if (!spec.weight_name.empty())
+    return Status::InvalidArgument("weighted sampling ('" + spec.weight_name + "') on an in-memory graph, which has no edge weights");
   out->indptr.clear();
   out->sources.clear();
   out->indptr.reserve(seeds.size() + 1);
@@ -66,7 +69,7 @@ Status InMemoryGraph::SampleNeighbors(const std::vector<int64_t>& seeds, int fan
                                      std::to_string(num_nodes_) + ")");
     const int64_t begin = indptr_[gid], degree = indptr_[gid + 1] - begin;
     pos.clear();
-    SampleRowUniform(degree, fanout, replace, MixSeed(seed, static_cast<uint64_t>(gid)), &pos);
+    SampleRow(spec, gid, degree, nullptr, nullptr, &pos);
     for (int64_t p : pos) out->sources.push_back(indices_[begin + p]);
     out->indptr.push_back(static_cast<int64_t>(out->sources.size()));
   }

@@ -38,8 +38,8 @@ class InMemoryGraph : public NeighborSource {
   // The node array `name`, or NotFound naming what exists.
   Result<Array> NodeData(const std::string& name) const;
 
-  Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace,
-                         uint64_t seed, SampledNeighbors* out) override;
+  Status SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec,
+                         SampledNeighbors* out) override;
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override;
 
  private:

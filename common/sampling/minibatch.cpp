@@ -125,11 +125,6 @@ bool IdsBelow(const std::vector<int64_t>& ids, int64_t n) {
 
 }  // namespace
 
-Status NeighborSource::SampleNeighborsTyped(const std::vector<int64_t>&, const std::vector<int>&, bool, uint64_t,
-                                           SampledNeighbors*) {
-  return Status::InvalidArgument("typed sampling on a graph without edge types");
-}
-
 Status NeighborSource::NodeTypes(const std::vector<int64_t>&, std::vector<int64_t>*) {
   return Status::InvalidArgument("node types of a graph without node types");
 }
@@ -166,6 +161,7 @@ Status SampleBlocksDownTo(NeighborSource* source, const std::vector<int64_t>& se
   std::vector<int64_t> src;
   SampledNeighbors sampled;
   const int num_etypes = source->num_edge_types();
+  const LayeredSampleSpec& layers = options;
   if (!options.etype_fanouts.empty() && static_cast<int>(options.etype_fanouts.size()) != num_layers)
     return Status::InvalidArgument("etype fanouts: " + std::to_string(options.etype_fanouts.size()) +
                                    " layers, fanouts have " + std::to_string(num_layers));
@@ -174,14 +170,9 @@ Status SampleBlocksDownTo(NeighborSource* source, const std::vector<int64_t>& se
     sampled.indptr.clear();
     sampled.sources.clear();
     sampled.etypes.clear();
-    if (num_etypes > 0) {
-      std::vector<int> fanouts = options.etype_fanouts.empty()
-                                     ? std::vector<int>(num_etypes, options.fanouts[layer])
-                                     : options.etype_fanouts[layer];
-      DG_RETURN_IF_ERROR(source->SampleNeighborsTyped(dst, fanouts, options.replace, seed, &sampled));
-    } else {
-      DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, options.fanouts[layer], options.replace, seed, &sampled));
-    }
+    SampleSpec spec = layers.At(layer, seed);
+    if (num_etypes > 0 && !spec.typed()) spec.etype_fanouts.assign(num_etypes, spec.fanout);
+    DG_RETURN_IF_ERROR(source->SampleNeighbors(dst, spec, &sampled));
     mb->blocks[layer] = BuildBlock(dst, sampled, &src, source->num_nodes(), &options.owner_offsets);
     dst.swap(src);
   }

@@ -28,6 +28,7 @@
 
 #include "common/sampling/id_buffer.h"
 #include "common/base/array.h"
+#include "common/base/sample_spec.h"
 #include "common/base/status.h"
 
 namespace dg {
@@ -45,9 +46,13 @@ class NeighborSource {
  public:
   virtual ~NeighborSource() = default;
   virtual int64_t num_nodes() const = 0;
-  // For every seed, its sampled in-neighbors (row seed = MixSeed(seed, gid)).
-  virtual Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace,
-                                 uint64_t seed, SampledNeighbors* out) = 0;
+  // For every seed, its in-neighbors sampled as `spec` asks (row seed =
+  // MixSeed(spec.seed, gid)). spec.typed(): fanouts[t] in-edges of edge type
+  // t per seed (SampleRowByType), out->etypes gets each edge's type; a graph
+  // without edge types refuses it. An untyped spec on a typed graph takes
+  // spec.fanout of every edge type (DGL's single fanout of a heterograph).
+  virtual Status SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec,
+                                 SampledNeighbors* out) = 0;
   // Rows `ids` of node array `name` (e.g. "features", "labels"), in order.
   virtual Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) = 0;
   // The partition book's offsets when the graph is partitioned (partition p
@@ -57,10 +62,6 @@ class NeighborSource {
   // Typed graphs (common/sampling/typed_graph.h): the number of edge types
   // (0 = an untyped graph, which has none of what follows).
   virtual int num_edge_types() const { return 0; }
-  // As SampleNeighbors, with fanouts[t] in-edges of edge type t per seed
-  // (SampleRowByType); out->etypes gets each edge's type.
-  virtual Status SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts,
-                                      bool replace, uint64_t seed, SampledNeighbors* out);
   // The node type of each id.
   virtual Status NodeTypes(const std::vector<int64_t>& ids, std::vector<int64_t>* out);
 };
@@ -98,9 +99,11 @@ struct MiniBatch {
   double send_time = 0;              // sampler's monotonic clock at send (encoded)
 };
 
-struct MiniBatchOptions {
-  std::vector<int> fanouts;               // per layer; -1 = all neighbors
-  bool replace = false;
+// What a batch maker asks for: the sampling of every layer (the
+// LayeredSampleSpec it passes whole: fanouts per layer, -1 = all neighbors;
+// typed graphs: etype_fanouts[l][t], empty = fanouts[l] for every edge type)
+// and what it gathers.
+struct MiniBatchOptions : LayeredSampleSpec {
   std::string feature_name = "features";  // "" = do not gather
   std::string label_name = "labels";      // "" = do not gather
   // Partition offsets (NeighborSource::owner_offsets). With two or more
@@ -109,10 +112,6 @@ struct MiniBatchOptions {
   // of the features fill a few contiguous ranges of the batch and a PULL
   // reply is received straight into place. Empty = no grouping.
   std::vector<int64_t> owner_offsets;
-  // Typed graphs (NeighborSource::num_edge_types() > 0): the fanout of edge
-  // type t at layer l is etype_fanouts[l][t]; empty = fanouts[l] for every
-  // edge type (DGL's single fanout of a heterograph).
-  std::vector<std::vector<int>> etype_fanouts;
 };
 
 // The request seed of one layer of one batch:

@@ -132,10 +132,15 @@ int TypedInMemoryGraph::TypeOf(int64_t gid) const {
          1;
 }
 
-Status TypedInMemoryGraph::SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace,
-                                           uint64_t seed, SampledNeighbors* out) {
-  if (!merged_)
-    return SampleNeighborsTyped(seeds, std::vector<int>(relations_.size(), fanout), replace, seed, out);
+// Unmerged graphs sample by edge type (an untyped spec: its fanout for every
+// relation); a merged one (one relation) samples its rows as an untyped graph.
+Status TypedInMemoryGraph::SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec,
+                                           SampledNeighbors* out) {
+  if (!spec.weight_name.empty())
+    return Status::InvalidArgument("weighted sampling ('" + spec.weight_name + "') on an in-memory graph, which has no edge weights");
+  SampleSpec by_type = spec;
+  if (!merged_ && !spec.typed()) by_type.etype_fanouts.assign(relations_.size(), spec.fanout);
+  const bool typed = by_type.typed();
   out->indptr.assign(1, 0);
   out->sources.clear();
   out->etypes.clear();
@@ -145,30 +150,10 @@ Status TypedInMemoryGraph::SampleNeighbors(const std::vector<int64_t>& seeds, in
       return Status::InvalidArgument("seed node " + std::to_string(gid) + " out of range");
     const int64_t begin = indptr_[gid];
     pos.clear();
-    SampleRowUniform(indptr_[gid + 1] - begin, fanout, replace, MixSeed(seed, static_cast<uint64_t>(gid)), &pos);
+    SampleRow(by_type, gid, indptr_[gid + 1] - begin, nullptr, typed ? etypes_.data() + begin : nullptr, &pos);
     for (int64_t p : pos) out->sources.push_back(indices_[begin + p]);
-    out->indptr.push_back(static_cast<int64_t>(out->sources.size()));
-  }
-  return Status::OK();
-}
-
-Status TypedInMemoryGraph::SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts,
-                                                bool replace, uint64_t seed, SampledNeighbors* out) {
-  out->indptr.assign(1, 0);
-  out->sources.clear();
-  out->etypes.clear();
-  std::vector<int64_t> pos;
-  for (int64_t gid : seeds) {
-    if (gid < 0 || gid >= num_nodes())
-      return Status::InvalidArgument("seed node " + std::to_string(gid) + " out of range");
-    const int64_t begin = indptr_[gid];
-    pos.clear();
-    SampleRowByType(etypes_.data() + begin, indptr_[gid + 1] - begin, fanouts, replace,
-                    MixSeed(seed, static_cast<uint64_t>(gid)), &pos);
-    for (int64_t p : pos) {
-      out->sources.push_back(indices_[begin + p]);
-      out->etypes.push_back(etypes_[begin + p]);
-    }
+    if (typed)
+      for (int64_t p : pos) out->etypes.push_back(etypes_[begin + p]);
     out->indptr.push_back(static_cast<int64_t>(out->sources.size()));
   }
   return Status::OK();

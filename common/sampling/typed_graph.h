@@ -73,10 +73,8 @@ class TypedInMemoryGraph : public NeighborSource {
   const Array& labels() const { return labels_; }
   const Array& split() const { return split_; }
 
-  Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
+  Status SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec,
                          SampledNeighbors* out) override;
-  Status SampleNeighborsTyped(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts, bool replace,
-                              uint64_t seed, SampledNeighbors* out) override;
   Status NodeTypes(const std::vector<int64_t>& ids, std::vector<int64_t>* out) override;
   // "features", "labels" or "split" (see above).
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids) override;

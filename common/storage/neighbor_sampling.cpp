@@ -117,4 +117,12 @@ int64_t SampleRowByType(const uint8_t* etypes, int64_t degree, const std::vector
   return appended;
 }
 
+int64_t SampleRow(const SampleSpec& spec, int64_t gid, int64_t degree, const float* weights, const uint8_t* etypes,
+                  std::vector<int64_t>* out) {
+  const uint64_t row_seed = MixSeed(spec.seed, static_cast<uint64_t>(gid));
+  if (spec.typed()) return SampleRowByType(etypes, degree, spec.etype_fanouts, spec.replace, row_seed, out);
+  if (weights) return SampleRowWeighted(weights, degree, spec.fanout, spec.replace, row_seed, out);
+  return SampleRowUniform(degree, spec.fanout, spec.replace, row_seed, out);
+}
+
 }  // namespace dg

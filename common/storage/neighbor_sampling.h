@@ -1,6 +1,8 @@
 // The neighbor-sampling kernel shared by the server (SAMPLE_NEIGHBORS) and the
 // in-process sampler, so that local and distributed runs draw identical samples.
 //
+// The settings of one hop are a SampleSpec (common/base/sample_spec.h).
+//
 // Determinism contract: the sample of node `gid` depends only on
 // (request_seed, gid, its CSR row, fanout, replace, weights) -- never on which
 // server, thread, batch order or other seeds -- because each row seeds its own
@@ -15,6 +17,8 @@
 
 #include <cstdint>
 #include <vector>
+
+#include "common/base/sample_spec.h"
 
 namespace dg {
 
@@ -66,5 +70,13 @@ int64_t SampleRowWeighted(const float* weights, int64_t degree, int64_t fanout, 
 // same seed).
 int64_t SampleRowByType(const uint8_t* etypes, int64_t degree, const std::vector<int>& fanouts, bool replace,
                         uint64_t row_seed, std::vector<int64_t>* out);
+
+// One row as `spec` asks (the one entry every sampler calls: the partition
+// store, the in-memory graphs): spec.typed() samples by edge type (etypes must
+// then be given), else weights (non-null when spec.weight_name names them)
+// weight the draws, else uniform; the row seed is MixSeed(spec.seed, gid).
+// Positions in [0, degree) are appended to *out; returns how many.
+int64_t SampleRow(const SampleSpec& spec, int64_t gid, int64_t degree, const float* weights, const uint8_t* etypes,
+                  std::vector<int64_t>* out);
 
 }  // namespace dg

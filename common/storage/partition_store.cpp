@@ -55,15 +55,6 @@ Status ValidatePartitionStructure(const LocalPartition& part, const std::string&
   return Status::OK();
 }
 
-const char* TensorKindName(TensorKind k) {
-  switch (k) {
-    case TensorKind::kNode: return "node";
-    case TensorKind::kEdge: return "edge";
-    case TensorKind::kMutableNode: return "mutable";
-  }
-  return "?";
-}
-
 PartitionStore::PartitionStore(const PartitionConfig& config, LocalPartition part, bool holds_mutable)
     : graph_name_(config.graph_name),
       num_nodes_(config.num_nodes),
@@ -361,32 +352,38 @@ void InitialRow(const InitTensorSpec& spec, int64_t gid, int64_t elems, double* 
   }
 }
 
-Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bool replace,
-                              uint64_t seed, const std::string& weight_name, SampleResult* out,
-                              bool edge_ids) const {
-  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
-  const float* weights = nullptr;
-  if (!weight_name.empty()) {
-    auto it = part_.edge_data.find(weight_name);
-    if (it == part_.edge_data.end()) {
-      return Status::NotFound("SAMPLE_NEIGHBORS: unknown edge weight tensor '" + weight_name + "'");
-    }
-    const Array& w = it->second;
-    if (w.dtype != DType::kFloat32 || w.row_elems() != 1) {
-      return Status::InvalidArgument("SAMPLE_NEIGHBORS: edge weight tensor '" + weight_name +
-                                     "' must be float32 [E] or [E, 1], got " + DTypeName(w.dtype) +
-                                     " " + w.ShapeString());
-    }
-    weights = w.as<float>();
+Status PartitionStore::Sample(const int64_t* seeds, size_t n, const SampleSpec& spec, SampleResult* out) const {
+  return spec.typed() ? SampleTyped(seeds, n, spec, out) : SampleUntyped(seeds, n, spec, out);
+}
+
+// "" = no weights (null); else the float32 [E] or [E, 1] edge tensor `name`.
+Result<const float*> PartitionStore::EdgeWeights(const std::string& name) const {
+  if (name.empty()) return static_cast<const float*>(nullptr);
+  auto it = part_.edge_data.find(name);
+  if (it == part_.edge_data.end()) {
+    return Status::NotFound("SAMPLE_NEIGHBORS: unknown edge weight tensor '" + name + "'");
   }
+  const Array& w = it->second;
+  if (w.dtype != DType::kFloat32 || w.row_elems() != 1) {
+    return Status::InvalidArgument("SAMPLE_NEIGHBORS: edge weight tensor '" + name +
+                                   "' must be float32 [E] or [E, 1], got " + DTypeName(w.dtype) + " " +
+                                   w.ShapeString());
+  }
+  return w.as<float>();
+}
+
+Status PartitionStore::SampleUntyped(const int64_t* seeds, size_t n, const SampleSpec& spec,
+                                     SampleResult* out) const {
+  DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  DG_ASSIGN_OR_RETURN(const float* weights, EdgeWeights(spec.weight_name));
   const int64_t* indptr = part_.indptr.as<int64_t>();
   const int64_t* indices = part_.indices.as<int64_t>();
   std::vector<int64_t> pos;
   out->counts.reserve(out->counts.size() + n);
-  DG_ASSIGN_OR_RETURN(const int64_t bound, SampleBound(seeds, n, fanout, replace));
+  DG_ASSIGN_OR_RETURN(const int64_t bound, SampleBound(seeds, n, spec));
   if (bound <= (int64_t(1) << 26)) {  // callers with huge requests check SampleBound first
     out->src.reserve(out->src.size() + static_cast<size_t>(bound));
-    if (edge_ids) out->eids.reserve(out->eids.size() + static_cast<size_t>(bound));
+    if (spec.edge_ids) out->eids.reserve(out->eids.size() + static_cast<size_t>(bound));
   }
   // Each seed's CSR row is a cache miss in a large graph: fetch indptr of the
   // seed 16 ahead and the neighbour ids of the seed 8 ahead (its indptr is
@@ -404,20 +401,19 @@ Status PartitionStore::Sample(const int64_t* seeds, size_t n, int64_t fanout, bo
     const int64_t l = seeds[i] - part_.node_begin;
     const int64_t begin = indptr[l], degree = indptr[l + 1] - begin;
     pos.clear();
-    const uint64_t row_seed = MixSeed(seed, static_cast<uint64_t>(seeds[i]));
-    int64_t k = weights ? SampleRowWeighted(weights + begin, degree, fanout, replace, row_seed, &pos)
-                        : SampleRowUniform(degree, fanout, replace, row_seed, &pos);
+    const int64_t k = SampleRow(spec, seeds[i], degree, weights ? weights + begin : nullptr, nullptr, &pos);
     out->counts.push_back(k);
     for (int64_t p : pos) out->src.push_back(indices[begin + p]);
-    if (edge_ids)
+    if (spec.edge_ids)
       for (int64_t p : pos) out->eids.push_back(part_.edge_begin + begin + p);
   }
   return Status::OK();
 }
 
-Status PartitionStore::SampleTyped(const int64_t* seeds, size_t n, const std::vector<int>& fanouts, bool replace,
-                                   uint64_t seed, SampleResult* out, bool edge_ids) const {
+Status PartitionStore::SampleTyped(const int64_t* seeds, size_t n, const SampleSpec& spec, SampleResult* out) const {
   DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
+  if (!spec.weight_name.empty())
+    return Status::InvalidArgument("SAMPLE_NEIGHBORS: weighted sampling by edge type is not supported");
   const Array* types = EdgeTypes();
   if (!types)
     return Status::InvalidArgument("SAMPLE_NEIGHBORS: fanouts per edge type, but partition " +
@@ -433,23 +429,29 @@ Status PartitionStore::SampleTyped(const int64_t* seeds, size_t n, const std::ve
     const int64_t l = seeds[i] - part_.node_begin;
     const int64_t begin = indptr[l], degree = indptr[l + 1] - begin;
     pos.clear();
-    const int64_t k = SampleRowByType(etypes + begin, degree, fanouts, replace,
-                                      MixSeed(seed, static_cast<uint64_t>(seeds[i])), &pos);
+    const int64_t k = SampleRow(spec, seeds[i], degree, nullptr, etypes + begin, &pos);
     out->counts.push_back(k);
     for (int64_t p : pos) {
       out->src.push_back(indices[begin + p]);
       out->etypes.push_back(etypes[begin + p]);
     }
-    if (edge_ids)
+    if (spec.edge_ids)
       for (int64_t p : pos) out->eids.push_back(part_.edge_begin + begin + p);
   }
   return Status::OK();
 }
 
-Result<int64_t> PartitionStore::SampleBound(const int64_t* seeds, size_t n, int64_t fanout, bool replace) const {
+Result<int64_t> PartitionStore::SampleBound(const int64_t* seeds, size_t n, const SampleSpec& spec) const {
   DG_RETURN_IF_ERROR(CheckNodeIds("SAMPLE_NEIGHBORS", "", seeds, n));
-  if (fanout == 0) return int64_t(0);
+  // Typed: every in-edge at most, plus what a type's fanout may add beyond its
+  // degree with replacement.
+  const int64_t fanout = spec.typed() ? -1 : spec.fanout;
+  const bool replace = spec.typed() ? false : spec.replace;
   unsigned __int128 total = 0;
+  if (spec.typed() && spec.replace)
+    for (int f : spec.etype_fanouts)
+      if (f > 0) total += static_cast<unsigned __int128>(n) * static_cast<uint64_t>(f);
+  if (fanout == 0) return int64_t(0);
   if (replace && fanout > 0) {
     total = static_cast<unsigned __int128>(n) * static_cast<uint64_t>(fanout);
   } else {

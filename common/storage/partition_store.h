@@ -29,40 +29,19 @@
 #include <vector>
 
 #include "common/base/array.h"
+#include "common/base/sample_spec.h"
+#include "common/base/tensor_spec.h"
 #include "common/storage/partition.h"
 #include "common/storage/sparse_optimizer.h"
 #include "common/base/status.h"
 
 namespace dg {
 
-enum class TensorKind : uint8_t { kNode = 0, kEdge = 1, kMutableNode = 2 };
-enum class PushMode : uint8_t { kOverwrite = 0, kAdd = 1 };
-enum class Initializer : uint8_t { kZeros = 0, kUniform = 1, kNormal = 2 };
-
-const char* TensorKindName(TensorKind k);
-
-struct TensorMeta {
-  std::string name;
-  TensorKind kind;
-  DType dtype;
-  std::vector<int64_t> shape;  // global shape
-};
-
 struct SampleResult {
   std::vector<int64_t> counts;  // per seed
   std::vector<int64_t> src;     // global source ids, seed-major
   std::vector<int64_t> eids;    // global edge ids, aligned with src
   std::vector<uint8_t> etypes;  // typed sampling: the edge type of each, aligned with src
-};
-
-struct InitTensorSpec {
-  std::string name;
-  DType dtype = DType::kFloat32;
-  std::vector<int64_t> shape;  // global; shape[0] must equal num_nodes
-  Initializer init = Initializer::kZeros;
-  uint64_t seed = 0;
-  double a = 0, b = 0;  // uniform [a, b) or normal(mean a, std b)
-  bool persistent = false;  // saved to <partition dir>/tensors/<name>.npy (see SaveTensor)
 };
 
 // One contribution to a sparse optimizer step.
@@ -148,30 +127,30 @@ class PartitionStore {
   Status SaveCheckpoint(const std::string& dir, std::vector<std::string>* saved) const;
   Status LoadCheckpoint(const std::string& dir, std::vector<std::string>* loaded);
 
-  // Neighbor sampling with the shared kernel; row seed = MixSeed(seed, gid).
-  // weight_name: "" or an edge tensor of float32 [E] or [E, 1]. Appends to *out.
-  // edge_ids = false leaves out->eids alone (callers that need no edge ids).
-  Status Sample(const int64_t* seeds, size_t n, int64_t fanout, bool replace, uint64_t seed,
-                const std::string& weight_name, SampleResult* out, bool edge_ids = true) const;
-
-  // Typed graphs: as Sample (uniform), fanouts[t] in-edges of edge type t per
-  // seed (SampleRowByType), out->etypes filled. The edge types are a typed
+  // Neighbor sampling with the shared kernel (SampleRow); row seed =
+  // MixSeed(spec.seed, gid). Appends to *out; out->eids only with
+  // spec.edge_ids. Untyped (spec.typed() false): spec.fanout in-edges per
+  // seed, weighted when spec.weight_name names an edge tensor of float32 [E]
+  // or [E, 1]. Typed: spec.etype_fanouts[t] in-edges of edge type t per seed
+  // (SampleRowByType, uniform), out->etypes filled. The edge types are a typed
   // partition's edge_types.npy (uint8 [E], each row's in-edges grouped by
   // type), else the uint8 edge tensor kEdgeTypesTensor; a partition without
-  // either is InvalidArgument. PULL of a typed partition's node tensor
-  // "<type>/<name>" takes global ids of that type's owned range.
+  // either is InvalidArgument, as is a weight_name. PULL of a typed
+  // partition's node tensor "<type>/<name>" takes global ids of that type's
+  // owned range.
+  Status Sample(const int64_t* seeds, size_t n, const SampleSpec& spec, SampleResult* out) const;
   static constexpr const char* kEdgeTypesTensor = "edge_types";
-  Status SampleTyped(const int64_t* seeds, size_t n, const std::vector<int>& fanouts, bool replace, uint64_t seed,
-                     SampleResult* out, bool edge_ids = true) const;
   // The number of edge types of a typed partition (1 + the largest edge type), 0 otherwise.
   int num_edge_types() const { return num_edge_types_; }
 
   Status InDegrees(const int64_t* ids, size_t n, int64_t* out, const int64_t* out_pos) const;
 
-  // Upper bound of the edges Sample would return for these arguments (seeds
-  // must be owned; checked): n * fanout with replacement, else the sum of
-  // min(degree, fanout) (all in-edges for fanout < 0). O(n), no allocation.
-  Result<int64_t> SampleBound(const int64_t* seeds, size_t n, int64_t fanout, bool replace) const;
+  // Upper bound of the edges Sample would return for `spec` (seeds must be
+  // owned; checked): n * fanout with replacement, else the sum of
+  // min(degree, fanout) (all in-edges for fanout < 0); typed: the sum of the
+  // degrees plus, with replacement, n * the positive etype fanouts. O(n), no
+  // allocation; saturates at INT64_MAX / 64.
+  Result<int64_t> SampleBound(const int64_t* seeds, size_t n, const SampleSpec& spec) const;
 
   // Budget for the bytes of all mutable tensors held here (server limit);
   // < 0 = unlimited. An INIT_TENSOR that would exceed it is ResourceExhausted.
@@ -186,6 +165,9 @@ class PartitionStore {
     mutable std::shared_mutex mu;                    // data and optimizer
     std::unique_ptr<SparseOptimizerState> optimizer;  // after the first SparseUpdate
   };
+  Status SampleUntyped(const int64_t* seeds, size_t n, const SampleSpec& spec, SampleResult* out) const;
+  Status SampleTyped(const int64_t* seeds, size_t n, const SampleSpec& spec, SampleResult* out) const;
+  Result<const float*> EdgeWeights(const std::string& name) const;
   Status CheckNodeIds(const char* what, const std::string& name, const int64_t* ids, size_t n) const;
   Status CheckEdgeIds(const char* what, const std::string& name, const int64_t* ids, size_t n) const;
   Status UnknownTensor(const char* what, const std::string& name) const;

@@ -7,68 +7,6 @@
 
 namespace dg {
 
-SparseOptimizerSpec SparseOptimizerSpec::Defaults(SparseOptimizerKind kind, double lr) {
-  SparseOptimizerSpec s;
-  s.kind = kind;
-  s.lr = lr;
-  s.eps = kind == SparseOptimizerKind::kAdam ? 1e-8 : 1e-10;
-  return s;
-}
-
-std::string SparseOptimizerSpec::ToString() const {
-  char buf[160];
-  if (kind == SparseOptimizerKind::kAdam) {
-    std::snprintf(buf, sizeof(buf), "sparse_adam(lr=%g, eps=%g, betas=(%g, %g))", lr, eps, beta1, beta2);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%s(lr=%g, eps=%g)", SparseOptimizerName(kind), lr, eps);
-  }
-  return buf;
-}
-
-bool SparseOptimizerSpec::SameAs(const SparseOptimizerSpec& o) const {
-  if (kind != o.kind || lr != o.lr || eps != o.eps) return false;
-  return kind != SparseOptimizerKind::kAdam || (beta1 == o.beta1 && beta2 == o.beta2);
-}
-
-const char* SparseOptimizerName(SparseOptimizerKind kind) {
-  switch (kind) {
-    case SparseOptimizerKind::kAdagrad: return "sparse_adagrad";
-    case SparseOptimizerKind::kAdam: return "sparse_adam";
-  }
-  return "sparse_unknown";
-}
-
-Result<SparseOptimizerSpec> ParseSparseOptimizer(const std::string& name, double lr) {
-  SparseOptimizerSpec s;
-  if (name == "sparse_adagrad" || name == "adagrad") {
-    s = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, lr);
-  } else if (name == "sparse_adam" || name == "adam") {
-    s = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, lr);
-  } else {
-    return Status::InvalidArgument("unknown sparse optimizer '" + name + "' (use sparse_adagrad or sparse_adam)");
-  }
-  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(s));
-  return s;
-}
-
-Status ValidateSparseOptimizer(const SparseOptimizerSpec& s) {
-  auto bad = [&](const char* field, double v, const char* want) {
-    char buf[200];
-    std::snprintf(buf, sizeof(buf), "%s: %s = %g must be %s", SparseOptimizerName(s.kind), field, v, want);
-    return Status::InvalidArgument(buf);
-  };
-  if (s.kind != SparseOptimizerKind::kAdagrad && s.kind != SparseOptimizerKind::kAdam) {
-    return Status::InvalidArgument("unknown sparse optimizer kind " + std::to_string(int(s.kind)));
-  }
-  if (!(s.lr > 0) || !std::isfinite(s.lr)) return bad("lr", s.lr, "> 0 and finite");
-  if (!(s.eps > 0) || !std::isfinite(s.eps)) return bad("eps", s.eps, "> 0 and finite");
-  if (s.kind == SparseOptimizerKind::kAdam) {
-    if (!(s.beta1 >= 0 && s.beta1 < 1)) return bad("beta1", s.beta1, "in [0, 1)");
-    if (!(s.beta2 >= 0 && s.beta2 < 1)) return bad("beta2", s.beta2, "in [0, 1)");
-  }
-  return Status::OK();
-}
-
 SparseOptimizerState::SparseOptimizerState(const SparseOptimizerSpec& spec, int64_t rows, int64_t dim)
     : spec_(spec), rows_(rows), dim_(dim) {}
 

@@ -26,33 +26,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/base/sparse_optimizer_spec.h"
 #include "common/base/status.h"
 
 namespace dg {
-
-enum class SparseOptimizerKind : uint8_t { kAdagrad = 0, kAdam = 1 };
-
-struct SparseOptimizerSpec {
-  SparseOptimizerKind kind = SparseOptimizerKind::kAdagrad;
-  double lr = 0.01;
-  double eps = 1e-10;  // Adagrad's default; Adam's is 1e-8 (see Defaults())
-  double beta1 = 0.9;  // Adam only
-  double beta2 = 0.999;
-
-  // lr and the kind's default eps/betas.
-  static SparseOptimizerSpec Defaults(SparseOptimizerKind kind, double lr);
-  // "sparse_adagrad(lr=0.01, eps=1e-10)", "sparse_adam(lr=0.01, eps=1e-08, betas=(0.9, 0.999))".
-  std::string ToString() const;
-  // Same kind and the same parameters that kind uses (Adagrad ignores the betas).
-  bool SameAs(const SparseOptimizerSpec& o) const;
-};
-
-// "sparse_adagrad" or "sparse_adam" (also "adagrad"/"adam") with lr and the
-// kind's defaults; anything else is InvalidArgument naming the accepted names.
-Result<SparseOptimizerSpec> ParseSparseOptimizer(const std::string& name, double lr);
-const char* SparseOptimizerName(SparseOptimizerKind kind);  // "sparse_adagrad", "sparse_adam"
-// lr > 0, eps > 0 (finite), betas in [0, 1); the message names the bad field.
-Status ValidateSparseOptimizer(const SparseOptimizerSpec& spec);
 
 // Sums gradient rows that share a row: Add() each contribution in a fixed
 // order; rows() lists every distinct row (id - offset) in first-seen order and

@@ -350,7 +350,11 @@ Status BenchRpc(const BenchRpcOptions& o) {
       Rng rng(MixSeed(100 + t, i));
       std::vector<int64_t> seeds(batch);
       for (auto& s : seeds) s = static_cast<int64_t>(rng.Uniform(sample_nodes));
-      auto r = (*sclient)->SampleNeighbors(seeds, fanout, false, i);
+      SampleSpec spec;
+      spec.fanout = fanout;
+      spec.seed = i;
+      spec.edge_ids = true;
+      auto r = (*sclient)->SampleNeighbors(seeds, spec);
       if (!r.ok()) {
         spdlog::error("{}", r.status().ToString());
         return -1;

@@ -1,8 +1,6 @@
 #include "roles/server/graph_server.h"
 #include "roles/server/server_session.h"
-#include "common/net/pull_block.h"
 #include "roles/server/role_policy.h"
-#include "common/net/pull_aggregate.h"
 #include "common/storage/aggregate_index.h"
 
 #include <spdlog/spdlog.h>
@@ -70,7 +68,23 @@ Result<std::unique_ptr<GraphServer>> GraphServer::Create(const ServerOptions& op
   s->acceptor_->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return Status::IOError("listen on " + where + ": " + std::strerror(ec.value()));
   s->port_ = s->acceptor_->local_endpoint().port();
+  s->MakeHandlerContext();
   return s;
+}
+
+void GraphServer::MakeHandlerContext() {
+  pending_ = std::make_unique<PendingSlots>(options_.limits.max_pending);
+  barriers_ = std::make_unique<Barriers>(pending_.get());
+  SparseSteps::Limits limits;
+  limits.max_pending_bytes = options_.limits.max_pending_bytes;
+  limits.peer_timeout_seconds = options_.connection.peer_timeout_seconds;
+  sparse_steps_ = std::make_unique<SparseSteps>(
+      io_, limits, pending_.get(),
+      [store = store_.get()](const std::string& name, const SparseOptimizerSpec& optimizer,
+                             const std::vector<SparseGrad>& grads) { return store->SparseUpdate(name, optimizer, grads); });
+  context_.reset(new ServerContext{options_, config_, *store_, *aggregate_index_, part_dir_, *barriers_, *sparse_steps_,
+                                   [this] { return MakeStats(); },
+                                   [this](const std::string& why) { RequestShutdown(why); }});
 }
 
 GraphServer::~GraphServer() = default;
@@ -232,8 +246,8 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
   }
   const uint16_t type = f.header.type;
   const uint64_t id = f.header.request_id;
-  if (f.header.is_response() || type < uint16_t(MsgType::kPull) || type > uint16_t(kLastServerRequest) ||
-      !IsKnownMsgType(type)) {
+  const HandlerEntry* entry = FindHandler(type);
+  if (f.header.is_response() || entry == nullptr) {
     Status st = !IsKnownMsgType(type)
                     ? Status::Protocol("unknown message type " + std::to_string(type))
                     : Status::Protocol("unexpected " + MsgTypeName(type) +
@@ -242,7 +256,7 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
     Reject(s, id, type, st);
     return;
   }
-  if (Status allowed = CheckRoleAllows(s->role, s->rank, type); !allowed.ok()) {
+  if (Status allowed = CheckRoleAllows(s->role, s->rank, type, entry->access); !allowed.ok()) {
     stats_.Record(type, true, f.size, 0, 0);
     Reject(s, id, type, allowed);
     return;
@@ -251,13 +265,8 @@ void GraphServer::OnFrame(const std::shared_ptr<Session>& s, Frame f) {
     Reject(s, id, type, Status::PeerLost("server is shutting down"));
     return;
   }
-  if (type == uint16_t(MsgType::kBarrier)) {
-    OnBarrier(s, f);
-    return;
-  }
-  if (type == uint16_t(MsgType::kShutdown)) {
-    s->conn->Send(MsgType::kShutdown, kFlagResponse, id, BufferList());
-    RequestShutdown("SHUTDOWN from " + s->conn->peer());
+  if (entry->run_on == RunOn::kStrand) {
+    Dispatch(s, f);
     return;
   }
   const int64_t bytes = static_cast<int64_t>(f.size);
@@ -294,35 +303,7 @@ void GraphServer::PostRunToken() {
 }
 
 void GraphServer::Execute(const std::shared_ptr<Session>& s, Frame f) {
-  auto t0 = std::chrono::steady_clock::now();
-  const uint16_t type = f.header.type;
-  bool failed = false;
-  uint64_t out_bytes = 0;
-  if (f.type() == MsgType::kSparseUpdate) {  // answered when its step completes
-    Status st = OnSparseUpdate(s, f);
-    failed = !st.ok();
-    if (failed) Reject(s, f.header.request_id, type, st);
-  } else {
-    Result<BufferList> r = Status::Internal("not handled");
-    try {
-      r = Handle(f);
-    } catch (const std::bad_alloc&) {
-      r = Status::ResourceExhausted(MsgTypeName(type) + ": out of memory");
-    } catch (const std::length_error& e) {
-      r = Status::ResourceExhausted(MsgTypeName(type) + ": request too large (" + e.what() + ")");
-    } catch (const std::exception& e) {
-      r = Status::Internal(MsgTypeName(type) + ": " + e.what());
-    }
-    failed = !r.ok();
-    if (r.ok()) {
-      out_bytes = r->size();
-      s->conn->Send(static_cast<MsgType>(type), kFlagResponse, f.header.request_id, std::move(*r));
-    } else {
-      Reject(s, f.header.request_id, type, r.status());
-    }
-  }
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  stats_.Record(type, failed, f.size + kFrameHeaderSize, out_bytes + kFrameHeaderSize, secs);
+  Dispatch(s, f);
   queued_request_bytes_ -= static_cast<int64_t>(f.size);
   if (--s->inflight < options_.max_inflight_per_connection && s->paused.exchange(false)) {
     s->conn->ResumeReading();
@@ -330,143 +311,35 @@ void GraphServer::Execute(const std::shared_ptr<Session>& s, Frame f) {
   --inflight_;
 }
 
-Result<BufferList> GraphServer::Handle(const Frame& f) {
-  Encoder e;
-  switch (f.type()) {
-    case MsgType::kPull: {
-      DG_ASSIGN_OR_RETURN(PullRequest req, DecodePull(f));
-      {
-        DG_ASSIGN_OR_RETURN(TensorMeta meta, store_->Meta(req.kind, req.name));
-        meta.shape[0] = req.ids.numel();
-        int64_t bytes = CheckedByteSize(meta.dtype, meta.shape);
-        DG_RETURN_IF_ERROR(CheckResponseSize("PULL '" + req.name + "' of " + std::to_string(req.ids.numel()) + " rows",
-                                             bytes < 0 ? INT64_MAX : bytes + 64));
-      }
-      DG_ASSIGN_OR_RETURN(Array rows, store_->Pull(req.kind, req.name, req.ids.as<int64_t>(), req.ids.numel()));
-      e.ArrayRef(rows);
-      break;
-    }
-    case MsgType::kPush: {
-      DG_ASSIGN_OR_RETURN(PushRequest req, DecodePush(f));
-      DG_RETURN_IF_ERROR(store_->Push(req.name, req.ids.as<int64_t>(), req.ids.numel(), req.rows, req.mode));
-      break;
-    }
-    case MsgType::kInitTensor: {
-      DG_ASSIGN_OR_RETURN(InitTensorSpec spec, DecodeInitTensor(f));
-      bool created = false;
-      DG_RETURN_IF_ERROR(store_->InitTensor(spec, &created));
-      if (created) {
-        spdlog::info("created mutable tensor '{}' {} with {} rows here", spec.name, DTypeName(spec.dtype),
-                     store_->partition().num_owned());
-      }
-      e.Bool(created);
-      break;
-    }
-    case MsgType::kSampleNeighbors: {
-      DG_ASSIGN_OR_RETURN(SampleRequest req, DecodeSample(f));
-      if (!req.etype_fanouts.empty()) {  // typed graphs: roles/server/typed_sample.cpp
-        DG_RETURN_IF_ERROR(SampleTyped(req, &e));
-        break;
-      }
-      const std::string what = "SAMPLE_NEIGHBORS: fanout " + std::to_string(req.fanout) +
-                               (req.replace ? " with" : " without") + " replacement for " +
-                               std::to_string(req.seeds.numel()) + " seeds";
-      if (req.replace && req.fanout > options_.limits.max_fanout) {
-        return Status::ResourceExhausted(what + ": the fanout is over this server's limit of " +
-                                         std::to_string(options_.limits.max_fanout) + " (limits.max_fanout)");
-      }
-      DG_ASSIGN_OR_RETURN(int64_t bound, store_->SampleBound(req.seeds.as<int64_t>(), req.seeds.numel(),
-                                                             req.fanout, req.replace));
-      DG_RETURN_IF_ERROR(CheckResponseSize(what, 8 * req.seeds.numel() + (req.edge_ids ? 16 : 8) * bound + 192));
-      SampleResult out;
-      DG_RETURN_IF_ERROR(store_->Sample(req.seeds.as<int64_t>(), req.seeds.numel(), req.fanout, req.replace,
-                                        req.seed, req.weight_name, &out, req.edge_ids));
-      e.Ids(std::move(out.counts));
-      e.Ids(std::move(out.src));
-      e.Ids(std::move(out.eids));
-      break;
-    }
-    case MsgType::kInDegrees: {
-      Decoder d = f.decoder("IN_DEGREES");
-      Array ids = d.Ids();
-      DG_RETURN_IF_ERROR(d.Finish());
-      std::vector<int64_t> deg(ids.numel());
-      DG_RETURN_IF_ERROR(store_->InDegrees(ids.as<int64_t>(), ids.numel(), deg.data(), nullptr));
-      e.Ids(std::move(deg));
-      break;
-    }
-    case MsgType::kMetadata: {
-      DG_RETURN_IF_ERROR(f.decoder("METADATA").Finish());
-      MetadataReply m;
-      m.graph_name = config_.graph_name;
-      m.part_id = options_.part;
-      m.server_index = options_.index;
-      m.num_nodes = config_.num_nodes;
-      m.num_edges = config_.num_edges;
-      m.node_map = config_.node_map;
-      m.edge_map = config_.edge_map;
-      m.tensors = store_->ListTensors();
-      EncodeMetadataReply(&e, m);
-      break;
-    }
-    case MsgType::kSaveTensor: {
-      Decoder d = f.decoder("SAVE_TENSOR");
-      std::string name = d.String();
-      DG_RETURN_IF_ERROR(d.Finish());
-      DG_RETURN_IF_ERROR(CheckTensorName("SAVE_TENSOR", name));
-      DG_RETURN_IF_ERROR(store_->SaveTensor(name, part_dir_));
-      spdlog::info("saved tensor '{}' to {}/tensors/{}.npy", name, part_dir_, name);
-      break;
-    }
-    case MsgType::kCheckpoint:
-      DG_RETURN_IF_ERROR(HandleCheckpoint(f));
-      break;
-    case MsgType::kPullAggregate: {
-      DG_ASSIGN_OR_RETURN(PullAggregateRequest req, DecodePullAggregate(f));
-      AggregateLimits limits;
-      limits.max_edges = options_.limits.max_aggregate_edges;
-      limits.max_answer_bytes = options_.connection.max_frame_bytes;
-      std::vector<int64_t> counts;
-      Array sums;
-      DG_RETURN_IF_ERROR(AggregateSums(*store_, *aggregate_index_, req.name, req.ids.as<int64_t>(),
-                                       static_cast<size_t>(req.ids.numel()), config_.num_nodes, limits, &counts, &sums));
-      e.Ids(std::move(counts));
-      e.ArrayRef(sums);
-      break;
-    }
-    case MsgType::kPullBlock: {
-      DG_ASSIGN_OR_RETURN(PullBlockRequest req, DecodePullBlock(f));
-      PullBlockLimits limits;
-      limits.max_edges = options_.limits.max_aggregate_edges;
-      limits.max_answer_bytes = options_.connection.max_frame_bytes;
-      return ServePullBlock(*store_, req, limits);
-    }
-    case MsgType::kSampleBlock: {
-      DG_ASSIGN_OR_RETURN(SampleBlockRequest req, DecodeSampleBlock(f));
-      SampleBlockLimits limits;
-      limits.max_fanout = options_.limits.max_fanout;
-      limits.max_answer_bytes = options_.connection.max_frame_bytes;
-      limits.num_nodes = config_.num_nodes;
-      return ServeSampleBlock(*store_, req, limits);
-    }
-    case MsgType::kStats: {
-      DG_RETURN_IF_ERROR(f.decoder("STATS").Finish());
-      EncodeStatsReply(&e, MakeStats());
-      break;
-    }
-    default:
-      return Status::Internal("no handler for " + MsgTypeName(f.header.type));
+void GraphServer::Dispatch(const std::shared_ptr<Session>& s, const Frame& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  const uint16_t type = f.header.type;
+  Result<Answer> r = Status::Internal("not handled");
+  try {
+    r = Handle(Call{f, s->conn});
+  } catch (const std::bad_alloc&) {
+    r = Status::ResourceExhausted(MsgTypeName(type) + ": out of memory");
+  } catch (const std::length_error& e) {
+    r = Status::ResourceExhausted(MsgTypeName(type) + ": request too large (" + e.what() + ")");
+  } catch (const std::exception& e) {
+    r = Status::Internal(MsgTypeName(type) + ": " + e.what());
   }
-  return e.Finish();
+  uint64_t out_bytes = 0;
+  if (!r.ok()) {
+    Reject(s, f.header.request_id, type, r.status());
+  } else if (r->has_value()) {  // else answered later by the handler
+    out_bytes = (*r)->size();
+    s->conn->Send(static_cast<MsgType>(type), kFlagResponse, f.header.request_id, std::move(**r));
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats_.Record(type, !r.ok(), f.size + kFrameHeaderSize, out_bytes + kFrameHeaderSize, secs);
 }
 
-// An answer of `bytes` must fit in a frame: refused before the work is done.
-Status GraphServer::CheckResponseSize(const std::string& what, int64_t bytes) const {
-  if (bytes <= options_.connection.max_frame_bytes) return Status::OK();
-  return Status::ResourceExhausted(what + ": the answer would be " +
-                                   (bytes >= INT64_MAX / 64 ? std::string("too many") : std::to_string(bytes)) +
-                                   " bytes, over the frame limit of " + std::to_string(options_.connection.max_frame_bytes) +
-                                   " bytes; ask for less per request");
+// The table lookup: OnFrame has checked the type and the sender's role.
+Result<Answer> GraphServer::Handle(const Call& call) {
+  const HandlerEntry* entry = FindHandler(call.frame.header.type);
+  if (entry == nullptr) return Status::Internal("no handler for " + MsgTypeName(call.frame.header.type));
+  return entry->handle(*context_, call);
 }
 
 StatsReply GraphServer::MakeStats() const {
@@ -507,7 +380,8 @@ void GraphServer::Drain(std::chrono::steady_clock::time_point started, bool clos
       std::lock_guard<std::mutex> l(mu_);
       for (auto& [k, s] : sessions_) sessions.push_back(s);
     }
-    FailPendingOnShutdown();
+    barriers_->Close();  // waiting BARRIERs and SPARSE_UPDATE steps fail with PeerLost
+    sparse_steps_->Close();
     // An empty heartbeat with close_after: the connection closes once
     // everything queued before it (replies, errors) has been written.
     for (auto& s : sessions) s->conn->Send(MsgType::kHeartbeat, 0, 0, BufferList(), /*close_after=*/true);

@@ -26,13 +26,16 @@
 // directory, fsynced, renamed; answered once durable) or loads one back
 // (server_checkpoint.cpp).
 //
+// Every request type is answered by its handler in the handler table
+// (handler_table.h), which also names who may send it (role_policy.h).
 // SPARSE_UPDATE and BARRIER answer late (deferred replies): a contribution is
 // checked at once (an invalid one gets its ERROR and does not count), then
-// waits until all W contributors of (tensor, step) have arrived; the request
-// that completes the step sums the gradients in rank order and applies the
-// optimizer on its pool thread, then every waiter gets its reply. A step still
-// incomplete peer_timeout_seconds after its first contribution fails every
-// waiter with Timeout (naming the missing ranks); shutdown fails it with PeerLost.
+// waits until all W contributors of (tensor, step) have arrived
+// (sparse_steps.h, barriers.h); the request that completes the step sums the
+// gradients in rank order and applies the optimizer on its pool thread, then
+// every waiter gets its reply. A step still incomplete peer_timeout_seconds
+// after its first contribution fails every waiter with Timeout (naming the
+// missing ranks); shutdown fails it with PeerLost.
 #pragma once
 
 #include <atomic>
@@ -47,9 +50,12 @@
 #include "common/net/messages.h"
 #include "common/storage/partition_store.h"
 #include "config/job_config.h"
+#include "roles/server/barriers.h"
 #include "roles/server/fair_scheduler.h"
 #include "roles/server/front_door.h"
+#include "roles/server/handler_table.h"
 #include "roles/server/request_stats.h"
+#include "roles/server/sparse_steps.h"
 
 namespace dg {
 
@@ -89,22 +95,17 @@ class GraphServer {
  private:
   struct Session;
   GraphServer() = default;
+  void MakeHandlerContext();
   void Accept();
   void OnFrame(const std::shared_ptr<Session>& s, Frame f);
   void OnHello(const std::shared_ptr<Session>& s, const Frame& f);
   void Execute(const std::shared_ptr<Session>& s, Frame f);
+  // Runs the request's handler (handler_table.h) and answers it; both
+  // Execute (pool) and OnFrame (strand entries) call it.
+  void Dispatch(const std::shared_ptr<Session>& s, const Frame& f);
   void PostRunToken();
-  Result<BufferList> Handle(const Frame& f);
-  Status CheckResponseSize(const std::string& what, int64_t bytes) const;
-  // SAMPLE_NEIGHBORS with a fanout per edge type (roles/server/typed_sample.cpp).
-  Status SampleTyped(const SampleRequest& req, Encoder* e) const;
-  void OnBarrier(const std::shared_ptr<Session>& s, const Frame& f);
-  Status OnSparseUpdate(const std::shared_ptr<Session>& s, const Frame& f);
-  void ExpireSparseStep(const std::pair<std::string, uint64_t>& key, uint64_t generation);
-  void FailPendingOnShutdown();
+  Result<Answer> Handle(const Call& call);
   Status SavePersistentTensors();
-  // CHECKPOINT: a step checkpoint of the mutable tensors (server_checkpoint.cpp).
-  Status HandleCheckpoint(const Frame& f);
   void Reject(const std::shared_ptr<Session>& s, uint64_t id, uint16_t type, const Status& st,
               bool close_after = false);
   void Drain(std::chrono::steady_clock::time_point started, bool closing);
@@ -124,32 +125,15 @@ class GraphServer {
   std::unique_ptr<asio::signal_set> signals_;
   std::unique_ptr<asio::steady_timer> drain_timer_;
 
-  std::mutex mu_;  // sessions_, barriers_, sparse_steps_
+  std::mutex mu_;  // sessions_, authenticated_, total_connections_
   std::map<Session*, std::shared_ptr<Session>> sessions_;
   int64_t authenticated_ = 0;  // sessions past their handshake (limits.max_connections)
-  struct BarrierWaiter {
-    std::shared_ptr<Connection> conn;
-    uint64_t request_id;
-  };
-  struct BarrierState {
-    uint32_t participants = 0;
-    std::vector<BarrierWaiter> waiters;
-  };
-  std::map<std::string, BarrierState> barriers_;
-  // SPARSE_UPDATE contributions waiting for the rest of their step.
-  struct SparseStep {
-    uint32_t contributors = 0;
-    SparseOptimizerSpec optimizer;          // of the first contribution; the rest must agree
-    std::vector<SparseUpdateRequest> reqs;  // by rank (arrays borrow their frames)
-    std::vector<BarrierWaiter> waiters;     // by rank; conn == nullptr: not yet arrived
-    uint32_t arrived = 0;
-    uint64_t generation = 0;
-    int64_t cost = 0;  // bytes charged to pending_bytes_
-    std::shared_ptr<asio::steady_timer> deadline;
-  };
-  std::map<std::pair<std::string, uint64_t>, SparseStep> sparse_steps_;  // by (tensor, step)
-  uint64_t sparse_generation_ = 0;
-  int64_t pending_bytes_ = 0;  // payload bytes parked in sparse_steps_ (under mu_)
+  // Deferred replies (BARRIER, SPARSE_UPDATE), each with its own lock; they
+  // share limits.max_pending.
+  std::unique_ptr<PendingSlots> pending_;
+  std::unique_ptr<Barriers> barriers_;
+  std::unique_ptr<SparseSteps> sparse_steps_;
+  std::unique_ptr<ServerContext> context_;  // what the handlers see
   std::unique_ptr<FairScheduler> scheduler_;
   uint64_t total_connections_ = 0;
 

@@ -1,9 +1,15 @@
 // Least privilege between roles: which requests a graph server
-// accepts from each role named in an authenticated HELLO.
+// accepts from each role named in an authenticated HELLO. Every request type
+// has an Access in the handler table (handler_table.cpp):
 //
-//   sampler (and any role not listed)  PULL, SAMPLE_NEIGHBORS, IN_DEGREES, METADATA, STATS
+//   kRead   PULL, SAMPLE_NEIGHBORS, IN_DEGREES, METADATA, STATS, PULL_AGGREGATE,
+//           PULL_BLOCK, SAMPLE_BLOCK
+//   kWrite  PUSH, INIT_TENSOR, SPARSE_UPDATE, BARRIER, SAVE_TENSOR, CHECKPOINT
+//   kStop   SHUTDOWN
+//
+//   sampler (and any role not listed)  kRead
 //   trainer, launcher                  everything
-//   client (tools, tests, benchmarks)  everything but SHUTDOWN
+//   client (tools, tests, benchmarks)  everything but kStop
 //
 // The role is the dialer's claim, proven only as far as the cluster token:
 // this keeps a compromised or buggy sampler from writing or stopping servers,
@@ -18,6 +24,8 @@
 
 namespace dg {
 
-Status CheckRoleAllows(const std::string& role, int32_t rank, uint16_t type);
+enum class Access : uint8_t { kRead, kWrite, kStop };
+
+Status CheckRoleAllows(const std::string& role, int32_t rank, uint16_t type, Access access);
 
 }  // namespace dg

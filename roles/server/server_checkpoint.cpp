@@ -16,6 +16,7 @@
 #include "common/io/durable_file.h"
 #include "common/net/messages.h"
 #include "roles/server/graph_server.h"
+#include "roles/server/handler_table.h"
 
 namespace dg {
 namespace {
@@ -38,37 +39,27 @@ std::vector<std::pair<uint64_t, fs::path>> StepDirs(const fs::path& root) {
   return out;
 }
 
-}  // namespace
+Status LoadStep(PartitionStore& store, int part, const fs::path& dir, uint64_t step) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return Status::NotFound("CHECKPOINT: partition " + std::to_string(part) + " has no step checkpoint " +
+                            std::to_string(step) + " (" + dir.string() + ")");
+  std::vector<std::string> loaded;
+  DG_RETURN_IF_ERROR(store.LoadCheckpoint(dir.string(), &loaded));
+  spdlog::info("loaded step checkpoint {} ({} mutable tensors) from {}", step, loaded.size(), dir.string());
+  return Status::OK();
+}
 
-Status GraphServer::HandleCheckpoint(const Frame& f) {
-  Decoder d = f.decoder("CHECKPOINT");
-  const uint8_t action = d.U8();
-  const uint64_t step = d.U64();
-  const uint32_t keep = d.U32();
-  DG_RETURN_IF_ERROR(d.Finish());
-  if (!store_->holds_mutable())
-    return Status::InvalidArgument("CHECKPOINT: mutable tensors live on server index 0 of partition " +
-                                   std::to_string(options_.part));
-  const fs::path root = fs::path(part_dir_) / "checkpoints";
+// step-N.tmp written, fsynced, renamed to step-N; then the rotation.
+Status SaveStep(const PartitionStore& store, const fs::path& root, uint64_t step, uint32_t keep) {
   const fs::path dir = root / ("step-" + std::to_string(step));
   std::error_code ec;
-  if (action == static_cast<uint8_t>(CheckpointAction::kLoad)) {
-    if (!fs::is_directory(dir, ec))
-      return Status::NotFound("CHECKPOINT: partition " + std::to_string(options_.part) + " has no step checkpoint " +
-                              std::to_string(step) + " (" + dir.string() + ")");
-    std::vector<std::string> loaded;
-    DG_RETURN_IF_ERROR(store_->LoadCheckpoint(dir.string(), &loaded));
-    spdlog::info("loaded step checkpoint {} ({} mutable tensors) from {}", step, loaded.size(), dir.string());
-    return Status::OK();
-  }
-  if (action != static_cast<uint8_t>(CheckpointAction::kSave))
-    return Status::InvalidArgument("CHECKPOINT: unknown action " + std::to_string(action) + " (0 = save, 1 = load)");
   const fs::path tmp = root / ("step-" + std::to_string(step) + ".tmp");
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   if (ec) return Status::IOError("create " + tmp.string() + ": " + ec.message());
   std::vector<std::string> saved;
-  DG_RETURN_IF_ERROR(store_->SaveCheckpoint(tmp.string(), &saved));
+  DG_RETURN_IF_ERROR(store.SaveCheckpoint(tmp.string(), &saved));
   for (const auto& e : fs::directory_iterator(tmp, ec)) DG_RETURN_IF_ERROR(FsyncPath(e.path().string()));
   DG_RETURN_IF_ERROR(FsyncPath(tmp.string()));
   fs::remove_all(dir, ec);
@@ -82,6 +73,21 @@ Status GraphServer::HandleCheckpoint(const Frame& f) {
   for (size_t i = 0; i + keep < older.size(); ++i) fs::remove_all(older[i].second, ec);
   spdlog::debug("saved step checkpoint {} ({} mutable tensors) to {}", step, saved.size(), dir.string());
   return Status::OK();
+}
+
+}  // namespace
+
+Result<Answer> HandleCheckpoint(ServerContext& ctx, const Call& call) {
+  DG_ASSIGN_OR_RETURN(CheckpointRequest req, DecodeCheckpoint(call.frame));
+  if (!ctx.store.holds_mutable())
+    return Status::InvalidArgument("CHECKPOINT: mutable tensors live on server index 0 of partition " +
+                                   std::to_string(ctx.options.part));
+  const fs::path root = fs::path(ctx.part_dir) / "checkpoints";
+  if (req.action == CheckpointAction::kLoad)
+    DG_RETURN_IF_ERROR(LoadStep(ctx.store, ctx.options.part, root / ("step-" + std::to_string(req.step)), req.step));
+  else
+    DG_RETURN_IF_ERROR(SaveStep(ctx.store, root, req.step, req.keep));
+  return Answer(BufferList());
 }
 
 }  // namespace dg

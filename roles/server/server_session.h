@@ -1,6 +1,5 @@
-// GraphServer's per-connection state, shared by its files: graph_server.cpp
-// (connections and dispatch) and deferred_replies.cpp (barrier and
-// sparse-step replies that wait for other clients).
+// GraphServer's per-connection state (graph_server.cpp: connections, the
+// handshake and dispatch to the handler table).
 #pragma once
 
 #include <atomic>

@@ -176,7 +176,9 @@ Status RunLayerwiseInference(DistGraphClient* client, const InferenceOptions& o,
     for (int64_t c = lo; c < hi; c += o.batch_size) {
       std::vector<int64_t> dst;
       for (int64_t v = c; v < std::min(hi, c + o.batch_size); ++v) dst.push_back(v);
-      DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighbors(dst, -1, false, 0));
+      SampleSpec every_edge;  // fanout -1: every in-edge
+      every_edge.edge_ids = true;
+      DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighbors(dst, every_edge));
       SampledNeighbors nb{std::move(s.offsets), std::move(s.src)};
       std::vector<int64_t> src_nodes;
       Block block = BuildBlock(dst, nb, &src_nodes, client->num_nodes());

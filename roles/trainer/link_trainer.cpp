@@ -67,7 +67,7 @@ struct LinkTrainer::Impl : ModelState {
       for (size_t c = 0; c < mine.size(); c += static_cast<size_t>(bs)) {
         std::vector<int64_t> dst(mine.begin() + c, mine.begin() + std::min(mine.size(), c + static_cast<size_t>(bs)));
         SampledNeighbors nb;
-        DG_RETURN_IF_ERROR(src->SampleNeighbors(dst, -1, false, 0, &nb));
+        DG_RETURN_IF_ERROR(src->SampleNeighbors(dst, SampleSpec(), &nb));  // every in-edge
         std::vector<int64_t> src_nodes;
         Block block = BuildBlock(dst, nb, &src_nodes, N);
         torch::Tensor x;

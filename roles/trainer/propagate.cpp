@@ -52,7 +52,9 @@ Status RunPropagation(DistGraphClient* client, const PropagateOptions& o) {
     for (int64_t c = lo; c < hi; c += o.chunk) {
       std::vector<int64_t> dst;
       for (int64_t v = c; v < std::min(hi, c + o.chunk); ++v) dst.push_back(v);
-      DG_ASSIGN_OR_RETURN(SampledEdges nb, client->SampleNeighbors(dst, -1, false, 0));
+      SampleSpec every_edge;  // fanout -1: every in-edge
+      every_edge.edge_ids = true;
+      DG_ASSIGN_OR_RETURN(SampledEdges nb, client->SampleNeighbors(dst, every_edge));
       DG_ASSIGN_OR_RETURN(Array rows, client->Pull(in, nb.src));
       std::vector<int64_t> src_deg;
       if (o.norm == "sym") {

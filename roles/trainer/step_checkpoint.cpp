@@ -47,9 +47,11 @@ Status ServerCheckpoint(DistGraphClient* client, bool load, int64_t step, int ke
   std::vector<std::shared_ptr<PendingCall>> calls;
   for (int p = 0; p < client->num_parts(); ++p) {
     Encoder e;
-    e.U8(static_cast<uint8_t>(load ? CheckpointAction::kLoad : CheckpointAction::kSave));
-    e.U64(static_cast<uint64_t>(step));
-    e.U32(static_cast<uint32_t>(std::max(0, keep)));
+    CheckpointRequest req;
+    req.action = load ? CheckpointAction::kLoad : CheckpointAction::kSave;
+    req.step = static_cast<uint64_t>(step);
+    req.keep = static_cast<uint32_t>(std::max(0, keep));
+    EncodeCheckpoint(&e, req);
     calls.push_back(client->StartRequest(p, MsgType::kCheckpoint, e.Finish(), /*mutable_holder=*/true));
   }
   Status first;

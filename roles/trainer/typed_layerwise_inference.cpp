@@ -157,7 +157,8 @@ Status RunTypedLayerwiseInference(DistGraphClient* client, const InferenceOption
     DG_RETURN_IF_ERROR(client->Barrier(input, static_cast<uint32_t>(o.world)));
     spdlog::info("input layer done ({} nodes here)", hi - lo);
   }
-  const std::vector<int> every_edge(pc.edge_types.size(), -1);  // full in-neighbourhood of every edge type
+  SampleSpec every_edge;  // full in-neighbourhood of every edge type, no edge ids
+  every_edge.etype_fanouts.assign(pc.edge_types.size(), -1);
   for (int l = 0; l < layers; ++l) {
     const std::string output = o.tag + ":h" + std::to_string(l + 1);
     // The nodes the next layer reads: all of them, or the target type's after the last layer.
@@ -169,7 +170,7 @@ Status RunTypedLayerwiseInference(DistGraphClient* client, const InferenceOption
     std::vector<int64_t> src_nodes, ntypes;
     for (int64_t c = lo; c < hi; c += o.batch_size) {
       const std::vector<int64_t> dst = batch_of(c, hi);
-      DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighborsTyped(dst, every_edge, false, 0));
+      DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighbors(dst, every_edge));
       SampledNeighbors nb{std::move(s.offsets), std::move(s.src), std::move(s.etypes)};
       Block block = BuildBlock(dst, nb, &src_nodes, client->num_nodes());
       DG_RETURN_IF_ERROR(TypedNodeTypes(pc, src_nodes, &ntypes));

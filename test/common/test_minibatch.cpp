@@ -206,7 +206,10 @@ TEST_CASE("SampleMiniBatch is deterministic and depends only on (seed, epoch, ba
   CHECK(f->blocks[0].num_edges() == static_cast<int64_t>(InNeighbors(*g, 10).size()));
   // The layer's request seed reaches the kernel as MixSeed(request, gid).
   SampledNeighbors s;
-  REQUIRE(g->SampleNeighbors({10}, 2, false, SamplingSeed(5, 0, 0, 0), &s).ok());
+  SampleSpec spec;
+  spec.fanout = 2;
+  spec.seed = SamplingSeed(5, 0, 0, 0);
+  REQUIRE(g->SampleNeighbors({10}, spec, &s).ok());
   std::vector<int64_t> pos;
   SampleRowUniform(g->indptr()[11] - g->indptr()[10], 2, false,
                    MixSeed(SamplingSeed(5, 0, 0, 0), 10), &pos);

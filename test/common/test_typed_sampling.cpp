@@ -82,7 +82,10 @@ TEST_CASE("typed sampling draws fanouts[t] in-edges of each edge type", "[typed]
   const std::vector<int> fanouts{2, -1, 0, 3};
   SampledNeighbors s;
   REQUIRE(graph.num_edges() == 600);
-  REQUIRE((*g)->SampleNeighborsTyped(seeds, fanouts, false, 99, &s).ok());
+  SampleSpec spec;
+  spec.etype_fanouts = fanouts;
+  spec.seed = 99;
+  REQUIRE((*g)->SampleNeighbors(seeds, spec, &s).ok());
   REQUIRE(s.etypes.size() == s.sources.size());
   for (size_t i = 0; i < seeds.size(); ++i) {
     std::map<int, std::vector<int64_t>> got;
@@ -102,9 +105,11 @@ TEST_CASE("typed sampling draws fanouts[t] in-edges of each edge type", "[typed]
   }
   // Deterministic, and a type's sample does not depend on the other types' fanouts.
   SampledNeighbors again, other;
-  REQUIRE((*g)->SampleNeighborsTyped(seeds, fanouts, false, 99, &again).ok());
+  REQUIRE((*g)->SampleNeighbors(seeds, spec, &again).ok());
   CHECK(again.sources == s.sources);
-  REQUIRE((*g)->SampleNeighborsTyped(seeds, {2, 0, 5, 0}, false, 99, &other).ok());
+  SampleSpec other_spec = spec;
+  other_spec.etype_fanouts = {2, 0, 5, 0};
+  REQUIRE((*g)->SampleNeighbors(seeds, other_spec, &other).ok());
   for (size_t i = 0; i < seeds.size(); ++i) {
     std::vector<int64_t> a, b;
     for (int64_t k = s.indptr[i]; k < s.indptr[i + 1]; ++k)
@@ -175,7 +180,9 @@ TEST_CASE("a merged typed graph samples all in-edges as one type", "[typed]") {
   CHECK((*g)->num_edge_types() == 0);
   auto ref = Reference(in, (*g)->type_offsets());
   SampledNeighbors s;
-  REQUIRE((*g)->SampleNeighbors({0, 3, 35}, -1, false, 1, &s).ok());
+  SampleSpec every_edge;
+  every_edge.seed = 1;
+  REQUIRE((*g)->SampleNeighbors({0, 3, 35}, every_edge, &s).ok());
   CHECK(s.etypes.empty());
   const std::vector<int64_t> seeds{0, 3, 35};
   for (size_t i = 0; i < 3; ++i) {

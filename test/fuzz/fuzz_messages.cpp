@@ -1,5 +1,5 @@
-// libFuzzer target: every graph-server message decoder and both sides of the
-// handshake. The first byte picks the decoder; the rest is the payload.
+// libFuzzer target: every graph-server message decoder (common/net/messages.h,
+// pull_aggregate.h) and both sides of the handshake. The first byte picks the decoder; the rest is the payload.
 #include "common/net/handshake.h"
 #include "common/net/messages.h"
 #include "common/net/pull_aggregate.h"
@@ -9,7 +9,7 @@ using namespace dg;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const uint8_t which = data[0] % 14;
+  const uint8_t which = data[0] % 17;
   const uint8_t* p = data + 1;
   const size_t n = size - 1;
   Frame f = fuzz::MakeFrame(MsgType::kPull, p, n);
@@ -26,14 +26,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 5: (void)DecodeMetadataReply(f); break;
     case 6: (void)DecodeBarrier(f); break;
     case 7: (void)DecodeStatsReply(f); break;
-    case 8: {  // IN_DEGREES / SAVE_TENSOR bodies (decoded inline by the server), PULL_AGGREGATE
+    case 8: {  // PULL_AGGREGATE, and the bytes as an IN_DEGREES request
       (void)DecodePullAggregate(f);
-      Decoder d = f.decoder("IN_DEGREES");
-      Array ids = d.Ids();
-      if (d.Finish().ok()) (void)ids.numel();
-      Decoder d2 = f.decoder("SAVE_TENSOR");
-      (void)d2.String();
-      (void)d2.Finish();
+      auto r = DecodeInDegrees(f);
+      if (r.ok()) (void)r->ids.numel();
       break;
     }
     case 9: {  // acceptor: a HELLO, then the same bytes as AUTH
@@ -62,6 +58,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)DecodeWelcomePayload(p, n, &mac);
       break;
     }
+    case 14: {
+      auto r = DecodeSaveTensor(f);
+      if (r.ok()) (void)CheckTensorName("fuzz", r->name);
+      break;
+    }
+    case 15: {
+      auto r = DecodeCheckpoint(f);
+      if (r.ok()) (void)(r->step + r->keep);
+      break;
+    }
+    case 16: (void)DecodeEmptyRequest(f); break;  // METADATA, STATS, SHUTDOWN
     case 13: {  // any array view, and what the server computes from it
       Decoder d = f.decoder("array");
       Array a = d.ArrayView();

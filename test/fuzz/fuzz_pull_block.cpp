@@ -1,9 +1,11 @@
-// libFuzzer target: PULL_BLOCK and SAMPLE_BLOCK (common/net/pull_block.h).
+// libFuzzer target: PULL_BLOCK and SAMPLE_BLOCK (common/net/pull_block.h and
+// the server's answers, roles/server/block_answers.h, compiled in).
 // The first byte picks the side: 0 mod 4 = the server decodes a PULL_BLOCK
 // request and serves it from a small partition in memory (every offset, count
 // and limit is checked there), 2 mod 4 = the same for SAMPLE_BLOCK, odd = the
 // client decodes a PULL_BLOCK reply (two wire rows) in the dtype bits 1-2 name.
 #include "common/net/pull_block.h"
+#include "roles/server/block_answers.h"
 #include "test/fuzz/fuzz_input.h"
 
 using namespace dg;

@@ -75,12 +75,26 @@ int main(int argc, char** argv) {
     r.grads = rows;
     EncodeSparseUpdate(&e, r);
     Put("messages", "sparse", Sel(3, e.Finish()));
-    EncodeSample(&e, ids, 10, true, 5, "");
+    SampleSpec spec;
+    spec.fanout = 10;
+    spec.replace = true;
+    spec.seed = 5;
+    spec.edge_ids = true;
+    EncodeSample(&e, ids, spec);
     Put("messages", "sample", Sel(4, e.Finish()));
-    EncodeSample(&e, ids, -1, false, 5, "", false, {2, -1, 0});  // fanouts per edge type
+    SampleSpec typed;  // fanouts per edge type
+    typed.seed = 5;
+    typed.etype_fanouts = {2, -1, 0};
+    EncodeSample(&e, ids, typed);
     Put("messages", "sample_typed", Sel(4, e.Finish()));
     // IMDB --undirected: 3 relations and their rev_ ones, 10 each, with replacement and edge ids
-    EncodeSample(&e, ids, 0, true, 9, "", true, {10, 10, 10, 10, 10, 10});
+    SampleSpec imdb;
+    imdb.fanout = 0;
+    imdb.replace = true;
+    imdb.seed = 9;
+    imdb.edge_ids = true;
+    imdb.etype_fanouts = {10, 10, 10, 10, 10, 10};
+    EncodeSample(&e, ids, imdb);
     Put("messages", "sample_typed_imdb", Sel(4, e.Finish()));
     MetadataReply m;
     m.graph_name = "g";
@@ -111,8 +125,17 @@ int main(int argc, char** argv) {
     st.types.push_back(TypeStats{"PULL", 3, 1, 100, 200, 0.1, 0.5});
     EncodeStatsReply(&e, st);
     Put("messages", "stats", Sel(7, e.Finish()));
-    e.ArrayRef(ids);
+    EncodeInDegrees(&e, ids);
     Put("messages", "degrees", Sel(8, e.Finish()));
+    EncodeSaveTensor(&e, "emb");
+    Put("messages", "save_tensor", Sel(14, e.Finish()));
+    CheckpointRequest cp;
+    cp.action = CheckpointAction::kSave;
+    cp.step = 100;
+    cp.keep = 2;
+    EncodeCheckpoint(&e, cp);
+    Put("messages", "checkpoint", Sel(15, e.Finish()));
+    Put("messages", "empty", Sel(16, e.Finish()));
     Hello h;
     h.role = "sampler";
     h.rank = 3;

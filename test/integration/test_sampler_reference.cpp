@@ -62,15 +62,15 @@ class WholeGraph : public NeighborSource {
     }
   }
   int64_t num_nodes() const override { return n_; }
-  Status SampleNeighbors(const std::vector<int64_t>& seeds, int fanout, bool replace, uint64_t seed,
-                         SampledNeighbors* out) override {
+  Status SampleNeighbors(const std::vector<int64_t>& seeds, const SampleSpec& spec, SampledNeighbors* out) override {
     out->indptr = {0};
     out->sources.clear();
     std::vector<int64_t> pos;
     for (int64_t v : seeds) {
       const int64_t begin = indptr_[v];
       pos.clear();
-      SampleRowUniform(indptr_[v + 1] - begin, fanout, replace, MixSeed(seed, static_cast<uint64_t>(v)), &pos);
+      SampleRowUniform(indptr_[v + 1] - begin, spec.fanout, spec.replace, MixSeed(spec.seed, static_cast<uint64_t>(v)),
+                       &pos);
       for (int64_t p : pos) out->sources.push_back(indices_[begin + p]);
       out->indptr.push_back(static_cast<int64_t>(out->sources.size()));
     }

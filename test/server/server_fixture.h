@@ -46,6 +46,18 @@ struct TestGraph {
 std::unique_ptr<TestGraph> MakeTestGraph(int64_t nodes, int64_t edges, int64_t feat_dim, int parts, uint64_t seed,
                                          bool power_law = false);
 
+// One untyped hop; edge_ids as the tests ask (most check the edge ids).
+inline SampleSpec Hop(int64_t fanout, bool replace, uint64_t seed, const std::string& weight_name = "",
+                       bool edge_ids = true) {
+  SampleSpec s;
+  s.fanout = fanout;
+  s.replace = replace;
+  s.seed = seed;
+  s.weight_name = weight_name;
+  s.edge_ids = edge_ids;
+  return s;
+}
+
 ClientOptions FastClientOptions();  // short heartbeats/timeouts for tests
 std::unique_ptr<DistGraphClient> ConnectClient(const TestGraph& tg, const ServerCluster& c,
                                                ClientOptions options = FastClientOptions(),

@@ -85,7 +85,7 @@ TEST_CASE("servers from a job YAML serve a METIS partition of Cora exactly", "[s
   int64_t total = 0;
   for (int64_t d : *deg) total += d;
   CHECK(total == 10556);
-  auto s = (*client)->SampleNeighbors(all, -1, false, 0);
+  auto s = (*client)->SampleNeighbors(all, Hop(-1, false, 0));
   REQUIRE(s.ok());
   CHECK(s->src.size() == 10556u);
   REQUIRE((*client)->ShutdownAll().ok());

@@ -39,7 +39,7 @@ int64_t RssBytes(pid_t pid) {
 
 std::string SamplePayload(const std::vector<int64_t>& seeds, int64_t fanout, bool replace, uint64_t seed) {
   Encoder e;
-  EncodeSample(&e, IdsArray(seeds), fanout, replace, seed, "");
+  EncodeSample(&e, IdsArray(seeds), Hop(fanout, replace, seed));
   return e.Finish().Flatten();
 }
 
@@ -152,9 +152,9 @@ std::vector<std::pair<uint16_t, std::string>> ValidRequests(const TestGraph& tg)
   s.b = 1;
   EncodeInitTensor(&e, s);
   out.emplace_back(uint16_t(MsgType::kInitTensor), e.Finish().Flatten());
-  EncodeSample(&e, IdsArray({1, 2, 3, 50}), 5, false, 3, "");
+  EncodeSample(&e, IdsArray({1, 2, 3, 50}), Hop(5, false, 3));
   out.emplace_back(uint16_t(MsgType::kSampleNeighbors), e.Finish().Flatten());
-  EncodeSample(&e, IdsArray({7, 8}), 100, true, 3, "");
+  EncodeSample(&e, IdsArray({7, 8}), Hop(100, true, 3));
   out.emplace_back(uint16_t(MsgType::kSampleNeighbors), e.Finish().Flatten());
   e.ArrayRef(IdsArray({1, 2, 3}));
   out.emplace_back(uint16_t(MsgType::kInDegrees), e.Finish().Flatten());
@@ -231,7 +231,7 @@ TEST_CASE("mutated requests from several clients: RSS bounded, answers identical
     INFO(r.status().ToString());
     REQUIRE(r.ok());
     *rows = *r;
-    auto s = client->SampleNeighbors(seeds, 7, false, 42);
+    auto s = client->SampleNeighbors(seeds, Hop(7, false, 42));
     REQUIRE(s.ok());
     *sampled = *s;
   };

@@ -51,7 +51,7 @@ std::string InitPayload(const std::string& name, std::vector<int64_t> shape, Ini
 
 std::string SamplePayload(std::vector<int64_t> seeds, int64_t fanout, bool replace) {
   Encoder e;
-  EncodeSample(&e, IdsArray(std::move(seeds)), fanout, replace, 1, "");
+  EncodeSample(&e, IdsArray(std::move(seeds)), Hop(fanout, replace, 1));
   return e.Finish().Flatten();
 }
 

@@ -55,7 +55,7 @@ TEST_CASE("16 threads x 1000 mixed requests on one client all get correct answer
             break;
           }
           default: {
-            auto s = client->SampleNeighbors(ids, 3, false, r);
+            auto s = client->SampleNeighbors(ids, Hop(3, false, r));
             if (!s.ok()) { failures++; break; }
             for (size_t i = 0; i < ids.size(); ++i) {
               if (s->offsets[i + 1] - s->offsets[i] != std::min<int64_t>(3, tg->in_edges[ids[i]].size())) failures++;
@@ -120,7 +120,7 @@ TEST_CASE("a frozen (SIGSTOP) server becomes Timeout naming it, within bounded t
   auto client = ConnectClient(*tg, cluster);  // peer timeout 2 s, deadline 30 s
   StopAndWait(cluster.proc(2, 0));
   auto t0 = std::chrono::steady_clock::now();
-  auto r = client->SampleNeighbors(std::vector<int64_t>{10, 250}, 5, false, 1);
+  auto r = client->SampleNeighbors(std::vector<int64_t>{10, 250}, Hop(5, false, 1));
   double took = SecondsSince(t0);
   cluster.proc(2, 0).Signal(SIGCONT);
   REQUIRE(!r.ok());

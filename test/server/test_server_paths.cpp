@@ -258,7 +258,7 @@ TEST_CASE("weighted sampling: float32 [E, 1] weights sample as [E], other dtypes
     cluster.Start(json, 2, 1);
     auto client = DistGraphClient::Connect(*cfg, cluster.endpoints(), "", "client", 0, FastClientOptions());
     REQUIRE(client.ok());
-    auto s = (*client)->SampleNeighbors(seeds, 4, false, 77, "weight");
+    auto s = (*client)->SampleNeighbors(seeds, Hop(4, false, 77, "weight"));
     if (json == *f64) {
       INFO(s.status().ToString());
       CHECK(s.status().code() == Status::Code::kInvalidArgument);

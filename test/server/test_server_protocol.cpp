@@ -266,7 +266,7 @@ TEST_CASE("samplers only read: writes from a sampler are refused naming role and
   // Reads work.
   auto rows = sampler->Pull("features", std::vector<int64_t>{1, 2});
   CHECK(rows.ok());
-  auto s = sampler->SampleNeighbors(std::vector<int64_t>{1, 2}, 3, false, 1);
+  auto s = sampler->SampleNeighbors(std::vector<int64_t>{1, 2}, Hop(3, false, 1));
   CHECK(s.ok());
   // A trainer may write.
   auto trainer = ConnectClient(*tg, cluster, FastClientOptions(), kToken, "trainer");

@@ -64,7 +64,7 @@ std::string SamplePayload(const std::string& name, int64_t fanout, bool replace,
   ids->rows = std::move(dst);
   ids->skip = std::move(skip);
   Encoder e;
-  EncodeSampleBlock(&e, name, WireDType::kFloat32, fanout, replace, 9, ids);
+  EncodeSampleBlock(&e, name, WireDType::kFloat32, Hop(fanout, replace, 9, "", false), ids);
   return e.Finish().Flatten();
 }
 

@@ -41,7 +41,7 @@ TEST_CASE("sampling returns valid, complete, non-repeating and deterministic nei
 
   // fanout -1 and fanout >= degree: every in-edge exactly once.
   for (int64_t fanout : {int64_t(-1), int64_t(100000)}) {
-    auto s = client->SampleNeighbors(seeds, fanout, false, 1);
+    auto s = client->SampleNeighbors(seeds, Hop(fanout, false, 1));
     REQUIRE(s.ok());
     CheckEdgesValid(*tg, seeds, *s);
     for (size_t i = 0; i < seeds.size(); ++i) {
@@ -55,7 +55,7 @@ TEST_CASE("sampling returns valid, complete, non-repeating and deterministic nei
     }
   }
   // fanout 5 without replacement: min(5, degree) distinct edges.
-  auto s5 = client->SampleNeighbors(seeds, 5, false, 2);
+  auto s5 = client->SampleNeighbors(seeds, Hop(5, false, 2));
   REQUIRE(s5.ok());
   CheckEdgesValid(*tg, seeds, *s5);
   for (size_t i = 0; i < seeds.size(); ++i) {
@@ -65,43 +65,43 @@ TEST_CASE("sampling returns valid, complete, non-repeating and deterministic nei
     REQUIRE(std::adjacent_find(got.begin(), got.end()) == got.end());
   }
   // With replacement: exactly fanout draws for every seed with neighbors.
-  auto sr = client->SampleNeighbors(seeds, 7, true, 3);
+  auto sr = client->SampleNeighbors(seeds, Hop(7, true, 3));
   REQUIRE(sr.ok());
   CheckEdgesValid(*tg, seeds, *sr);
   for (size_t i = 0; i < seeds.size(); ++i)
     REQUIRE(sr->offsets[i + 1] - sr->offsets[i] == (tg->in_edges[seeds[i]].empty() ? 0 : 7));
 
   // Same seed, same sample; another seed, another sample; the mmap path agrees.
-  auto again = client->SampleNeighbors(seeds, 5, false, 2);
+  auto again = client->SampleNeighbors(seeds, Hop(5, false, 2));
   REQUIRE(again.ok());
   CHECK(again->eids == s5->eids);
-  auto other = client->SampleNeighbors(seeds, 5, false, 99);
+  auto other = client->SampleNeighbors(seeds, Hop(5, false, 99));
   REQUIRE(other.ok());
   CHECK(other->eids != s5->eids);
   ClientOptions o = FastClientOptions();
   o.local_partitions = {0, 2};
   auto local = ConnectClient(*tg, cluster, o);
-  auto via_mmap = local->SampleNeighbors(seeds, 5, false, 2);
+  auto via_mmap = local->SampleNeighbors(seeds, Hop(5, false, 2));
   REQUIRE(via_mmap.ok());
   CHECK(via_mmap->offsets == s5->offsets);
   CHECK(via_mmap->eids == s5->eids);
   CHECK(via_mmap->src == s5->src);
-  auto w1 = client->SampleNeighbors(seeds, 4, false, 5, "weight");
-  auto w2 = local->SampleNeighbors(seeds, 4, false, 5, "weight");
+  auto w1 = client->SampleNeighbors(seeds, Hop(4, false, 5, "weight"));
+  auto w2 = local->SampleNeighbors(seeds, Hop(4, false, 5, "weight"));
   REQUIRE(w1.ok());
   REQUIRE(w2.ok());
   CHECK(w1->eids == w2->eids);
   // Without edge ids (node classification): the same sources, no eids, over
   // the socket and via the mmap.
   for (DistGraphClient* c : {client.get(), local.get()}) {
-    auto bare = c->SampleNeighbors(seeds, 5, false, 2, "", /*edge_ids=*/false);
+    auto bare = c->SampleNeighbors(seeds, Hop(5, false, 2, "", /*edge_ids=*/false));
     REQUIRE(bare.ok());
     CHECK(bare->offsets == s5->offsets);
     CHECK(bare->src == s5->src);
     CHECK(bare->eids.empty());
   }
 
-  CHECK(client->SampleNeighbors(seeds, 4, false, 5, "nope").status().code() == Status::Code::kNotFound);
+  CHECK(client->SampleNeighbors(seeds, Hop(4, false, 5, "nope")).status().code() == Status::Code::kNotFound);
 }
 
 TEST_CASE("sampling is uniform without replacement and weight-proportional (chi-square)", "[server][sampling]") {
@@ -122,11 +122,11 @@ TEST_CASE("sampling is uniform without replacement and weight-proportional (chi-
   const int trials = 1500, fanout = 5;
   std::map<int64_t, int64_t> hits, weighted_hits;
   for (int t = 0; t < trials; ++t) {
-    auto s = client->SampleNeighbors(std::vector<int64_t>{v}, fanout, false, 1000 + t);
+    auto s = client->SampleNeighbors(std::vector<int64_t>{v}, Hop(fanout, false, 1000 + t));
     REQUIRE(s.ok());
     REQUIRE(s->eids.size() == static_cast<size_t>(fanout));
     for (int64_t e : s->eids) hits[e]++;
-    auto w = client->SampleNeighbors(std::vector<int64_t>{v}, 4, true, 5000 + t, "weight");
+    auto w = client->SampleNeighbors(std::vector<int64_t>{v}, Hop(4, true, 5000 + t, "weight"));
     REQUIRE(w.ok());
     for (int64_t e : w->eids) weighted_hits[e]++;
   }

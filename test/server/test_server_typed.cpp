@@ -31,7 +31,9 @@ struct TypedReply {
 
 std::string TypedSamplePayload(const std::vector<int64_t>& seeds, const std::vector<int>& fanouts, uint64_t seed) {
   Encoder e;
-  EncodeSample(&e, IdsView(seeds.data(), seeds.size()), -1, false, seed, "", true, fanouts);
+  SampleSpec spec = Hop(-1, false, seed);
+  spec.etype_fanouts = fanouts;
+  EncodeSample(&e, IdsView(seeds.data(), seeds.size()), spec);
   return e.Finish().Flatten();
 }
 
@@ -140,7 +142,7 @@ TEST_CASE("typed SAMPLE_NEIGHBORS on an untyped partition is refused", "[server]
   c.SendFrame(uint16_t(MsgType::kSampleNeighbors), 1, TypedSamplePayload({0, 1, 2}, {2, 2}, 1));
   ExpectError(c, 1, "has no edge types");
   auto client = ConnectClient(*tg, cluster);
-  auto s = client->SampleNeighbors(std::vector<int64_t>{0, 1, 2}, -1, false, 1);  // untyped still works
+  auto s = client->SampleNeighbors(std::vector<int64_t>{0, 1, 2}, Hop(-1, false, 1));  // untyped still works
   REQUIRE(s.ok());
   CHECK(s->offsets.size() == 4);
 }

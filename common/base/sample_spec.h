@@ -1,15 +1,18 @@
 // What one hop of neighbour sampling asks for: the one set of sampling
-// settings, built once by the batch maker and passed whole through the client,
-// the wire (SAMPLE_NEIGHBORS) and the partition store down to the row kernel
-// (neighbor_sampling.h). Every layer spells these fields here and nowhere else,
-// with one set of defaults.
+// settings, built once by the batch maker (MiniBatchOptions is a
+// LayeredSampleSpec) and passed whole through NeighborSource, the client
+// (DistGraphClient::SampleNeighbors), the wire (SAMPLE_NEIGHBORS, whose
+// request holds one) and the partition store down to the row kernel
+// (common/storage/neighbor_sampling.h, SampleRow). Every layer spells these
+// fields here and nowhere else, with one set of defaults. In common/base
+// because both the storage and the wire speak it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace distgnn {
+namespace dg {
 
 struct SampleSpec {
   // In-edges per seed; < 0 takes every in-neighbour, 0 none.
@@ -54,4 +57,4 @@ struct LayeredSampleSpec {
   }
 };
 
-}  // namespace distgnn
+}  // namespace dg
