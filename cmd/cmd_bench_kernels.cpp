@@ -1,7 +1,7 @@
 // `distgnn bench kernels`: flags of the dense-kernel benchmark
-// (roles/trainer/bench_kernels.h).
+// (bench/bench_kernels.h).
 #include "cmd/cli.h"
-#include "roles/trainer/bench_kernels.h"
+#include "bench/bench_kernels.h"
 
 namespace dg {
 namespace {

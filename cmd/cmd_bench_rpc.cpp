@@ -1,6 +1,6 @@
-// `distgnn bench rpc`: flags of the data-plane benchmark (roles/server/bench_rpc.h).
+// `distgnn bench rpc`: flags of the data-plane benchmark (bench/bench_rpc.h).
 #include "cmd/cli.h"
-#include "roles/server/bench_rpc.h"
+#include "bench/bench_rpc.h"
 
 namespace dg {
 

@@ -1,7 +1,7 @@
 // `distgnn bench train --local-only`: flags of the train-local benchmark
-// (roles/trainer/bench_train.h).
+// (bench/bench_train.h).
 #include "cmd/cli.h"
-#include "roles/trainer/bench_train.h"
+#include "bench/bench_train.h"
 
 namespace dg {
 namespace {

@@ -27,7 +27,7 @@
 #include "common/sampling/in_memory_graph.h"
 #include "common/base/logging.h"
 #include "roles/partition/synthetic_graph.h"
-#include "roles/trainer/bench_train.h"
+#include "bench/bench_train.h"
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/trainer_util.h"

@@ -30,7 +30,7 @@
 #include <thread>
 
 #include "common/base/subprocess.h"
-#include "roles/server/bench_rpc.h"
+#include "bench/bench_rpc.h"
 #include "common/client/dist_graph_client.h"
 #include "common/base/logging.h"
 #include "common/storage/neighbor_sampling.h"

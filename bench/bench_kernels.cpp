@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "roles/trainer/bench_kernels.h"
+#include "bench/bench_kernels.h"
 #include "roles/trainer/graph_ops/graph_ops.h"
 #include "roles/trainer/graph_ops/skinny_matmul.h"
 
