@@ -6,6 +6,13 @@
 //                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
 //                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
+//   mpirun ... distgnn partition --mpi ...   runs distgnn-mpi-partition (beside this binary) with the other flags
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include "cmd/cli.h"
 #include "roles/partition/partition_dataset.h"
 
@@ -18,6 +25,7 @@ Status Run(int argc, char** argv) {
   PartitionDatasetOptions o;
   desc.add_options()
       ("help,h", "show this help")
+      ("mpi", "under mpirun: partition across machines (runs distgnn-mpi-partition with the other flags; its --help lists them)")
       ("dataset", po::value(&o.dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy; "
        "or a typed one: meta.json, nodes/<type>/, edges/<src>__<rel>__<dst>.tsv -> a typed partition)")
       ("format", po::value(&o.format)->default_value("plain"), "plain | ogb (an OGB node property dataset as downloaded: raw/*.csv.gz, split/; ogbn-mag's typed layout too)")
@@ -54,8 +62,28 @@ Status Run(int argc, char** argv) {
   return PartitionDataset(o);
 }
 
+// --mpi: this process (an MPI rank under mpirun) becomes distgnn-mpi-partition.
+Status ExecMpiPartitioner(int argc, char** argv) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string bin = (self.parent_path() / "distgnn-mpi-partition").string();
+  if (ec || ::access(bin.c_str(), X_OK) != 0)
+    return Status::Unsupported("--mpi: " + bin + " is missing: this build has no MPI partitioner (install "
+                               "openmpi-bin libopenmpi-dev libptscotch-dev, e.g. scripts/setup.sh, and rebuild)");
+  std::vector<char*> args{const_cast<char*>(bin.c_str())};
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--mpi") != 0) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execv(bin.c_str(), args.data());
+  return Status::FromErrno("exec " + bin, errno);
+}
+
 }  // namespace
 
-int RunPartition(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+int RunPartition(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--mpi") == 0) return cli::ExitCode(argv[0], ExecMpiPartitioner(argc, argv));
+  return cli::ExitCode(argv[0], Run(argc, argv));
+}
 
 }  // namespace dg

@@ -164,26 +164,39 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
   return w;
 }
 
+// PT-Scotch in a context that is deterministic (no thread races decide) with
+// a fixed random seed, so a run is repeatable for the same P, K and seed.
 Result<std::vector<int32_t>> ScotchPart(const Rank& r, LocalAdjacency* adj, std::vector<SCOTCH_Num>* weights,
                                         const AssignOptions& o) {
   const SCOTCH_Num n = static_cast<SCOTCH_Num>(adj->vertloctab.size() - 1);
-  SCOTCH_randomSeed(static_cast<SCOTCH_Num>(o.seed & 0x7fffffff));
-  SCOTCH_randomReset();
-  SCOTCH_Dgraph g;
-  if (SCOTCH_dgraphInit(&g, r.comm) != 0) return Status::Internal("SCOTCH_dgraphInit failed");
-  std::vector<SCOTCH_Num> part(static_cast<size_t>(n) + 1, 0);  // +1: never a null pointer
-  int err = SCOTCH_dgraphBuild(&g, 0, n, n, adj->vertloctab.data(), adj->vertloctab.data() + 1, weights->data(),
-                               nullptr, static_cast<SCOTCH_Num>(adj->edgeloctab.size()),
-                               static_cast<SCOTCH_Num>(adj->edgeloctab.size()), adj->edgeloctab.data(), nullptr,
-                               nullptr);
+  const SCOTCH_Num arcs = static_cast<SCOTCH_Num>(adj->edgeloctab.size());
+  SCOTCH_Context ctx;
+  SCOTCH_Dgraph g, bound;
   SCOTCH_Strat strat;
+  std::vector<SCOTCH_Num> part(static_cast<size_t>(n) + 1, 0);  // +1: never a null pointer
+  int step = 1;
+  if (SCOTCH_contextInit(&ctx) != 0) return Status::Internal("SCOTCH_contextInit failed");
+  SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+  SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
+  SCOTCH_contextRandomSeed(&ctx, static_cast<SCOTCH_Num>(o.seed & 0x7fffffff));
   SCOTCH_stratInit(&strat);
-  if (err == 0)
-    err = SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.num_parts, o.imbalance) != 0 ? 2 : 0;
-  if (err == 0) err = SCOTCH_dgraphPart(&g, o.num_parts, &strat, part.data()) != 0 ? 3 : 0;
+  const bool graph = SCOTCH_dgraphInit(&g, r.comm) == 0;
+  bool bound_ok = false;
+  if (graph && SCOTCH_dgraphBuild(&g, 0, n, n, adj->vertloctab.data(), adj->vertloctab.data() + 1, weights->data(),
+                                  nullptr, arcs, arcs, adj->edgeloctab.data(), nullptr, nullptr) == 0) {
+    ++step;
+    bound_ok = SCOTCH_contextBindDgraph(&ctx, &g, &bound) == 0;
+    if (bound_ok) ++step;
+    if (bound_ok && SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.num_parts, o.imbalance) == 0) {
+      ++step;
+      if (SCOTCH_dgraphPart(&bound, o.num_parts, &strat, part.data()) == 0) step = 0;
+    }
+  }
+  if (bound_ok) SCOTCH_dgraphExit(&bound);
+  if (graph) SCOTCH_dgraphExit(&g);
   SCOTCH_stratExit(&strat);
-  SCOTCH_dgraphExit(&g);
-  if (err != 0) return Status::Internal("PT-Scotch failed (step " + std::to_string(err) + ")");
+  SCOTCH_contextExit(&ctx);
+  if (step != 0) return Status::Internal("PT-Scotch failed (step " + std::to_string(step) + " of 4)");
   return std::vector<int32_t>(part.begin(), part.end() - 1);
 }
 

@@ -103,6 +103,7 @@ Status Run(const Rank& r, const Flags& f) {
   PartitionOptions po;
   po.out_dir = f.out;
   DG_RETURN_IF_ERROR(Agree(r, scratch.Create(f.tmp_dir.empty() ? DefaultTmpRoot(po) : f.tmp_dir)));
+  RemoveOnSignal(scratch.path());
   Result<ShardInput> read = ReadShard(r, f.dataset, f.num_nodes, scratch.path());
   DG_RETURN_IF_ERROR(Agree(r, read.status()));
   ShardInput in = std::move(*read);

@@ -15,13 +15,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-char g_stage_path[4096] = {0};  // what the signal handler removes
+char g_stage_path[4096] = {0};    // what the signal handler removes
+char g_scratch_path[4096] = {0};
 
 void RemoveStageAndExit(int sig) {
-  if (g_stage_path[0]) {
+  if (g_stage_path[0] || g_scratch_path[0]) {
     const pid_t pid = ::fork();
     if (pid == 0) {
-      ::execl("/bin/rm", "rm", "-rf", g_stage_path, static_cast<char*>(nullptr));
+      ::execl("/bin/rm", "rm", "-rf", "--", g_stage_path[0] ? g_stage_path : g_scratch_path,
+              g_scratch_path[0] ? g_scratch_path : g_stage_path, static_cast<char*>(nullptr));
       ::_exit(127);
     }
     if (pid > 0) ::waitpid(pid, nullptr, 0);
@@ -40,6 +42,10 @@ void CleanUpOnSignals(const std::string& path) {
 }
 
 }  // namespace
+
+void RemoveOnSignal(const std::string& scratch_dir) {
+  std::strncpy(g_scratch_path, scratch_dir.c_str(), sizeof(g_scratch_path) - 1);
+}
 
 SharedStage::~SharedStage() {
   std::error_code ec;

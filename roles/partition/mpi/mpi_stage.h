@@ -20,6 +20,9 @@
 
 namespace dg::mpi {
 
+// A second directory (the rank's scratch) the signal handler also removes.
+void RemoveOnSignal(const std::string& scratch_dir);
+
 class SharedStage {
  public:
   SharedStage() = default;
