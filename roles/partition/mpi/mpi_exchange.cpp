@@ -6,6 +6,13 @@
 
 namespace dg::mpi {
 
+namespace {
+int64_t g_bytes_sent = 0;
+}  // namespace
+
+int64_t BytesSent() { return g_bytes_sent; }
+void AddBytesSent(int64_t bytes) { g_bytes_sent += bytes; }
+
 Rank WorldRank() {
   Rank r;
   r.comm = MPI_COMM_WORLD;

@@ -41,6 +41,10 @@ void SumAll(const Rank& r, std::vector<int64_t>* v);
 int64_t SumAll(const Rank& r, int64_t v);
 int64_t MaxAll(const Rank& r, int64_t v);
 
+// Bytes this rank has sent to other ranks through AllToAll so far.
+int64_t BytesSent();
+void AddBytesSent(int64_t bytes);
+
 template <typename T, typename EmitFn>
 void AllToAll(const Rank& r, int64_t n, int64_t batch, EmitFn emit, std::vector<T>* out) {
   static_assert(std::is_trivially_copyable<T>::value, "records travel as bytes");
@@ -59,6 +63,7 @@ void AllToAll(const Rank& r, int64_t n, int64_t batch, EmitFn emit, std::vector<
       total += bucket[d].size() * sizeof(T);
     }
     send_buf.resize(total);
+    AddBytesSent(static_cast<int64_t>(total - bucket[r.rank].size() * sizeof(T)));
     for (int d = 0; d < r.size; ++d)
       std::copy(reinterpret_cast<const char*>(bucket[d].data()),
                 reinterpret_cast<const char*>(bucket[d].data() + bucket[d].size()), send_buf.data() + send_displ[d]);

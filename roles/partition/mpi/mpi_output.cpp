@@ -183,6 +183,7 @@ Status WriteSharedColumn(const Rank& r, const std::string& path, bool leader, co
           if (st.ok()) st = w.Append(mine.data() + at + off, static_cast<size_t>(n) * sizeof(int64_t));
         } else if (owner == r.rank) {
           MPI_Send(mine.data() + at + off, n, MPI_INT64_T, l, 7, r.comm);
+          AddBytesSent(static_cast<int64_t>(n) * 8);
         } else {
           buf.resize(static_cast<size_t>(n));
           MPI_Recv(buf.data(), n, MPI_INT64_T, owner, 7, r.comm, MPI_STATUS_IGNORE);

@@ -159,6 +159,8 @@ Status Run(const Rank& r, const Flags& f) {
   if (r.rank == 0) LogPartStats(stdout, cfg);
   const double rss = static_cast<double>(MaxAll(r, PeakRssBytes())) / 1048576.0;
   Log(r, "  peak RSS (largest rank): %.1f MB\n", rss);
+  Log(r, "  sent to other ranks: largest rank %.1f MB, all ranks %.1f MB\n",
+      static_cast<double>(MaxAll(r, BytesSent())) / 1048576.0, static_cast<double>(SumAll(r, BytesSent())) / 1048576.0);
   Log(r, "done: %.0f parts in %.2f s\n", f.num_parts, Since(t0));
   return Status::OK();
 }
