@@ -197,7 +197,8 @@ Status WriteSharedColumn(const Rank& r, const std::string& path, bool leader, co
   return st;
 }
 
-// Sum over ranks of a per-part count that only the part's rank knows; -1 (absent) survives.
+// A per-part count that only the part's rank knows (-1 on the others): the
+// sum over ranks of value + 1, less 1, so the owner's -1 (files absent) survives.
 std::vector<int64_t> SumParts(const Rank& r, std::vector<int64_t> v) {
   for (int64_t& x : v) ++x;
   SumAll(r, &v);
@@ -258,7 +259,8 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
   const std::vector<int64_t> orig_nids = GatherNodes(r, *g->blocks, rn, L, first_new, o.batch);
 
   Written w;
-  for (auto* v : {&w.part_edges, &w.num_train, &w.num_val, &w.num_test, &w.num_halo}) v->assign(K, 0);
+  w.part_edges.assign(K, 0);
+  for (auto* v : {&w.num_train, &w.num_val, &w.num_test, &w.num_halo}) v->assign(K, -1);  // -1: not this rank's (SumParts)
   Status st;
   size_t at = 0;
   for (int p = my_lo; p < my_hi && st.ok(); ++p) {

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "common/base/logging.h"
@@ -59,7 +60,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("force", po::bool_switch(&f->force), "replace an existing output directory")
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
-      ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: the output's parent)");
+      ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -99,12 +100,13 @@ Status Run(const Rank& r, const Flags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   SharedStage stage;
   DG_RETURN_IF_ERROR(stage.Create(r, f.out, f.force));
-  ScratchDir scratch;
-  PartitionOptions po;
-  po.out_dir = f.out;
-  DG_RETURN_IF_ERROR(Agree(r, scratch.Create(f.tmp_dir.empty() ? DefaultTmpRoot(po) : f.tmp_dir)));
-  RemoveOnSignal(scratch.path());
-  Result<ShardInput> read = ReadShard(r, f.dataset, f.num_nodes, scratch.path());
+  // Scratch (gunzipped node arrays) inside the staging directory unless
+  // --tmp-dir says otherwise: whoever removes the stage removes it too, even
+  // for a rank that was killed. Removed before the commit.
+  auto scratch = std::make_unique<ScratchDir>();
+  DG_RETURN_IF_ERROR(Agree(r, scratch->Create(f.tmp_dir.empty() ? stage.path() : f.tmp_dir)));
+  RemoveOnSignal(scratch->path());
+  Result<ShardInput> read = ReadShard(r, f.dataset, f.num_nodes, scratch->path());
   DG_RETURN_IF_ERROR(Agree(r, read.status()));
   ShardInput in = std::move(*read);
   in.num_nodes = MaxAll(r, in.num_nodes);
@@ -154,6 +156,7 @@ Status Run(const Rank& r, const Flags& f) {
   oo.normalize_features = f.normalize;
   oo.batch = f.batch;
   DG_ASSIGN_OR_RETURN(PartitionConfig cfg, WritePartition(r, &g, stage, oo));
+  scratch.reset();
   DG_RETURN_IF_ERROR(stage.Commit(r));
   Log(r, "  route and write: %.2f s\n", Since(t));
   if (r.rank == 0) LogPartStats(stdout, cfg);
