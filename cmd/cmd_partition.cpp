@@ -7,8 +7,13 @@
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
 //                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
 //   distgnn partition verify NAME.json [--part P]
+//   mpirun ... distgnn partition --mpi ...   runs distgnn-mpi-partition (beside this binary) with the other flags
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "cmd/cli.h"
 #include "common/storage/partition_check.h"
@@ -23,6 +28,7 @@ Status Run(int argc, char** argv) {
   PartitionDatasetOptions o;
   desc.add_options()
       ("help,h", "show this help")
+      ("mpi", "under mpirun: partition across machines (runs distgnn-mpi-partition with the other flags; its --help lists them)")
       ("dataset", po::value(&o.dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy; "
        "or a typed one: meta.json, nodes/<type>/, edges/<src>__<rel>__<dst>.tsv -> a typed partition)")
       ("format", po::value(&o.format)->default_value("plain"), "plain | ogb (an OGB node property dataset as downloaded: raw/*.csv.gz, split/; ogbn-mag's typed layout too)")
@@ -78,10 +84,28 @@ Status Verify(int argc, char** argv) {
   return Status::OK();
 }
 
+// --mpi: this process (an MPI rank under mpirun) becomes distgnn-mpi-partition.
+Status ExecMpiPartitioner(int argc, char** argv) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string bin = (self.parent_path() / "distgnn-mpi-partition").string();
+  if (ec || ::access(bin.c_str(), X_OK) != 0)
+    return Status::Unsupported("--mpi: " + bin + " is missing: this build has no MPI partitioner (install "
+                               "openmpi-bin libopenmpi-dev libptscotch-dev, e.g. scripts/setup.sh, and rebuild)");
+  std::vector<char*> args{const_cast<char*>(bin.c_str())};
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--mpi") != 0) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execv(bin.c_str(), args.data());
+  return Status::FromErrno("exec " + bin, errno);
+}
+
 }  // namespace
 
 int RunPartition(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "verify") == 0) return cli::ExitCode("distgnn partition verify", Verify(argc - 1, argv + 1));
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--mpi") == 0) return cli::ExitCode(argv[0], ExecMpiPartitioner(argc, argv));
   return cli::ExitCode(argv[0], Run(argc, argv));
 }
 

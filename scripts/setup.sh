@@ -11,6 +11,8 @@ PACKAGES=(
   # the libFuzzer targets (scripts/fuzz.sh, a separate clang build)
   clang libclang-rt-14-dev
   libmetis-dev
+  # the partitioner across machines (distgnn-mpi-partition): OpenMPI and PT-Scotch
+  openmpi-bin libopenmpi-dev libptscotch-dev
   libtorch-dev libgloo-dev
   # Debian's LibTorch calls the system BLAS; the default reference BLAS makes a
   # dense layer 10x+ slower. OpenBLAS becomes the libblas.so.3 alternative.

@@ -57,6 +57,40 @@ Status ForEachEdge(const std::string& root, const PartitionConfig& cfg, Fn fn) {
 
 }  // namespace
 
+struct AggregateIndexWriter::Streams {
+  IdStream dst, ptr, src;
+};
+
+AggregateIndexWriter::AggregateIndexWriter() : s_(std::make_unique<Streams>()) {}
+AggregateIndexWriter::~AggregateIndexWriter() = default;
+
+Status AggregateIndexWriter::Open(const std::string& dir, int64_t num_dsts, int64_t num_edges) {
+  DG_RETURN_IF_ERROR(s_->dst.Open(dir + "/agg_dst.npy", num_dsts));
+  DG_RETURN_IF_ERROR(s_->ptr.Open(dir + "/agg_indptr.npy", num_dsts + 1));
+  DG_RETURN_IF_ERROR(s_->src.Open(dir + "/agg_src.npy", num_edges));
+  last_ = -1;
+  run_ = 0;
+  return s_->ptr.Put(0);
+}
+
+// A destination's run ends when the next edge has another destination, or at the end.
+Status AggregateIndexWriter::Add(int64_t dst, int64_t local_src) {
+  if (last_ != dst) {
+    if (last_ >= 0) DG_RETURN_IF_ERROR(s_->ptr.Put(run_));
+    last_ = dst;
+    DG_RETURN_IF_ERROR(s_->dst.Put(dst));
+  }
+  ++run_;
+  return s_->src.Put(local_src);
+}
+
+Status AggregateIndexWriter::Finish() {
+  if (last_ >= 0) DG_RETURN_IF_ERROR(s_->ptr.Put(run_));
+  DG_RETURN_IF_ERROR(s_->dst.Finish());
+  DG_RETURN_IF_ERROR(s_->ptr.Finish());
+  return s_->src.Finish();
+}
+
 Status WriteAggregateIndex(const std::string& root, const PartitionConfig& cfg) {
   const int K = cfg.num_parts;
   PartitionBook book(cfg.node_map);
@@ -81,38 +115,17 @@ Status WriteAggregateIndex(const std::string& root, const PartitionConfig& cfg) 
   constexpr int kOpenParts = 128;
   for (int q0 = 0; q0 < K; q0 += kOpenParts) {
     const int q1 = std::min(K, q0 + kOpenParts);
-    std::vector<std::unique_ptr<IdStream>> dst_w(K), ptr_w(K), src_w(K);
-    std::vector<int64_t> run(K, 0);
+    std::vector<std::unique_ptr<AggregateIndexWriter>> w(K);
     for (int q = q0; q < q1; ++q) {
-      const std::string dir = root + "/" + cfg.parts[q].dir;
-      dst_w[q] = std::make_unique<IdStream>();
-      ptr_w[q] = std::make_unique<IdStream>();
-      src_w[q] = std::make_unique<IdStream>();
-      DG_RETURN_IF_ERROR(dst_w[q]->Open(dir + "/agg_dst.npy", dsts[q]));
-      DG_RETURN_IF_ERROR(ptr_w[q]->Open(dir + "/agg_indptr.npy", dsts[q] + 1));
-      DG_RETURN_IF_ERROR(src_w[q]->Open(dir + "/agg_src.npy", edges[q]));
-      DG_RETURN_IF_ERROR(ptr_w[q]->Put(0));
-      last[q] = -1;
+      w[q] = std::make_unique<AggregateIndexWriter>();
+      DG_RETURN_IF_ERROR(w[q]->Open(root + "/" + cfg.parts[q].dir, dsts[q], edges[q]));
     }
-    // A destination's run in part q ends when the next edge of q has another
-    // destination, or at the end.
     DG_RETURN_IF_ERROR(ForEachEdge(root, cfg, [&](int64_t dst, int64_t src) -> Status {
       const int q = book.Owner(src);
       if (q < q0 || q >= q1) return Status::OK();
-      if (last[q] != dst) {
-        if (last[q] >= 0) DG_RETURN_IF_ERROR(ptr_w[q]->Put(run[q]));
-        last[q] = dst;
-        DG_RETURN_IF_ERROR(dst_w[q]->Put(dst));
-      }
-      ++run[q];
-      return src_w[q]->Put(src - cfg.node_map[q]);
+      return w[q]->Add(dst, src - cfg.node_map[q]);
     }));
-    for (int q = q0; q < q1; ++q) {
-      if (last[q] >= 0) DG_RETURN_IF_ERROR(ptr_w[q]->Put(run[q]));
-      DG_RETURN_IF_ERROR(dst_w[q]->Finish());
-      DG_RETURN_IF_ERROR(ptr_w[q]->Finish());
-      DG_RETURN_IF_ERROR(src_w[q]->Finish());
-    }
+    for (int q = q0; q < q1; ++q) DG_RETURN_IF_ERROR(w[q]->Finish());
   }
   return Status::OK();
 }

@@ -12,6 +12,8 @@
 // buffers, not O(edges).
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "common/storage/partition.h"
@@ -20,5 +22,23 @@
 namespace dg {
 
 Status WriteAggregateIndex(const std::string& root, const PartitionConfig& cfg);
+
+// One part's three files from a stream of its edges (those whose source the
+// part owns) in increasing destination order, CSR order within a destination;
+// num_dsts and num_edges are known beforehand. Shared with the distributed
+// partitioner (roles/partition/mpi), which gathers each part's edges itself.
+class AggregateIndexWriter {
+ public:
+  AggregateIndexWriter();
+  ~AggregateIndexWriter();
+  Status Open(const std::string& part_dir, int64_t num_dsts, int64_t num_edges);
+  Status Add(int64_t dst, int64_t local_src);
+  Status Finish();
+
+ private:
+  struct Streams;
+  std::unique_ptr<Streams> s_;
+  int64_t last_ = -1, run_ = 0;
+};
 
 }  // namespace dg

@@ -1,0 +1,56 @@
+#include "roles/partition/mpi/mpi_exchange.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace dg::mpi {
+
+namespace {
+int64_t g_bytes_sent = 0;
+}  // namespace
+
+int64_t BytesSent() { return g_bytes_sent; }
+void AddBytesSent(int64_t bytes) { g_bytes_sent += bytes; }
+
+Rank WorldRank() {
+  Rank r;
+  r.comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(r.comm, &r.rank);
+  MPI_Comm_size(r.comm, &r.size);
+  char name[256] = {0};
+  ::gethostname(name, sizeof(name) - 1);
+  r.host = name;
+  return r;
+}
+
+Status Agree(const Rank& r, const Status& st) {
+  int failed_rank = st.ok() ? r.size : r.rank;
+  int lowest = r.size;
+  MPI_Allreduce(&failed_rank, &lowest, 1, MPI_INT, MPI_MIN, r.comm);
+  if (lowest == r.size) return Status::OK();
+  if (!st.ok()) {
+    std::fprintf(stderr, "distgnn-mpi-partition: %s: %s\n", r.Name().c_str(), st.ToString().c_str());
+    std::fflush(stderr);
+    return st;
+  }
+  return Status::PeerLost("rank " + std::to_string(lowest) + " failed (its message is above)");
+}
+
+void SumAll(const Rank& r, std::vector<int64_t>* v) {
+  MPI_Allreduce(MPI_IN_PLACE, v->data(), static_cast<int>(v->size()), MPI_INT64_T, MPI_SUM, r.comm);
+}
+
+int64_t SumAll(const Rank& r, int64_t v) {
+  int64_t out = 0;
+  MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_SUM, r.comm);
+  return out;
+}
+
+int64_t MaxAll(const Rank& r, int64_t v) {
+  int64_t out = 0;
+  MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, r.comm);
+  return out;
+}
+
+}  // namespace dg::mpi

@@ -1,0 +1,84 @@
+// The MPI pieces every step of the distributed partitioner shares: the rank's
+// identity (for messages naming rank and host), agreement on a Status across
+// ranks, and a bounded all-to-all of trivially copyable records.
+//
+// AllToAll walks items [0, n) of this rank in rounds of at most `batch` items;
+// emit(i, send) calls send(dest_rank, record) for each record item i produces
+// (zero or more). Every round is one MPI_Alltoall of counts and one
+// MPI_Alltoallv of bytes, so a rank never holds more than one round's outgoing
+// records besides what it has received. The number of rounds is agreed (the
+// largest over ranks), so ranks with fewer items still take part.
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/base/status.h"
+
+namespace dg::mpi {
+
+struct Rank {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, size = 1;
+  std::string host;
+  std::string Name() const { return "rank " + std::to_string(rank) + " on " + host; }
+};
+
+Rank WorldRank();
+
+// All ranks learn whether every rank's status is OK. A failed rank prints its
+// own message (naming its rank and host) to stderr; every rank returns an
+// error: its own, or one naming the lowest failed rank.
+Status Agree(const Rank& r, const Status& st);
+
+// Sums / maxima over ranks, element-wise.
+void SumAll(const Rank& r, std::vector<int64_t>* v);
+int64_t SumAll(const Rank& r, int64_t v);
+int64_t MaxAll(const Rank& r, int64_t v);
+
+// Bytes this rank has sent to other ranks through AllToAll so far.
+int64_t BytesSent();
+void AddBytesSent(int64_t bytes);
+
+template <typename T, typename EmitFn>
+void AllToAll(const Rank& r, int64_t n, int64_t batch, EmitFn emit, std::vector<T>* out) {
+  static_assert(std::is_trivially_copyable<T>::value, "records travel as bytes");
+  const int64_t rounds = MaxAll(r, (n + batch - 1) / batch);
+  std::vector<std::vector<T>> bucket(r.size);
+  std::vector<int> send_counts(r.size), recv_counts(r.size), send_displ(r.size), recv_displ(r.size);
+  std::vector<char> send_buf;
+  for (int64_t round = 0; round < rounds; ++round) {
+    const int64_t lo = std::min(n, round * batch), hi = std::min(n, lo + batch);
+    for (auto& b : bucket) b.clear();
+    for (int64_t i = lo; i < hi; ++i) emit(i, [&](int dest, const T& rec) { bucket[dest].push_back(rec); });
+    size_t total = 0;
+    for (int d = 0; d < r.size; ++d) {
+      send_counts[d] = static_cast<int>(bucket[d].size() * sizeof(T));
+      send_displ[d] = static_cast<int>(total);
+      total += bucket[d].size() * sizeof(T);
+    }
+    send_buf.resize(total);
+    AddBytesSent(static_cast<int64_t>(total - bucket[r.rank].size() * sizeof(T)));
+    for (int d = 0; d < r.size; ++d)
+      std::copy(reinterpret_cast<const char*>(bucket[d].data()),
+                reinterpret_cast<const char*>(bucket[d].data() + bucket[d].size()), send_buf.data() + send_displ[d]);
+    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, r.comm);
+    size_t got = 0;
+    for (int d = 0; d < r.size; ++d) {
+      recv_displ[d] = static_cast<int>(got);
+      got += static_cast<size_t>(recv_counts[d]);
+    }
+    const size_t before = out->size();
+    out->resize(before + got / sizeof(T));
+    MPI_Alltoallv(send_buf.data(), send_counts.data(), send_displ.data(), MPI_BYTE,
+                  reinterpret_cast<char*>(out->data() + before), recv_counts.data(), recv_displ.data(), MPI_BYTE,
+                  r.comm);
+  }
+}
+
+}  // namespace dg::mpi

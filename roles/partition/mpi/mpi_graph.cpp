@@ -1,0 +1,258 @@
+#include "roles/partition/mpi/mpi_graph.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+// ptscotch.h uses scotch.h's types, FILE and MPI_Comm without including them.
+#include <scotch.h>
+#include <ptscotch.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "common/storage/neighbor_sampling.h"
+
+namespace dg::mpi {
+
+namespace {
+
+struct Pair {
+  int64_t a, b;
+  bool operator<(const Pair& o) const { return a != o.a ? a < o.a : b < o.b; }
+  bool operator==(const Pair& o) const { return a == o.a && b == o.b; }
+};
+
+int64_t IdAt(const Array& a, int64_t i) {
+  return a.dtype == DType::kInt64 ? a.as<int64_t>()[i] : a.as<int32_t>()[i];
+}
+
+int64_t ExclusiveScan(const Rank& r, int64_t v) {
+  int64_t out = 0;
+  MPI_Exscan(&v, &out, 1, MPI_INT64_T, MPI_SUM, r.comm);
+  return r.rank == 0 ? 0 : out;
+}
+
+void SortUnique(std::vector<Pair>* v) {
+  std::sort(v->begin(), v->end());
+  v->erase(std::unique(v->begin(), v->end()), v->end());
+}
+
+constexpr int64_t kScotchMax = std::numeric_limits<SCOTCH_Num>::max();
+
+}  // namespace
+
+VertexBlocks::VertexBlocks(int64_t n, int ranks) : first_(ranks + 1) {
+  for (int r = 0; r <= ranks; ++r) first_[r] = static_cast<int64_t>((static_cast<__int128>(r) * n) / ranks);
+}
+
+int VertexBlocks::Owner(int64_t v) const {
+  return static_cast<int>(std::upper_bound(first_.begin(), first_.end(), v) - first_.begin()) - 1;
+}
+
+Result<std::vector<Edge>> ReadEdgeShard(const Rank& r, const Array& src, const Array& dst, int64_t n,
+                                        const std::string& what) {
+  for (const Array* a : {&src, &dst})
+    if (a->shape.size() != 1 || (a->dtype != DType::kInt64 && a->dtype != DType::kInt32))
+      return Status::InvalidArgument(what + ": src/dst must be 1-D int64 or int32 arrays");
+  if (src.rows() != dst.rows())
+    return Status::InvalidArgument(what + ": src has " + std::to_string(src.rows()) + " rows, dst " +
+                                   std::to_string(dst.rows()));
+  const int64_t E = src.rows();
+  const int64_t lo = static_cast<int64_t>((static_cast<__int128>(r.rank) * E) / r.size);
+  const int64_t hi = static_cast<int64_t>((static_cast<__int128>(r.rank + 1) * E) / r.size);
+  std::vector<Edge> out;
+  out.reserve(static_cast<size_t>(hi - lo));
+  for (int64_t e = lo; e < hi; ++e) {
+    const int64_t s = IdAt(src, e), d = IdAt(dst, e);
+    if (std::min(s, d) < 0 || std::max(s, d) >= n)
+      return Status::InvalidArgument(what + ": edge " + std::to_string(e) + " (" + std::to_string(s) + ", " +
+                                     std::to_string(d) + ") has a node id outside [0, " + std::to_string(n) + ")");
+    out.push_back({s, d, e});
+  }
+  return out;
+}
+
+int64_t NormalizeShards(const Rank& r, const VertexBlocks& blocks, const EdgeListOptions& o, int64_t batch,
+                        std::vector<Edge>* edges) {
+  const bool dedupe = o.undirected || o.drop_duplicates;
+  if (!dedupe && !o.drop_self_loops) return SumAll(r, static_cast<int64_t>(edges->size()));
+  if (!dedupe) {  // self loops only: filter in input order
+    edges->erase(std::remove_if(edges->begin(), edges->end(), [](const Edge& e) { return e.src == e.dst; }),
+                 edges->end());
+  } else {  // to the source's owner, sorted by (src, dst), one of each
+    std::vector<Pair> got;
+    const std::vector<Edge>& in = *edges;
+    AllToAll<Pair>(r, static_cast<int64_t>(in.size()), batch, [&](int64_t i, auto send) {
+      const Edge& e = in[i];
+      if (o.drop_self_loops && e.src == e.dst) return;
+      send(blocks.Owner(e.src), Pair{e.src, e.dst});
+      if (o.undirected) send(blocks.Owner(e.dst), Pair{e.dst, e.src});
+    }, &got);
+    std::vector<Edge>().swap(*edges);
+    SortUnique(&got);
+    edges->reserve(got.size());
+    for (const Pair& p : got) edges->push_back({p.a, p.b, 0});
+  }
+  const int64_t first = ExclusiveScan(r, static_cast<int64_t>(edges->size()));
+  for (size_t i = 0; i < edges->size(); ++i) (*edges)[i].id = first + static_cast<int64_t>(i);
+  return SumAll(r, static_cast<int64_t>(edges->size()));
+}
+
+namespace {
+
+// This rank's rows of the symmetric adjacency without loops or duplicate arcs
+// (what SCOTCH_dgraphBuild takes), and the in-degree of its vertices.
+struct LocalAdjacency {
+  std::vector<SCOTCH_Num> vertloctab, edgeloctab;
+  std::vector<int64_t> in_degree;
+};
+
+Result<LocalAdjacency> BuildAdjacency(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
+                                      int64_t batch) {
+  // (v, u >= 0): arc v -> u; (v, -1): one in-edge of v.
+  std::vector<Pair> got;
+  AllToAll<Pair>(r, static_cast<int64_t>(edges.size()), batch, [&](int64_t i, auto send) {
+    const Edge& e = edges[i];
+    send(blocks.Owner(e.dst), Pair{e.dst, -1});
+    if (e.src == e.dst) return;
+    send(blocks.Owner(e.src), Pair{e.src, e.dst});
+    send(blocks.Owner(e.dst), Pair{e.dst, e.src});
+  }, &got);
+  const int64_t first = blocks.First(r.rank), n = blocks.Count(r.rank);
+  LocalAdjacency adj;
+  adj.in_degree.assign(static_cast<size_t>(n), 0);
+  for (const Pair& p : got)
+    if (p.b < 0) ++adj.in_degree[p.a - first];
+  got.erase(std::remove_if(got.begin(), got.end(), [](const Pair& p) { return p.b < 0; }), got.end());
+  SortUnique(&got);
+  const int64_t arcs = SumAll(r, static_cast<int64_t>(got.size()));
+  if (arcs > kScotchMax)
+    return Status::InvalidArgument(
+        "the symmetric graph has " + std::to_string(arcs) + " arcs; Debian's PT-Scotch counts them in a 32-bit "
+        "SCOTCH_Num (at most " + std::to_string(kScotchMax) + "): use --method random, or the single-machine "
+        "`distgnn partition --memory-budget`");
+  adj.vertloctab.assign(static_cast<size_t>(n) + 1, 0);
+  adj.edgeloctab.resize(got.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    ++adj.vertloctab[got[k].a - first + 1];
+    adj.edgeloctab[k] = static_cast<SCOTCH_Num>(got[k].b);
+  }
+  for (int64_t v = 0; v < n; ++v) adj.vertloctab[v + 1] += adj.vertloctab[v];
+  return adj;
+}
+
+// One weight per vertex: each balanced measure (nodes; train nodes; in-edges)
+// contributes about the same total, so PT-Scotch balances their sum.
+std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, const std::vector<uint8_t>& train,
+                                      int64_t num_nodes, const AssignOptions& o) {
+  const int64_t n = static_cast<int64_t>(adj.in_degree.size());
+  int64_t local_train = 0, local_in = 0;
+  for (int64_t v = 0; v < n; ++v) {
+    local_train += train.empty() ? 0 : train[v];
+    local_in += adj.in_degree[v];
+  }
+  const int64_t num_train = SumAll(r, local_train), num_in = SumAll(r, local_in);
+  const int64_t unit = std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / 4 / std::max<int64_t>(1, num_nodes)));
+  const int64_t ct = o.balance_train && num_train > 0 ? std::max<int64_t>(1, unit * num_nodes / num_train) : 0;
+  const int64_t ce = o.balance_edges && num_in > 0 ? std::max<int64_t>(1, unit * num_nodes / num_in) : 0;
+  std::vector<SCOTCH_Num> w(static_cast<size_t>(n));
+  for (int64_t v = 0; v < n; ++v) {
+    const int64_t x = unit + ct * (train.empty() ? 0 : train[v]) + ce * adj.in_degree[v];
+    w[v] = static_cast<SCOTCH_Num>(std::min<int64_t>(x, kScotchMax / std::max<int64_t>(1, num_nodes)));
+  }
+  return w;
+}
+
+// PT-Scotch in a context that is deterministic (no thread races decide) with
+// a fixed random seed, so a run is repeatable for the same P, K and seed.
+Result<std::vector<int32_t>> ScotchPart(const Rank& r, LocalAdjacency* adj, std::vector<SCOTCH_Num>* weights,
+                                        const AssignOptions& o) {
+  const SCOTCH_Num n = static_cast<SCOTCH_Num>(adj->vertloctab.size() - 1);
+  const SCOTCH_Num arcs = static_cast<SCOTCH_Num>(adj->edgeloctab.size());
+  SCOTCH_Context ctx;
+  SCOTCH_Dgraph g, bound;
+  SCOTCH_Strat strat;
+  std::vector<SCOTCH_Num> part(static_cast<size_t>(n) + 1, 0);  // +1: never a null pointer
+  int step = 1;
+  if (SCOTCH_contextInit(&ctx) != 0) return Status::Internal("SCOTCH_contextInit failed");
+  SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+  SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
+  SCOTCH_contextRandomSeed(&ctx, static_cast<SCOTCH_Num>(o.seed & 0x7fffffff));
+  SCOTCH_stratInit(&strat);
+  const bool graph = SCOTCH_dgraphInit(&g, r.comm) == 0;
+  bool bound_ok = false;
+  if (graph && SCOTCH_dgraphBuild(&g, 0, n, n, adj->vertloctab.data(), adj->vertloctab.data() + 1, weights->data(),
+                                  nullptr, arcs, arcs, adj->edgeloctab.data(), nullptr, nullptr) == 0) {
+    ++step;
+    bound_ok = SCOTCH_contextBindDgraph(&ctx, &g, &bound) == 0;
+    if (bound_ok) ++step;
+    if (bound_ok && SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.num_parts, o.imbalance) == 0) {
+      ++step;
+      if (SCOTCH_dgraphPart(&bound, o.num_parts, &strat, part.data()) == 0) step = 0;
+    }
+  }
+  if (bound_ok) SCOTCH_dgraphExit(&bound);
+  if (graph) SCOTCH_dgraphExit(&g);
+  SCOTCH_stratExit(&strat);
+  SCOTCH_contextExit(&ctx);
+  if (step != 0) return Status::Internal("PT-Scotch failed (step " + std::to_string(step) + " of 4)");
+  return std::vector<int32_t>(part.begin(), part.end() - 1);
+}
+
+std::vector<int64_t> InDegrees(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
+                               int64_t batch) {
+  std::vector<int64_t> got;
+  AllToAll<int64_t>(r, static_cast<int64_t>(edges.size()), batch,
+                    [&](int64_t i, auto send) { send(blocks.Owner(edges[i].dst), edges[i].dst); }, &got);
+  std::vector<int64_t> deg(static_cast<size_t>(blocks.Count(r.rank)), 0);
+  for (int64_t v : got) ++deg[v - blocks.First(r.rank)];
+  return deg;
+}
+
+// Balanced random parts: a seeded shuffle of the block, dealt round-robin from
+// the block's first global id, so every part gets N / K nodes give or take P.
+std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, const AssignOptions& o) {
+  const int64_t first = blocks.First(r.rank), n = blocks.Count(r.rank);
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  Rng rng(MixSeed(o.seed, static_cast<uint64_t>(first) ^ 0x5EED));
+  for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
+  std::vector<int32_t> part(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) part[perm[i]] = static_cast<int32_t>((first + i) % o.num_parts);
+  return part;
+}
+
+}  // namespace
+
+Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
+                               const std::vector<uint8_t>& train, const AssignOptions& o) {
+  const int64_t n = blocks.Count(r.rank);
+  BalanceOptions bo;
+  bo.num_parts = o.num_parts;
+  bo.balance_train = o.balance_train;
+  bo.balance_edges = o.balance_edges;
+  bo.tolerance = o.tolerance;
+  Assignment out;
+  if (o.num_parts == 1 || o.method == "random") {
+    out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);
+    std::vector<int64_t> in_degree = InDegrees(r, blocks, edges, o.batch);
+    RepairInput rin{&in_degree, &in_degree, &train};
+    out.balance = MeasureBalance(r, rin, bo, out.part);
+    return out;
+  }
+  const int64_t num_nodes = blocks.First(r.size);
+  if (num_nodes > kScotchMax)
+    return Status::InvalidArgument("the graph has " + std::to_string(num_nodes) + " nodes; Debian's PT-Scotch "
+                                   "numbers them in a 32-bit SCOTCH_Num: use --method random");
+  DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, edges, o.batch));
+  std::vector<SCOTCH_Num> w = VertexWeights(r, adj, train, num_nodes, o);
+  DG_ASSIGN_OR_RETURN(out.part, ScotchPart(r, &adj, &w, o));
+  std::vector<int64_t> degree(static_cast<size_t>(n));
+  for (int64_t v = 0; v < n; ++v) degree[v] = adj.vertloctab[v + 1] - adj.vertloctab[v];
+  RepairInput rin{&degree, &adj.in_degree, &train};
+  out.balance = RepairBalance(r, rin, bo, &out.part);
+  return out;
+}
+
+}  // namespace dg::mpi

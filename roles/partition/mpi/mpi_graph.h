@@ -1,0 +1,76 @@
+// The distributed graph of `distgnn-mpi-partition`: each rank's shard of the
+// edge list, normalized across ranks, and the assignment of its block of
+// vertices to parts (PT-Scotch's SCOTCH_dgraphPart, or random).
+//
+// Vertices are block-distributed: rank r owns [first[r], first[r+1]) with
+// first[r] = r * N / P. Edges start on the rank that read them (rows
+// [r * E / P, (r+1) * E / P) of src.npy / dst.npy: byte ranges of files on
+// storage every rank sees) with their input index as edge id. Normalization
+// (--undirected, --drop-duplicates) routes every edge (and its reverse) to the
+// owner of its source, which sorts by (src, dst) and keeps one of each: the
+// ranks' lists, concatenated in rank order, are NormalizeEdges' list, ids
+// included. --drop-self-loops alone filters in place and renumbers by an
+// exclusive scan of the counts (input order, as NormalizeEdges).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/base/array.h"
+#include "common/base/status.h"
+#include "common/storage/dataset.h"
+#include "roles/partition/mpi/mpi_exchange.h"
+#include "roles/partition/mpi/mpi_repair.h"
+
+namespace dg::mpi {
+
+struct Edge {
+  int64_t src, dst, id;
+};
+
+class VertexBlocks {
+ public:
+  VertexBlocks(int64_t num_nodes, int ranks);
+  int Owner(int64_t v) const;
+  int64_t First(int r) const { return first_[r]; }
+  int64_t Count(int r) const { return first_[r + 1] - first_[r]; }
+
+ private:
+  std::vector<int64_t> first_;
+};
+
+// This rank's rows of the mapped src/dst columns, ids checked against [0, N).
+Result<std::vector<Edge>> ReadEdgeShard(const Rank& r, const Array& src, const Array& dst, int64_t num_nodes,
+                                        const std::string& what);
+
+// Applies the normalization options across ranks (see the file comment);
+// returns the global number of edges after it.
+int64_t NormalizeShards(const Rank& r, const VertexBlocks& blocks, const EdgeListOptions& opts, int64_t batch,
+                        std::vector<Edge>* edges);
+
+struct AssignOptions {
+  std::string method = "scotch";  // scotch | random
+  int num_parts = 1;
+  uint64_t seed = 0;
+  bool balance_train = false, balance_edges = false;
+  double imbalance = 0.03;  // PT-Scotch's load imbalance ratio
+  double tolerance = 0.04;  // the repair's cap: the mean times 1 + tolerance
+  int64_t batch = 1 << 20;
+};
+
+// Part of each vertex of this rank's block. train: flags of the block's
+// vertices (empty = none). Both balance options fold into PT-Scotch's one
+// vertex weight (1 + train weight + in-degree weight); RepairBalance
+// (mpi_repair.h) then moves vertices off the parts above the cap of each
+// measure in turn.
+struct Assignment {
+  std::vector<int32_t> part;
+  BalanceReport balance;
+};
+
+Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
+                                         const std::vector<uint8_t>& train, const AssignOptions& opts);
+
+}  // namespace dg::mpi

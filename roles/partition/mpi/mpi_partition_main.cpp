@@ -1,0 +1,184 @@
+// distgnn-mpi-partition: the partitioner across machines (docs/partitioning.md,
+// "Partitioning across machines"). Run under MPI, one rank per machine (or more):
+//
+//   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
+//          --name NAME --out DIR [--method scotch|random] [--balance train,edges]
+//          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
+//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR]
+//
+// (`distgnn partition --mpi ...` under mpirun runs this binary.) Each rank reads
+// its rows of the edge list, the ranks normalize and partition it together
+// (mpi_graph.h), and each part is written by the rank that serves it
+// (mpi_output.h) into a staging directory renamed into place at the end
+// (mpi_stage.h). Progress lines come from rank 0; a failing rank's message
+// names its rank and host, and every rank exits non-zero.
+#include <mpi.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "common/base/logging.h"
+#include "roles/partition/mpi/mpi_input.h"
+#include "roles/partition/mpi/mpi_output.h"
+#include "roles/partition/mpi/mpi_stage.h"
+#include "roles/partition/out_of_core.h"
+#include "roles/partition/partition_output.h"
+
+namespace dg::mpi {
+namespace {
+
+namespace po = boost::program_options;
+
+struct Flags {
+  std::string dataset, name, out, method = "scotch", balance, tmp_dir;
+  int num_parts = 0;
+  int64_t num_nodes = -1, batch = 1 << 20;
+  uint64_t seed = 0;
+  double imbalance = 0.03;
+  bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
+};
+
+Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
+  po::options_description desc("distgnn-mpi-partition (under mpirun)");
+  desc.add_options()("help,h", "show this help")
+      ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy)")
+      ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
+      ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
+      ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
+      ("method", po::value(&f->method)->default_value("scotch"), "scotch (PT-Scotch) | random")
+      ("balance", po::value(&f->balance)->default_value(""), "comma list of: train, edges")
+      ("num-nodes", po::value(&f->num_nodes), "number of nodes (default: node arrays' rows, else max id + 1)")
+      ("undirected", po::bool_switch(&f->undirected), "add reverse edges, then drop duplicates")
+      ("drop-self-loops", po::bool_switch(&f->drop_self_loops), "drop edges u->u")
+      ("drop-duplicates", po::bool_switch(&f->drop_duplicates), "keep one copy of each (src, dst)")
+      ("normalize-features", po::bool_switch(&f->normalize), "divide each row of node array 'features' by its sum")
+      ("seed", po::value(&f->seed)->default_value(0), "random seed (PT-Scotch and the random method)")
+      ("force", po::bool_switch(&f->force), "replace an existing output directory")
+      ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
+      ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
+      ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    if (vm.count("help")) {
+      std::ostringstream s;
+      s << desc;
+      std::printf("%s", s.str().c_str());
+      *help = true;
+      return Status::OK();
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return Status::InvalidArgument(e.what());
+  }
+  if (f->method != "scotch" && f->method != "random")
+    return Status::InvalidArgument("--method '" + f->method + "': expected scotch or random");
+  if (f->num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1");
+  if (f->batch < 1 || f->batch > (int64_t{1} << 24)) return Status::InvalidArgument("--batch-edges must be in [1, 16777216]");
+  std::stringstream ss(f->balance);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty() && item != "train" && item != "edges")
+      return Status::InvalidArgument("--balance '" + item + "': expected train or edges");
+  return Status::OK();
+}
+
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 0) {
+  if (r.rank != 0) return;
+  std::printf(fmt, a, b, c);
+  std::fflush(stdout);
+}
+
+Status Run(const Rank& r, const Flags& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SharedStage stage;
+  DG_RETURN_IF_ERROR(stage.Create(r, f.out, f.force));
+  // Scratch (gunzipped node arrays) inside the staging directory unless
+  // --tmp-dir says otherwise: whoever removes the stage removes it too, even
+  // for a rank that was killed. Removed before the commit.
+  auto scratch = std::make_unique<ScratchDir>();
+  DG_RETURN_IF_ERROR(Agree(r, scratch->Create(f.tmp_dir.empty() ? stage.path() : f.tmp_dir)));
+  RemoveOnSignal(scratch->path());
+  Result<ShardInput> read = ReadShard(r, f.dataset, f.num_nodes, scratch->path());
+  DG_RETURN_IF_ERROR(Agree(r, read.status()));
+  ShardInput in = std::move(*read);
+  in.num_nodes = MaxAll(r, in.num_nodes);
+  if (f.num_parts > in.num_nodes)
+    return Agree(r, Status::InvalidArgument("--num-parts " + std::to_string(f.num_parts) + " exceeds the " +
+                                            std::to_string(in.num_nodes) + " nodes of the graph"));
+  const VertexBlocks blocks(in.num_nodes, r.size);
+  EdgeListOptions norm;
+  norm.undirected = f.undirected;
+  norm.drop_self_loops = f.drop_self_loops;
+  norm.drop_duplicates = f.drop_duplicates;
+  const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in.edges);
+  Log(r, "partition (MPI, %.0f ranks): %.0f nodes, %.0f edges\n", r.size, static_cast<double>(in.num_nodes),
+      static_cast<double>(num_edges));
+  Log(r, "  read and normalize: %.2f s\n", Since(t0));
+
+  auto t = std::chrono::steady_clock::now();
+  AssignOptions ao;
+  ao.method = f.method;
+  ao.num_parts = f.num_parts;
+  ao.seed = f.seed;
+  ao.balance_train = f.balance.find("train") != std::string::npos;
+  ao.balance_edges = f.balance.find("edges") != std::string::npos;
+  ao.imbalance = f.imbalance;
+  ao.batch = f.batch;
+  const std::vector<uint8_t> train = BlockTrainFlags(in.node_data, blocks.First(r.rank), blocks.Count(r.rank));
+  Result<Assignment> assigned = AssignBlock(r, blocks, in.edges, train, ao);
+  DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
+  Log(r, "  assign: %.2f s\n", Since(t));
+  for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
+    if (r.rank == 0)
+      std::printf("  balance %s: largest part %.3f x the mean\n", assigned->balance.measure[m].c_str(),
+                  assigned->balance.max_over_mean[m]);
+
+  t = std::chrono::steady_clock::now();
+  GraphShards g;
+  g.num_nodes = in.num_nodes;
+  g.num_edges = num_edges;
+  g.blocks = &blocks;
+  g.edges = &in.edges;
+  g.part = &assigned->part;
+  g.node_data = &in.node_data;
+  OutputOptions oo;
+  oo.graph_name = f.name;
+  oo.method = f.method;
+  oo.num_parts = f.num_parts;
+  oo.normalize_features = f.normalize;
+  oo.batch = f.batch;
+  DG_ASSIGN_OR_RETURN(PartitionConfig cfg, WritePartition(r, &g, stage, oo));
+  scratch.reset();
+  DG_RETURN_IF_ERROR(stage.Commit(r));
+  Log(r, "  route and write: %.2f s\n", Since(t));
+  if (r.rank == 0) LogPartStats(stdout, cfg);
+  const double rss = static_cast<double>(MaxAll(r, PeakRssBytes())) / 1048576.0;
+  Log(r, "  peak RSS (largest rank): %.1f MB\n", rss);
+  Log(r, "  sent to other ranks: largest rank %.1f MB, all ranks %.1f MB\n",
+      static_cast<double>(MaxAll(r, BytesSent())) / 1048576.0, static_cast<double>(SumAll(r, BytesSent())) / 1048576.0);
+  Log(r, "done: %.0f parts in %.2f s\n", f.num_parts, Since(t0));
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace dg::mpi
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const dg::mpi::Rank r = dg::mpi::WorldRank();
+  dg::mpi::Flags f;
+  bool help = false;
+  dg::Status st = dg::mpi::ParseFlags(argc, argv, &f, &help);
+  if (!st.ok() && r.rank == 0) std::fprintf(stderr, "distgnn-mpi-partition: %s\n", st.ToString().c_str());
+  if (st.ok() && !help) st = dg::mpi::Run(r, f);
+  MPI_Finalize();
+  return st.ok() ? 0 : 1;
+}

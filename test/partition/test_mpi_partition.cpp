@@ -1,0 +1,265 @@
+// distgnn-mpi-partition under a real `mpirun` on 127.0.0.1 (ranks
+// oversubscribed on this machine's cores): the output of P = K and P < K runs
+// is checked against the input graph in memory (partition_checks.h: every edge
+// once in its destination's part, ownership ranges, node rows by orig_nids,
+// seed files), each part's aggregation index against the single-machine
+// writer's (WriteAggregateIndex over the same CSRs), and a run is byte for
+// byte the same for the same P, K and seed. `distgnn partition --mpi` runs
+// the same binary. User mistakes end every rank with one message and leave
+// nothing; a rank killed mid-run ends the run within a bound, the message
+// names the rank and host, and nothing is left behind.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "common/io/npy.h"
+#include "common/storage/dataset.h"
+#include "common/storage/partition.h"
+#include "roles/partition/source_index.h"
+#include "test/partition/partition_checks.h"
+#include "test/support/skip.h"
+#include "test/support/test_support.h"
+
+using namespace dg;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string MpiBin() { return (fs::path(test::DistgnnBin()).parent_path() / "distgnn-mpi-partition").string(); }
+
+bool HaveMpi() { return fs::exists(MpiBin()) && std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+
+std::vector<std::string> Mpirun(int np) {
+  return {"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(np), "--host",
+          "127.0.0.1:" + std::to_string(np)};
+}
+
+test::RunResult RunMpi(int np, const std::vector<std::string>& args, const std::string& log, double timeout = 180) {
+  std::vector<std::string> argv = Mpirun(np);
+  argv.push_back(MpiBin());
+  argv.insert(argv.end(), args.begin(), args.end());
+  test::Subprocess p;
+  p.Start(argv, log);
+  const int rc = p.Wait(timeout);
+  return {rc, p.Output()};
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+test::ReferenceGraph CoraUndirected() {
+  EdgeListOptions eo;
+  eo.undirected = true;
+  auto ds = LoadDataset(test::CoraDir(), eo);
+  REQUIRE(ds.ok());
+  test::ReferenceGraph g;
+  g.num_nodes = ds->num_nodes;
+  g.src = ds->edges.src;
+  g.dst = ds->edges.dst;
+  g.node_data = ds->node_data;
+  return g;
+}
+
+// Each part's agg_*.npy equals what the single-machine writer derives from the written CSRs.
+void CheckAggregateIndex(const PartitionConfig& cfg, const std::string& scratch) {
+  fs::copy(cfg.base_dir, scratch, fs::copy_options::recursive);
+  REQUIRE(WriteAggregateIndex(scratch, cfg).ok());
+  for (int p = 0; p < cfg.num_parts; ++p)
+    for (const char* f : {"agg_dst.npy", "agg_indptr.npy", "agg_src.npy"}) {
+      INFO("part " << p << " " << f);
+      const std::string got = ReadAll(cfg.PartDir(p) + "/" + f);
+      CHECK(!got.empty());
+      CHECK(got == ReadAll(scratch + "/" + cfg.parts[p].dir + "/" + f));
+    }
+}
+
+// Nothing named like the output (staging or old siblings) besides `keep` in dir.
+bool NoTraceOf(const std::string& dir, const std::string& name, const std::string& keep = "") {
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (f != keep && f.find(name) != std::string::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[partition][mpi][cora]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  const test::ReferenceGraph g = CoraUndirected();
+  test::TempDir tmp;
+  for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {2, 3}, {3, 5}}) {
+    const std::string tag = std::to_string(np) + "-" + std::to_string(k);
+    const std::string out = tmp / ("cora" + tag);
+    auto r = RunMpi(np, {"--dataset", test::CoraDir(), "--undirected", "--num-parts", std::to_string(k),
+                         "--balance", "train", "--name", "cora", "--out", out, "--seed", "3"},
+                    tmp / ("log" + tag));
+    INFO("P=" << np << " K=" << k << "\n" << r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("partition (MPI, " + std::to_string(np) + " ranks)") != std::string::npos);
+    const PartitionConfig cfg = test::CheckPartition(out + "/cora.json", g, k);
+    CHECK(cfg.part_method == "scotch");
+    CHECK(cfg.num_classes == 7);
+    // Every part within 5 % of the mean in nodes and train nodes (the repair's cap is 4 %).
+    int64_t train = 0;
+    for (const PartInfo& pi : cfg.parts) train += pi.num_train;
+    for (const PartInfo& pi : cfg.parts) {
+      CHECK(pi.num_nodes <= 1.05 * g.num_nodes / k + 1);
+      CHECK(pi.num_train <= 1.05 * train / k + 1);
+    }
+    CheckAggregateIndex(cfg, tmp / ("agg" + tag));
+    CHECK(NoTraceOf(tmp.path(), ".cora" + tag + "."));
+  }
+  // The same P, K and seed: the same bytes, file for file.
+  const std::string again = tmp / "again";
+  auto r = RunMpi(3, {"--dataset", test::CoraDir(), "--undirected", "--num-parts", "5", "--balance", "train",
+                      "--name", "cora", "--out", again, "--seed", "3"},
+                  tmp / "log-again");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(tmp / "cora3-5")) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = fs::relative(e.path(), tmp / "cora3-5").string();
+    INFO(rel);
+    CHECK(ReadAll(e.path().string()) == ReadAll(again + "/" + rel));
+    ++files;
+  }
+  CHECK(files >= 5 * 9 + 3);  // per part: CSR, seeds, agg index, node arrays; json, orig_nids, orig_eids
+}
+
+TEST_CASE("MPI partition: random method and --drop-self-loops on an edge list with loops", "[partition][mpi]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  test::TempDir tmp;
+  fs::create_directories(tmp / "ds");
+  std::vector<int64_t> src, dst, labels(500);
+  std::mt19937_64 rng(5);
+  for (int e = 0; e < 4000; ++e) {
+    src.push_back(static_cast<int64_t>(rng() % 500));
+    dst.push_back(e % 97 == 0 ? src.back() : static_cast<int64_t>(rng() % 500));
+  }
+  for (int v = 0; v < 500; ++v) labels[v] = v % 4;
+  auto column = [](const std::vector<int64_t>& v) {
+    Array a = Array::Zeros(DType::kInt64, {static_cast<int64_t>(v.size())});
+    std::copy(v.begin(), v.end(), a.as<int64_t>());
+    return a;
+  };
+  REQUIRE(NpyWrite(tmp / "ds/src.npy", column(src)).ok());
+  REQUIRE(NpyWrite(tmp / "ds/dst.npy", column(dst)).ok());
+  REQUIRE(NpyWrite(tmp / "ds/labels.npy", column(labels)).ok());
+  for (const char* method : {"random", "scotch"}) {
+    const std::string out = tmp / (std::string("g-") + method);
+    auto r = RunMpi(3, {"--dataset", tmp / "ds", "--drop-self-loops", "--num-parts", "4", "--method", method,
+                        "--name", "g", "--out", out},
+                    tmp / (std::string("log-") + method));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    test::ReferenceGraph g;  // the input list without its loops, in input order
+    g.num_nodes = 500;
+    for (size_t e = 0; e < src.size(); ++e)
+      if (src[e] != dst[e]) g.src.push_back(src[e]), g.dst.push_back(dst[e]);
+    g.node_data["labels"] = *NpyMap(tmp / "ds/labels.npy");
+    const PartitionConfig cfg = test::CheckPartition(out + "/g.json", g, 4);
+    CheckAggregateIndex(cfg, tmp / (std::string("agg-") + method));
+  }
+}
+
+TEST_CASE("MPI partition: mistakes end every rank with one message and leave nothing", "[partition][mpi]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  test::TempDir tmp;
+  auto r = RunMpi(2, {"--dataset", tmp / "missing", "--num-parts", "2", "--name", "x", "--out", tmp / "x"},
+                  tmp / "log1", 60);
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("missing") != std::string::npos);
+  CHECK(r.output.find("rank 0 on ") != std::string::npos);
+  CHECK(NoTraceOf(tmp.path(), "x"));
+
+  fs::create_directories(tmp / "taken");
+  r = RunMpi(2, {"--dataset", test::CoraDir(), "--num-parts", "2", "--name", "x", "--out", tmp / "taken"},
+             tmp / "log2", 60);
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("exists (use --force to replace it)") != std::string::npos);
+  CHECK(NoTraceOf(tmp.path(), "taken", "taken"));
+  CHECK(fs::is_empty(tmp / "taken"));
+
+  r = RunMpi(2, {"--dataset", test::CoraDir(), "--num-parts", "2", "--method", "metis", "--name", "x", "--out",
+                 tmp / "y"},
+             tmp / "log3", 60);
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--method 'metis': expected scotch or random") != std::string::npos);
+
+  // `distgnn partition --mpi` is this binary.
+  test::Subprocess p;
+  std::vector<std::string> argv = Mpirun(2);
+  for (const std::string& a : {test::DistgnnBin(), std::string("partition"), std::string("--mpi"),
+                               std::string("--dataset"), test::CoraDir(), std::string("--undirected"),
+                               std::string("--num-parts"), std::string("2"), std::string("--name"),
+                               std::string("cora"), std::string("--out"), tmp / "via-distgnn"})
+    argv.push_back(a);
+  p.Start(argv, tmp / "log4");
+  CHECK(p.Wait(120) == 0);
+  INFO(p.Output());
+  CHECK(LoadPartitionConfig(tmp / "via-distgnn/cora.json").ok());
+}
+
+TEST_CASE("MPI partition: a killed rank ends the run, names it, and leaves nothing", "[partition][mpi]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  test::TempDir tmp;
+  fs::create_directories(tmp / "ds");
+  // Large enough that the ranks are still at work when one is killed.
+  const int64_t n = 400000, m = 6000000;
+  Array src = Array::Zeros(DType::kInt64, {m}), dst = Array::Zeros(DType::kInt64, {m});
+  std::mt19937_64 rng(9);
+  for (int64_t e = 0; e < m; ++e) {
+    src.as<int64_t>()[e] = static_cast<int64_t>(rng() % n);
+    dst.as<int64_t>()[e] = static_cast<int64_t>(rng() % n);
+  }
+  REQUIRE(NpyWrite(tmp / "ds/src.npy", src).ok());
+  REQUIRE(NpyWrite(tmp / "ds/dst.npy", dst).ok());
+  std::vector<std::string> argv = Mpirun(2);
+  for (const std::string& a : {MpiBin(), std::string("--dataset"), tmp / "ds", std::string("--num-parts"),
+                               std::string("2"), std::string("--name"), std::string("big"), std::string("--out"),
+                               tmp / "big", std::string("--batch-edges"), std::string("100000")})
+    argv.push_back(a);
+  test::Subprocess run;
+  run.Start(argv, tmp / "log");
+  // Wait for the staging directory (every rank is past its start), then kill rank 1.
+  pid_t victim = -1;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (victim < 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    bool staged = !NoTraceOf(tmp.path(), ".big.tmp-mpi-");
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      const std::string env = ReadAll(e.path().string() + "/environ");
+      if (!staged || env.find("OMPI_COMM_WORLD_RANK=1") == std::string::npos) continue;
+      if (ReadAll(e.path().string() + "/cmdline").find(tmp / "big") == std::string::npos) continue;
+      victim = std::stoi(e.path().filename().string());
+    }
+  }
+  REQUIRE(victim > 0);
+  ::kill(victim, SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  const int rc = run.Wait(30);
+  INFO(run.Output());
+  REQUIRE(rc != -1);  // ended within the bound
+  CHECK(rc != 0);
+  CHECK(std::chrono::steady_clock::now() - killed < std::chrono::seconds(30));
+  CHECK(run.Output().find("rank 1") != std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(NoTraceOf(tmp.path(), "big"));  // no output, no staging directory
+  CHECK(NoTraceOf(tmp.path(), ".distgnn-spill"));  // no scratch directory
+  CHECK(!test::ProcessAlive(victim));
+  for (const auto& e : fs::directory_iterator("/proc"))
+    CHECK(ReadAll(e.path().string() + "/cmdline").find(tmp / "big") == std::string::npos);  // no rank left
+}
