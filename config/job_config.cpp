@@ -30,17 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string ResolvePath(const std::string& base_dir, const std::string& p) {
-  if (p.empty()) return p;
-  fs::path path(p);
-  if (p == "~" || p.rfind("~/", 0) == 0) {
-    const char* home = std::getenv("HOME");
-    path = fs::path(home ? home : "/") / p.substr(p.size() > 1 ? 2 : 1);
-  }
-  if (path.is_relative()) path = fs::path(base_dir) / path;
-  return path.lexically_normal().string();
-}
-
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
                                            "ports",     "processes", "train",  "output_dir",
                                            "network",   "limits",    "restart"};
