@@ -367,12 +367,12 @@ TEST_CASE("train.input_aggregation and train.feature_wire_dtype: values and the 
                                        "train.feature_wire_dtype=bfloat16"});
   INFO(ok.status().ToString());
   REQUIRE(ok.ok());
-  CHECK(ok->train.input_aggregation == InputAggregation::kOn);
-  CHECK(ok->train.feature_wire_dtype == WireDType::kBFloat16);
+  CHECK(ok->train.input_aggregation == dg::InputAggregation::kOn);
+  CHECK(ok->train.feature_wire_dtype == dg::WireDType::kBFloat16);
   auto defaults = LoadJobConfig(job.path());
   REQUIRE(defaults.ok());
-  CHECK(defaults->train.input_aggregation == InputAggregation::kAuto);
-  CHECK(defaults->train.feature_wire_dtype == WireDType::kFloat32);
+  CHECK(defaults->train.input_aggregation == dg::InputAggregation::kAuto);
+  CHECK(defaults->train.feature_wire_dtype == dg::WireDType::kFloat32);
   CHECK(job.Error({"train.input_aggregation=yes"}).find("key 'train.input_aggregation': expected auto, on or off, got 'yes'") !=
         std::string::npos);
   CHECK(job.Error({"train.feature_wire_dtype=half"})
