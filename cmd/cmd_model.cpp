@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cmd/cli.h"
+#include "config/train_spec.h"
 #include "roles/trainer/model_export.h"
 #include "roles/trainer/typed_model_spec.h"
 
@@ -42,13 +43,14 @@ int RunModel(int argc, char** argv) {
       ("out,o", cli::po::value(&out)->required(), "output TorchScript file");
   cli::po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm);
-  if (st.ok() && task != "node" && task != "link")
-    st = Status::InvalidArgument("--task: expected node or link, got '" + task + "'");
-  if (st.ok() && task == "node" && !vm.count("classes") && !IsTypedArch(spec.arch))
+  TrainTask kind = TrainTask::kNode;
+  if (st.ok() && !Parse(task, &kind))
+    st = Status::InvalidArgument("--task: expected " + Choices<TrainTask>() + ", got '" + task + "'");
+  if (st.ok() && kind == TrainTask::kNode && !vm.count("classes") && !IsTypedArch(spec.arch))
     st = Status::InvalidArgument("--classes is required (the output width) unless --task link");
   // 64 as in DGL's RGCN examples and the IMDB figures of docs/models.md.
   if (IsTypedArch(spec.arch) && vm["hidden"].defaulted()) spec.hidden = 64;
-  if (st.ok() && task == "link") {
+  if (st.ok() && kind == TrainTask::kLink) {
     if (vm.count("classes"))
       st = Status::InvalidArgument("--classes goes with --task node; a link model outputs an embedding (--out-dim)");
     else if (out_dim < 0)

@@ -6,71 +6,105 @@
 namespace dg {
 namespace {
 
-Status Run(int argc, char** argv) {
-  std::string fanouts_text, eval_fanouts_text;
-  TrainLocalOptions o;
-  TrainerOptions& t = o.trainer;
-  cli::po::options_description desc("distgnn train-local");
-  desc.add_options()("help,h", "show this help")
-      ("dataset", cli::po::value(&o.dataset_dir)->required(), "dataset directory")
-      ("undirected", cli::po::bool_switch(&o.undirected), "add the reverse of every edge")
-      ("normalize-features", cli::po::bool_switch(&o.normalize_features),
+// An enum flag's word as its value, or "--flag: expected a or b, got 'x'".
+template <class E>
+Status ParseFlag(const std::string& flag, const std::string& word, E* out) {
+  if (Parse(word, out)) return Status::OK();
+  return Status::InvalidArgument(flag + ": expected " + Choices<E>() + ", got '" + word + "'");
+}
+
+// The words of the enum flags, parsed once every flag is read.
+struct EnumFlags {
+  std::string optimizer, embedding_optimizer, task, negative_distribution, algorithm;
+};
+
+void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, LocalRun* run, bool* no_features,
+              std::string* fanouts, std::string* eval_fanouts) {
+  namespace po = cli::po;
+  desc->add_options()("help,h", "show this help")
+      ("dataset", po::value(&s->dataset_dir)->required(), "dataset directory")
+      ("undirected", po::bool_switch(&s->undirected), "add the reverse of every edge")
+      ("normalize-features", po::bool_switch(&s->normalize_features),
        "divide each feature row by its sum (as partition --normalize-features)")
-      ("model", cli::po::value(&t.model_path)->required(), "TorchScript model file")
-      ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first")
-      ("batch-size", cli::po::value(&t.batch_size)->default_value(1000), "seeds per mini-batch")
-      ("epochs", cli::po::value(&t.epochs)->default_value(10), "epochs")
-      ("lr", cli::po::value(&t.lr)->default_value(0.003), "learning rate")
-      ("optimizer", cli::po::value(&t.optimizer)->default_value("adam"), "adam | sgd")
-      ("weight-decay", cli::po::value(&t.weight_decay)->default_value(0.0), "L2 weight decay")
-      ("momentum", cli::po::value(&t.momentum)->default_value(0.0), "sgd momentum")
-      ("seed", cli::po::value(&t.seed)->default_value(0), "seed (shuffling, sampling, dropout)")
-      ("eval-every", cli::po::value(&t.eval_every)->default_value(1), "evaluate every k epochs")
-      ("eval-fanouts", cli::po::value(&eval_fanouts_text)->default_value("full"), "full | per-layer fanouts")
-      ("classes", cli::po::value(&t.num_classes)->default_value(0), "number of classes (default: max label + 1)")
-      ("threads", cli::po::value(&t.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")
-      ("sampler-threads", cli::po::value(&o.sampler_threads)->default_value(1), "sampling worker threads")
-      ("resume", cli::po::bool_switch(&t.resume),
+      ("model", po::value(&s->model)->required(), "TorchScript model file")
+      ("fanouts", po::value(fanouts)->default_value("10,25"),
+       "per-layer fanouts, input layer first; -1 = every neighbour")
+      ("batch-size", po::value(&s->batch_size)->default_value(1000), "seeds per mini-batch")
+      ("epochs", po::value(&s->epochs)->default_value(10), "epochs")
+      ("lr", po::value(&s->lr)->default_value(0.003), "learning rate")
+      ("optimizer", po::value(&e->optimizer)->default_value("adam"), "adam | sgd")
+      ("weight-decay", po::value(&s->weight_decay)->default_value(0.0), "L2 weight decay")
+      ("momentum", po::value(&s->momentum)->default_value(0.0), "sgd momentum")
+      ("seed", po::value(&s->seed)->default_value(0), "seed (shuffling, sampling, dropout)")
+      ("eval-every", po::value(&s->eval_every)->default_value(1), "evaluate every k epochs")
+      ("eval-fanouts", po::value(eval_fanouts)->default_value("full"), "full | per-layer fanouts")
+      ("classes", po::value(&s->num_classes)->default_value(0), "number of classes (default: max label + 1)")
+      ("threads", po::value(&s->intra_op_threads)->default_value(0),
+       "torch intra-op threads (0 = cores - sampler threads, at least 1)")
+      ("sampler-threads", po::value(&s->sampler_threads)->default_value(1), "sampling worker threads")
+      ("resume", po::bool_switch(&s->resume),
        "continue from the newest complete RUN_DIR/checkpoints/step-N, else RUN_DIR/checkpoint.pt")
-      ("checkpoint-every-steps", cli::po::value(&t.checkpoint_every_steps)->default_value(0),
+      ("checkpoint-every-steps", po::value(&s->checkpoint_every_steps)->default_value(0),
        "a step checkpoint every N training steps (0 = only checkpoint.pt after each epoch)")
-      ("checkpoint-keep", cli::po::value(&t.checkpoint_keep)->default_value(2), "step checkpoints kept")
-      ("save-predictions", cli::po::bool_switch(&t.save_predictions), "write predictions.npy (all nodes)")
-      ("save-embeddings", cli::po::bool_switch(&t.save_embeddings), "write embeddings.npy (all nodes)")
-      ("embedding-dim", cli::po::value(&o.embedding_dim)->default_value(0),
+      ("checkpoint-keep", po::value(&s->checkpoint_keep)->default_value(2), "step checkpoints kept")
+      ("save-predictions", po::bool_switch(&s->save_predictions), "write predictions.npy (all nodes)")
+      ("save-embeddings", po::bool_switch(&s->save_embeddings), "write embeddings.npy (all nodes)")
+      ("embedding-dim", po::value(&s->embedding.dim)->default_value(0),
        "learnable per-node input rows of this width (0 = none), trained with a sparse optimizer")
-      ("embedding-optimizer", cli::po::value(&o.embedding_optimizer)->default_value("sparse_adam"),
+      ("embedding-optimizer", po::value(&e->embedding_optimizer)->default_value("sparse_adam"),
        "sparse_adam | sparse_adagrad")
-      ("embedding-lr", cli::po::value(&o.embedding_lr)->default_value(0.01), "embedding learning rate")
-      ("no-features", cli::po::bool_switch(&o.no_features), "ignore features.npy: the embedding is the whole input")
-      ("merge-types", cli::po::bool_switch(&o.merge_types),
+      ("embedding-lr", po::value(&s->embedding.lr)->default_value(0.01), "embedding learning rate")
+      ("no-features", po::bool_switch(no_features), "ignore features.npy: the embedding is the whole input")
+      ("merge-types", po::bool_switch(&s->merge_types),
        "typed dataset: merge all node and edge types into one (for a homogeneous model)")
-      ("log-every", cli::po::value(&t.log_every)->default_value(20), "steps between progress lines")
-      ("out", cli::po::value(&t.out_dir)->required(), "run directory")
-      ("task", cli::po::value(&o.task)->default_value("node"), "node (classification) | link (prediction)")
-      ("edge-split", cli::po::value(&o.link.edge_split)->default_value("0.85,0.05,0.10"), "link: train,val,test edge fractions")
-      ("split-seed", cli::po::value(&o.link.split_seed)->default_value(0), "link: seed of the edge split (as partition --seed)")
-      ("negatives", cli::po::value(&o.link.negatives)->default_value(5), "link: negative destinations per training edge")
-      ("negative-distribution", cli::po::value(&o.link.negative_distribution)->default_value("uniform"),
+      ("log-every", po::value(&s->log_every)->default_value(20), "steps between progress lines")
+      ("out", po::value(&run->out_dir)->required(), "run directory")
+      ("task", po::value(&e->task)->default_value("node"), "node (classification) | link (prediction)")
+      ("edge-split", po::value(&s->link.edge_split)->default_value("0.85,0.05,0.10"),
+       "link: train,val,test edge fractions")
+      ("split-seed", po::value(&s->link.split_seed)->default_value(0), "link: seed of the edge split (as partition --seed)")
+      ("negatives", po::value(&s->link.negative_k)->default_value(5), "link: negative destinations per training edge")
+      ("negative-distribution", po::value(&e->negative_distribution)->default_value("uniform"),
        "link: uniform | degree (degree^0.75)")
-      ("eval-negatives", cli::po::value(&o.link.eval_negatives)->default_value(100),
+      ("eval-negatives", po::value(&s->link.eval_negatives)->default_value(100),
        "link: negatives per val/test edge (uniform, fixed seed)")
-      ("link-etype", cli::po::value(&o.link.link_etype)->default_value(""),
+      ("link-etype", po::value(&s->link.etype)->default_value(""),
        "link on a typed dataset: the edge type to predict, src:relation:dst (or a relation naming one edge type)")
-      ("algorithm", cli::po::value(&o.algorithm)->default_value("sample"),
+      ("algorithm", po::value(&e->algorithm)->default_value("sample"),
        "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries)")
-      ("cv-input", cli::po::value(&o.cv_input)->default_value(""),
-       "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, computed here)");
+      ("cv-input", po::value(&s->cv_input)->default_value(""),
+       "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, "
+       "computed here)");
+}
+
+// The flags as a TrainSpec, validated (config/train_spec.h names the flags in errors).
+Status Run(int argc, char** argv) {
+  TrainSpec spec;
+  EnumFlags words;
+  LocalRun run;
+  bool no_features = false;
+  std::string fanouts_text, eval_fanouts_text;
+  cli::po::options_description desc("distgnn train-local");
+  AddFlags(&desc, &spec, &words, &run, &no_features, &fanouts_text, &eval_fanouts_text);
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-  DG_ASSIGN_OR_RETURN(t.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
-  if (eval_fanouts_text != "full") {
-    DG_ASSIGN_OR_RETURN(t.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
+  DG_ASSIGN_OR_RETURN(spec.fanouts, cli::ParseIntList("--fanouts", fanouts_text));
+  spec.eval_full_neighbors = eval_fanouts_text == "full";
+  if (!spec.eval_full_neighbors) {
+    DG_ASSIGN_OR_RETURN(spec.eval_fanouts, cli::ParseIntList("--eval-fanouts", eval_fanouts_text));
   }
-  o.link.edge_split_given = !vm["edge-split"].defaulted();
-  o.command = "distgnn train-local";
-  for (int i = 1; i < argc; ++i) o.command += " " + ShellQuote(argv[i]);
-  return TrainLocal(std::move(o));
+  DG_RETURN_IF_ERROR(ParseFlag("--optimizer", words.optimizer, &spec.optimizer));
+  DG_RETURN_IF_ERROR(ParseFlag("--embedding-optimizer", words.embedding_optimizer, &spec.embedding.optimizer));
+  DG_RETURN_IF_ERROR(ParseFlag("--task", words.task, &spec.task));
+  DG_RETURN_IF_ERROR(ParseFlag("--negative-distribution", words.negative_distribution,
+                               &spec.link.negative_distribution));
+  DG_RETURN_IF_ERROR(ParseFlag("--algorithm", words.algorithm, &spec.algorithm));
+  spec.embedding.features = !no_features;
+  spec.link.edge_split_given = !vm["edge-split"].defaulted();
+  DG_RETURN_IF_ERROR(ValidateTrainSpec(spec, TrainSpecSource()));
+  run.command = "distgnn train-local";
+  for (int i = 1; i < argc; ++i) run.command += " " + ShellQuote(argv[i]);
+  return TrainLocal(spec, run);
 }
 
 }  // namespace

@@ -9,13 +9,14 @@ namespace {
 
 Status Run(int argc, char** argv) {
   TrainerProcessOptions o;
+  std::string mode, norm;
   cli::po::options_description desc("distgnn --role trainer: train the job's model, data-parallel");
   desc.add_options()("help,h", "show this help")
-      ("mode", cli::po::value(&o.mode)->default_value("train"),
+      ("mode", cli::po::value(&mode)->default_value("train"),
        "train | infer (layer-wise inference of train.model) | propagate (started by distgnn propagate)")
       ("input", cli::po::value(&o.propagate.input), "propagate: input node array")
       ("hops", cli::po::value(&o.propagate.hops)->default_value(1), "propagate: hops")
-      ("norm", cli::po::value(&o.propagate.norm)->default_value("mean"), "propagate: mean | sum | sym")
+      ("norm", cli::po::value(&norm)->default_value("mean"), "propagate: mean | sum | sym")
       ("output", cli::po::value(&o.propagate.output), "propagate: output name")
       ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (default: train.intra_op_threads)")
       ("sampler-threads", cli::po::value(&o.sampler_threads)->default_value(0),
@@ -24,6 +25,9 @@ Status Run(int argc, char** argv) {
   AddRoleOptions(&desc, &o.role);
   cli::po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  DG_RETURN_IF_ERROR(ParsePropagateNorm(norm, &o.propagate.norm));
+  if (!Parse(mode, &o.mode))
+    return Status::InvalidArgument("--mode: expected " + Choices<TrainMode>() + ", got '" + mode + "'");
   return RunTrainerProcess(std::move(o));
 }
 

@@ -21,6 +21,7 @@
 
 #include "common/storage/link_split.h"
 #include "config/partition_summary.h"
+#include "config/train_yaml.h"
 #include "config/yaml_checker.h"
 #include "config/yaml_overrides.h"
 
@@ -30,17 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string ResolvePath(const std::string& base_dir, const std::string& p) {
-  if (p.empty()) return p;
-  fs::path path(p);
-  if (p == "~" || p.rfind("~/", 0) == 0) {
-    const char* home = std::getenv("HOME");
-    path = fs::path(home ? home : "/") / p.substr(p.size() > 1 ? 2 : 1);
-  }
-  if (path.is_relative()) path = fs::path(base_dir) / path;
-  return path.lexically_normal().string();
-}
-
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
                                            "ports",     "processes", "train",  "output_dir",
                                            "network",   "limits",    "restart", "verify_checksums"};
@@ -48,18 +38,6 @@ const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port"
                                                "workspace", "binary", "ssh_options"};
 const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "metrics"};
 const std::vector<std::string> kProcessKeys = {"servers", "trainers", "samplers_per_trainer"};
-const std::vector<std::string> kTrainKeys = {
-    "model",      "fanouts",          "batch_size", "epochs",          "lr",
-    "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
-    "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
-    "layerwise_inference", "embedding",
-    "task", "negative", "eval_negatives", "link_etype",  // link prediction
-    "algorithm", "cv_input",               // control variate
-    "input_aggregation", "feature_wire_dtype", "feature_cache_mb",  // fewer bytes on the wire
-    "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
-const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
-const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
-                                                 "init_scale"};
 const std::vector<std::string> kRestartKeys = {"max", "wait_seconds"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds", "peer_timeout_seconds",
                                                "rendezvous_timeout_seconds", "connect_wait_seconds"};
@@ -144,143 +122,6 @@ Status LoadMachines(const Checker& c, const YAML::Node& seq, const std::string& 
     if (mc.ssh.empty() && (!mc.workspace.empty() || !mc.ssh_key.empty()))
       return c.Err(n, p, "workspace/ssh_key given without an ssh target; add ssh: user@host");
     cfg->machines.push_back(mc);
-  }
-  return Status::OK();
-}
-
-Status LoadEmbedding(const Checker& c, const YAML::Node& n, EmbeddingConfig* e) {
-  DG_RETURN_IF_ERROR(c.Map(n, "train.embedding"));
-  DG_RETURN_IF_ERROR(c.CheckKeys(n, "train.embedding", kEmbeddingKeys));
-  if (!n["dim"]) return c.Err(n, "train.embedding.dim", "missing (width of the learnable per-node rows, e.g. 64)");
-  DG_RETURN_IF_ERROR(c.Int(n["dim"], "train.embedding.dim", 1, 1 << 20, &e->dim));
-  if (n["optimizer"]) {
-    DG_RETURN_IF_ERROR(c.String(n["optimizer"], "train.embedding.optimizer", true, &e->optimizer));
-    if (e->optimizer != "sparse_adam" && e->optimizer != "sparse_adagrad")
-      return c.Err(n["optimizer"], "train.embedding.optimizer",
-                   "expected sparse_adam or sparse_adagrad, got '" + e->optimizer + "'");
-  }
-  if (n["lr"]) DG_RETURN_IF_ERROR(c.Double(n["lr"], "train.embedding.lr", 0, true, 1e3, &e->lr));
-  if (n["features"]) DG_RETURN_IF_ERROR(c.Bool(n["features"], "train.embedding.features", &e->features));
-  if (n["name"]) {
-    DG_RETURN_IF_ERROR(c.String(n["name"], "train.embedding.name", true, &e->name));
-    for (char ch : e->name)
-      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-')
-        return c.Err(n["name"], "train.embedding.name", "expected letters, digits, '_' or '-', got '" + e->name + "'");
-  }
-  if (n["persistent"]) DG_RETURN_IF_ERROR(c.Bool(n["persistent"], "train.embedding.persistent", &e->persistent));
-  if (n["init_scale"])
-    DG_RETURN_IF_ERROR(c.Double(n["init_scale"], "train.embedding.init_scale", 0, false, 1e3, &e->init_scale));
-  return Status::OK();
-}
-
-Status LoadTrain(const Checker& c, const YAML::Node& n, const std::string& base_dir, TrainConfig* t) {
-  DG_RETURN_IF_ERROR(c.Map(n, "train"));
-  DG_RETURN_IF_ERROR(c.CheckKeys(n, "train", kTrainKeys));
-  if (!n["model"]) return c.Err(n, "train.model", "missing (path of a TorchScript model file)");
-  DG_RETURN_IF_ERROR(c.String(n["model"], "train.model", true, &t->model));
-  t->model = ResolvePath(base_dir, t->model);
-  DG_RETURN_IF_ERROR(ExpectFile(c, n["model"], "train.model", t->model, "model file"));
-  if (const YAML::Node f = n["fanouts"]) {
-    if (!f.IsSequence() || f.size() == 0)
-      return c.Err(f, "train.fanouts", "expected a non-empty list of fanouts, e.g. [10, 25], got " + Describe(f));
-    t->fanouts.clear();
-    for (size_t k = 0; k < f.size(); ++k) {
-      int64_t v = 0;
-      std::string p = "train.fanouts[" + std::to_string(k) + "]";
-      DG_RETURN_IF_ERROR(c.Int(f[k], p, -1, 1000000, &v, " (-1 = all neighbors)"));
-      if (v == 0) return c.Err(f[k], p, "expected a fanout >= 1 or -1 (all neighbors), got 0");
-      t->fanouts.push_back(static_cast<int>(v));
-    }
-  }
-  if (n["batch_size"]) DG_RETURN_IF_ERROR(c.Int(n["batch_size"], "train.batch_size", 1, 100000000, &t->batch_size));
-  if (n["epochs"]) DG_RETURN_IF_ERROR(c.Int(n["epochs"], "train.epochs", 1, 1000000, &t->epochs));
-  if (n["lr"]) DG_RETURN_IF_ERROR(c.Double(n["lr"], "train.lr", 0, true, 1e3, &t->lr));
-  if (n["weight_decay"])
-    DG_RETURN_IF_ERROR(c.Double(n["weight_decay"], "train.weight_decay", 0, false, 1e3, &t->weight_decay));
-  if (n["optimizer"]) {
-    DG_RETURN_IF_ERROR(c.String(n["optimizer"], "train.optimizer", true, &t->optimizer));
-    if (t->optimizer != "adam" && t->optimizer != "sgd")
-      return c.Err(n["optimizer"], "train.optimizer", "expected adam or sgd, got '" + t->optimizer + "'");
-  }
-  if (n["eval_every"]) DG_RETURN_IF_ERROR(c.Int(n["eval_every"], "train.eval_every", 0, 1000000, &t->eval_every));
-  if (n["checkpoint_every_steps"])
-    DG_RETURN_IF_ERROR(c.Int(n["checkpoint_every_steps"], "train.checkpoint_every_steps", 0, INT64_MAX,
-                             &t->checkpoint_every_steps));
-  if (n["checkpoint_keep"])
-    DG_RETURN_IF_ERROR(c.Int(n["checkpoint_keep"], "train.checkpoint_keep", 1, 1000, &t->checkpoint_keep));
-  if (n["eval_full_neighbors"])
-    DG_RETURN_IF_ERROR(c.Bool(n["eval_full_neighbors"], "train.eval_full_neighbors", &t->eval_full_neighbors));
-  if (n["seed"]) {
-    int64_t v = 0;
-    DG_RETURN_IF_ERROR(c.Int(n["seed"], "train.seed", 0, INT64_MAX, &v));
-    t->seed = static_cast<uint64_t>(v);
-  }
-  if (n["intra_op_threads"])
-    DG_RETURN_IF_ERROR(c.Int(n["intra_op_threads"], "train.intra_op_threads", 0, 1024, &t->intra_op_threads));
-  if (n["credits"]) DG_RETURN_IF_ERROR(c.Int(n["credits"], "train.credits", 1, 1024, &t->credits));
-  if (n["save_predictions"])
-    DG_RETURN_IF_ERROR(c.Bool(n["save_predictions"], "train.save_predictions", &t->save_predictions));
-  if (n["save_embeddings"])
-    DG_RETURN_IF_ERROR(c.Bool(n["save_embeddings"], "train.save_embeddings", &t->save_embeddings));
-  if (n["layerwise_inference"])
-    DG_RETURN_IF_ERROR(c.Bool(n["layerwise_inference"], "train.layerwise_inference", &t->layerwise_inference));
-  if (const YAML::Node e = n["embedding"]) DG_RETURN_IF_ERROR(LoadEmbedding(c, e, &t->embedding));
-  if (n["task"]) {
-    DG_RETURN_IF_ERROR(c.String(n["task"], "train.task", true, &t->task));
-    if (t->task != "node" && t->task != "link")
-      return c.Err(n["task"], "train.task", "expected node or link, got '" + t->task + "'");
-  }
-  if (const YAML::Node g = n["negative"]) {
-    DG_RETURN_IF_ERROR(c.Map(g, "train.negative"));
-    DG_RETURN_IF_ERROR(c.CheckKeys(g, "train.negative", kNegativeKeys));
-    if (g["k"]) DG_RETURN_IF_ERROR(c.Int(g["k"], "train.negative.k", 1, 100000, &t->negative_k));
-    if (g["distribution"]) {
-      DG_RETURN_IF_ERROR(c.String(g["distribution"], "train.negative.distribution", true, &t->negative_distribution));
-      if (t->negative_distribution != "uniform" && t->negative_distribution != "degree")
-        return c.Err(g["distribution"], "train.negative.distribution",
-                     "expected uniform or degree, got '" + t->negative_distribution + "'");
-    }
-  }
-  if (n["eval_negatives"])
-    DG_RETURN_IF_ERROR(c.Int(n["eval_negatives"], "train.eval_negatives", 1, 1000000, &t->eval_negatives));
-  if (n["link_etype"]) {
-    DG_RETURN_IF_ERROR(c.String(n["link_etype"], "train.link_etype", true, &t->link_etype));
-    if (t->task != "link")
-      return c.Err(n["link_etype"], "train.link_etype", "goes with train.task link (the edge type to predict)");
-  }
-  if (t->task == "link" && (t->save_predictions || t->save_embeddings || t->layerwise_inference))
-    return c.Err(n["task"], "train.task",
-                 "link does not support save_predictions, save_embeddings or layerwise_inference (node outputs)");
-  if (n["algorithm"]) {
-    DG_RETURN_IF_ERROR(c.String(n["algorithm"], "train.algorithm", true, &t->algorithm));
-    if (t->algorithm != "sample" && t->algorithm != "control_variate")
-      return c.Err(n["algorithm"], "train.algorithm", "expected sample or control_variate, got '" + t->algorithm + "'");
-  }
-  if (n["cv_input"]) DG_RETURN_IF_ERROR(c.String(n["cv_input"], "train.cv_input", true, &t->cv_input));
-  if (n["input_aggregation"]) {
-    DG_RETURN_IF_ERROR(c.String(n["input_aggregation"], "train.input_aggregation", true, &t->input_aggregation));
-    if (t->input_aggregation != "auto" && t->input_aggregation != "on" && t->input_aggregation != "off")
-      return c.Err(n["input_aggregation"], "train.input_aggregation",
-                   "expected auto, on or off, got '" + t->input_aggregation + "'");
-  }
-  if (n["feature_wire_dtype"]) {
-    DG_RETURN_IF_ERROR(c.String(n["feature_wire_dtype"], "train.feature_wire_dtype", true, &t->feature_wire_dtype));
-    if (t->feature_wire_dtype != "float32" && t->feature_wire_dtype != "float16" &&
-        t->feature_wire_dtype != "bfloat16")
-      return c.Err(n["feature_wire_dtype"], "train.feature_wire_dtype",
-                   "expected float32, float16 or bfloat16, got '" + t->feature_wire_dtype + "'");
-  }
-  if (n["feature_cache_mb"])
-    DG_RETURN_IF_ERROR(c.Int(n["feature_cache_mb"], "train.feature_cache_mb", 0, 1 << 20, &t->feature_cache_mb));
-  if (t->algorithm == "control_variate") {
-    if (t->cv_input.empty())
-      return c.Err(n, "train.cv_input",
-                   "missing: train.algorithm control_variate needs the propagated input (the node array written by "
-                   "`distgnn propagate --hops 1 --norm mean --output NAME`, e.g. cv_input: NAME_1)");
-    if (t->embedding.dim > 0)
-      return c.Err(n["embedding"], "train.embedding", "is not supported with train.algorithm control_variate");
-    if (t->task == "link")
-      return c.Err(n["algorithm"], "train.algorithm", "control_variate trains node classification; train.task link samples");
   }
   return Status::OK();
 }
@@ -371,7 +212,10 @@ Status CheckLinkEdgeType(const Checker& c, const YAML::Node& train, const Partit
   return Status::OK();
 }
 
-Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::string>& overrides) {
+// The file as a YAML tree with the --set overrides applied (`overridden`:
+// key -> "key=value", for errors naming the override).
+Result<YAML::Node> LoadTree(const std::string& yaml_path, const std::vector<std::string>& overrides,
+                            std::map<std::string, std::string>* overridden) {
   std::error_code ec;
   if (!fs::is_regular_file(yaml_path, ec)) return Status::NotFound(yaml_path + ": config file not found");
   YAML::Node root;
@@ -381,11 +225,122 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
     return Status::InvalidArgument(yaml_path + ":" + std::to_string(e.mark.line + 1) + ":" +
                                    std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
   }
-  std::map<std::string, std::string> overridden;
   if (!root.IsMap() && !(root.IsNull() && !overrides.empty()))
     return Status::InvalidArgument(yaml_path + ": expected a map of keys (job, partition, machines, ...) at the top");
-  for (const auto& o : overrides) DG_RETURN_IF_ERROR(ApplyOverride(root, o, &overridden).WithContext(yaml_path));
+  for (const auto& o : overrides) DG_RETURN_IF_ERROR(ApplyOverride(root, o, overridden).WithContext(yaml_path));
+  return root;
+}
 
+// job, partition and token.
+Status LoadIdentity(const Checker& c, const YAML::Node& r, JobConfig* cfg) {
+  if (!r["job"]) return c.Err(r, "job", "missing (the job's name; outputs go to output_dir/job/)");
+  DG_RETURN_IF_ERROR(c.String(r["job"], "job", true, &cfg->job));
+  for (char ch : cfg->job) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
+      return c.Err(r["job"], "job", "expected letters, digits, '-', '_' or '.' (it names a folder), got '" + cfg->job + "'");
+  }
+  if (cfg->job[0] == '.') return c.Err(r["job"], "job", "must not start with '.'");
+
+  if (!r["partition"]) return c.Err(r, "partition", "missing (path of the partition json written by distgnn partition)");
+  DG_RETURN_IF_ERROR(c.String(r["partition"], "partition", true, &cfg->partition));
+  cfg->partition = ResolvePath(cfg->base_dir, cfg->partition);
+  DG_RETURN_IF_ERROR(ExpectFile(c, r["partition"], "partition", cfg->partition, "partition config"));
+
+  if (r["token"]) DG_RETURN_IF_ERROR(c.String(r["token"], "token", false, &cfg->token));
+  cfg->token_from_yaml = !cfg->token.empty();
+  if (cfg->token.empty()) {
+    auto env = TokenFromEnvironment();
+    if (!env.ok()) return env.status();
+    cfg->token = *env;
+  }
+  return Status::OK();
+}
+
+Status LoadPortsAndProcesses(const Checker& c, const YAML::Node& r, JobConfig* cfg) {
+  if (const YAML::Node ports = r["ports"]) {
+    DG_RETURN_IF_ERROR(c.Map(ports, "ports"));
+    DG_RETURN_IF_ERROR(c.CheckKeys(ports, "ports", kPortKeys));
+    if (ports["server"]) DG_RETURN_IF_ERROR(c.Int(ports["server"], "ports.server", 1, 65535, &cfg->server_port));
+    if (ports["trainer"]) DG_RETURN_IF_ERROR(c.Int(ports["trainer"], "ports.trainer", 1, 65535, &cfg->trainer_port));
+    if (ports["rendezvous"])
+      DG_RETURN_IF_ERROR(c.Int(ports["rendezvous"], "ports.rendezvous", 1, 65535, &cfg->rendezvous_port));
+    if (ports["metrics"]) DG_RETURN_IF_ERROR(c.Int(ports["metrics"], "ports.metrics", 0, 65535, &cfg->metrics_port));
+  }
+  if (const YAML::Node p = r["processes"]) {
+    DG_RETURN_IF_ERROR(c.Map(p, "processes"));
+    DG_RETURN_IF_ERROR(c.CheckKeys(p, "processes", kProcessKeys));
+    if (p["servers"]) DG_RETURN_IF_ERROR(c.Int(p["servers"], "processes.servers", 1, 64, &cfg->servers_per_machine));
+    if (p["trainers"]) DG_RETURN_IF_ERROR(c.Int(p["trainers"], "processes.trainers", 1, 64, &cfg->trainers_per_machine));
+    if (p["samplers_per_trainer"])
+      DG_RETURN_IF_ERROR(c.Int(p["samplers_per_trainer"], "processes.samplers_per_trainer", 0, 64,
+                               &cfg->samplers_per_trainer));
+  }
+  return Status::OK();
+}
+
+// The train: section (train_yaml.h, train_spec.h), then what it needs of the
+// rest of the job: a link job's edge split, in-process sampling for the
+// wire-byte options.
+Status LoadTrain(const Checker& c, const YAML::Node& r, const PartitionSummary& summary, JobConfig* cfg) {
+  if (!r["train"]) return c.Err(r, "train", "missing (at least train.model)");
+  const YAML::Node train = r["train"];
+  TrainSpecSource source;
+  DG_RETURN_IF_ERROR(ParseTrainSection(c, train, cfg->base_dir, &cfg->train, &source));
+  DG_RETURN_IF_ERROR(ValidateTrainSpec(cfg->train, source));
+  const TrainSpec& t = cfg->train;
+  if (t.task == TrainTask::kLink) {  // the partition must carry an edge split
+    const std::string split = fs::path(cfg->partition).parent_path().string() + "/link_split.json";
+    if (!fs::exists(split))
+      return c.Err(train["task"], "train.task",
+                   "link needs a partition made with --edge-split (no " + split + "); partition with e.g. "
+                   "--edge-split 0.85,0.05,0.10");
+    DG_RETURN_IF_ERROR(CheckLinkEdgeType(c, train, summary, split, t.link.etype));
+  }
+  // Sampler processes send full input rows in float32 (the MINIBATCH stream
+  // carries no pre-aggregated input): the wire-byte options need in-process sampling.
+  if (cfg->samplers_per_trainer > 0 && t.input_aggregation == InputAggregation::kOn)
+    return c.Err(train["input_aggregation"], "train.input_aggregation",
+                 "on needs processes.samplers_per_trainer 0 (sampler processes send full input rows)");
+  if (cfg->samplers_per_trainer > 0 && t.feature_wire_dtype != WireDType::kFloat32)
+    return c.Err(train["feature_wire_dtype"], "train.feature_wire_dtype",
+                 std::string(WireDTypeName(t.feature_wire_dtype)) +
+                     " needs processes.samplers_per_trainer 0 (sampler processes send float32 rows)");
+  return Status::OK();
+}
+
+Status LoadNetwork(const Checker& c, const YAML::Node& n, JobConfig* cfg) {
+  DG_RETURN_IF_ERROR(c.Map(n, "network"));
+  DG_RETURN_IF_ERROR(c.CheckKeys(n, "network", kNetworkKeys));
+  if (n["max_frame_bytes"])
+    DG_RETURN_IF_ERROR(c.Int(n["max_frame_bytes"], "network.max_frame_bytes", 4096, INT64_MAX, &cfg->max_frame_bytes));
+  if (n["heartbeat_seconds"])
+    DG_RETURN_IF_ERROR(c.Double(n["heartbeat_seconds"], "network.heartbeat_seconds", 0, true, 3600, &cfg->heartbeat_seconds));
+  if (n["peer_timeout_seconds"])
+    DG_RETURN_IF_ERROR(c.Double(n["peer_timeout_seconds"], "network.peer_timeout_seconds", 0, true, 86400,
+                                &cfg->peer_timeout_seconds));
+  if (n["rendezvous_timeout_seconds"])
+    DG_RETURN_IF_ERROR(c.Double(n["rendezvous_timeout_seconds"], "network.rendezvous_timeout_seconds", 0, true,
+                                86400, &cfg->rendezvous_timeout_seconds));
+  if (n["connect_wait_seconds"])
+    DG_RETURN_IF_ERROR(c.Double(n["connect_wait_seconds"], "network.connect_wait_seconds", 0, true, 86400,
+                                &cfg->connect_wait_seconds));
+  if (cfg->peer_timeout_seconds <= cfg->heartbeat_seconds)
+    return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
+  return Status::OK();
+}
+
+Status LoadRestart(const Checker& c, const YAML::Node& rs, RestartConfig* restart) {
+  DG_RETURN_IF_ERROR(c.Map(rs, "restart"));
+  DG_RETURN_IF_ERROR(c.CheckKeys(rs, "restart", kRestartKeys));
+  if (rs["max"]) DG_RETURN_IF_ERROR(c.Int(rs["max"], "restart.max", 0, 1000, &restart->max));
+  if (rs["wait_seconds"])
+    DG_RETURN_IF_ERROR(c.Double(rs["wait_seconds"], "restart.wait_seconds", 0, false, 86400, &restart->wait_seconds));
+  return Status::OK();
+}
+
+Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> overridden;
+  DG_ASSIGN_OR_RETURN(YAML::Node root, LoadTree(yaml_path, overrides, &overridden));
   const YAML::Node& r = root;  // const lookups never insert keys
   Checker c(yaml_path, overridden);
   JobConfig cfg;
@@ -393,121 +348,26 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   cfg.base_dir = fs::path(cfg.path).parent_path().string();
   cfg.overrides = overrides;
   DG_RETURN_IF_ERROR(c.CheckKeys(r, "", kTopKeys));
-
-  // job
-  if (!r["job"]) return c.Err(r, "job", "missing (the job's name; outputs go to output_dir/job/)");
-  DG_RETURN_IF_ERROR(c.String(r["job"], "job", true, &cfg.job));
-  for (char ch : cfg.job) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.')
-      return c.Err(r["job"], "job", "expected letters, digits, '-', '_' or '.' (it names a folder), got '" + cfg.job + "'");
-  }
-  if (cfg.job[0] == '.') return c.Err(r["job"], "job", "must not start with '.'");
-
-  // partition
-  if (!r["partition"]) return c.Err(r, "partition", "missing (path of the partition json written by distgnn partition)");
-  DG_RETURN_IF_ERROR(c.String(r["partition"], "partition", true, &cfg.partition));
-  cfg.partition = ResolvePath(cfg.base_dir, cfg.partition);
-  DG_RETURN_IF_ERROR(ExpectFile(c, r["partition"], "partition", cfg.partition, "partition config"));
+  DG_RETURN_IF_ERROR(LoadIdentity(c, r, &cfg));
   auto summary = ReadPartitionSummary(cfg.partition);
   if (!summary.ok()) return c.Err(r["partition"], "partition", summary.status().message());
 
-  // token
-  if (r["token"]) DG_RETURN_IF_ERROR(c.String(r["token"], "token", false, &cfg.token));
-  cfg.token_from_yaml = !cfg.token.empty();
-  if (cfg.token.empty()) {
-    auto env = TokenFromEnvironment();
-    if (!env.ok()) return env.status();
-    cfg.token = *env;
-  }
-
-  // machines
   if (!r["machines"]) return c.Err(r, "machines", "missing (one {host: ...} per partition)");
   DG_RETURN_IF_ERROR(LoadMachines(c, r["machines"], cfg.base_dir, &cfg));
   if (cfg.num_machines() != summary->num_parts)
     return c.Err(r["machines"], "machines",
                  std::to_string(cfg.num_machines()) + " machines listed, but " + cfg.partition + " has num_parts " +
                      std::to_string(summary->num_parts) + " (one machine per partition, in partition order)");
+  DG_RETURN_IF_ERROR(LoadPortsAndProcesses(c, r, &cfg));
+  DG_RETURN_IF_ERROR(LoadTrain(c, r, *summary, &cfg));
 
-  // ports
-  const YAML::Node ports = r["ports"];
-  if (ports) {
-    DG_RETURN_IF_ERROR(c.Map(ports, "ports"));
-    DG_RETURN_IF_ERROR(c.CheckKeys(ports, "ports", kPortKeys));
-    if (ports["server"]) DG_RETURN_IF_ERROR(c.Int(ports["server"], "ports.server", 1, 65535, &cfg.server_port));
-    if (ports["trainer"]) DG_RETURN_IF_ERROR(c.Int(ports["trainer"], "ports.trainer", 1, 65535, &cfg.trainer_port));
-    if (ports["rendezvous"])
-      DG_RETURN_IF_ERROR(c.Int(ports["rendezvous"], "ports.rendezvous", 1, 65535, &cfg.rendezvous_port));
-    if (ports["metrics"]) DG_RETURN_IF_ERROR(c.Int(ports["metrics"], "ports.metrics", 0, 65535, &cfg.metrics_port));
-  }
-
-  // processes
-  if (const YAML::Node p = r["processes"]) {
-    DG_RETURN_IF_ERROR(c.Map(p, "processes"));
-    DG_RETURN_IF_ERROR(c.CheckKeys(p, "processes", kProcessKeys));
-    if (p["servers"]) DG_RETURN_IF_ERROR(c.Int(p["servers"], "processes.servers", 1, 64, &cfg.servers_per_machine));
-    if (p["trainers"]) DG_RETURN_IF_ERROR(c.Int(p["trainers"], "processes.trainers", 1, 64, &cfg.trainers_per_machine));
-    if (p["samplers_per_trainer"])
-      DG_RETURN_IF_ERROR(c.Int(p["samplers_per_trainer"], "processes.samplers_per_trainer", 0, 64,
-                               &cfg.samplers_per_trainer));
-  }
-
-  // train
-  if (!r["train"]) return c.Err(r, "train", "missing (at least train.model)");
-  DG_RETURN_IF_ERROR(LoadTrain(c, r["train"], cfg.base_dir, &cfg.train));
-  if (cfg.train.task == "link") {  // the partition must carry an edge split
-    const std::string split = std::filesystem::path(cfg.partition).parent_path().string() + "/link_split.json";
-    if (!std::filesystem::exists(split))
-      return c.Err(r["train"]["task"], "train.task",
-                   "link needs a partition made with --edge-split (no " + split + "); partition with e.g. "
-                   "--edge-split 0.85,0.05,0.10");
-    DG_RETURN_IF_ERROR(CheckLinkEdgeType(c, r["train"], *summary, split, cfg.train.link_etype));
-  }
-  // Sampler processes send full input rows in float32 (the MINIBATCH stream
-  // carries no pre-aggregated input): the wire-byte options need in-process sampling.
-  if (cfg.samplers_per_trainer > 0 && cfg.train.input_aggregation == "on")
-    return c.Err(r["train"]["input_aggregation"], "train.input_aggregation",
-                 "on needs processes.samplers_per_trainer 0 (sampler processes send full input rows)");
-  if (cfg.samplers_per_trainer > 0 && cfg.train.feature_wire_dtype != "float32")
-    return c.Err(r["train"]["feature_wire_dtype"], "train.feature_wire_dtype",
-                 cfg.train.feature_wire_dtype + " needs processes.samplers_per_trainer 0 (sampler processes send "
-                 "float32 rows)");
-
-  // output_dir
   if (r["output_dir"]) DG_RETURN_IF_ERROR(c.String(r["output_dir"], "output_dir", true, &cfg.output_dir));
   cfg.output_dir = ResolvePath(cfg.base_dir, cfg.output_dir);
-
-  // network
-  if (const YAML::Node n = r["network"]) {
-    DG_RETURN_IF_ERROR(c.Map(n, "network"));
-    DG_RETURN_IF_ERROR(c.CheckKeys(n, "network", kNetworkKeys));
-    if (n["max_frame_bytes"])
-      DG_RETURN_IF_ERROR(c.Int(n["max_frame_bytes"], "network.max_frame_bytes", 4096, INT64_MAX, &cfg.max_frame_bytes));
-    if (n["heartbeat_seconds"])
-      DG_RETURN_IF_ERROR(c.Double(n["heartbeat_seconds"], "network.heartbeat_seconds", 0, true, 3600, &cfg.heartbeat_seconds));
-    if (n["peer_timeout_seconds"])
-      DG_RETURN_IF_ERROR(c.Double(n["peer_timeout_seconds"], "network.peer_timeout_seconds", 0, true, 86400,
-                                  &cfg.peer_timeout_seconds));
-    if (n["rendezvous_timeout_seconds"])
-      DG_RETURN_IF_ERROR(c.Double(n["rendezvous_timeout_seconds"], "network.rendezvous_timeout_seconds", 0, true,
-                                  86400, &cfg.rendezvous_timeout_seconds));
-    if (n["connect_wait_seconds"])
-      DG_RETURN_IF_ERROR(c.Double(n["connect_wait_seconds"], "network.connect_wait_seconds", 0, true, 86400,
-                                  &cfg.connect_wait_seconds));
-    if (cfg.peer_timeout_seconds <= cfg.heartbeat_seconds)
-      return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
-  }
-
+  if (const YAML::Node n = r["network"]) DG_RETURN_IF_ERROR(LoadNetwork(c, n, &cfg));
   if (const YAML::Node l = r["limits"]) DG_RETURN_IF_ERROR(LoadLimits(c, l, &cfg.limits));
   if (r["verify_checksums"]) DG_RETURN_IF_ERROR(c.Bool(r["verify_checksums"], "verify_checksums", &cfg.verify_checksums));
-  if (const YAML::Node rs = r["restart"]) {
-    DG_RETURN_IF_ERROR(c.Map(rs, "restart"));
-    DG_RETURN_IF_ERROR(c.CheckKeys(rs, "restart", kRestartKeys));
-    if (rs["max"]) DG_RETURN_IF_ERROR(c.Int(rs["max"], "restart.max", 0, 1000, &cfg.restart.max));
-    if (rs["wait_seconds"])
-      DG_RETURN_IF_ERROR(c.Double(rs["wait_seconds"], "restart.wait_seconds", 0, false, 86400,
-                                  &cfg.restart.wait_seconds));
-  }
-
+  if (const YAML::Node rs = r["restart"]) DG_RETURN_IF_ERROR(LoadRestart(c, rs, &cfg.restart));
+  const YAML::Node ports = r["ports"];
   DG_RETURN_IF_ERROR(CheckPorts(c, ports ? ports : r, cfg));
   return cfg;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "config/train_spec.h"
 
 namespace dg {
 
@@ -25,71 +26,6 @@ struct MachineConfig {
   // `ssh -o` options (e.g. "StrictHostKeyChecking=accept-new").
   std::string binary;
   std::vector<std::string> ssh_options;
-};
-
-// train.embedding: a learnable per-node input (DistEmbedding) kept on the
-// servers and trained with a sparse optimizer next to the data.
-struct EmbeddingConfig {
-  int64_t dim = 0;                        // 0 = no embedding
-  std::string optimizer = "sparse_adam";  // sparse_adam | sparse_adagrad
-  double lr = 0.01;
-  bool features = true;                   // false: the embedding is the model's whole input
-  std::string name = "embedding";         // the DistTensor's name
-  bool persistent = false;                // saved to the partitions at the end, reloaded later
-  double init_scale = 0.1;                // rows start uniform in [-init_scale, init_scale)
-
-  // Whether batches carry node features (no embedding, or one beside them).
-  bool uses_features() const { return dim == 0 || features; }
-};
-
-struct TrainConfig {
-  std::string model;                 // path to a TorchScript file
-  std::vector<int> fanouts{10, 25};  // per layer, outermost last (as DGL)
-  int batch_size = 1000;
-  int epochs = 10;
-  double lr = 0.003;
-  double weight_decay = 0.0;
-  std::string optimizer = "adam";    // adam | sgd
-  int eval_every = 1;
-  bool eval_full_neighbors = true;   // full-neighbor blocks for evaluation
-  uint64_t seed = 0;
-  int intra_op_threads = 0;          // 0 = cores / trainers on the machine
-  int credits = 4;                   // batches a sampler may send ahead
-  bool save_predictions = false;
-  bool save_embeddings = false;
-  // After training: exact full-neighbour outputs of every node, layer by layer
-  // (roles/trainer/layerwise_inference.h), with the best-validation model.
-  bool layerwise_inference = false;
-  EmbeddingConfig embedding;
-  // Link prediction: task link trains on the edges of a partition
-  // made with --edge-split; negative {k, distribution}; eval_negatives per val/test edge.
-  std::string task = "node";                       // node | link
-  int negative_k = 5;
-  std::string negative_distribution = "uniform";   // uniform | degree (degree^0.75)
-  int eval_negatives = 100;
-  // Typed partitions: the edge type predicted ("src:relation:dst" or a
-  // relation of one type); must be the type the partition's edge split holds
-  // out (`partition --edge-split --link-etype`). "" on homogeneous partitions.
-  std::string link_etype;
-  // sample (neighbour sampling) | control_variate (VR-GCN,
-  // roles/trainer/control_variate.h: fanouts has layers - 1 entries and
-  // cv_input names the partition's propagated input, `propagate --hops 1 --norm mean`).
-  std::string algorithm = "sample";
-  std::string cv_input;
-  // Fewer bytes on the wire (common/client/block_input.h): input_aggregation
-  // auto | on | off -- block 0's mean over the sampled sources computed by the
-  // servers for models with forward_agg (auto: whenever the job allows it; on:
-  // required, an error naming why not); feature_wire_dtype float32 | float16
-  // | bfloat16 -- how input feature rows travel (computed in float32).
-  std::string input_aggregation = "auto";
-  std::string feature_wire_dtype = "float32";
-  // A trainer's cache of remote feature rows (common/client/feature_cache.h),
-  // in MiB; 0 = none. Samplers and train-local ignore it.
-  int64_t feature_cache_mb = 0;
-  // Step checkpoints (docs/recovery.md): every checkpoint_every_steps training
-  // steps (0 = only checkpoint.pt after each epoch), the newest checkpoint_keep kept.
-  int64_t checkpoint_every_steps = 0;
-  int checkpoint_keep = 2;
 };
 
 // restart: what `launch` does when a process or host of the job is lost:
@@ -130,7 +66,7 @@ struct JobConfig {
   int servers_per_machine = 1;
   int trainers_per_machine = 1;
   int samplers_per_trainer = 1;
-  TrainConfig train;
+  TrainSpec train;  // the train: section, validated (config/train_spec.h)
   std::string output_dir = "runs";  // resolved
   int64_t max_frame_bytes = int64_t(1) << 30;
   double heartbeat_seconds = 1.0;

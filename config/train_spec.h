@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,9 @@ enum class OptimizerKind { kAdam, kSgd };
 enum class EmbeddingOptimizerKind { kSparseAdam, kSparseAdagrad };
 enum class InputAggregation { kAuto, kOn, kOff };
 enum class NegativeDistribution { kUniform, kDegree };
-// train: the loop; infer: layer-wise inference only (trainer --mode).
-enum class TrainMode { kTrain, kInfer };
+// The trainer's --mode: train: the loop; infer: layer-wise inference only;
+// propagate: a propagation job's worker (`distgnn propagate`).
+enum class TrainMode { kTrain, kInfer, kPropagate };
 
 // train.embedding: a learnable per-node input (DistEmbedding on the servers,
 // NodeEmbedding in train-local), trained by a sparse optimizer.
@@ -126,13 +128,27 @@ struct TrainSpec {
 struct TrainSpecSource {
   enum Kind { kYaml, kFlags } kind = kFlags;
   std::string yaml_path;  // kYaml
+  // kYaml: the line (1-based) of each key the file wrote ("train.lr",
+  // "train.fanouts[1]", "train"), and the `--set` text of the keys an
+  // override set ({"train.lr", "train.lr=0"}), so errors point at them.
+  std::map<std::string, int> lines;
+  std::map<std::string, std::string> overridden;
   // The name the user wrote for a setting: "train.lr" or "--lr".
   std::string Name(const std::string& yaml_key, const std::string& flag) const;
+  // Where an error about a setting starts: "FILE:LINE: key 'train.lr'",
+  // "FILE (--set train.lr=0): key 'train.lr'", or "--lr".
+  std::string Where(const std::string& yaml_key, const std::string& flag) const;
 };
 
 // Every rule on a spec, in one place (ranges, combinations, files that must
 // exist). InvalidArgument naming the key or flag of the first broken rule.
 Status ValidateTrainSpec(const TrainSpec& spec, const TrainSpecSource& source);
+
+// What a numeric setting takes, as its range rule states it: "an integer in
+// [1, 1000000]", "a number > 0 and <= 1000" (yaml_key may carry an index,
+// "train.fanouts[2]"); "" for a key with no numeric rule. The YAML parser
+// names it when a value is no number at all.
+std::string ExpectedValue(const std::string& yaml_key);
 
 // The spelling of each enum value, as the YAML and flags take it and as
 // run.json and metrics record it; Parse* returns false on an unknown word.
@@ -151,5 +167,16 @@ bool Parse(const std::string& word, InputAggregation* out);
 bool Parse(const std::string& word, NegativeDistribution* out);
 bool Parse(const std::string& word, TrainMode* out);
 bool Parse(const std::string& word, WireDType* out);
+// The words Parse takes for an enum, for messages: "adam or sgd".
+template <class E>
+std::string Choices();
+template <> std::string Choices<TrainTask>();
+template <> std::string Choices<TrainAlgorithm>();
+template <> std::string Choices<OptimizerKind>();
+template <> std::string Choices<EmbeddingOptimizerKind>();
+template <> std::string Choices<InputAggregation>();
+template <> std::string Choices<NegativeDistribution>();
+template <> std::string Choices<TrainMode>();
+template <> std::string Choices<WireDType>();
 
 }  // namespace dg

@@ -1,6 +1,8 @@
 #include "config/yaml_checker.h"
 
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 
 namespace dg {
 
@@ -22,6 +24,26 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
   return out;
+}
+
+std::string ResolvePath(const std::string& base_dir, const std::string& p) {
+  namespace fs = std::filesystem;
+  if (p.empty()) return p;
+  fs::path path(p);
+  if (p == "~" || p.rfind("~/", 0) == 0) {
+    const char* home = std::getenv("HOME");
+    path = fs::path(home ? home : "/") / p.substr(p.size() > 1 ? 2 : 1);
+  }
+  if (path.is_relative()) path = fs::path(base_dir) / path;
+  return path.lexically_normal().string();
+}
+
+std::string YamlWhere(const std::string& file, const std::map<std::string, std::string>& overridden,
+                      const std::string& path, int line) {
+  for (const auto& [key, text] : overridden)
+    if (path == key || path.rfind(key + ".", 0) == 0 || path.rfind(key + "[", 0) == 0)
+      return file + " (--set " + text + "): key '" + path + "'";
+  return file + (line > 0 ? ":" + std::to_string(line) : "") + ": key '" + path + "'";
 }
 
 std::string Describe(const YAML::Node& n) {

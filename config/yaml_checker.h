@@ -26,6 +26,14 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep);
 // How a node looks, for "got ..." in messages.
 std::string Describe(const YAML::Node& n);
 
+// A path as the YAML wrote it, relative to its folder `base_dir` ("~/" = $HOME).
+std::string ResolvePath(const std::string& base_dir, const std::string& p);
+
+// "FILE:LINE: key 'path'" (line <= 0: no line), or "FILE (--set k=v): key
+// 'path'" when an override in `overridden` (key -> "k=v") set the key or its parent.
+std::string YamlWhere(const std::string& file, const std::map<std::string, std::string>& overridden,
+                      const std::string& path, int line);
+
 class Checker {
  public:
   Checker(std::string file, std::map<std::string, std::string> overridden)
@@ -36,18 +44,10 @@ class Checker {
   // "FILE:LINE: key 'path': what", or "FILE (--set k=v): key 'path': what" when
   // the key came from an override.
   Status Err(const YAML::Node& at, const std::string& path, const std::string& what) const {
-    std::string where = file_;
-    bool from_set = false;
-    for (const auto& [key, text] : overridden_) {
-      if (path == key || path.rfind(key + ".", 0) == 0 || path.rfind(key + "[", 0) == 0) {
-        where += " (--set " + text + ")";
-        from_set = true;
-        break;
-      }
-    }
-    if (!from_set && at && at.Mark().line >= 0) where += ":" + std::to_string(at.Mark().line + 1);
-    return Status::InvalidArgument(where + ": key '" + path + "': " + what);
+    const int line = at && at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
+    return Status::InvalidArgument(YamlWhere(file_, overridden_, path, line) + ": " + what);
   }
+  const std::map<std::string, std::string>& overridden() const { return overridden_; }
 
   // Every key of `map` must be in `allowed`; an unknown one gets the closest valid key.
   Status CheckKeys(const YAML::Node& map, const std::string& prefix,

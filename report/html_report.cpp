@@ -84,98 +84,97 @@ double Balance(const std::vector<PartRow>& parts, long PartRow::*field) {
   return sum > 0 ? mx / (sum / parts.size()) : -1;
 }
 
-}  // namespace
+// ---- plots
 
-std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
-  Plotter plot;
-  plot.gnuplot = options.gnuplot == "none" ? "" : options.gnuplot.empty() ? FindGnuplot() : options.gnuplot;
+void AddEpochPlots(const RunData& run, Plotter* plot_ptr) {
+  Plotter& plot = *plot_ptr;
   const auto& E = run.epochs;
   const auto& phases = StepPhases();
-  std::string job = run.run_info.count("job") ? run.run_info.at("job") : fs::path(run.run_dir).filename().string();
-
-  // Summary numbers.
-  double total_s = 0, steps = 0, seeds = 0;
-  for (const auto& e : E) total_s += e.seconds, steps += e.steps, seeds += e.seeds;
-
-  // ---- plots
-  if (!E.empty()) {
-    std::string loss, acc, split, thr;
-    split = "epoch";
-    for (const auto& p : phases) split += " " + p;
+  if (E.empty()) return;
+  std::string loss, acc, split, thr;
+  split = "epoch";
+  for (const auto& p : phases) split += " " + p;
+  split += "\n";
+  for (const auto& e : E) {
+    loss += std::to_string(e.epoch) + " " + D(e.loss) + "\n";
+    acc += std::to_string(e.epoch) + " " + D(e.train_acc) + " " + D(e.val_acc) + " " + D(e.test_acc) + "\n";
+    split += std::to_string(e.epoch);
+    for (const auto& p : phases) split += " " + D(e.step_ms.count(p) ? e.step_ms.at(p) : 0);
     split += "\n";
-    for (const auto& e : E) {
-      loss += std::to_string(e.epoch) + " " + D(e.loss) + "\n";
-      acc += std::to_string(e.epoch) + " " + D(e.train_acc) + " " + D(e.val_acc) + " " + D(e.test_acc) + "\n";
-      split += std::to_string(e.epoch);
-      for (const auto& p : phases) split += " " + D(e.step_ms.count(p) ? e.step_ms.at(p) : 0);
-      split += "\n";
-      thr += std::to_string(e.epoch) + " " + D(e.seconds > 0 && e.seeds > 0 ? e.seeds / e.seconds : -1) + " " +
-             D(e.seconds > 0 ? e.steps / e.seconds : -1) + "\n";
-    }
-    plot.Add("Training loss per epoch (mean over all trainers' steps)",
-             "set xlabel 'epoch'\nset ylabel 'loss'\nplot 'loss.dat' using 1:2 with linespoints pt 7 ps 0.4 lw 2 "
-             "lc rgb '#1f77b4' title 'loss'",
-             {{"loss.dat", loss}});
-    plot.Add("Accuracy per epoch (train: over the epoch's batches; val/test: evaluation after the epoch)",
-             "set xlabel 'epoch'\nset ylabel 'accuracy'\nset yrange [0:1]\n"
-             "plot 'acc.dat' using 1:2 with lines lw 2 lc rgb '#2ca02c' title 'train', "
-             "'' using 1:3 with lines lw 2 lc rgb '#ff7f0e' title 'val', "
-             "'' using 1:4 with lines lw 2 lc rgb '#d62728' title 'test'",
-             {{"acc.dat", acc}});
-    plot.Add("Per-step time split of trainer 0 per epoch, ms. sample, gather and transfer are the batch makers' "
-             "time per batch (samplers, overlapped with training); forward to wait are the trainer's.",
-             "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
-             "set boxwidth 0.8\nset xlabel 'epoch'\nset ylabel 'ms per step'\nset xtics rotate by -45 font ',8'\n"
-             "stride = " + std::to_string(std::max<size_t>(1, E.size() / 15)) + "\n"
-             "plot for [i=2:9] 'split.dat' using i:xtic(int(column(0)) % stride == 0 ? stringcolumn(1) : '') "
-             "title columnheader(i)",
-             {{"split.dat", split}}, 760, 340);
-    plot.Add("Throughput per epoch: training seeds/s (all trainers) and steps/s (trainer 0)",
-             "set xlabel 'epoch'\nset ylabel 'seeds/s'\nset y2label 'steps/s'\nset ytics nomirror\nset y2tics\n"
-             "plot 'thr.dat' using 1:2 axes x1y1 with lines lw 2 lc rgb '#9467bd' title 'seeds/s', "
-             "'' using 1:3 axes x1y2 with lines lw 2 lc rgb '#8c564b' title 'steps/s'",
-             {{"thr.dat", thr}});
+    thr += std::to_string(e.epoch) + " " + D(e.seconds > 0 && e.seeds > 0 ? e.seeds / e.seconds : -1) + " " +
+           D(e.seconds > 0 ? e.steps / e.seconds : -1) + "\n";
   }
-  if (!run.trainers.empty()) {
-    std::string times, tsplit = "trainer";
-    for (const auto& p : phases) tsplit += " " + p;
-    tsplit += "\n";
-    size_t n = 0;
-    for (const auto& t : run.trainers) n = std::max(n, t.epoch_seconds.size());
-    for (size_t i = 0; i < n; ++i) {
-      times += std::to_string(i + 1);
-      for (const auto& t : run.trainers) times += " " + (i < t.epoch_seconds.size() ? D(t.epoch_seconds[i]) : "?");
-      times += "\n";
-    }
-    for (const auto& t : run.trainers) {
-      tsplit += "trainer-" + std::to_string(t.rank);
-      for (const auto& p : phases) tsplit += " " + D(t.step_ms.count(p) ? t.step_ms.at(p) : 0);
-      tsplit += "\n";
-    }
-    std::string titles;
-    for (size_t i = 0; i < run.trainers.size(); ++i)
-      titles += std::string(i ? ", " : "") + "'times.dat' using 1:" + std::to_string(i + 2) +
-                " with lines lw 2 title 'trainer " + std::to_string(run.trainers[i].rank) + "'";
-    plot.Add("Epoch time per trainer, seconds (training only)",
-             "set xlabel 'epoch'\nset ylabel 'seconds'\nset yrange [0:*]\nplot " + titles, {{"times.dat", times}});
-    plot.Add("Per-step time split per trainer (whole run), ms",
-             "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
-             "set boxwidth 0.6\nset ylabel 'ms per step'\nset yrange [0:*]\n"
-             "plot for [i=2:9] 'tsplit.dat' using i:xtic(1) title columnheader(i)",
-             {{"tsplit.dat", tsplit}});
-  }
-  if (!run.rss.empty()) {
-    std::string rss;
-    for (const auto& r : run.rss) rss += r.process + " " + D(r.mb) + "\n";
-    plot.Add("Peak RSS per process, MB (mmap'd partition pages count in every process that touched them)",
-             "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset ylabel 'MB'\nset yrange [0:*]\n"
-             "set xtics rotate by -30 font ',9'\nunset key\n"
-             "plot 'rss.dat' using 0:2:xtic(1) with boxes lc rgb '#17becf'",
-             {{"rss.dat", rss}});
-  }
+  plot.Add("Training loss per epoch (mean over all trainers' steps)",
+           "set xlabel 'epoch'\nset ylabel 'loss'\nplot 'loss.dat' using 1:2 with linespoints pt 7 ps 0.4 lw 2 "
+           "lc rgb '#1f77b4' title 'loss'",
+           {{"loss.dat", loss}});
+  plot.Add("Accuracy per epoch (train: over the epoch's batches; val/test: evaluation after the epoch)",
+           "set xlabel 'epoch'\nset ylabel 'accuracy'\nset yrange [0:1]\n"
+           "plot 'acc.dat' using 1:2 with lines lw 2 lc rgb '#2ca02c' title 'train', "
+           "'' using 1:3 with lines lw 2 lc rgb '#ff7f0e' title 'val', "
+           "'' using 1:4 with lines lw 2 lc rgb '#d62728' title 'test'",
+           {{"acc.dat", acc}});
+  plot.Add("Per-step time split of trainer 0 per epoch, ms. sample, gather and transfer are the batch makers' "
+           "time per batch (samplers, overlapped with training); forward to wait are the trainer's.",
+           "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
+           "set boxwidth 0.8\nset xlabel 'epoch'\nset ylabel 'ms per step'\nset xtics rotate by -45 font ',8'\n"
+           "stride = " + std::to_string(std::max<size_t>(1, E.size() / 15)) + "\n"
+           "plot for [i=2:9] 'split.dat' using i:xtic(int(column(0)) % stride == 0 ? stringcolumn(1) : '') "
+           "title columnheader(i)",
+           {{"split.dat", split}}, 760, 340);
+  plot.Add("Throughput per epoch: training seeds/s (all trainers) and steps/s (trainer 0)",
+           "set xlabel 'epoch'\nset ylabel 'seeds/s'\nset y2label 'steps/s'\nset ytics nomirror\nset y2tics\n"
+           "plot 'thr.dat' using 1:2 axes x1y1 with lines lw 2 lc rgb '#9467bd' title 'seeds/s', "
+           "'' using 1:3 axes x1y2 with lines lw 2 lc rgb '#8c564b' title 'steps/s'",
+           {{"thr.dat", thr}});
+}
 
-  // ---- page
-  std::ostringstream h;
+void AddTrainerPlots(const RunData& run, Plotter* plot_ptr) {
+  Plotter& plot = *plot_ptr;
+  const auto& phases = StepPhases();
+  if (run.trainers.empty()) return;
+  std::string times, tsplit = "trainer";
+  for (const auto& p : phases) tsplit += " " + p;
+  tsplit += "\n";
+  size_t n = 0;
+  for (const auto& t : run.trainers) n = std::max(n, t.epoch_seconds.size());
+  for (size_t i = 0; i < n; ++i) {
+    times += std::to_string(i + 1);
+    for (const auto& t : run.trainers) times += " " + (i < t.epoch_seconds.size() ? D(t.epoch_seconds[i]) : "?");
+    times += "\n";
+  }
+  for (const auto& t : run.trainers) {
+    tsplit += "trainer-" + std::to_string(t.rank);
+    for (const auto& p : phases) tsplit += " " + D(t.step_ms.count(p) ? t.step_ms.at(p) : 0);
+    tsplit += "\n";
+  }
+  std::string titles;
+  for (size_t i = 0; i < run.trainers.size(); ++i)
+    titles += std::string(i ? ", " : "") + "'times.dat' using 1:" + std::to_string(i + 2) +
+              " with lines lw 2 title 'trainer " + std::to_string(run.trainers[i].rank) + "'";
+  plot.Add("Epoch time per trainer, seconds (training only)",
+           "set xlabel 'epoch'\nset ylabel 'seconds'\nset yrange [0:*]\nplot " + titles, {{"times.dat", times}});
+  plot.Add("Per-step time split per trainer (whole run), ms",
+           "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
+           "set boxwidth 0.6\nset ylabel 'ms per step'\nset yrange [0:*]\n"
+           "plot for [i=2:9] 'tsplit.dat' using i:xtic(1) title columnheader(i)",
+           {{"tsplit.dat", tsplit}});
+}
+
+void AddRssPlot(const RunData& run, Plotter* plot) {
+  if (run.rss.empty()) return;
+  std::string rss;
+  for (const auto& r : run.rss) rss += r.process + " " + D(r.mb) + "\n";
+  plot->Add("Peak RSS per process, MB (mmap'd partition pages count in every process that touched them)",
+            "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset ylabel 'MB'\nset yrange [0:*]\n"
+            "set xtics rotate by -30 font ',9'\nunset key\n"
+            "plot 'rss.dat' using 0:2:xtic(1) with boxes lc rgb '#17becf'",
+            {{"rss.dat", rss}});
+}
+
+// ---- page sections
+
+void WriteHeader(const RunData& run, const std::string& job, std::ostringstream& h) {
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
     << "<title>distgnn run report: " << Esc(job) << "</title><style>" << kCss << "</style></head><body>\n";
@@ -183,7 +182,12 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
   for (const char* k : {"kind", "started", "job_id"})
     if (run.run_info.count(k)) h << " · " << k << " " << Esc(run.run_info.at(k));
   h << "</div>\n";
+}
 
+void WriteSummary(const RunData& run, std::ostringstream& h) {
+  const auto& E = run.epochs;
+  double total_s = 0, steps = 0, seeds = 0;
+  for (const auto& e : E) total_s += e.seconds, steps += e.steps, seeds += e.seeds;
   h << "<h2>Summary</h2>\n<table>\n";
   auto kv = [&](const std::string& k, const std::string& v) { h << Row({Esc(k), v}); };
   kv("epochs", std::to_string(E.size()));
@@ -202,7 +206,9 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
   }
   if (!run.trainers.empty()) kv("trainers", std::to_string(run.trainers.size()));
   h << "</table>\n";
+}
 
+void WriteRestarts(const RunData& run, std::ostringstream& h) {
   if (!run.restarts.empty()) {
     auto step = [](int64_t v) { return v >= 0 ? std::to_string(v) : std::string("?"); };
     h << "<h2>Restarts</h2>\n<table>\n" << Row({"when", "what was lost", "wait for machines", "reached step",
@@ -212,7 +218,9 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
                 step(r.steps_redone)}, false, 2);
     h << "</table>\n";
   }
+}
 
+void WritePlots(const RunData& run, const Plotter& plot, std::ostringstream& h) {
   h << "<h2>Plots</h2>\n";
   if (plot.gnuplot.empty())
     h << "<p class=\"note\">gnuplot was not found, so this report has no plots "
@@ -220,7 +228,10 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
       << Esc(run.run_dir) << "</code> again). The tables below have every number.</p>\n";
   for (const auto& e : plot.errors) h << "<p class=\"note\">plot failed: " << Esc(e) << "</p>\n";
   h << "<div class=\"plots\">\n" << plot.figures << "</div>\n";
+}
 
+void WriteTrainers(const RunData& run, std::ostringstream& h) {
+  const auto& phases = StepPhases();
   if (!run.trainers.empty()) {
     h << "<h2>Trainers</h2>\n<table>\n";
     std::vector<std::string> head{"trainer", "steps", "mean epoch s", "wait fraction"};
@@ -245,6 +256,10 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
     for (const auto& r : run.rss) h << Row({Esc(r.process), F(r.mb, 1)});
     h << "</table>\n";
   }
+}
+
+void WriteTransfers(const RunData& run, std::ostringstream& h) {
+  const auto& E = run.epochs;
   bool has_cache = false;
   for (const auto& e : E) has_cache = has_cache || e.cache_rows >= 0;
   if (has_cache) {
@@ -266,6 +281,9 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
         h << Row({Esc(p.process), Esc(c.type), F(c.sent / 1048576.0, 2), F(c.received / 1048576.0, 2)}, false, 2);
     h << "</table>\n";
   }
+}
+
+void WritePartition(const RunData& run, std::ostringstream& h) {
   h << "<h2>Partition</h2>\n";
   if (!run.has_partition) {
     h << "<p>No partition statistics (train-local, or the partition json named in run.json is not readable).</p>\n";
@@ -285,6 +303,11 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
                 std::to_string(r.halo), F(r.nodes ? double(r.halo) / r.nodes : -1, 3)});
     h << "</table>\n";
   }
+}
+
+void WriteEpochsAndConfig(const RunData& run, std::ostringstream& h) {
+  const auto& E = run.epochs;
+  const auto& phases = StepPhases();
   if (!E.empty()) {
     h << "<h2>Per epoch</h2>\n<details><summary>" << E.size() << " epochs</summary>\n<table>\n";
     std::vector<std::string> head{"epoch", "loss", "train acc", "val acc", "test acc", "seconds", "wait", "steps",
@@ -304,6 +327,27 @@ std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
   if (run.config_text.empty()) h << "<p>No job.yaml or command line recorded in the run directory.</p>\n";
   else h << "<pre>" << Esc(run.config_text) << "</pre>\n";
   h << "<p class=\"sub\">Written by <code>distgnn report</code>.</p>\n</body></html>\n";
+}
+
+}  // namespace
+
+std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
+  Plotter plot;
+  plot.gnuplot = options.gnuplot == "none" ? "" : options.gnuplot.empty() ? FindGnuplot() : options.gnuplot;
+  AddEpochPlots(run, &plot);
+  AddTrainerPlots(run, &plot);
+  AddRssPlot(run, &plot);
+  const std::string job =
+      run.run_info.count("job") ? run.run_info.at("job") : fs::path(run.run_dir).filename().string();
+  std::ostringstream h;
+  WriteHeader(run, job, h);
+  WriteSummary(run, h);
+  WriteRestarts(run, h);
+  WritePlots(run, plot, h);
+  WriteTrainers(run, h);
+  WriteTransfers(run, h);
+  WritePartition(run, h);
+  WriteEpochsAndConfig(run, h);
   return h.str();
 }
 

@@ -66,12 +66,31 @@ void LoadPartition(const std::string& path, RunData* d) {
   }
 }
 
-}  // namespace
+EpochRow ReadEpochLine(const YAML::Node& n) {
+  EpochRow e;
+  e.epoch = static_cast<int>(Num(n["epoch"], 0));
+  e.loss = Num(n["loss"], 0);
+  e.train_acc = Num(n["train_acc"]);
+  e.val_acc = Num(n["val_acc"]);
+  e.test_acc = Num(n["test_acc"]);
+  e.seconds = Num(n["epoch_seconds"], 0);
+  e.wait_fraction = Num(n["wait_fraction"], 0);
+  e.steps = static_cast<long>(Num(n["steps"], 0));
+  e.seeds = static_cast<long>(Num(n["seeds"], 0));
+  e.step_ms = StepMs(n["step_ms"]);
+  if (const YAML::Node c = n["feature_cache"]) {
+    e.cache_rows = static_cast<long>(Num(c["rows"], 0));
+    e.cache_mb = Num(c["mb"], 0);
+    e.cache_hits = static_cast<long>(Num(c["hits"], 0));
+    e.cache_misses = static_cast<long>(Num(c["misses"], 0));
+    e.cache_hit_rate = Num(c["hit_rate"], 0);
+    e.cache_bytes_saved = Num(c["bytes_saved"], 0);
+  }
+  return e;
+}
 
-Result<RunData> LoadRunData(const std::string& run_dir) {
-  RunData d;
-  d.run_dir = run_dir;
-  if (!fs::is_directory(run_dir)) return Status::NotFound(run_dir + ": no such run directory");
+// metrics.jsonl: one EpochRow per epoch line, and the final line.
+Status ReadMetrics(const std::string& run_dir, RunData* d) {
   std::ifstream metrics(run_dir + "/metrics.jsonl");
   int lineno = 0;
   for (std::string line; std::getline(metrics, line);) {
@@ -84,33 +103,20 @@ Result<RunData> LoadRunData(const std::string& run_dir) {
       return Status::Corruption(run_dir + "/metrics.jsonl:" + std::to_string(lineno) + ": " + e.what());
     }
     if (n["final"]) {
-      d.has_final = true;
-      d.best_epoch = static_cast<int>(Num(n["best_epoch"], 0));
-      d.best_val_acc = Num(n["best_val_acc"]);
-      d.final_test_acc = Num(n["test_acc"]);
+      d->has_final = true;
+      d->best_epoch = static_cast<int>(Num(n["best_epoch"], 0));
+      d->best_val_acc = Num(n["best_val_acc"]);
+      d->final_test_acc = Num(n["test_acc"]);
       continue;
     }
-    EpochRow e;
-    e.epoch = static_cast<int>(Num(n["epoch"], 0));
-    e.loss = Num(n["loss"], 0);
-    e.train_acc = Num(n["train_acc"]);
-    e.val_acc = Num(n["val_acc"]);
-    e.test_acc = Num(n["test_acc"]);
-    e.seconds = Num(n["epoch_seconds"], 0);
-    e.wait_fraction = Num(n["wait_fraction"], 0);
-    e.steps = static_cast<long>(Num(n["steps"], 0));
-    e.seeds = static_cast<long>(Num(n["seeds"], 0));
-    e.step_ms = StepMs(n["step_ms"]);
-    if (const YAML::Node c = n["feature_cache"]) {
-      e.cache_rows = static_cast<long>(Num(c["rows"], 0));
-      e.cache_mb = Num(c["mb"], 0);
-      e.cache_hits = static_cast<long>(Num(c["hits"], 0));
-      e.cache_misses = static_cast<long>(Num(c["misses"], 0));
-      e.cache_hit_rate = Num(c["hit_rate"], 0);
-      e.cache_bytes_saved = Num(c["bytes_saved"], 0);
-    }
-    d.epochs.push_back(std::move(e));
+    d->epochs.push_back(ReadEpochLine(n));
   }
+  return Status::OK();
+}
+
+// trainer-R.json summaries, by rank.
+void ReadTrainers(const std::string& run_dir, RunData* d_ptr) {
+  RunData& d = *d_ptr;
   std::error_code ec;
   std::vector<std::string> trainer_files;
   for (const auto& f : fs::directory_iterator(run_dir, ec)) {
@@ -132,6 +138,12 @@ Result<RunData> LoadRunData(const std::string& run_dir) {
     }
   }
   std::sort(d.trainers.begin(), d.trainers.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
+}
+
+// logs/*.log: each process's peak RSS and bytes per message type.
+void ReadLogs(const std::string& run_dir, RunData* d_ptr) {
+  RunData& d = *d_ptr;
+  std::error_code ec;
   const std::regex rss_re("peak RSS ([0-9.]+) MB");
   std::vector<std::string> logs;
   for (const auto& f : fs::directory_iterator(run_dir + "/logs", ec))
@@ -158,6 +170,11 @@ Result<RunData> LoadRunData(const std::string& run_dir) {
       d.message_bytes.push_back(std::move(bytes));
     }
   }
+}
+
+// run.json: its scalar fields and the restarts.
+void ReadRunInfo(const std::string& run_dir, RunData* d_ptr) {
+  RunData& d = *d_ptr;
   try {
     if (fs::exists(run_dir + "/run.json")) {
       YAML::Node n = YAML::LoadFile(run_dir + "/run.json");
@@ -176,6 +193,18 @@ Result<RunData> LoadRunData(const std::string& run_dir) {
     }
   } catch (const YAML::Exception&) {
   }
+}
+
+}  // namespace
+
+Result<RunData> LoadRunData(const std::string& run_dir) {
+  RunData d;
+  d.run_dir = run_dir;
+  if (!fs::is_directory(run_dir)) return Status::NotFound(run_dir + ": no such run directory");
+  DG_RETURN_IF_ERROR(ReadMetrics(run_dir, &d));
+  ReadTrainers(run_dir, &d);
+  ReadLogs(run_dir, &d);
+  ReadRunInfo(run_dir, &d);
   if (fs::exists(run_dir + "/job.yaml")) d.config_text = ReadText(run_dir + "/job.yaml");
   else if (d.run_info.count("command")) d.config_text = d.run_info["command"];
   if (d.run_info.count("partition") && !d.run_info["partition"].empty()) LoadPartition(d.run_info["partition"], &d);

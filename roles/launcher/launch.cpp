@@ -43,7 +43,7 @@ void RecordRun(const JobConfig& cfg, const LaunchPlan& plan, const std::string& 
 
 int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
   const std::string& file = options.config;
-  const std::string& mode = options.mode;
+  TrainMode mode = TrainMode::kTrain;
   std::vector<std::string> sets = options.sets;
   LaunchSettings settings = options.settings;
   settings.tty = IsTerminal(STDOUT_FILENO);
@@ -57,10 +57,11 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
   } else if (*made) {
     std::fprintf(stderr, "launch: no cluster token configured; using a random one for this job\n");
   }
-  if (mode != "train" && mode != "infer")
-    return ToolExitCode(program, Status::InvalidArgument("--mode: expected train or infer, got '" + mode + "'"));
+  if (!Parse(options.mode, &mode) || mode == TrainMode::kPropagate)
+    return ToolExitCode(program,
+                        Status::InvalidArgument("--mode: expected train or infer, got '" + options.mode + "'"));
   PlanOptions plan_options = DefaultPlanOptions();
-  if (mode == "infer") {
+  if (mode == TrainMode::kInfer) {
     plan_options.trainer_args = {"--mode", "infer"};
     plan_options.samplers = false;
   } else if (options.resume) {
@@ -81,7 +82,7 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
     std::fputs(FormatPlan(*cfg, *plan).c_str(), stdout);
     return 0;
   }
-  RecordRun(*cfg, *plan, mode);
+  RecordRun(*cfg, *plan, Name(mode));
   st = RunLaunchPlan(*cfg, *plan, settings);
   // Automatic restart (restart.h): the whole job again from its last
   // complete checkpoint, up to max_restarts times.
@@ -91,7 +92,7 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
   std::string trainer0_log;
   for (const auto& p : plan->processes)
     if (p.role == Role::kTrainer && p.rank == 0) trainer0_log = p.log_file;
-  while (!st.ok() && mode == "train" && LaunchInterruptSignal() == 0) {
+  while (!st.ok() && mode == TrainMode::kTrain && LaunchInterruptSignal() == 0) {
     failures.push_back(st.message());
     if (static_cast<int>(restarts.size()) >= max_restarts) break;
     RestartRecord r;
@@ -136,7 +137,7 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
     st = Status::PeerLost(all);
   }
   // The report, also of a failed run that got as far as one epoch.
-  if (mode == "train" && std::filesystem::exists(cfg->RunDir() + "/metrics.jsonl")) {
+  if (mode == TrainMode::kTrain && std::filesystem::exists(cfg->RunDir() + "/metrics.jsonl")) {
     auto report = WriteRunReport(cfg->RunDir());
     if (report.ok()) std::printf("launch: report %s\n", report->c_str());
     else std::fprintf(stderr, "%s: warning: no report: %s\n", program.c_str(), report.status().message().c_str());

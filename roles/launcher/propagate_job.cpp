@@ -52,12 +52,12 @@ Status PropagateJob(const PropagateJobOptions& options) {
   PlanOptions po = DefaultPlanOptions();
   po.samplers = false;
   po.trainer_args = {"--mode", "propagate", "--input", o.input, "--hops", std::to_string(o.hops),
-                     "--norm", o.norm, "--output", o.output};
+                     "--norm", Name(o.norm), "--output", o.output};
   DG_ASSIGN_OR_RETURN(LaunchPlan plan, BuildLaunchPlan(cfg, po));
   DG_RETURN_IF_ERROR(RunLaunchPlan(cfg, plan, settings));
   DG_RETURN_IF_ERROR(AddHopsToConfig(cfg.partition, o));
   std::printf("propagate: wrote %s_1..%s_%d (%s norm) into every part's node_data; %s lists them\n",
-              o.output.c_str(), o.output.c_str(), o.hops, o.norm.c_str(), cfg.partition.c_str());
+              o.output.c_str(), o.output.c_str(), o.hops, Name(o.norm), cfg.partition.c_str());
   return Status::OK();
 }
 

@@ -74,7 +74,7 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
   }));
   // Link prediction: link batches of this sampler's trainer's edges.
   std::unique_ptr<LinkSamplerState> link;
-  if (job.train.task == "link") {
+  if (job.train.task == TrainTask::kLink) {
     DG_ASSIGN_OR_RETURN(link, MakeLinkSamplerState(job, partition, &source, trainer_rank, o.workers, o.prefetch));
     o.link_provider = link->provider.get();
   }

@@ -15,6 +15,19 @@ std::string HopName(const std::string& output, int k) { return output + "_" + st
 
 }  // namespace
 
+const char* Name(PropagateNorm norm) {
+  return norm == PropagateNorm::kMean ? "mean" : norm == PropagateNorm::kSum ? "sum" : "sym";
+}
+
+Status ParsePropagateNorm(const std::string& word, PropagateNorm* out) {
+  for (PropagateNorm n : {PropagateNorm::kMean, PropagateNorm::kSum, PropagateNorm::kSym})
+    if (word == Name(n)) {
+      *out = n;
+      return Status::OK();
+    }
+  return Status::InvalidArgument("--norm: expected mean, sum or sym, got '" + word + "'");
+}
+
 Status CheckPropagateOptions(const PropagateOptions& o, const PartitionConfig& pc) {
   auto it = pc.node_data.find(o.input);
   if (it == pc.node_data.end())
@@ -22,8 +35,6 @@ Status CheckPropagateOptions(const PropagateOptions& o, const PartitionConfig& p
   if (it->second.dtype != DType::kFloat32 || it->second.shape.size() != 2)
     return Status::InvalidArgument("--input " + o.input + ": must be float32 [N, F]");
   if (o.hops < 1) return Status::InvalidArgument("--hops must be >= 1");
-  if (o.norm != "mean" && o.norm != "sum" && o.norm != "sym")
-    return Status::InvalidArgument("--norm: expected mean, sum or sym, got '" + o.norm + "'");
   if (o.output.empty()) return Status::InvalidArgument("--output NAME is required");
   for (int k = 1; k <= o.hops; ++k)
     if (pc.node_data.count(HopName(o.output, k)))
@@ -41,7 +52,7 @@ Status RunPropagation(DistGraphClient* client, const PropagateOptions& o) {
   const int64_t n = end - begin, per = (n + o.workers_per_machine - 1) / o.workers_per_machine;
   const int64_t lo = std::min(end, begin + per * o.index), hi = std::min(end, lo + per);
   spdlog::info("propagate {} -> {}_1..{} ({} norm): nodes [{}, {}) of partition {}", o.input, o.output, o.hops,
-               o.norm, lo, hi, o.machine);
+               Name(o.norm), lo, hi, o.machine);
   for (int k = 1; k <= o.hops; ++k) {
     const std::string in = k == 1 ? o.input : HopName(o.output, k - 1), out_name = HopName(o.output, k);
     InitTensorSpec spec;
@@ -57,7 +68,7 @@ Status RunPropagation(DistGraphClient* client, const PropagateOptions& o) {
       DG_ASSIGN_OR_RETURN(SampledEdges nb, client->SampleNeighbors(dst, every_edge));
       DG_ASSIGN_OR_RETURN(Array rows, client->Pull(in, nb.src));
       std::vector<int64_t> src_deg;
-      if (o.norm == "sym") {
+      if (o.norm == PropagateNorm::kSym) {
         DG_ASSIGN_OR_RETURN(src_deg, client->InDegrees(nb.src));
       }
       Array out = Array::Zeros(DType::kFloat32, {static_cast<int64_t>(dst.size()), dim});
@@ -69,8 +80,8 @@ Status RunPropagation(DistGraphClient* client, const PropagateOptions& o) {
         float* yi = y + i * dim;
         for (int64_t j = b; j < e; ++j) {
           float w = 1.0f;
-          if (o.norm == "mean") w = 1.0f / static_cast<float>(deg);
-          if (o.norm == "sym") w = 1.0f / std::sqrt(static_cast<float>(deg) * static_cast<float>(src_deg[j]));
+          if (o.norm == PropagateNorm::kMean) w = 1.0f / static_cast<float>(deg);
+          if (o.norm == PropagateNorm::kSym) w = 1.0f / std::sqrt(static_cast<float>(deg) * static_cast<float>(src_deg[j]));
           const float* xj = x + j * dim;
           for (int64_t d = 0; d < dim; ++d) yi[d] += w * xj[d];
         }

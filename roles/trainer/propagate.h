@@ -19,11 +19,16 @@
 
 namespace dg {
 
+enum class PropagateNorm { kMean, kSum, kSym };
+const char* Name(PropagateNorm norm);  // "mean" | "sum" | "sym"
+// --norm: a word of Name, else InvalidArgument naming the flag.
+Status ParsePropagateNorm(const std::string& word, PropagateNorm* out);
+
 struct PropagateOptions {
   std::string input;        // float32 [N, F] node array
   std::string output;       // hops are written as OUTPUT_1 .. OUTPUT_K
   int hops = 1;
-  std::string norm = "mean";  // mean | sum | sym
+  PropagateNorm norm = PropagateNorm::kMean;
   int machine = 0;          // = the partition this worker serves
   int index = 0;            // worker index on the machine
   int workers_per_machine = 1;

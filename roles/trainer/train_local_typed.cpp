@@ -1,106 +1,125 @@
-// `distgnn train-local` on a typed dataset: node classification of the target
-// type with typed sampling (a fanout per edge type) and a typed model, or,
-// with --merge-types, the same graph seen as one node and edge type.
+// train-local's typed graph source (train_local_source.h): a typed dataset as
+// one TypedInMemoryGraph -- a fanout per edge type for a typed model, or, with
+// --merge-types, the same graph seen as one node and edge type -- for node
+// classification of the target type and link prediction on one edge type.
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <thread>
-
-#include "common/base/logging.h"
-#include "common/sampling/batch_provider.h"
+#include "common/sampling/negative_sampler.h"
 #include "common/sampling/typed_graph.h"
+#include "common/sampling/typed_link.h"
 #include "common/storage/dataset.h"
-#include "common/storage/node_embedding.h"
-#include "report/html_report.h"
-#include "report/run_data.h"
+#include "common/storage/link_split.h"
 #include "roles/trainer/model_runner.h"
-#include "roles/trainer/train_local.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/train_local_source.h"
 #include "roles/trainer/typed_graph_input.h"
 
 namespace dg {
+namespace {
 
-Status TrainLocalTyped(TrainLocalOptions options) {
-  TrainerOptions& o = options.trainer;
-  const std::string& dir = options.dataset_dir;
-  if (options.task != "node" || options.algorithm != "sample")
-    return Status::InvalidArgument(dir + " is a typed dataset: train-local supports --task node --algorithm sample on it");
-  if (options.no_features || options.normalize_features || o.save_embeddings)
-    return Status::InvalidArgument(
-        dir + " is a typed dataset: --no-features, --normalize-features and --save-embeddings are not supported on it");
-  if (o.batch_size <= 0)
-    return Status::InvalidArgument("--batch-size must be > 0, got " + std::to_string(o.batch_size));
-  for (int f : o.fanouts)
-    if (f == 0 || f < -1) return Status::InvalidArgument("--fanouts: each fanout must be > 0 or -1 (all)");
-  int64_t meta_classes = 0;
-  DG_ASSIGN_OR_RETURN(TypedGraphInput input, LoadTypedGraphInput(dir, options.undirected, &meta_classes));
-  const std::string target = input.node_types[input.target].name;
-  DG_ASSIGN_OR_RETURN(auto graph, TypedInMemoryGraph::Create(std::move(input), options.merge_types));
-  if (o.num_classes <= 0) o.num_classes = meta_classes;
-  {
-    DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(o.model_path));
+class TypedInMemorySource : public LocalGraphSource {
+ public:
+  Status Check(const TrainSpec& spec) override {
+    const std::string& dir = spec.dataset_dir;
+    const bool link = spec.task == TrainTask::kLink;
+    if (spec.algorithm != TrainAlgorithm::kSample)
+      return Status::InvalidArgument(dir + " is a typed dataset: train-local supports --algorithm sample on it");
+    if (!spec.embedding.features || spec.normalize_features)
+      return Status::InvalidArgument(dir + " is a typed dataset: --no-features and --normalize-features are not "
+                                           "supported on it (featureless types read the node embedding)");
+    if (spec.save_embeddings)
+      return Status::InvalidArgument(dir + " is a typed dataset: --save-embeddings is not supported on it");
+    DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(spec.model));
     const bool typed_model = IsTypedModel(module);
-    if (typed_model && options.merge_types)
-      return Status::InvalidArgument("model " + o.model_path + " is typed (rgcn, hetero-sage); --merge-types needs "
+    if (typed_model && spec.merge_types)
+      return Status::InvalidArgument("model " + spec.model + " is typed (rgcn, hetero-sage); --merge-types needs "
                                      "a homogeneous one (sage, gcn, gat, mlp)");
-    if (!typed_model && !options.merge_types)
-      return Status::InvalidArgument("model " + o.model_path + " is not typed: " + dir +
-                                     " is a typed dataset; export an rgcn or hetero-sage model, or pass --merge-types "
-                                     "for a homogeneous model");
+    if (!typed_model && !spec.merge_types)
+      return Status::InvalidArgument("model " + spec.model + " is not typed: " + dir +
+                                     " is a typed dataset; export an rgcn or hetero-sage model" +
+                                     (link ? " with --task link" : "") + ", or pass --merge-types for a homogeneous model");
+    return Status::OK();
   }
-  const int64_t* labels = graph->labels().as<int64_t>();
-  TrainerSeeds seeds;
-  DG_ASSIGN_OR_RETURN(seeds.train, NodesWithSplit(graph->split(), 0));
-  DG_ASSIGN_OR_RETURN(seeds.val, NodesWithSplit(graph->split(), 1));
-  DG_ASSIGN_OR_RETURN(seeds.test, NodesWithSplit(graph->split(), 2));
-  int64_t max_label = -1;
-  for (const auto* ids : {&seeds.train, &seeds.val, &seeds.test})
-    for (int64_t i : *ids) {
-      if (labels[i] < 0 || (o.num_classes > 0 && labels[i] >= o.num_classes))
-        return Status::InvalidArgument(dir + "/nodes/" + target + "/labels.npy: node " +
-                                       std::to_string(i - graph->type_offsets()[0]) + " has label " +
-                                       std::to_string(labels[i]) + ", out of range");
-      max_label = std::max(max_label, labels[i]);
+
+  Result<LocalNodeData> LoadNodes(const TrainSpec& spec) override {
+    const std::string& dir = spec.dataset_dir;
+    int64_t meta_classes = 0;
+    DG_ASSIGN_OR_RETURN(TypedGraphInput input, LoadTypedGraphInput(dir, spec.undirected, &meta_classes));
+    const std::string target = input.node_types[input.target].name;
+    DG_ASSIGN_OR_RETURN(graph_, TypedInMemoryGraph::Create(std::move(input), spec.merge_types));
+    LocalNodeData d;
+    d.graph = graph_.get();
+    d.num_nodes = graph_->num_nodes();
+    DG_ASSIGN_OR_RETURN(d.seeds.train, NodesWithSplit(graph_->split(), 0));
+    DG_ASSIGN_OR_RETURN(d.seeds.val, NodesWithSplit(graph_->split(), 1));
+    DG_ASSIGN_OR_RETURN(d.seeds.test, NodesWithSplit(graph_->split(), 2));
+    const int64_t classes = spec.num_classes > 0 ? spec.num_classes : meta_classes;
+    DG_ASSIGN_OR_RETURN(d.num_classes, CheckSeedLabels(graph_->labels().as<int64_t>(), d.seeds, classes,
+                                                       dir + "/nodes/" + target + "/labels.npy",
+                                                       graph_->type_offsets()[0]));
+    if (d.seeds.train.empty()) return Status::InvalidArgument(dir + ": no training nodes of the target type");
+    spdlog::info("{}: {} node types, {} edge types{}, {} nodes, {} edges, {} classes; {} train / {} val / {} test {}",
+                 dir, graph_->num_node_types(), graph_->relations().size(), spec.merge_types ? " (merged)" : "",
+                 graph_->num_nodes(), graph_->num_edges(), d.num_classes, d.seeds.train.size(), d.seeds.val.size(),
+                 d.seeds.test.size(), target);
+    return d;
+  }
+
+  Result<LocalLinkData> LoadLinks(const TrainSpec& spec) override {
+    const std::string& dir = spec.dataset_dir;
+    DG_ASSIGN_OR_RETURN(EdgeSplitFractions fractions, ParseEdgeSplit(spec.link.edge_split, "--edge-split"));
+    DG_ASSIGN_OR_RETURN(TypedGraphInput input, LoadTypedGraphInput(dir, spec.undirected, nullptr));
+    if (spec.link.etype.empty()) {
+      std::string list;
+      for (size_t t = 0; t < input.edge_types.size(); ++t)
+        list += (t ? ", " : "") + EdgeTypeName(input, static_cast<int>(t));
+      return Status::InvalidArgument(dir + " is a typed dataset: --task link needs --link-etype src:relation:dst, "
+                                           "the edge type to predict (edge types: " + list + ")");
     }
-  if (o.num_classes <= 0) o.num_classes = max_label + 1;
-  if (seeds.train.empty()) return Status::InvalidArgument(dir + ": no training nodes of the target type");
-  if (o.save_predictions) {
-    seeds.predict.resize(graph->num_nodes());
-    for (int64_t i = 0; i < graph->num_nodes(); ++i) seeds.predict[i] = i;
+    DG_ASSIGN_OR_RETURN(int etype, FindEdgeType(input, spec.link.etype, "--link-etype"));
+    const std::string etype_name = EdgeTypeName(input, etype);
+    DG_ASSIGN_OR_RETURN(TypedLinkEdges edges, HoldOutTypedEdges(&input, etype, fractions, spec.link.split_seed));
+    DG_ASSIGN_OR_RETURN(graph_, TypedInMemoryGraph::Create(std::move(input), spec.merge_types));
+    LocalLinkData d;
+    d.graph = graph_.get();
+    d.num_nodes = graph_->num_nodes();
+    std::vector<int64_t> degrees;
+    if (spec.link.negative_distribution == NegativeDistribution::kDegree) {  // the type's train in-degrees
+      degrees.assign(static_cast<size_t>(edges.dst_count), 0);
+      for (int64_t dst : edges.train.dst) ++degrees[dst - edges.dst_first];
+    }
+    DG_ASSIGN_OR_RETURN(d.batches.sampler, NegativeSampler::Create(Name(spec.link.negative_distribution),
+                                                                   edges.dst_count, degrees,
+                                                                   "--negative-distribution"));
+    d.batches.negative_offset = edges.dst_first;
+    d.batches.exclude_reverse = edges.reverse_etype >= 0;
+    if (!spec.merge_types) {  // merged: exclusion by pair, as on a homogeneous graph
+      d.batches.positive_etype = edges.etype;
+      d.batches.reverse_etype = edges.reverse_etype;
+    }
+    d.table = std::make_unique<EdgeTable>();
+    d.table->AddPairs(0, edges.train.src, edges.train.dst);
+    d.link.layerwise_source = graph_.get();  // used by homogeneous models only (link_trainer.h)
+    d.link.negative_first = edges.dst_first;
+    d.link.negative_count = edges.dst_count;
+    spdlog::info("{}: link prediction on {} ({} train / {} val / {} test edges; {}); {} {} negatives per edge from "
+                 "its {} destination nodes; {} nodes, {} edges in message passing{}",
+                 dir, etype_name, edges.train.src.size(), edges.val.src.size(), edges.test.src.size(),
+                 edges.reverse_etype >= 0 ? "val/test and their rev_ edges held out of the graph"
+                                          : "val/test held out of the graph",
+                 spec.link.negative_k, Name(spec.link.negative_distribution), edges.dst_count, graph_->num_nodes(),
+                 graph_->num_edges(), spec.merge_types ? " (types merged)" : "");
+    d.seeds.train = d.table->EdgeIds();
+    d.seeds.val = std::move(edges.val);
+    d.seeds.test = std::move(edges.test);
+    return d;
   }
-  spdlog::info("{}: {} node types, {} edge types{}, {} nodes, {} edges, {} classes; {} train / {} val / {} test {}",
-               dir, graph->num_node_types(), graph->relations().size(), options.merge_types ? " (merged)" : "",
-               graph->num_nodes(), graph->num_edges(), o.num_classes, seeds.train.size(), seeds.val.size(),
-               seeds.test.size(), target);
-  std::unique_ptr<LocalNodeEmbedding> embedding;
-  if (options.embedding_dim > 0) {
-    DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, MakeNodeEmbeddingOptions(options.embedding_dim,
-                                                                          options.embedding_optimizer,
-                                                                          options.embedding_lr, o.seed));
-    DG_ASSIGN_OR_RETURN(embedding, LocalNodeEmbedding::Create(graph->num_nodes(), eo));
-    o.embedding = embedding.get();
-    o.use_features = true;
-  }
-  if (o.threads <= 0) {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    o.threads = std::max(1, cores - options.sampler_threads);
-  }
-  DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", options.command}}, ""));
-  DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
-  LocalBatchProvider provider(graph.get(), options.sampler_threads, 4, "features");
-  Status fit = trainer->Fit(&provider, seeds);
-  {
-    std::filesystem::create_directories(o.out_dir + "/logs");
-    std::ofstream log(o.out_dir + "/logs/train-local.log");
-    log << "peak RSS " << PeakRssBytes() / 1048576.0 << " MB\n";
-  }
-  auto report = WriteRunReport(o.out_dir);
-  if (!report.ok()) spdlog::warn("no report: {}", report.status().message());
-  DG_RETURN_IF_ERROR(fit);
-  spdlog::info("done; outputs in {}; peak RSS {:.1f} MB", o.out_dir, PeakRssBytes() / 1048576.0);
-  return Status::OK();
-}
+
+ private:
+  std::unique_ptr<TypedInMemoryGraph> graph_;
+};
+
+}  // namespace
+
+std::unique_ptr<LocalGraphSource> MakeTypedInMemorySource() { return std::make_unique<TypedInMemorySource>(); }
 
 }  // namespace dg

@@ -42,18 +42,13 @@
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"
+#include "roles/trainer/node_embedding_spec.h"
+#include "roles/trainer/spec_adapter.h"
+#include "roles/trainer/trainer_util.h"
 #include "roles/trainer/typed_job.h"
 
 namespace dg {
 namespace {
-
-Result<NodeEmbeddingOptions> EmbeddingOptions(const EmbeddingConfig& ec, uint64_t seed) {
-  DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, MakeNodeEmbeddingOptions(ec.dim, ec.optimizer, ec.lr, seed));
-  eo.name = ec.name;
-  eo.init_scale = ec.init_scale;
-  eo.persistent = ec.persistent;
-  return eo;
-}
 
 // Seeds of this trainer and the number of classes (1 + the largest label of a
 // labelled node), read through the client.
@@ -131,190 +126,217 @@ Status WriteTrainerSummary(const std::string& path, int rank, const Trainer& tra
   return Status::OK();
 }
 
-}  // namespace
+// What the phases of a trainer process share; members in the order they are
+// made, so they are destroyed in reverse (providers before the client).
+struct TrainerProcess {
+  TrainerProcessOptions options;
+  JobConfig job;
+  PartitionConfig partition;
+  int machine = 0, per_machine = 1, samplers = 0, rank = 0, world = 1;
+  std::string host;
+  std::unique_ptr<RemoteBatchProvider> remote;  // sampler processes; null = sample in-process
+  std::unique_ptr<DistGraphClient> client;
+  TrainerSeeds seeds;
+  int64_t classes = 0;
+  std::unique_ptr<DistNodeEmbedding> embedding;
+  std::shared_ptr<const FeatureCache> feature_cache;
+  int sampler_threads = 0, torch_threads = 1;
+  std::unique_ptr<DistNeighborSource> source;
+  std::unique_ptr<BatchProvider> local;
+  BatchProvider* provider = nullptr;
+  TrainProgress progress;
+  std::unique_ptr<MetricsHttpServer> metrics;
 
-Status RunTrainerProcess(TrainerProcessOptions options) {
-  const RoleArgs& args = options.role;
-  const std::string& mode = options.mode;
-  PropagateOptions& prop = options.propagate;
-  const int threads = options.threads;
-  int sampler_threads = options.sampler_threads;
-  const bool resume = options.resume;
-  DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, "trainer"));
-  const int M = args.machine, T = job.trainers_per_machine, K = job.samplers_per_trainer;
-  const int rank = job.TrainerRank(M, args.index), world = job.num_trainers();
-  SetupLogging("trainer", rank, args.log_level);
-  HoldLaunchLease(args, job, "trainer");
-  DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadAnyPartitionConfig(job.partition));
-  if (partition.typed()) {
-    DG_RETURN_IF_ERROR(CheckTypedTrainerJob(job, partition, mode));
-  } else if (mode == "train") {
-    DG_ASSIGN_OR_RETURN(bool typed_model, ModelIsTyped(job.train.model));
-    if (typed_model)
-      return Status::InvalidArgument(job.path + ": train.model " + job.train.model + " is typed (rgcn, hetero-sage) but " +
-                                     partition.path + " has no node or edge types; export sage, gcn, gat or mlp");
-  }
-  const std::string& host = job.machines[M].host;
-  if (mode == "propagate") {
-    prop.machine = M;
-    prop.index = args.index;
-    prop.workers_per_machine = T;
-    prop.total_workers = world;
-    DG_RETURN_IF_ERROR(CheckPropagateOptions(prop, partition));
-    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M));
-    return RunPropagation(client.get(), prop);
-  }
-  if (mode != "train" && mode != "infer")
-    return Status::InvalidArgument("--mode: expected train, infer or propagate, got '" + mode + "'");
+  const TrainSpec& spec() const { return job.train; }
+  bool link() const { return spec().task == TrainTask::kLink; }
+};
+
+InferenceOptions InferenceFor(const TrainerProcess& p) {
   InferenceOptions inf;
-  inf.model_path = job.train.model;
-  inf.out_dir = job.RunDir();
-  inf.rank = rank;
-  inf.world = world;
-  inf.machine = M;
-  inf.index = args.index;
-  inf.trainers_per_machine = T;
-  inf.batch_size = std::max(1024, job.train.batch_size);
-  const EmbeddingConfig& ec = job.train.embedding;
+  inf.model_path = p.spec().model;
+  inf.out_dir = p.job.RunDir();
+  inf.rank = p.rank;
+  inf.world = p.world;
+  inf.machine = p.machine;
+  inf.index = p.options.role.index;
+  inf.trainers_per_machine = p.per_machine;
+  inf.batch_size = std::max<int64_t>(1024, p.spec().batch_size);
+  const EmbeddingSpec& ec = p.spec().embedding;
   inf.input_names.clear();
   if (ec.uses_features()) inf.input_names.push_back("features");
   if (ec.dim > 0) inf.input_names.push_back(ec.name);
-  if (mode == "infer") {
-    DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M));
-    inf.threads = threads > 0 ? threads : std::max(1, job.train.intra_op_threads);
-    InferenceResult res;
-    DG_RETURN_IF_ERROR(RunLayerwiseInference(client.get(), inf, &res));
-    if (rank == 0)
-      spdlog::info("layer-wise inference: val_acc {:.4f} test_acc {:.4f} ({:.2f} s); outputs in {}", res.val_acc,
-                   res.test_acc, res.seconds, job.RunDir());
-    return Status::OK();
-  }
+  return inf;
+}
 
-  // 1. Listen first, so samplers can dial while we connect to the servers.
-  std::unique_ptr<RemoteBatchProvider> remote;
+Status RunInference(TrainerProcess* p, InferenceOptions inf, const std::string& done_note) {
+  InferenceResult res;
+  DG_RETURN_IF_ERROR(RunLayerwiseInference(p->client.get(), inf, &res));
+  if (p->rank == 0)
+    spdlog::info("layer-wise inference: val_acc {:.4f} test_acc {:.4f} ({:.2f} s){}", res.val_acc, res.test_acc,
+                 res.seconds, done_note);
+  return Status::OK();
+}
+
+// Phase 0: the job, the partition, and what a typed partition or model allows.
+Status LoadJob(TrainerProcess* p) {
+  const RoleArgs& args = p->options.role;
+  DG_ASSIGN_OR_RETURN(p->job, LoadRoleJob(args, "trainer"));
+  p->machine = args.machine;
+  p->per_machine = p->job.trainers_per_machine;
+  p->samplers = p->job.samplers_per_trainer;
+  p->rank = p->job.TrainerRank(p->machine, args.index);
+  p->world = p->job.num_trainers();
+  p->host = p->job.machines[p->machine].host;
+  SetupLogging("trainer", p->rank, args.log_level);
+  HoldLaunchLease(args, p->job, "trainer");
+  DG_ASSIGN_OR_RETURN(p->partition, LoadAnyPartitionConfig(p->job.partition));
+  const TrainMode mode = p->options.mode;
+  if (p->partition.typed()) return CheckTypedTrainerJob(p->job, p->partition, mode);
+  if (mode != TrainMode::kTrain) return Status::OK();
+  DG_ASSIGN_OR_RETURN(bool typed_model, ModelIsTyped(p->spec().model));
+  if (typed_model)
+    return Status::InvalidArgument(p->job.path + ": train.model " + p->spec().model +
+                                   " is typed (rgcn, hetero-sage) but " + p->partition.path +
+                                   " has no node or edge types; export sage, gcn, gat or mlp");
+  return Status::OK();
+}
+
+// --mode propagate: one worker of a propagation job.
+Status RunPropagateMode(TrainerProcess* p) {
+  PropagateOptions& prop = p->options.propagate;
+  prop.machine = p->machine;
+  prop.index = p->options.role.index;
+  prop.workers_per_machine = p->per_machine;
+  prop.total_workers = p->world;
+  DG_RETURN_IF_ERROR(CheckPropagateOptions(prop, p->partition));
+  DG_ASSIGN_OR_RETURN(p->client, ConnectJobClient(p->job, p->partition, kRoleTrainer, p->rank, p->machine));
+  return RunPropagation(p->client.get(), prop);
+}
+
+// --mode infer: layer-wise inference of train.model.
+Status RunInferMode(TrainerProcess* p) {
+  DG_ASSIGN_OR_RETURN(p->client, ConnectJobClient(p->job, p->partition, kRoleTrainer, p->rank, p->machine));
+  InferenceOptions inf = InferenceFor(*p);
+  inf.threads = p->options.threads > 0 ? p->options.threads : std::max(1, p->spec().intra_op_threads);
+  return RunInference(p, inf, "; outputs in " + p->job.RunDir());
+}
+
+// Phase 1: listen for this trainer's samplers (so they can dial while we
+// connect), connect to the servers, read the seeds, set up the embedding and
+// the cache of remote feature rows (train.feature_cache_mb; sampler processes
+// fetch their own rows and do not use it).
+Status Connect(TrainerProcess* p) {
+  const JobConfig& job = p->job;
+  const int index = p->options.role.index, K = p->samplers;
   if (K > 0) {
     RemoteProviderOptions ro;
-    ro.host = host;
-    ro.port = job.TrainerPort(M, args.index);
-    ro.trainer_rank = rank;
-    ro.graph_name = partition.graph_name;
+    ro.host = p->host;
+    ro.port = job.TrainerPort(p->machine, index);
+    ro.trainer_rank = p->rank;
+    ro.graph_name = p->partition.graph_name;
     ro.token = job.token;
-    ro.first_sampler_rank = M * T * K + args.index * K;
+    ro.first_sampler_rank = p->machine * p->per_machine * K + index * K;
     ro.num_samplers = K;
-    ro.credits = static_cast<uint32_t>(std::max(1, job.train.credits));
+    ro.credits = static_cast<uint32_t>(std::max(1, p->spec().credits));
     ro.connection = JobConnectionOptions(job);
     ro.connect_wait_seconds = job.connect_wait_seconds;
-    DG_ASSIGN_OR_RETURN(remote, RemoteBatchProvider::Listen(ro));
+    DG_ASSIGN_OR_RETURN(p->remote, RemoteBatchProvider::Listen(ro));
   }
-  // 2. The servers.
-  DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleTrainer, rank, M));
-  TrainerSeeds seeds;
-  int64_t classes = 0;
-  const bool link_task = job.train.task == "link";  // roles/trainer/link_role.h
-  if (!link_task) DG_RETURN_IF_ERROR(LoadSeeds(client.get(), partition, world, rank, &seeds, &classes));
-  if (rank == 0 && (job.train.save_predictions || job.train.save_embeddings)) {
-    DG_ASSIGN_OR_RETURN(seeds.predict, PredictOrder(partition));
+  DG_ASSIGN_OR_RETURN(p->client, ConnectJobClient(job, p->partition, kRoleTrainer, p->rank, p->machine));
+  if (!p->link()) DG_RETURN_IF_ERROR(LoadSeeds(p->client.get(), p->partition, p->world, p->rank, &p->seeds, &p->classes));
+  if (p->rank == 0 && (p->spec().save_predictions || p->spec().save_embeddings)) {
+    DG_ASSIGN_OR_RETURN(p->seeds.predict, PredictOrder(p->partition));
   }
-  std::unique_ptr<DistNodeEmbedding> embedding;
+  const EmbeddingSpec& ec = p->spec().embedding;
   if (ec.dim > 0) {
-    DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, EmbeddingOptions(ec, job.train.seed));
-    DG_ASSIGN_OR_RETURN(embedding, DistNodeEmbedding::Init(client.get(), eo, rank, world));
+    DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, NodeEmbeddingOptionsFrom(ec, p->spec().seed));
+    DG_ASSIGN_OR_RETURN(p->embedding, DistNodeEmbedding::Init(p->client.get(), eo, p->rank, p->world));
   }
-  // The cache of remote feature rows (train.feature_cache_mb): serves this
-  // process's PULLs and PULL_BLOCKs of "features"; sampler processes fetch
-  // their own rows and do not use it.
-  std::shared_ptr<const FeatureCache> feature_cache;
-  if (job.train.feature_cache_mb > 0 && !remote && ec.uses_features()) {
+  if (p->spec().feature_cache_mb > 0 && !p->remote && ec.uses_features()) {
     const auto t0 = std::chrono::steady_clock::now();
-    DG_ASSIGN_OR_RETURN(feature_cache, BuildFeatureCache(client.get(), "features", job.train.feature_cache_mb << 20));
-    client->set_feature_cache(feature_cache);
-    if (feature_cache)
-      spdlog::info("feature cache: {} remote rows by in-degree, {:.1f} MB, filled in {:.2f} s", feature_cache->size(),
-                   feature_cache->bytes() / 1048576.0,
+    DG_ASSIGN_OR_RETURN(p->feature_cache,
+                        BuildFeatureCache(p->client.get(), "features", p->spec().feature_cache_mb << 20));
+    p->client->set_feature_cache(p->feature_cache);
+    if (p->feature_cache)
+      spdlog::info("feature cache: {} remote rows by in-degree, {:.1f} MB, filled in {:.2f} s",
+                   p->feature_cache->size(), p->feature_cache->bytes() / 1048576.0,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  // Threads: this trainer's share of the machine's cores; without sampler
-  // processes, in-process sampling takes half of it and torch the rest.
-  const int share = std::max(1, job.CoresPerMachine(M) / T);
-  if (!remote && sampler_threads <= 0) sampler_threads = std::max(1, share / 2);
-  const int torch_threads = remote ? share : std::max(1, share - sampler_threads);
-  // 3. The samplers (or in-process sampling threads).
-  DistNeighborSource source(client.get());
-  std::unique_ptr<BatchProvider> local;
-  BatchProvider* provider;
-  // Input rows by PULL_BLOCK (aggregated block 0, wire dtype) or by PULL.
-  DG_ASSIGN_OR_RETURN(bool has_agg, ModelHasForwardAgg(job.train.model));
-  DG_ASSIGN_OR_RETURN(BlockInputChoice block_input, ChooseBlockInput(job, partition, has_agg));
-  if (rank == 0)
+  return Status::OK();
+}
+
+// Phase 2: where batches come from -- the samplers, in-process batch makers
+// pulling block input (PULL_BLOCK: aggregated block 0, wire dtype), or
+// in-process batch makers pulling rows. Threads: this trainer's share of the
+// machine's cores; sampling in-process takes half of it and torch the rest.
+Status ChooseBatchSource(TrainerProcess* p) {
+  const int share = std::max(1, p->job.CoresPerMachine(p->machine) / p->per_machine);
+  p->sampler_threads = p->options.sampler_threads;
+  if (!p->remote && p->sampler_threads <= 0) p->sampler_threads = std::max(1, share / 2);
+  p->torch_threads = p->remote ? share : std::max(1, share - p->sampler_threads);
+  p->source = std::make_unique<DistNeighborSource>(p->client.get());
+  DG_ASSIGN_OR_RETURN(bool has_agg, ModelHasForwardAgg(p->spec().model));
+  DG_ASSIGN_OR_RETURN(BlockInputChoice block_input, ChooseBlockInput(p->job, p->partition, has_agg));
+  if (p->rank == 0)
     spdlog::info("input rows: {} ({}), {} on the wire", block_input.options.aggregate ? "aggregated" : "pulled",
-                 block_input.reason, job.train.feature_wire_dtype);
-  if (remote) {
-    DG_RETURN_IF_ERROR(remote->WaitForSamplers());
-    provider = remote.get();
-  } else if (block_input.use) {
-    // Two batch makers at least: one's PULL_BLOCKs wait on the network while the other sums.
-    local = std::make_unique<BlockInputProvider>(client.get(), &source, block_input.options,
-                                                 std::max(2, sampler_threads), 4);
-    provider = local.get();
-  } else {
-    local = std::make_unique<LocalBatchProvider>(&source, std::max(1, sampler_threads), 4,
-                                                 ec.uses_features() ? "features" : "");
-    provider = local.get();
+                 block_input.reason, WireDTypeName(p->spec().feature_wire_dtype));
+  if (p->remote) {
+    DG_RETURN_IF_ERROR(p->remote->WaitForSamplers());
+    p->provider = p->remote.get();
+    return Status::OK();
   }
-  // 4. The other trainers, and training.
-  TrainProgress progress;
+  if (block_input.use) {
+    // Two batch makers at least: one's PULL_BLOCKs wait on the network while the other sums.
+    p->local = std::make_unique<BlockInputProvider>(p->client.get(), p->source.get(), block_input.options,
+                                                    std::max(2, p->sampler_threads), 4);
+  } else {
+    p->local = std::make_unique<LocalBatchProvider>(p->source.get(), std::max(1, p->sampler_threads), 4,
+                                                    p->spec().embedding.uses_features() ? "features" : "");
+  }
+  p->provider = p->local.get();
+  return Status::OK();
+}
+
+// Phase 3: the metrics endpoint and the loop's options: the spec's settings
+// (spec_adapter.h) and this process's hooks.
+Result<TrainerOptions> BuildOptions(TrainerProcess* p) {
   const auto metrics_start = std::chrono::steady_clock::now();
-  DG_ASSIGN_OR_RETURN(auto metrics,
-                      StartRoleMetrics(args, &job, MetricsRole::kTrainer, host, [&progress, rank, metrics_start,
-                                                                                 feature_cache] {
-                        PromText out;
-                        WriteTrainProgressMetrics(progress, rank, &out);
-                        WriteMessageBytesMetrics(&out);
-                        if (feature_cache) WriteFeatureCacheMetrics(*feature_cache, rank, &out);
-                        AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                                              metrics_start).count());
-                        return out.str();
-                      }));
-  TrainerOptions o;
-  o.progress = &progress;
-  o.model_path = job.train.model;
-  o.out_dir = job.RunDir();
-  o.epochs = job.train.epochs;
-  o.lr = job.train.lr;
-  o.optimizer = job.train.optimizer;
-  o.weight_decay = job.train.weight_decay;
-  o.batch_size = job.train.batch_size;
-  o.fanouts = job.train.fanouts;
-  if (!job.train.eval_full_neighbors) o.eval_fanouts = job.train.fanouts;
-  o.eval_every = job.train.eval_every;
-  o.seed = job.train.seed;
-  o.threads = threads > 0 ? threads
-              : job.train.intra_op_threads > 0 ? job.train.intra_op_threads
-                                               : torch_threads;
-  o.resume = resume;
-  o.checkpoint_every_steps = job.train.checkpoint_every_steps;
-  o.checkpoint_keep = job.train.checkpoint_keep;
-  o.server_checkpoint = [c = client.get()](bool load, int64_t step, int keep) {
+  DG_ASSIGN_OR_RETURN(p->metrics, StartRoleMetrics(p->options.role, &p->job, MetricsRole::kTrainer, p->host,
+                                                   [progress = &p->progress, rank = p->rank, metrics_start,
+                                                    cache = p->feature_cache] {
+                                                     PromText out;
+                                                     WriteTrainProgressMetrics(*progress, rank, &out);
+                                                     WriteMessageBytesMetrics(&out);
+                                                     if (cache) WriteFeatureCacheMetrics(*cache, rank, &out);
+                                                     AddProcessMetrics(&out, Since(metrics_start));
+                                                     return out.str();
+                                                   }));
+  const TrainSpec& spec = p->spec();
+  TrainerOptions o = TrainerOptionsFrom(spec);
+  o.progress = &p->progress;
+  o.out_dir = p->job.RunDir();
+  o.threads = p->options.threads > 0 ? p->options.threads
+              : spec.intra_op_threads > 0 ? spec.intra_op_threads
+                                          : p->torch_threads;
+  o.resume = p->options.resume;
+  o.server_checkpoint = [c = p->client.get()](bool load, int64_t step, int keep) {
     return ServerCheckpoint(c, load, step, keep);
   };
-  o.save_predictions = job.train.save_predictions;
-  o.save_embeddings = job.train.save_embeddings;
-  o.num_classes = classes;
-  o.dp.world_size = world;
-  o.dp.rank = rank;
-  o.dp.master_host = job.RendezvousHost();
-  o.dp.master_port = job.rendezvous_port;
-  o.dp.host = host;
-  o.dp.timeout_seconds = job.peer_timeout_seconds;
-  o.dp.rendezvous_timeout_seconds = job.rendezvous_timeout_seconds;
-  o.embedding = embedding.get();
-  o.use_features = ec.uses_features();
-  if (!remote) o.network_bytes = [c = client.get()] { return c->network_bytes(); };  // samplers have their own
-  o.epoch_fields = [feature_cache, cache_before = FeatureCacheStats(),
+  o.num_classes = p->classes;
+  o.dp.world_size = p->world;
+  o.dp.rank = p->rank;
+  o.dp.master_host = p->job.RendezvousHost();
+  o.dp.master_port = p->job.rendezvous_port;
+  o.dp.host = p->host;
+  o.dp.timeout_seconds = p->job.peer_timeout_seconds;
+  o.dp.rendezvous_timeout_seconds = p->job.rendezvous_timeout_seconds;
+  o.embedding = p->embedding.get();
+  if (!p->remote) o.network_bytes = [c = p->client.get()] { return c->network_bytes(); };  // samplers have their own
+  o.epoch_fields = [cache = p->feature_cache, cache_before = FeatureCacheStats(),
                     bytes_before = MessageBytesSnapshot()]() mutable {
     std::string out;
-    if (feature_cache) {
-      const FeatureCacheStats now = feature_cache->stats();
+    if (cache) {
+      const FeatureCacheStats now = cache->stats();
       out = FeatureCacheJson(now, cache_before) + ", ";
       cache_before = now;
     }
@@ -323,57 +345,83 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
     bytes_before = std::move(now);
     return out;
   };
+  return o;
+}
+
+Status RunLinkTask(TrainerProcess* p, const TrainerOptions& o) {
+  LinkRoleContext lc;
+  lc.job = &p->job;
+  lc.partition = &p->partition;
+  lc.source = p->source.get();
+  lc.nodes = p->provider;
+  lc.edges = p->remote ? p->remote.get() : nullptr;
+  lc.sampler_threads = std::max(1, p->sampler_threads);
+  lc.world = p->world;
+  lc.rank = p->rank;
+  return RunLinkTrainerRole(lc, o);
+}
+
+// After node classification by sampling: layer-wise inference with the best
+// model, and this trainer's summary.
+Status NodeOutputs(TrainerProcess* p, const TrainerOptions& o, const Trainer& trainer) {
+  if (p->spec().layerwise_inference) {
+    // Rank 0 has written the best-validation model.pt once everyone is here.
+    DG_RETURN_IF_ERROR(p->client->Barrier(p->job.job + ":trained", static_cast<uint32_t>(p->world)));
+    InferenceOptions inf = InferenceFor(*p);
+    inf.model_path = p->job.RunDir() + "/model.pt";
+    inf.threads = o.threads;
+    DG_RETURN_IF_ERROR(RunInference(p, inf, ""));
+  }
+  return WriteTrainerSummary(p->job.RunDir() + "/trainer-" + std::to_string(p->rank) + ".json", p->rank, trainer);
+}
+
+// Phase 4: the task; the samplers are told to exit as soon as it ends.
+Status RunTask(TrainerProcess* p, const TrainerOptions& o) {
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
-               rank, world, host, seeds.train.size(), seeds.val.size(), seeds.test.size(), classes,
-               K > 0 ? K : sampler_threads, K > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
-  if (link_task) {
-    LinkRoleContext lc;
-    lc.job = &job;
-    lc.partition = &partition;
-    lc.source = &source;
-    lc.nodes = provider;
-    lc.edges = remote ? remote.get() : nullptr;
-    lc.sampler_threads = std::max(1, sampler_threads);
-    lc.world = world;
-    lc.rank = rank;
-    Status lst = RunLinkTrainerRole(lc, o);
-    if (remote) remote->Shutdown(lst);
-    DG_RETURN_IF_ERROR(lst);
-    if (embedding && ec.persistent && rank == 0) DG_RETURN_IF_ERROR(embedding->Save());
-    spdlog::info("trainer {} done; outputs in {}", rank, job.RunDir());
-    return Status::OK();
+               p->rank, p->world, p->host, p->seeds.train.size(), p->seeds.val.size(), p->seeds.test.size(),
+               p->classes, p->samplers > 0 ? p->samplers : p->sampler_threads,
+               p->samplers > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
+  std::unique_ptr<Trainer> trainer;
+  Status st;
+  if (p->link()) {
+    st = RunLinkTask(p, o);
+  } else if (p->spec().algorithm == TrainAlgorithm::kControlVariate) {  // history on the servers
+    st = RunControlVariateDistributed(p->client.get(), p->source.get(), o, p->spec().cv_input, p->seeds);
+  } else {
+    auto created = Trainer::Create(o);
+    st = created.ok() ? (trainer = std::move(*created))->Fit(p->provider, p->seeds) : created.status();
   }
-  if (job.train.algorithm == "control_variate") {  // samples in this process, history on the servers
-    Status cv = RunControlVariateDistributed(client.get(), &source, o, job.train.cv_input, seeds);
-    if (remote) remote->Shutdown(cv);
-    return cv;
-  }
-  DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
-  Status st = trainer->Fit(provider, seeds);
-  if (remote) remote->Shutdown(st);
+  if (p->remote) p->remote->Shutdown(st);
   DG_RETURN_IF_ERROR(st);
   // The last SPARSE_UPDATE returned only once every trainer's step was applied.
-  if (embedding && ec.persistent && rank == 0) DG_RETURN_IF_ERROR(embedding->Save());
-  if (job.train.layerwise_inference) {
-    // Rank 0 has written the best-validation model.pt once everyone is here.
-    DG_RETURN_IF_ERROR(client->Barrier(job.job + ":trained", static_cast<uint32_t>(world)));
-    inf.model_path = job.RunDir() + "/model.pt";
-    inf.threads = o.threads;
-    InferenceResult res;
-    DG_RETURN_IF_ERROR(RunLayerwiseInference(client.get(), inf, &res));
-    if (rank == 0)
-      spdlog::info("layer-wise inference: val_acc {:.4f} test_acc {:.4f} ({:.2f} s)", res.val_acc, res.test_acc,
-                   res.seconds);
-  }
-  DG_RETURN_IF_ERROR(WriteTrainerSummary(job.RunDir() + "/trainer-" + std::to_string(rank) + ".json", rank, *trainer));
-  if (feature_cache) {
-    const FeatureCacheStats cs = feature_cache->stats();
+  if (p->embedding && p->spec().embedding.persistent && p->rank == 0) DG_RETURN_IF_ERROR(p->embedding->Save());
+  return trainer ? NodeOutputs(p, o, *trainer) : Status::OK();
+}
+
+void LogTrainerEnd(const TrainerProcess& p) {
+  if (p.feature_cache) {
+    const FeatureCacheStats cs = p.feature_cache->stats();
     spdlog::info("feature cache: {} hits, {} misses (hit rate {:.3f}), {:.1f} MB not sent", cs.hits, cs.misses,
                  cs.hit_rate(), cs.bytes_saved / 1048576.0);
   }
-  spdlog::info("{}", MessageBytesLogLine(MessageBytesSnapshot()));  // distgnn report reads it
-  spdlog::info("trainer {} done; outputs in {}; peak RSS {:.1f} MB", rank, job.RunDir(),
+  if (!p.link()) spdlog::info("{}", MessageBytesLogLine(MessageBytesSnapshot()));  // distgnn report reads it
+  spdlog::info("trainer {} done; outputs in {}; peak RSS {:.1f} MB", p.rank, p.job.RunDir(),
                PeakRssBytes() / 1048576.0);
+}
+
+}  // namespace
+
+Status RunTrainerProcess(TrainerProcessOptions options) {
+  TrainerProcess p;
+  p.options = std::move(options);
+  DG_RETURN_IF_ERROR(LoadJob(&p));
+  if (p.options.mode == TrainMode::kPropagate) return RunPropagateMode(&p);
+  if (p.options.mode == TrainMode::kInfer) return RunInferMode(&p);
+  DG_RETURN_IF_ERROR(Connect(&p));
+  DG_RETURN_IF_ERROR(ChooseBatchSource(&p));
+  DG_ASSIGN_OR_RETURN(TrainerOptions o, BuildOptions(&p));
+  DG_RETURN_IF_ERROR(RunTask(&p, o));
+  LogTrainerEnd(p);
   return Status::OK();
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/base/status.h"
+#include "config/train_spec.h"
 #include "roles/job/role_args.h"
 #include "roles/trainer/propagate.h"
 
@@ -13,7 +14,7 @@ namespace dg {
 
 struct TrainerProcessOptions {
   RoleArgs role;
-  std::string mode = "train";  // train | infer | propagate
+  TrainMode mode = TrainMode::kTrain;
   PropagateOptions propagate;  // mode propagate: input, hops, norm, output
   int threads = 0;             // torch intra-op threads; 0 = train.intra_op_threads or this trainer's share
   int sampler_threads = 0;     // without sampler processes; 0 = half this trainer's share of the cores

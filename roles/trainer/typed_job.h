@@ -16,6 +16,6 @@
 
 namespace dg {
 
-Status CheckTypedTrainerJob(const JobConfig& job, const PartitionConfig& partition, const std::string& mode);
+Status CheckTypedTrainerJob(const JobConfig& job, const PartitionConfig& partition, TrainMode mode);
 
 }  // namespace dg

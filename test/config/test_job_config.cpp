@@ -173,6 +173,20 @@ TEST_CASE("wrong types and out-of-range values name key, line and expectation", 
   job.Write(Replace(kGood, "lr: 0.003", "lr: -1"));
   CHECK(job.Error().find("key 'train.lr': expected a number > 0") != std::string::npos);
 
+  // A job's errors name its keys and file, never train-local's flags.
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adamw"));
+  e = job.Error();
+  CHECK(e == job.path() + ":15: key 'train.optimizer': expected adam or sgd, got 'adamw'");
+  CHECK(e.find("--optimizer") == std::string::npos);
+  job.Write(Replace(kGood, "lr: 0.003", "lr: 0"));  // a range rule of ValidateTrainSpec, with the key's line
+  CHECK(job.Error() == job.path() + ":14: key 'train.lr': expected a number > 0 and <= 1000, got 0");
+  job.Write(kGood);
+  CHECK(job.Error({"train.lr=0"}) == job.path() + " (--set train.lr=0): key 'train.lr': expected a number > 0 and <= 1000, got 0");
+  job.Write(Replace(kGood, "batch_size: 1000", "batch_size: 0"));
+  e = job.Error();
+  CHECK(e == job.path() + ":12: key 'train.batch_size': expected an integer in [1, 100000000], got 0");
+  CHECK(e.find("--batch-size") == std::string::npos);
+
   job.Write(Replace(kGood, "optimizer: adam", "optimizer: adagrad"));
   CHECK(job.Error().find("key 'train.optimizer': expected adam or sgd, got 'adagrad'") != std::string::npos);
 
@@ -353,12 +367,12 @@ TEST_CASE("train.input_aggregation and train.feature_wire_dtype: values and the 
                                        "train.feature_wire_dtype=bfloat16"});
   INFO(ok.status().ToString());
   REQUIRE(ok.ok());
-  CHECK(ok->train.input_aggregation == "on");
-  CHECK(ok->train.feature_wire_dtype == "bfloat16");
+  CHECK(ok->train.input_aggregation == dg::InputAggregation::kOn);
+  CHECK(ok->train.feature_wire_dtype == dg::WireDType::kBFloat16);
   auto defaults = LoadJobConfig(job.path());
   REQUIRE(defaults.ok());
-  CHECK(defaults->train.input_aggregation == "auto");
-  CHECK(defaults->train.feature_wire_dtype == "float32");
+  CHECK(defaults->train.input_aggregation == dg::InputAggregation::kAuto);
+  CHECK(defaults->train.feature_wire_dtype == dg::WireDType::kFloat32);
   CHECK(job.Error({"train.input_aggregation=yes"}).find("key 'train.input_aggregation': expected auto, on or off, got 'yes'") !=
         std::string::npos);
   CHECK(job.Error({"train.feature_wire_dtype=half"})

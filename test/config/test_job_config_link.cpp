@@ -32,16 +32,16 @@ TEST_CASE("job config: link prediction keys", "[config][link]") {
   dg::test::TempDir dir;
   auto def = Load(dir, "");
   REQUIRE(def.ok());
-  CHECK(def->train.task == "node");
-  CHECK(def->train.negative_k == 5);
-  CHECK(def->train.negative_distribution == "uniform");
-  CHECK(def->train.eval_negatives == 100);
+  CHECK(def->train.task == dg::TrainTask::kNode);
+  CHECK(def->train.link.negative_k == 5);
+  CHECK(def->train.link.negative_distribution == dg::NegativeDistribution::kUniform);
+  CHECK(def->train.link.eval_negatives == 100);
   auto link = Load(dir, "  task: link\n  negative: {k: 3, distribution: degree}\n  eval_negatives: 50\n");
   REQUIRE(link.ok());
-  CHECK(link->train.task == "link");
-  CHECK(link->train.negative_k == 3);
-  CHECK(link->train.negative_distribution == "degree");
-  CHECK(link->train.eval_negatives == 50);
+  CHECK(link->train.task == dg::TrainTask::kLink);
+  CHECK(link->train.link.negative_k == 3);
+  CHECK(link->train.link.negative_distribution == dg::NegativeDistribution::kDegree);
+  CHECK(link->train.link.eval_negatives == 50);
   const std::vector<std::pair<std::string, std::string>> bad{
       {"  task: edges\n", "train.task"},
       {"  negative: {k: 0}\n", "train.negative.k"},

@@ -259,7 +259,7 @@ TEST_CASE("train-local: bad inputs give one clear message and a non-zero exit") 
       {"no labels", dir / "nolabels", dir / "m.pt", {}, "no labels.npy"},
       {"label range", dir / "badlabel", dir / "m.pt", {"--classes", "3"}, "has label 7, out of range"},
       {"no train nodes", dir / "notrain", dir / "m.pt", {}, "no training nodes"},
-      {"batch size", dir / "ok", dir / "m.pt", {"--batch-size", "0"}, "--batch-size must be > 0"},
+      {"batch size", dir / "ok", dir / "m.pt", {"--batch-size", "0"}, "--batch-size: expected an integer in [1, 100000000], got 0"},
       {"empty fanouts", dir / "ok", dir / "m.pt", {"--fanouts", ""}, "--fanouts: empty list"},
       {"layers vs fanouts", dir / "ok", dir / "m.pt", {"--fanouts", "2"}, "has 2 layers but --fanouts gives 1"},
   };

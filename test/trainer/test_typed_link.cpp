@@ -263,7 +263,7 @@ TEST_CASE("typed link flags: one clear error each", "[typed][link]") {
   r = test::RunDistgnn({"train-local", "--dataset", Imdb(), "--undirected", "--link-etype", "directed_by", "--model",
                         rgcn, "--epochs", "1", "--out", dir.path() + "/e6"});
   CHECK(r.exit_code != 0);
-  CHECK(r.output.find("--link-etype goes with --task link") != std::string::npos);
+  CHECK(r.output.find("--link-etype: goes with --task link") != std::string::npos);
   const std::string sage = dir.path() + "/sage.pt";
   r = test::RunDistgnn({"model", "export", "--arch", "sage", "--task", "link", "--in-dim", "2685", "--hidden", "8",
                         "--layers", "1", "-o", sage});
