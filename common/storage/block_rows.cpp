@@ -72,7 +72,7 @@ Status CheckOffsets(const std::string& what, const char* field, const int32_t* v
     if (v[i] < 0 || v[i] >= owned)
       return Status::InvalidArgument(what + ": " + field + " offset " + std::to_string(v[i]) + " (at position " +
                                      std::to_string(i) + ") is not in [0, " + std::to_string(owned) +
-                                     "), the nodes this partition owns");
+                                     "), the rows of this partition");
   return Status::OK();
 }
 
@@ -97,7 +97,7 @@ Status AddPullBlock(const PartitionStore& store, const std::string& name, const 
                     float* own_out, float* sums_out, const int64_t* sums_pos) {
   const std::string what = "PULL_BLOCK '" + name + "'";
   DG_ASSIGN_OR_RETURN(const Array* table, BlockFeatureTable(store, name));
-  const int64_t owned = store.partition().num_owned();
+  const int64_t owned = table->shape[0];  // a node's row; of its type's array on a typed partition
   DG_RETURN_IF_ERROR(CheckOffsets(what, "rows", rows, r, owned));
   DG_RETURN_IF_ERROR(CheckOffsets(what, "src", src, e, owned));
   DG_RETURN_IF_ERROR(CheckCounts(what, counts, m, e).status());
