@@ -80,7 +80,7 @@ TEST_CASE("Barriers answer all participants once the last arrives, from many thr
   CHECK(slots.used() == 0);
 }
 
-TEST_CASE("Barriers refuse a disagreeing count and the pending limit; Close fails the waiters", "[server][deferred]") {
+TEST_CASE("Barriers refuse a disagreeing count and the pending limit, and Close fails the waiters", "[server][deferred]") {
   PendingSlots slots(2);
   Barriers barriers(&slots);
   Answers answers;
@@ -143,7 +143,7 @@ TEST_CASE("SparseSteps apply a step once, in rank order, when its last contribut
   io_thread.join();
 }
 
-TEST_CASE("SparseSteps refuse bad contributions, expire late steps naming the missing ranks", "[server][deferred]") {
+TEST_CASE("SparseSteps refuse bad contributions and expire late steps naming the missing ranks", "[server][deferred]") {
   boost::asio::io_context io;
   auto guard = boost::asio::make_work_guard(io);
   std::thread io_thread([&] { io.run(); });
@@ -192,7 +192,7 @@ TEST_CASE("SparseSteps refuse bad contributions, expire late steps naming the mi
   io_thread.join();
 }
 
-TEST_CASE("handler table: every server request has a handler and a role policy; nothing else does",
+TEST_CASE("handler table: every server request has a handler and a role policy, and nothing else does",
           "[server][deferred]") {
   for (uint16_t t = 0; t < 256; ++t) {
     const HandlerEntry* e = FindHandler(t);
