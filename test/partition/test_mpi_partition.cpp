@@ -11,11 +11,13 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "common/io/npy.h"
@@ -33,10 +35,19 @@ namespace {
 
 std::string MpiBin() { return (fs::path(test::DistgnnBin()).parent_path() / "distgnn-mpi-partition").string(); }
 
-bool HaveMpi() { return fs::exists(MpiBin()) && std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+// mpirun's path (Subprocess does not search PATH); "" if absent.
+std::string MpirunPath() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (::access((d + "/mpirun").c_str(), X_OK) == 0) return d + "/mpirun";
+  return "";
+}
+
+bool HaveMpi() { return fs::exists(MpiBin()) && !MpirunPath().empty(); }
 
 std::vector<std::string> Mpirun(int np) {
-  return {"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(np), "--host",
+  return {MpirunPath(), "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(np), "--host",
           "127.0.0.1:" + std::to_string(np)};
 }
 

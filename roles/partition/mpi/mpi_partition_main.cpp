@@ -172,7 +172,9 @@ Status Run(const Rank& r, const Flags& f) {
 }  // namespace dg::mpi
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // PT-Scotch may run threads that call MPI (Debian builds it with pthreads).
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   const dg::mpi::Rank r = dg::mpi::WorldRank();
   dg::mpi::Flags f;
   bool help = false;
