@@ -51,8 +51,11 @@ std::vector<std::string> Mpirun(int np) {
           "127.0.0.1:" + std::to_string(np)};
 }
 
+// mpirun's own --timeout ends every rank before the test gives up on it, so a
+// hung run leaves no rank behind.
 test::RunResult RunMpi(int np, const std::vector<std::string>& args, const std::string& log, double timeout = 180) {
   std::vector<std::string> argv = Mpirun(np);
+  argv.insert(argv.begin() + 1, {"--timeout", std::to_string(static_cast<int>(timeout) - 10)});
   argv.push_back(MpiBin());
   argv.insert(argv.end(), args.begin(), args.end());
   test::Subprocess p;
