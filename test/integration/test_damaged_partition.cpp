@@ -40,8 +40,9 @@ double Since(std::chrono::steady_clock::time_point t) {
 
 // Launches the job; the refusal must be in the output (launch shows the failed
 // server's last log lines) and in that server's log, exactly once, on one line.
-void ExpectRefusedAtStart(const TempDir& dir, int machine, const std::string& refusal,
-                          const std::vector<std::string>& extra = {}) {
+// machine -1: both servers refuse (refusals[m] is machine m's line); launch names the first.
+void ExpectRefusedAtStart(const TempDir& dir, int machine, std::string refusal,
+                          const std::vector<std::string>& extra = {}, const std::vector<std::string>& refusals = {}) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> args = {"launch", dir / "job.yaml", "--grace", "2"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -49,6 +50,13 @@ void ExpectRefusedAtStart(const TempDir& dir, int machine, const std::string& re
   const double took = Since(t0);
   INFO(r.output);
   CHECK(r.exit_code == 1);
+  if (machine < 0) {  // either server may be the first to refuse: take the one launch names
+    machine = r.output.find("[0/server/0] (server 0 of machine 0") != std::string::npos &&
+                      r.output.find("FAILED: [0/server/0]") != std::string::npos
+                  ? 0
+                  : 1;
+    refusal = refusals[machine];
+  }
   CHECK(took < 30);  // a couple of seconds alone; generous for a loaded machine
   CHECK(std::regex_search(r.output, std::regex("\\[" + std::to_string(machine) +
                                                "/server/0\\][^\\n]*exited with code 1")));
@@ -197,8 +205,11 @@ TEST_CASE("swapped part folders (part0 <-> part1) are refused at server start", 
   std::filesystem::rename(dir / "parts/part0", dir / "parts/swap");
   std::filesystem::rename(dir / "parts/part1", dir / "parts/part0");
   std::filesystem::rename(dir / "parts/swap", dir / "parts/part1");
-  ExpectRefusedAtStart(dir, 0, "parts/part0/indptr.npy: shape [" + std::to_string(c.parts[1].num_nodes + 1) +
-                                   "], the partition config says [" + std::to_string(c.parts[0].num_nodes + 1) + "]");
+  auto shape = [&](int p, int q) {  // part p's folder holds part q's files
+    return "parts/part" + std::to_string(p) + "/indptr.npy: shape [" + std::to_string(c.parts[q].num_nodes + 1) +
+           "], the partition config says [" + std::to_string(c.parts[p].num_nodes + 1) + "]";
+  };
+  ExpectRefusedAtStart(dir, -1, "", {}, {shape(0, 1), shape(1, 0)});
 }
 
 TEST_CASE("a part copied from another partition is refused: node count at start and in verify",
