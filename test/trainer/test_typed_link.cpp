@@ -222,8 +222,8 @@ TEST_CASE("train-local --task link on IMDB movie -> director: RGCN beats the unt
     return test::RunDistgnn(args, 300);
   };
   // Baseline in the same test: the same model, split and evaluation, untrained
-  // (lr 0; the sparse optimizer needs lr > 0, so the embedding's is negligible).
-  r = train("untrained", {"--epochs", "1", "--batch-size", "2048", "--lr", "0", "--embedding-lr", "1e-9"});
+  // (learning rates must be > 0, so both are negligible: Adam moves a weight by ~lr).
+  r = train("untrained", {"--epochs", "1", "--batch-size", "2048", "--lr", "1e-9", "--embedding-lr", "1e-9"});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const double untrained = FinalField(dir.path() + "/untrained", "test_auc");
