@@ -2,7 +2,8 @@
 # A stand-in for `distgnn --role ...` used by the launcher tests: it accepts the
 # launcher's command line, records its pid, and behaves as fake_roles.json
 # (next to the config) says: servers listen on their derived port, trainers
-# sleep then exit with a code, samplers run until SIGTERM.
+# sleep then exit with a code (recording when in exits_dir), samplers run until
+# SIGTERM.
 import json, os, signal, socket, subprocess, sys, time
 
 args = sys.argv[1:]
@@ -47,4 +48,6 @@ for line in b.get('say', []):  # log lines the console filter is tested with
 
 time.sleep(b.get('sleep', 3600))
 print('fake %s exits with %d' % (key, b.get('exit', 0)), flush=True)
+with open(os.path.join(conf['exits_dir'], key), 'w') as f:  # when, in wall-clock seconds
+    f.write(repr(time.time()))
 sys.exit(b.get('exit', 0))

@@ -27,7 +27,7 @@ struct FakeJob {
   TempDir dir;
   int server_port = 0, trainer_port = 0, rendezvous_port = 0;
   int machines = 2;
-  std::string yaml, pids;
+  std::string yaml, pids, exits;
 
   // behaviors: fake_roles.json entries, e.g. {"trainer-1-0", R"({"sleep": 1, "exit": 3})"}.
   // machine_extra: YAML lines appended to every machine entry (ssh settings).
@@ -38,7 +38,9 @@ struct FakeJob {
     trainer_port = server_port + machines;
     rendezvous_port = trainer_port + machines;
     pids = dir / "pids";
+    exits = dir / "exits";
     std::filesystem::create_directories(pids);
+    std::filesystem::create_directories(exits);
     std::filesystem::create_directories(dir / "parts");
     std::filesystem::create_directories(dir / "models");
     {
@@ -62,7 +64,7 @@ struct FakeJob {
     y.close();
     yaml = dir / "job.yaml";
     std::ofstream f(dir / "fake_roles.json");
-    f << "{\"pids_dir\": \"" << pids << "\", \"server_port\": " << server_port << ", \"servers\": 1";
+    f << "{\"pids_dir\": \"" << pids << "\", \"exits_dir\": \"" << exits << "\", \"server_port\": " << server_port << ", \"servers\": 1";
     for (const auto& [k, v] : behaviors) f << ", \"" << k << "\": " << v;
     f << "}\n";
   }
@@ -76,6 +78,13 @@ struct FakeJob {
       if (in >> pid) out[e.path().filename().string()] = pid;
     }
     return out;
+  }
+  // When the fake role `key` exited on its own (wall-clock seconds), or 0 if it did not.
+  double ExitTime(const std::string& key) const {
+    std::ifstream in(exits + "/" + key);
+    double t = 0;
+    in >> t;
+    return t;
   }
   std::vector<std::string> Survivors() const {
     std::vector<std::string> out;
