@@ -20,11 +20,14 @@
 // gradients flow through h^l of the sampled neighbours (the history is a
 // constant). Evaluation is exact: all in-neighbours, no history.
 //
-// Writes (rank 0) out_dir/metrics.jsonl -- per epoch {"epoch","loss",
-// "train_acc","val_acc","test_acc","epoch_seconds","steps","bytes_per_step",
-// "algorithm"} and a last {"final":true,"best_epoch","best_val_acc","test_acc"}
-// -- and model.pt (best-validation parameters). bytes_per_step is
-// CvStore::bytes() over the epoch's training steps. No checkpoint/resume.
+// The training is the control-variate task (roles/trainer/tasks/cv_task.h)
+// in the epoch loop (roles/trainer/loop/epoch_loop.h): rank 0 writes
+// out_dir/metrics.jsonl -- per epoch {"epoch","loss","train_acc","val_acc",
+// "test_acc","epoch_seconds",...,"bytes_per_step","seeds","algorithm"} and a
+// last {"final":true,"best_epoch","best_val_acc","test_acc"} -- model.pt
+// (best-validation parameters), checkpoint.pt and step checkpoints (with the
+// history tensors); `resume` and restarts continue exactly as the node
+// task's. bytes_per_step is CvStore::bytes() over the epoch's training steps.
 #pragma once
 
 #include <cstdint>
@@ -59,11 +62,10 @@ struct ControlVariateOptions {
   DataParallelOptions dp;
 };
 
-// Checks the options and that the model offers cv_input/cv_layer with
-// num_layers == fanouts + 1; errors name the flag/key.
-Status CheckControlVariate(const ControlVariateOptions& options);
-
-// The whole run on `store`; seeds are this trainer's shares.
+// The whole run on `store` (the epoch loop with the control-variate task);
+// seeds are this trainer's shares.
+Status RunControlVariateTask(CvStore* store, const TrainSpec& spec, const TrainHooks& hooks,
+                             const TrainerSeeds& seeds);
 Status RunControlVariate(CvStore* store, const ControlVariateOptions& options, const TrainerSeeds& seeds);
 
 // A trainer of a distributed job: history tensors are DistTensors on the
@@ -79,9 +81,6 @@ Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* sou
 // float32 [seeds, classes].
 Result<Array> ControlVariateLogits(CvStore* store, const ControlVariateOptions& o, const std::vector<int64_t>& seeds,
                                    bool estimator);
-
-// The options of a control-variate run from the trainer's options (shared flags/keys).
-ControlVariateOptions ControlVariateFrom(const TrainerOptions& o, const std::string& cv_input);
 
 // train-local: history in process; cv_input "" = the mean of `features` over
 // the in-neighbours, computed here (what `propagate --hops 1 --norm mean` writes).

@@ -145,8 +145,7 @@ Status TrainLocal(TrainLocalOptions options) {
   }
   DG_RETURN_IF_ERROR(WriteRunInfo(o.out_dir, {{"kind", "train-local"}, {"command", options.command}}, ""));
   if (algorithm == "control_variate") {
-    if (embedding || o.resume)
-      return Status::InvalidArgument("--algorithm control_variate: --embedding-dim and --resume are not supported");
+    if (embedding) return Status::InvalidArgument("--algorithm control_variate: --embedding-dim is not supported");
     return RunControlVariateLocal(graph.get(), o, cv_input, seeds);
   }
   DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
