@@ -73,15 +73,15 @@ Status BenchTrain(const BenchTrainOptions& o) {
   const std::string model = std::filesystem::temp_directory_path() /
                             ("distgnn-bench-sage-" + std::to_string(getpid()) + ".pt");
   DG_RETURN_IF_ERROR(ExportModel(spec, model));
-  TrainerOptions to;
-  to.model_path = model;
-  to.batch_size = o.batch_size;
-  to.fanouts = o.fanouts;
-  to.num_classes = classes;
-  to.quiet = true;
+  TrainSpec ts;
+  ts.model = model;
+  ts.batch_size = o.batch_size;
+  ts.fanouts = o.fanouts;
+  ts.num_classes = classes;
+  ts.quiet = true;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  to.threads = o.threads > 0 ? o.threads : std::max(1, cores - o.sampler_threads);
-  auto trainer = Trainer::Create(to);
+  ts.intra_op_threads = o.threads > 0 ? o.threads : std::max(1, cores - o.sampler_threads);
+  auto trainer = Trainer::Create(ts, TrainHooks());
   std::filesystem::remove(model);
   if (!trainer.ok()) return trainer.status();
 

@@ -11,12 +11,12 @@ namespace dg {
 
 int RunModel(int argc, char** argv) {
   ModelSpec spec;
-  std::string out, task;
+  std::string arch_word, out, task;
   TypedModelSource typed;
   int64_t out_dim = 0;
   cli::po::options_description desc("distgnn model export");
   desc.add_options()("help,h", "show this help")
-      ("arch", cli::po::value(&spec.arch)->required(), "sage | gcn | gat | mlp | rgcn | hetero-sage")
+      ("arch", cli::po::value(&arch_word)->required(), "sage | gcn | gat | mlp | rgcn | hetero-sage")
       ("in-dim", cli::po::value(&spec.in_dim), "input feature width (not for rgcn / hetero-sage)")
       ("dataset", cli::po::value(&typed.dataset), "rgcn | hetero-sage: the typed dataset directory to read the types from")
       ("partition-config", cli::po::value(&typed.partition_config),
@@ -43,6 +43,9 @@ int RunModel(int argc, char** argv) {
       ("out,o", cli::po::value(&out)->required(), "output TorchScript file");
   cli::po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm);
+  if (st.ok() && !Parse(arch_word, &spec.arch))
+    st = Status::InvalidArgument("--arch: unknown architecture '" + arch_word + "' (expected " + ModelArchChoices() +
+                                 ")");
   TrainTask kind = TrainTask::kNode;
   if (st.ok() && !Parse(task, &kind))
     st = Status::InvalidArgument("--task: expected " + Choices<TrainTask>() + ", got '" + task + "'");
@@ -60,7 +63,7 @@ int RunModel(int argc, char** argv) {
   }
   if (st.ok() && IsTypedArch(spec.arch)) {
     if (vm.count("in-dim"))
-      st = Status::InvalidArgument("--in-dim goes with homogeneous models; --arch " + spec.arch +
+      st = Status::InvalidArgument("--in-dim goes with homogeneous models; --arch " + arch_word +
                                    " reads the feature widths from --dataset or --partition-config");
     if (st.ok()) st = FillTypedModelSpec(typed, &spec);
   } else if (st.ok() && !vm.count("in-dim")) {
@@ -68,7 +71,7 @@ int RunModel(int argc, char** argv) {
   }
   if (st.ok()) st = ExportModel(spec, out);
   if (st.ok())
-    std::printf("wrote %s model (%d layers, %lld -> %lld -> %lld) to %s\n", spec.arch.c_str(),
+    std::printf("wrote %s model (%d layers, %lld -> %lld -> %lld) to %s\n", Name(spec.arch),
                 spec.layers, static_cast<long long>(spec.in_dim),
                 static_cast<long long>(spec.hidden), static_cast<long long>(spec.classes),
                 out.c_str());

@@ -32,8 +32,8 @@ const std::vector<Spelling<TrainAlgorithm>> kAlgorithms = {{TrainAlgorithm::kSam
                                                            {TrainAlgorithm::kControlVariate, "control_variate"}};
 const std::vector<Spelling<OptimizerKind>> kOptimizers = {{OptimizerKind::kAdam, "adam"},
                                                           {OptimizerKind::kSgd, "sgd"}};
-const std::vector<Spelling<EmbeddingOptimizerKind>> kEmbeddingOptimizers = {
-    {EmbeddingOptimizerKind::kSparseAdam, "sparse_adam"}, {EmbeddingOptimizerKind::kSparseAdagrad, "sparse_adagrad"}};
+const std::vector<Spelling<SparseOptimizerKind>> kEmbeddingOptimizers = {
+    {SparseOptimizerKind::kAdam, "sparse_adam"}, {SparseOptimizerKind::kAdagrad, "sparse_adagrad"}};
 const std::vector<Spelling<InputAggregation>> kAggregations = {
     {InputAggregation::kAuto, "auto"}, {InputAggregation::kOn, "on"}, {InputAggregation::kOff, "off"}};
 const std::vector<Spelling<NegativeDistribution>> kDistributions = {{NegativeDistribution::kUniform, "uniform"},
@@ -260,7 +260,6 @@ Status CheckCombinations(const Rules& r, const TrainSpec& s) {
   if (s.embedding.dim > 0)
     return r.Fail(r.yaml() ? "train.embedding" : "train.embedding.dim", "--embedding-dim",
                   "is not supported with " + cv);
-  if (s.resume) return r.Fail("train.resume", "--resume", "is not supported with " + cv);
   return Status::OK();
 }
 
@@ -303,14 +302,14 @@ Status ValidateTrainSpec(const TrainSpec& spec, const TrainSpecSource& source) {
 const char* Name(TrainTask v) { return NameIn(kTasks, v); }
 const char* Name(TrainAlgorithm v) { return NameIn(kAlgorithms, v); }
 const char* Name(OptimizerKind v) { return NameIn(kOptimizers, v); }
-const char* Name(EmbeddingOptimizerKind v) { return NameIn(kEmbeddingOptimizers, v); }
+const char* Name(SparseOptimizerKind v) { return NameIn(kEmbeddingOptimizers, v); }
 const char* Name(InputAggregation v) { return NameIn(kAggregations, v); }
 const char* Name(NegativeDistribution v) { return NameIn(kDistributions, v); }
 const char* Name(TrainMode v) { return NameIn(kModes, v); }
 bool Parse(const std::string& w, TrainTask* out) { return ParseIn(kTasks, w, out); }
 bool Parse(const std::string& w, TrainAlgorithm* out) { return ParseIn(kAlgorithms, w, out); }
 bool Parse(const std::string& w, OptimizerKind* out) { return ParseIn(kOptimizers, w, out); }
-bool Parse(const std::string& w, EmbeddingOptimizerKind* out) { return ParseIn(kEmbeddingOptimizers, w, out); }
+bool Parse(const std::string& w, SparseOptimizerKind* out) { return ParseIn(kEmbeddingOptimizers, w, out); }
 bool Parse(const std::string& w, InputAggregation* out) { return ParseIn(kAggregations, w, out); }
 bool Parse(const std::string& w, NegativeDistribution* out) { return ParseIn(kDistributions, w, out); }
 bool Parse(const std::string& w, TrainMode* out) { return ParseIn(kModes, w, out); }
@@ -318,7 +317,7 @@ bool Parse(const std::string& w, WireDType* out) { return ParseIn(kWireDTypes, w
 template <> std::string Choices<TrainTask>() { return ChoicesIn(kTasks); }
 template <> std::string Choices<TrainAlgorithm>() { return ChoicesIn(kAlgorithms); }
 template <> std::string Choices<OptimizerKind>() { return ChoicesIn(kOptimizers); }
-template <> std::string Choices<EmbeddingOptimizerKind>() { return ChoicesIn(kEmbeddingOptimizers); }
+template <> std::string Choices<SparseOptimizerKind>() { return ChoicesIn(kEmbeddingOptimizers); }
 template <> std::string Choices<InputAggregation>() { return ChoicesIn(kAggregations); }
 template <> std::string Choices<NegativeDistribution>() { return ChoicesIn(kDistributions); }
 template <> std::string Choices<TrainMode>() { return ChoicesIn(kModes); }

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "common/base/negative_distribution.h"
+#include "common/base/sparse_optimizer_spec.h"
 #include "common/base/status.h"
 #include "common/net/wire_dtype.h"
 
@@ -24,9 +26,7 @@ namespace dg {
 enum class TrainTask { kNode, kLink };
 enum class TrainAlgorithm { kSample, kControlVariate };
 enum class OptimizerKind { kAdam, kSgd };
-enum class EmbeddingOptimizerKind { kSparseAdam, kSparseAdagrad };
 enum class InputAggregation { kAuto, kOn, kOff };
-enum class NegativeDistribution { kUniform, kDegree };
 // The trainer's --mode: train: the loop; infer: layer-wise inference only;
 // propagate: a propagation job's worker (`distgnn propagate`).
 enum class TrainMode { kTrain, kInfer, kPropagate };
@@ -35,7 +35,7 @@ enum class TrainMode { kTrain, kInfer, kPropagate };
 // NodeEmbedding in train-local), trained by a sparse optimizer.
 struct EmbeddingSpec {
   int64_t dim = 0;  // 0 = no embedding
-  EmbeddingOptimizerKind optimizer = EmbeddingOptimizerKind::kSparseAdam;
+  SparseOptimizerKind optimizer = SparseOptimizerKind::kAdam;  // sparse_adam
   double lr = 0.01;
   bool features = true;            // false: the embedding is the model's whole input
   std::string name = "embedding";  // the DistTensor's name
@@ -155,14 +155,14 @@ std::string ExpectedValue(const std::string& yaml_key);
 const char* Name(TrainTask v);
 const char* Name(TrainAlgorithm v);
 const char* Name(OptimizerKind v);
-const char* Name(EmbeddingOptimizerKind v);
+const char* Name(SparseOptimizerKind v);
 const char* Name(InputAggregation v);
 const char* Name(NegativeDistribution v);
 const char* Name(TrainMode v);
 bool Parse(const std::string& word, TrainTask* out);
 bool Parse(const std::string& word, TrainAlgorithm* out);
 bool Parse(const std::string& word, OptimizerKind* out);
-bool Parse(const std::string& word, EmbeddingOptimizerKind* out);
+bool Parse(const std::string& word, SparseOptimizerKind* out);
 bool Parse(const std::string& word, InputAggregation* out);
 bool Parse(const std::string& word, NegativeDistribution* out);
 bool Parse(const std::string& word, TrainMode* out);
@@ -173,7 +173,7 @@ std::string Choices();
 template <> std::string Choices<TrainTask>();
 template <> std::string Choices<TrainAlgorithm>();
 template <> std::string Choices<OptimizerKind>();
-template <> std::string Choices<EmbeddingOptimizerKind>();
+template <> std::string Choices<SparseOptimizerKind>();
 template <> std::string Choices<InputAggregation>();
 template <> std::string Choices<NegativeDistribution>();
 template <> std::string Choices<TrainMode>();

@@ -36,19 +36,6 @@ const char* SparseOptimizerName(SparseOptimizerKind kind) {
   return "sparse_unknown";
 }
 
-Result<SparseOptimizerSpec> ParseSparseOptimizer(const std::string& name, double lr) {
-  SparseOptimizerSpec s;
-  if (name == "sparse_adagrad" || name == "adagrad") {
-    s = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, lr);
-  } else if (name == "sparse_adam" || name == "adam") {
-    s = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, lr);
-  } else {
-    return Status::InvalidArgument("unknown sparse optimizer '" + name + "' (use sparse_adagrad or sparse_adam)");
-  }
-  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(s));
-  return s;
-}
-
 Status ValidateSparseOptimizer(const SparseOptimizerSpec& s) {
   auto bad = [&](const char* field, double v, const char* want) {
     char buf[200];

@@ -28,9 +28,6 @@ struct SparseOptimizerSpec {
   bool SameAs(const SparseOptimizerSpec& o) const;
 };
 
-// "sparse_adagrad" or "sparse_adam" (also "adagrad"/"adam") with lr and the
-// kind's defaults; anything else is InvalidArgument naming the accepted names.
-Result<SparseOptimizerSpec> ParseSparseOptimizer(const std::string& name, double lr);
 const char* SparseOptimizerName(SparseOptimizerKind kind);  // "sparse_adagrad", "sparse_adam"
 // lr > 0, eps > 0 (finite), betas in [0, 1); the message names the bad field.
 Status ValidateSparseOptimizer(const SparseOptimizerSpec& spec);

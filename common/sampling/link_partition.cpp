@@ -98,7 +98,7 @@ Result<PartitionTypedLink> TypedTrainEdgeShare(const PartitionConfig& pc, const 
   return out;
 }
 
-Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, const std::string& distribution,
+Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, NegativeDistribution distribution,
                                 LinkBatchOptions* options) {
   DG_ASSIGN_OR_RETURN(options->sampler, NegativeSampler::Create(distribution, link.dst_count, link.dst_degrees,
                                                                 "train.negative.distribution"));
@@ -109,10 +109,10 @@ Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, const std::strin
   return Status::OK();
 }
 
-Status SetLinkBatchOptions(const PartitionConfig& pc, const LinkSplitInfo& info, const std::string& distribution,
+Status SetLinkBatchOptions(const PartitionConfig& pc, const LinkSplitInfo& info, NegativeDistribution distribution,
                            LinkBatchOptions* options) {
   std::vector<int64_t> degrees;
-  if (distribution == "degree") {
+  if (distribution == NegativeDistribution::kDegree) {
     DG_ASSIGN_OR_RETURN(degrees, InDegrees(pc));
   }
   DG_ASSIGN_OR_RETURN(options->sampler,

@@ -46,12 +46,12 @@ Result<PartitionTypedLink> TypedTrainEdgeShare(const PartitionConfig& pc, const 
 // LinkBatchOptions for a PartitionTypedLink: negatives from its destination
 // ranges by `distribution` (uniform | degree, over its training in-degrees),
 // exclusion by (s, d, edge type) of the type and its reverse.
-Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, const std::string& distribution,
+Status SetTypedLinkBatchOptions(const PartitionTypedLink& link, NegativeDistribution distribution,
                                 LinkBatchOptions* options);
 // The same for a partition of one type: negatives over all its nodes by
 // `distribution` (degree: the parts' in-degrees), reverse edges excluded
 // when the split says the graph is undirected.
-Status SetLinkBatchOptions(const PartitionConfig& pc, const LinkSplitInfo& info, const std::string& distribution,
+Status SetLinkBatchOptions(const PartitionConfig& pc, const LinkSplitInfo& info, NegativeDistribution distribution,
                            LinkBatchOptions* options);
 Status HeldOutShare(const PartitionConfig& pc, const std::string& which, int world, int rank, EdgeList* out);
 

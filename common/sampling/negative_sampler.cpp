@@ -4,17 +4,15 @@
 
 namespace dg {
 
-Result<std::shared_ptr<const NegativeSampler>> NegativeSampler::Create(const std::string& distribution,
+Result<std::shared_ptr<const NegativeSampler>> NegativeSampler::Create(NegativeDistribution distribution,
                                                                        int64_t num_nodes,
                                                                        const std::vector<int64_t>& degrees,
                                                                        const std::string& key) {
-  if (distribution != "uniform" && distribution != "degree")
-    return Status::InvalidArgument(key + ": expected uniform or degree, got '" + distribution + "'");
   if (num_nodes <= 0) return Status::InvalidArgument(key + ": the graph has no nodes to draw negatives from");
   auto s = std::make_shared<NegativeSampler>();
   s->n_ = num_nodes;
   s->distribution_ = distribution;
-  if (distribution == "uniform") return std::shared_ptr<const NegativeSampler>(s);
+  if (distribution == NegativeDistribution::kUniform) return std::shared_ptr<const NegativeSampler>(s);
   if (static_cast<int64_t>(degrees.size()) != num_nodes)
     return Status::InvalidArgument(key + ": degree table has " + std::to_string(degrees.size()) + " entries for " +
                                    std::to_string(num_nodes) + " nodes");

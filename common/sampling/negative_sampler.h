@@ -21,19 +21,19 @@
 #include <vector>
 
 #include "common/storage/neighbor_sampling.h"
+#include "common/base/negative_distribution.h"
 #include "common/base/status.h"
 
 namespace dg {
 
 class NegativeSampler {
  public:
-  // distribution: "uniform" | "degree"; `degrees` (one per node) is read only
-  // for "degree". An unknown name is an InvalidArgument naming `key`.
-  static Result<std::shared_ptr<const NegativeSampler>> Create(const std::string& distribution, int64_t num_nodes,
+  // `degrees` (one per node) is read only for kDegree; errors name `key`.
+  static Result<std::shared_ptr<const NegativeSampler>> Create(NegativeDistribution distribution, int64_t num_nodes,
                                                                const std::vector<int64_t>& degrees,
                                                                const std::string& key = "negative.distribution");
   int64_t num_nodes() const { return n_; }
-  const std::string& distribution() const { return distribution_; }
+  NegativeDistribution distribution() const { return distribution_; }
   int64_t Draw(Rng& rng) const {
     const uint64_t i = rng.Uniform(static_cast<uint64_t>(n_));
     if (prob_.empty()) return static_cast<int64_t>(i);
@@ -44,7 +44,7 @@ class NegativeSampler {
 
  private:
   int64_t n_ = 0;
-  std::string distribution_;
+  NegativeDistribution distribution_ = NegativeDistribution::kUniform;
   std::vector<double> prob_;     // empty = uniform
   std::vector<int64_t> alias_;
   std::vector<double> weight_;   // normalized, for Probability

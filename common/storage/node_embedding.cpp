@@ -30,11 +30,12 @@ Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& 
   return Status::OK();
 }
 
-Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, const std::string& optimizer, double lr,
+Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, SparseOptimizerKind optimizer, double lr,
                                                       uint64_t job_seed) {
   NodeEmbeddingOptions eo;
   eo.dim = dim;
-  DG_ASSIGN_OR_RETURN(eo.optimizer, ParseSparseOptimizer(optimizer, lr));
+  eo.optimizer = SparseOptimizerSpec::Defaults(optimizer, lr);
+  DG_RETURN_IF_ERROR(ValidateSparseOptimizer(eo.optimizer));
   eo.seed = MixSeed(job_seed, 0xe3b);
   return eo;
 }

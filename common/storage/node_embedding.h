@@ -68,10 +68,10 @@ class LocalNodeEmbedding : public NodeEmbedding {
   std::mutex mu_;
 };
 
-// Options from the user's settings (optimizer "sparse_adam" | "sparse_adagrad");
+// Options from the user's settings (the optimizer with its defaults at lr);
 // the table's seed derives from the job seed, the same for train-local and a
 // distributed job. Other fields keep their defaults.
-Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, const std::string& optimizer, double lr,
+Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, SparseOptimizerKind optimizer, double lr,
                                                       uint64_t job_seed);
 // Checks dim > 0 and the optimizer spec.
 Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options);

@@ -18,10 +18,10 @@ Result<std::unique_ptr<LinkSamplerState>> MakeLinkSamplerState(const JobConfig& 
   if (pc.typed()) {  // as the trainer's (roles/trainer/link_role.cpp)
     DG_ASSIGN_OR_RETURN(PartitionTypedLink typed,
                         TypedTrainEdgeShare(pc, info, job.num_trainers(), trainer_rank, &st->table, &ids));
-    DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, Name(job.train.link.negative_distribution), &lo));
+    DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, job.train.link.negative_distribution, &lo));
   } else {
     DG_RETURN_IF_ERROR(TrainEdgeShare(pc, job.num_trainers(), trainer_rank, &st->table, &ids));
-    DG_RETURN_IF_ERROR(SetLinkBatchOptions(pc, info, Name(job.train.link.negative_distribution), &lo));
+    DG_RETURN_IF_ERROR(SetLinkBatchOptions(pc, info, job.train.link.negative_distribution, &lo));
   }
   lo.feature_name = job.train.embedding.uses_features() ? "features" : "";
   lo.negatives = job.train.link.negative_k;

@@ -20,11 +20,14 @@
 // gradients flow through h^l of the sampled neighbours (the history is a
 // constant). Evaluation is exact: all in-neighbours, no history.
 //
-// Writes (rank 0) out_dir/metrics.jsonl -- per epoch {"epoch","loss",
-// "train_acc","val_acc","test_acc","epoch_seconds","steps","bytes_per_step",
-// "algorithm"} and a last {"final":true,"best_epoch","best_val_acc","test_acc"}
-// -- and model.pt (best-validation parameters). bytes_per_step is
-// CvStore::bytes() over the epoch's training steps. No checkpoint/resume.
+// The training is the control-variate task (roles/trainer/tasks/cv_task.h)
+// in the epoch loop (roles/trainer/loop/epoch_loop.h): rank 0 writes
+// out_dir/metrics.jsonl -- per epoch {"epoch","loss","train_acc","val_acc",
+// "test_acc","epoch_seconds",...,"bytes_per_step","seeds","algorithm"} and a
+// last {"final":true,"best_epoch","best_val_acc","test_acc"} -- model.pt
+// (best-validation parameters), checkpoint.pt and step checkpoints (with the
+// history tensors); `resume` and restarts continue exactly as the node
+// task's. bytes_per_step is CvStore::bytes() over the epoch's training steps.
 #pragma once
 
 #include <cstdint>
@@ -37,55 +40,28 @@
 
 namespace dg {
 
-struct ControlVariateOptions {
-  std::string model_path;
-  std::string out_dir;              // "" = write nothing
-  int epochs = 10;
-  double lr = 0.01;
-  std::string optimizer = "adam";   // adam | sgd
-  double weight_decay = 0;
-  double momentum = 0;  // sgd only
-  int64_t batch_size = 1000;
-  std::vector<int> fanouts{2};      // one per sampled layer: model layers - 1
-  int64_t eval_batch_size = 0;      // 0 = max(batch_size, 1024)
-  int eval_every = 1;
-  uint64_t seed = 0;
-  int threads = 0;                  // torch intra-op threads; 0 = all cores
-  int64_t num_classes = 0;
-  std::string features = "features";
-  std::string labels = "labels";
-  std::string cv_input;             // node array holding the propagated input (required)
-  std::string history_prefix = "cv_h";  // history tensors cv_h1 .. cv_h{L-1}
-  DataParallelOptions dp;
-};
-
-// Checks the options and that the model offers cv_input/cv_layer with
-// num_layers == fanouts + 1; errors name the flag/key.
-Status CheckControlVariate(const ControlVariateOptions& options);
-
-// The whole run on `store`; seeds are this trainer's shares.
-Status RunControlVariate(CvStore* store, const ControlVariateOptions& options, const TrainerSeeds& seeds);
+// The whole run on `store` (the epoch loop with the control-variate task);
+// seeds are this trainer's shares.
+Status RunControlVariateTask(CvStore* store, const TrainSpec& spec, const TrainHooks& hooks,
+                             const TrainerSeeds& seeds);
 
 // A trainer of a distributed job: history tensors are DistTensors on the
 // servers, the history term is PULL_AGGREGATE; cv_input must be a node array
 // of the partition (InvalidArgument naming train.cv_input otherwise).
-Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainerOptions& options,
-                                    const std::string& cv_input, const TrainerSeeds& seeds);
+Status RunControlVariateDistributed(DistGraphClient* client, NeighborSource* source, const TrainSpec& spec,
+                                    const TrainHooks& hooks, const TrainerSeeds& seeds);
 
 // One forward pass for `seeds` in eval mode (no dropout, no gradients), for
-// tests: estimator = the control-variate estimator with o.fanouts and the
+// tests: estimator = the control-variate estimator with spec.fanouts and the
 // current history (which it then updates, as a training step does; the
 // history tensors must exist), else exact over all in-neighbours. Logits
 // float32 [seeds, classes].
-Result<Array> ControlVariateLogits(CvStore* store, const ControlVariateOptions& o, const std::vector<int64_t>& seeds,
+Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const std::vector<int64_t>& seeds,
                                    bool estimator);
 
-// The options of a control-variate run from the trainer's options (shared flags/keys).
-ControlVariateOptions ControlVariateFrom(const TrainerOptions& o, const std::string& cv_input);
-
-// train-local: history in process; cv_input "" = the mean of `features` over
-// the in-neighbours, computed here (what `propagate --hops 1 --norm mean` writes).
-Status RunControlVariateLocal(InMemoryGraph* graph, const TrainerOptions& options, const std::string& cv_input,
+// train-local: history in process; spec.cv_input "" = the mean of `features`
+// over the in-neighbours, computed here (what `propagate --hops 1 --norm mean` writes).
+Status RunControlVariateLocal(InMemoryGraph* graph, const TrainSpec& spec, const TrainHooks& hooks,
                               const TrainerSeeds& seeds);
 
 }  // namespace dg

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "common/io/npy.h"
+
 namespace dg {
 
 Result<MiniBatch> CvStore::Sample(const std::vector<int64_t>& seeds, const MiniBatchOptions& o, uint64_t job_seed,
@@ -32,6 +34,23 @@ Result<Array*> LocalCvStore::Find(const std::string& what, const std::string& na
   auto it = history_.find(name);
   if (it == history_.end()) return Status::NotFound(what + ": unknown history tensor '" + name + "'");
   return &it->second;
+}
+
+Status LocalCvStore::SaveHistory(const std::string& dir) {
+  for (const auto& [name, rows] : history_) DG_RETURN_IF_ERROR(NpyWrite(dir + "/history-" + name + ".npy", rows));
+  return Status::OK();
+}
+
+Status LocalCvStore::LoadHistory(const std::string& dir) {
+  for (auto& [name, rows] : history_) {
+    const std::string path = dir + "/history-" + name + ".npy";
+    DG_ASSIGN_OR_RETURN(Array a, NpyRead(path));
+    if (a.dtype != rows.dtype || a.shape != rows.shape)
+      return Status::Corruption(path + ": has shape " + a.ShapeString() + ", the history " + name + " has " +
+                                rows.ShapeString());
+    rows = std::move(a);
+  }
+  return Status::OK();
 }
 
 Status LocalCvStore::InitHistory(const std::string& name, int64_t dim) {

@@ -48,6 +48,11 @@ class CvStore {
                            int64_t epoch, int64_t batch);
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids);
   virtual int64_t bytes() const { return bytes_; }
+  // A step checkpoint of the history tensors held here (files in `dir`, one
+  // .npy per tensor), and its load; none for the servers' (their CHECKPOINT
+  // holds them).
+  virtual Status SaveHistory(const std::string& /*dir*/) { return Status::OK(); }
+  virtual Status LoadHistory(const std::string& /*dir*/) { return Status::OK(); }
   // A node array served by Gather in place of source()'s (train-local's
   // in-process propagated input).
   void AddArray(const std::string& name, Array array) { extra_[name] = std::move(array); }
@@ -69,6 +74,8 @@ class LocalCvStore : public CvStore {
   Result<Array> AggregateSum(const std::string& name, const std::vector<int64_t>& ids,
                              std::vector<int64_t>* degrees) override;
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids) override;
+  Status SaveHistory(const std::string& dir) override;
+  Status LoadHistory(const std::string& dir) override;
 
  private:
   Result<Array*> Find(const std::string& what, const std::string& name);

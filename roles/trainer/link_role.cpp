@@ -9,8 +9,7 @@
 
 namespace dg {
 
-Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& options) {
-  const JobConfig& job = *ctx.job;
+Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainSpec& spec, const TrainHooks& hooks) {
   const PartitionConfig& pc = *ctx.partition;
   DG_ASSIGN_OR_RETURN(LinkSplitInfo info, ReadLinkSplitInfo(pc.base_dir));
   if (!info.present)
@@ -23,7 +22,7 @@ Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& opti
   if (pc.typed()) {  // one edge type: its edges, negatives of its destination type (link_partition.h)
     DG_ASSIGN_OR_RETURN(PartitionTypedLink typed, TypedTrainEdgeShare(pc, info, ctx.world, ctx.rank, &table,
                                                                       &seeds.train));
-    DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, Name(job.train.link.negative_distribution), &lo));
+    DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, spec.link.negative_distribution, &lo));
     link.negative_ranges = typed.dst_ranges;
     if (ctx.rank == 0)
       spdlog::info("link prediction on {} ({} training edges; {} held out of message passing); negatives from its "
@@ -33,12 +32,12 @@ Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& opti
                    typed.dst_count);
   } else {
     DG_RETURN_IF_ERROR(TrainEdgeShare(pc, ctx.world, ctx.rank, &table, &seeds.train));
-    DG_RETURN_IF_ERROR(SetLinkBatchOptions(pc, info, Name(job.train.link.negative_distribution), &lo));
+    DG_RETURN_IF_ERROR(SetLinkBatchOptions(pc, info, spec.link.negative_distribution, &lo));
   }
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "val", ctx.world, ctx.rank, &seeds.val));
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "test", ctx.world, ctx.rank, &seeds.test));
-  lo.feature_name = job.train.embedding.uses_features() ? "features" : "";
-  lo.negatives = job.train.link.negative_k;
+  lo.feature_name = spec.embedding.uses_features() ? "features" : "";
+  lo.negatives = spec.link.negative_k;
   std::unique_ptr<LinkBatchProvider> local;
   BatchProvider* edges = ctx.edges;
   if (!edges) {
@@ -47,12 +46,11 @@ Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& opti
   }
   link.layerwise_source = ctx.source;  // full-neighbor evaluation: every node's embedding, layer by layer
   link.feature_name = lo.feature_name;
-  link.eval_negatives = job.train.link.eval_negatives;
   link.num_nodes = pc.num_nodes;
   spdlog::info("trainer {} of {}: link prediction on {} train edges ({} val / {} test held out here), {} {} negatives",
                ctx.rank, ctx.world, seeds.train.size(), seeds.val.src.size(), seeds.test.src.size(), lo.negatives,
-               Name(job.train.link.negative_distribution));
-  DG_ASSIGN_OR_RETURN(auto trainer, LinkTrainer::Create(options, link));
+               Name(spec.link.negative_distribution));
+  DG_ASSIGN_OR_RETURN(auto trainer, LinkTrainer::Create(spec, hooks, link));
   return trainer->Fit(edges, ctx.nodes, seeds);
 }
 

@@ -16,13 +16,14 @@
 #include "common/client/dist_graph_client.h"
 #include "common/sampling/batch_provider.h"
 #include "common/base/status.h"
-#include "config/job_config.h"
+#include "common/storage/partition.h"
+#include "config/train_spec.h"
+#include "roles/trainer/loop/train_hooks.h"
 #include "roles/trainer/trainer.h"
 
 namespace dg {
 
 struct LinkRoleContext {
-  const JobConfig* job = nullptr;
   const PartitionConfig* partition = nullptr;
   NeighborSource* source = nullptr;   // the servers, for in-process sampling
   BatchProvider* nodes = nullptr;     // node batches (evaluation embeddings)
@@ -31,6 +32,7 @@ struct LinkRoleContext {
   int world = 1, rank = 0;
 };
 
-Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainerOptions& options);
+// `spec` is the job's (with this trainer's threads and resume).
+Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainSpec& spec, const TrainHooks& hooks);
 
 }  // namespace dg

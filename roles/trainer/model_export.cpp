@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace dg {
@@ -98,6 +99,19 @@ std::string GatLayer(int l, int heads, int64_t per_head, bool last) {
   return s.str();
 }
 
+// The TorchScript class of the exported module.
+const char* ModuleClassName(ModelArch arch) {
+  switch (arch) {
+    case ModelArch::kSage: return "DistgnnSAGE";
+    case ModelArch::kGcn: return "DistgnnGCN";
+    case ModelArch::kGat: return "DistgnnGAT";
+    case ModelArch::kMlp: return "DistgnnMLP";
+    case ModelArch::kRgcn: return "DistgnnRGCN";
+    case ModelArch::kHeteroSage: return "DistgnnHeteroSAGE";
+  }
+  return "DistgnnGAT";
+}
+
 int GatHeads(const ModelSpec& s, int l) { return l + 1 == s.layers ? 1 : s.heads; }
 
 // Control-variate training (roles/trainer/control_variate.h): layer
@@ -109,7 +123,7 @@ int GatHeads(const ModelSpec& s, int l) { return l + 1 == s.layers ? 1 : s.heads
 // aggregation (a mean) gives; SAGE is its usual self + neighbour weights.
 std::string CvMethods(const ModelSpec& spec) {
   std::ostringstream s;
-  const bool gcn = spec.arch == "gcn";
+  const bool gcn = spec.arch == ModelArch::kGcn;
   for (int l = 0; l < spec.layers; ++l) {
     const bool last = l + 1 == spec.layers;
     s << "def _cv" << l << "(self, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor:\n";
@@ -173,7 +187,7 @@ std::string MlpSource(const ModelSpec& spec) {
 // default) it has one weight per relation, as DGL's RelGraphConv does: the
 // mixing coefficients would only re-parametrise the same weights (on IMDB they
 // cost 0.7 points of test accuracy, docs/models.md).
-bool UsesBases(const ModelSpec& s) { return s.arch == "rgcn" && s.bases < s.num_relations; }
+bool UsesBases(const ModelSpec& s) { return s.arch == ModelArch::kRgcn && s.bases < s.num_relations; }
 
 // rgcn | hetero-sage (model_export.h): an input layer per node type, then
 // `layers` relational layers over typed blocks.
@@ -277,19 +291,40 @@ ModelSpec WithTypedInDim(ModelSpec s) {
 
 }  // namespace
 
-bool IsTypedArch(const std::string& arch) { return arch == "rgcn" || arch == "hetero-sage"; }
+namespace {
+const std::pair<ModelArch, const char*> kArchNames[] = {
+    {ModelArch::kSage, "sage"}, {ModelArch::kGcn, "gcn"},   {ModelArch::kGat, "gat"},
+    {ModelArch::kMlp, "mlp"},   {ModelArch::kRgcn, "rgcn"}, {ModelArch::kHeteroSage, "hetero-sage"}};
+}  // namespace
+
+const char* Name(ModelArch arch) {
+  for (const auto& [a, name] : kArchNames)
+    if (a == arch) return name;
+  return "unknown";
+}
+
+bool Parse(const std::string& word, ModelArch* out) {
+  for (const auto& [a, name] : kArchNames)
+    if (word == name) {
+      *out = a;
+      return true;
+    }
+  return false;
+}
+
+std::string ModelArchChoices() { return "sage, gcn, gat, mlp, rgcn or hetero-sage"; }
+
+bool IsTypedArch(ModelArch arch) { return arch == ModelArch::kRgcn || arch == ModelArch::kHeteroSage; }
 
 Status ValidateModelSpec(const ModelSpec& s) {
-  if (s.arch != "sage" && s.arch != "gcn" && s.arch != "gat" && s.arch != "mlp" && !IsTypedArch(s.arch))
-    return Status::InvalidArgument("--arch: unknown architecture '" + s.arch +
-                                   "' (expected sage, gcn, gat, mlp, rgcn or hetero-sage)");
   if (IsTypedArch(s.arch)) {
-    if (s.type_feature_dims.empty()) return Status::InvalidArgument("--arch " + s.arch + ": no node types");
-    if (s.num_relations <= 0) return Status::InvalidArgument("--arch " + s.arch + ": no edge types");
+    const std::string arch = std::string("--arch ") + Name(s.arch);
+    if (s.type_feature_dims.empty()) return Status::InvalidArgument(arch + ": no node types");
+    if (s.num_relations <= 0) return Status::InvalidArgument(arch + ": no edge types");
     if (s.bases < 0) return Status::InvalidArgument("--bases: must be >= 0");
     if (s.embedding_dim < 0) return Status::InvalidArgument("--embedding-dim: must be >= 0");
     for (int64_t f : s.type_feature_dims)
-      if (f < 0) return Status::InvalidArgument("--arch " + s.arch + ": negative feature width");
+      if (f < 0) return Status::InvalidArgument(arch + ": negative feature width");
   } else if (s.in_dim <= 0) return Status::InvalidArgument("--in-dim: must be > 0");
   if (s.hidden <= 0) return Status::InvalidArgument("--hidden: must be > 0");
   if (s.classes <= 0) return Status::InvalidArgument("--classes: must be > 0");
@@ -299,7 +334,7 @@ Status ValidateModelSpec(const ModelSpec& s) {
     return Status::InvalidArgument("--input-dropout: must be in [0, 1)");
   if (s.attn_dropout < 0 || s.attn_dropout >= 1)
     return Status::InvalidArgument("--attn-dropout: must be in [0, 1)");
-  if (s.arch == "gat") {
+  if (s.arch == ModelArch::kGat) {
     if (s.heads <= 0) return Status::InvalidArgument("--heads: must be > 0");
     if (s.hidden % s.heads != 0)
       return Status::InvalidArgument("--hidden " + std::to_string(s.hidden) +
@@ -311,16 +346,16 @@ Status ValidateModelSpec(const ModelSpec& s) {
 Result<std::string> ModelSource(const ModelSpec& given) {
   const ModelSpec spec = WithTypedInDim(given);
   DG_RETURN_IF_ERROR(ValidateModelSpec(spec));
-  if (spec.arch == "mlp") return MlpSource(spec);
+  if (spec.arch == ModelArch::kMlp) return MlpSource(spec);
   if (IsTypedArch(spec.arch)) return TypedSource(spec);
   const std::vector<int64_t> dims = LayerDims(spec);
   std::ostringstream s;
   s << kHelpers << "\n";
   for (int l = 0; l < spec.layers; ++l) {
     bool last = l + 1 == spec.layers;
-    if (spec.arch == "sage") s << SageLayer(l, dims[l], dims[l + 1], last);
-    if (spec.arch == "gcn") s << GcnLayer(l, dims[l], dims[l + 1], last);
-    if (spec.arch == "gat") {
+    if (spec.arch == ModelArch::kSage) s << SageLayer(l, dims[l], dims[l + 1], last);
+    if (spec.arch == ModelArch::kGcn) s << GcnLayer(l, dims[l], dims[l + 1], last);
+    if (spec.arch == ModelArch::kGat) {
       int h = GatHeads(spec, l);
       s << GatLayer(l, h, dims[l + 1] / h, last);
     }
@@ -332,8 +367,8 @@ Result<std::string> ModelSource(const ModelSpec& given) {
     s << "    if layer == " << l << ":\n        return self._layer" << l
       << "(x, indptr, indices, num_dst)\n";
   s << "    assert False, \"layer \" + str(layer) + \" out of range\"\n    return x\n";
-  if ((spec.arch == "gcn" || spec.arch == "sage") && spec.layers >= 2) s << "\n" << CvMethods(spec);
-  if (spec.arch == "sage" && spec.input_dropout == 0) s << "\n" << SageForwardAgg(spec);
+  if ((spec.arch == ModelArch::kGcn || spec.arch == ModelArch::kSage) && spec.layers >= 2) s << "\n" << CvMethods(spec);
+  if (spec.arch == ModelArch::kSage && spec.input_dropout == 0) s << "\n" << SageForwardAgg(spec);
   return s.str();
 }
 
@@ -346,12 +381,7 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
     torch::NoGradGuard no_grad;
     torch::manual_seed(static_cast<uint64_t>(spec.seed));
     const double gain = std::sqrt(2.0);  // relu gain, as DGL initialises its layers
-    torch::jit::Module m(spec.arch == "sage"          ? "DistgnnSAGE"
-                         : spec.arch == "gcn"         ? "DistgnnGCN"
-                         : spec.arch == "mlp"         ? "DistgnnMLP"
-                         : spec.arch == "rgcn"        ? "DistgnnRGCN"
-                         : spec.arch == "hetero-sage" ? "DistgnnHeteroSAGE"
-                                                      : "DistgnnGAT");
+    torch::jit::Module m(ModuleClassName(spec.arch));
     auto init = [&](std::vector<int64_t> shape) {
       torch::Tensor t = torch::empty(shape);
       torch::nn::init::xavier_uniform_(t, gain);
@@ -395,10 +425,10 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
         } else {
           m.register_parameter("w_rel_" + L, relation_init(spec.num_relations, out, in, 2.0 / in), false);
         }
-      } else if (spec.arch == "sage") {
+      } else if (spec.arch == ModelArch::kSage) {
         m.register_parameter("w_self_" + L, init({out, in}), false);
         m.register_parameter("w_neigh_" + L, init({out, in}), false);
-      } else if (spec.arch == "gcn" || spec.arch == "mlp") {
+      } else if (spec.arch == ModelArch::kGcn || spec.arch == ModelArch::kMlp) {
         m.register_parameter("w_" + L, init({out, in}), false);
       } else {
         int64_t h = GatHeads(spec, l);
@@ -413,7 +443,7 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
     m.register_attribute("dropout", c10::FloatType::get(), spec.dropout);
     m.register_attribute("input_dropout", c10::FloatType::get(), spec.input_dropout);
     m.register_attribute("attn_dropout", c10::FloatType::get(), spec.attn_dropout);
-    m.register_attribute("arch", c10::StringType::get(), spec.arch);
+    m.register_attribute("arch", c10::StringType::get(), std::string(Name(spec.arch)));
     m.register_attribute("in_dim", c10::IntType::get(), spec.in_dim);
     m.register_attribute("num_classes", c10::IntType::get(), spec.classes);
     if (IsTypedArch(spec.arch)) {
@@ -426,7 +456,7 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
     m.save(path);
   } catch (const std::exception& e) {
     std::string what = e.what();
-    return Status::Internal("model export (" + spec.arch + ") to " + path + ": " +
+    return Status::Internal(std::string("model export (") + Name(spec.arch) + ") to " + path + ": " +
                             what.substr(0, what.find('\n', 400)));
   }
   return Status::OK();

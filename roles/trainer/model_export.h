@@ -48,8 +48,19 @@
 
 namespace dg {
 
+// The architectures model export writes; rgcn and hetero-sage are typed.
+enum class ModelArch { kSage, kGcn, kGat, kMlp, kRgcn, kHeteroSage };
+
+// "sage", "gcn", "gat", "mlp", "rgcn", "hetero-sage": the --arch words, and the
+// model file's `arch` attribute.
+const char* Name(ModelArch arch);
+// False on an unknown word.
+bool Parse(const std::string& word, ModelArch* out);
+// "sage, gcn, gat, mlp, rgcn or hetero-sage", for messages.
+std::string ModelArchChoices();
+
 struct ModelSpec {
-  std::string arch = "sage";  // sage | gcn | gat | mlp | rgcn | hetero-sage
+  ModelArch arch = ModelArch::kSage;
   int64_t in_dim = 0;
   int64_t hidden = 256;
   int64_t classes = 0;
@@ -68,7 +79,7 @@ struct ModelSpec {
   int bases = 0;  // rgcn: number of bases; 0 (or >= relations) = one weight per relation
 };
 
-bool IsTypedArch(const std::string& arch);
+bool IsTypedArch(ModelArch arch);
 
 Status ValidateModelSpec(const ModelSpec& spec);
 // The TorchScript source of the module's methods (for inspection and tests).

@@ -19,29 +19,33 @@
 #include "roles/trainer/control_variate.h"
 #include "roles/trainer/link_trainer.h"
 #include "roles/trainer/node_embedding_spec.h"
-#include "roles/trainer/spec_adapter.h"
 #include "roles/trainer/train_local_source.h"
 
 namespace dg {
 namespace {
 
-// The loop's options for this run: the spec's, the run directory, torch
-// threads sharing the cores with the sampling threads, the learnable
-// embedding of `num_nodes` rows (kept alive by *embedding).
-Result<TrainerOptions> RunOptions(const TrainSpec& spec, const std::string& out_dir, int64_t num_nodes,
-                                  std::unique_ptr<LocalNodeEmbedding>* embedding) {
-  TrainerOptions o = TrainerOptionsFrom(spec);
-  o.out_dir = out_dir;
-  if (o.threads <= 0) {
+// What the loop runs with: the spec with torch threads sharing the cores with
+// the sampling threads, and hooks writing into the run directory with the
+// learnable embedding of `num_nodes` rows (kept alive by *embedding).
+struct LocalTrainRun {
+  TrainSpec spec;
+  TrainHooks hooks;
+};
+
+Result<LocalTrainRun> MakeRun(const TrainSpec& spec, const std::string& out_dir, int64_t num_nodes,
+                              std::unique_ptr<LocalNodeEmbedding>* embedding) {
+  LocalTrainRun run{spec, TrainHooks()};
+  run.hooks.out_dir = out_dir;
+  if (run.spec.intra_op_threads <= 0) {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    o.threads = std::max(1, cores - spec.sampler_threads);
+    run.spec.intra_op_threads = std::max(1, cores - spec.sampler_threads);
   }
   if (spec.embedding.dim > 0) {
     DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, NodeEmbeddingOptionsFrom(spec.embedding, spec.seed));
     DG_ASSIGN_OR_RETURN(*embedding, LocalNodeEmbedding::Create(num_nodes, eo));
-    o.embedding = embedding->get();
+    run.hooks.embedding = embedding->get();
   }
-  return o;
+  return run;
 }
 
 std::string FeatureName(const TrainSpec& spec) { return spec.embedding.uses_features() ? "features" : ""; }
@@ -61,14 +65,14 @@ Status RunNodeTask(LocalGraphSource* source, const TrainSpec& spec, const LocalR
     for (int64_t i = 0; i < data.num_nodes; ++i) data.seeds.predict[i] = i;
   }
   std::unique_ptr<LocalNodeEmbedding> embedding;
-  DG_ASSIGN_OR_RETURN(TrainerOptions o, RunOptions(spec, out_dir, data.num_nodes, &embedding));
-  o.num_classes = data.num_classes;
+  DG_ASSIGN_OR_RETURN(LocalTrainRun train, MakeRun(spec, out_dir, data.num_nodes, &embedding));
+  train.spec.num_classes = data.num_classes;
   DG_RETURN_IF_ERROR(StartRun(run, started));
   if (spec.algorithm == TrainAlgorithm::kControlVariate) {
     if (!data.homogeneous) return Status::InvalidArgument("--algorithm control_variate needs a homogeneous dataset");
-    return RunControlVariateLocal(data.homogeneous, o, spec.cv_input, data.seeds);
+    return RunControlVariateLocal(data.homogeneous, train.spec, train.hooks, data.seeds);
   }
-  DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(o));
+  DG_ASSIGN_OR_RETURN(auto trainer, Trainer::Create(train.spec, train.hooks));
   LocalBatchProvider provider(data.graph, spec.sampler_threads, 4, FeatureName(spec));
   return trainer->Fit(&provider, data.seeds);
 }
@@ -77,16 +81,15 @@ Status RunLinkTask(LocalGraphSource* source, const TrainSpec& spec, const LocalR
   const std::string& out_dir = run.out_dir;
   DG_ASSIGN_OR_RETURN(LocalLinkData data, source->LoadLinks(spec));
   std::unique_ptr<LocalNodeEmbedding> embedding;
-  DG_ASSIGN_OR_RETURN(TrainerOptions o, RunOptions(spec, out_dir, data.num_nodes, &embedding));
+  DG_ASSIGN_OR_RETURN(LocalTrainRun train, MakeRun(spec, out_dir, data.num_nodes, &embedding));
   data.batches.feature_name = FeatureName(spec);
   data.batches.negatives = spec.link.negative_k;
   data.link.feature_name = data.batches.feature_name;
-  data.link.eval_negatives = spec.link.eval_negatives;
   data.link.num_nodes = data.num_nodes;
   LinkBatchProvider edges(data.graph, data.table.get(), data.batches, spec.sampler_threads, 4);
   LocalBatchProvider nodes(data.graph, spec.sampler_threads, 4, data.batches.feature_name);
   DG_RETURN_IF_ERROR(StartRun(run, started));
-  DG_ASSIGN_OR_RETURN(auto trainer, LinkTrainer::Create(o, data.link));
+  DG_ASSIGN_OR_RETURN(auto trainer, LinkTrainer::Create(train.spec, train.hooks, data.link));
   return trainer->Fit(&edges, &nodes, data.seeds);
 }
 

@@ -95,7 +95,7 @@ class InMemorySource : public LocalGraphSource {
     d.table->AddCsr(0, 0, graph_->indptr().data(), graph_->num_nodes(), graph_->indices().data());
     std::vector<int64_t> degrees(graph_->num_nodes());
     for (int64_t i = 0; i < graph_->num_nodes(); ++i) degrees[i] = graph_->indptr()[i + 1] - graph_->indptr()[i];
-    DG_ASSIGN_OR_RETURN(d.batches.sampler, NegativeSampler::Create(Name(spec.link.negative_distribution),
+    DG_ASSIGN_OR_RETURN(d.batches.sampler, NegativeSampler::Create(spec.link.negative_distribution,
                                                                    graph_->num_nodes(), degrees,
                                                                    "--negative-distribution"));
     d.batches.exclude_reverse = spec.undirected;

@@ -87,7 +87,7 @@ class TypedInMemorySource : public LocalGraphSource {
       degrees.assign(static_cast<size_t>(edges.dst_count), 0);
       for (int64_t dst : edges.train.dst) ++degrees[dst - edges.dst_first];
     }
-    DG_ASSIGN_OR_RETURN(d.batches.sampler, NegativeSampler::Create(Name(spec.link.negative_distribution),
+    DG_ASSIGN_OR_RETURN(d.batches.sampler, NegativeSampler::Create(spec.link.negative_distribution,
                                                                    edges.dst_count, degrees,
                                                                    "--negative-distribution"));
     d.batches.negative_offset = edges.dst_first;

@@ -1,29 +1,25 @@
-// Trainer: the training loop of one trainer process, fed by a BatchProvider.
+// Trainer: node classification in one trainer process, fed by a
+// BatchProvider: the node task (roles/trainer/tasks/node_task.h) run by the
+// epoch loop (roles/trainer/loop/epoch_loop.h). This header is torch-free.
 //
-// Loads the user's TorchScript model (checked against the model contract),
-// trains it with cross-entropy and Adam/SGD, optionally data-parallel with the
-// other trainers (gradients all-reduced through gloo, rank 0's initial
-// parameters broadcast), evaluates on validation/test seeds every eval_every
-// epochs, keeps the best-validation parameters, and writes into out_dir:
+// Rank 0 writes into out_dir:
 //   metrics.jsonl   per epoch {"epoch","loss","train_acc","val_acc","test_acc",
-//                   "epoch_seconds","wait_fraction","steps","seeds","step_ms"};
+//                   "epoch_seconds","wait_fraction","steps","step_ms","seeds",...};
 //                   last {"final":true,...}
 //   model.pt        TorchScript, best-validation weights
 //   checkpoint.pt   params, optimizer state, epoch, best so far, torch RNG
-//   checkpoints/step-N/  step checkpoints (checkpoint_every_steps): the same
-//                   and the position in the epoch, of every trainer
+//   checkpoints/step-N/  step checkpoints (checkpoint_every_steps)
 //   predictions.npy / embeddings.npy  (on request; rows in original node order)
-// Only rank 0 writes files. `resume` continues from the newest complete step
-// checkpoint (mid-epoch: its batches are read again and skipped), else at the
-// epoch after checkpoint.pt, with the identical state. This header is torch-free (pimpl).
 //
-// With an `embedding` (DistEmbedding), the model's input of a batch is
+// The settings are a TrainSpec (config/train_spec.h), the process's
+// callbacks and pointers TrainHooks (loop/train_hooks.h).
+//
+// With an embedding (TrainHooks::embedding, a DistEmbedding), the model's input of a batch is
 // [features | embedding rows] of its input nodes (the rows alone when
-// use_features is false); after backward the rows' gradients go to the
-// embedding's sparse optimizer, one Update per step on every trainer. The
-// embedding table itself is not in checkpoint.pt or model.pt (it lives on the
-// servers; persist it with the DistTensor's `persistent` flag); a step
-// checkpoint has it (and its optimizer state) through server_checkpoint.
+// spec.embedding.features is false). The embedding table itself is not in checkpoint.pt
+// or model.pt (it lives on the servers; persist it with the DistTensor's
+// `persistent` flag); a step checkpoint has it (and its optimizer state)
+// through server_checkpoint.
 #pragma once
 
 #include <cstdint>
@@ -37,60 +33,12 @@
 #include "common/storage/node_embedding.h"
 #include "common/base/status.h"
 #include "common/sampling/batch_provider.h"
+#include "config/train_spec.h"
+#include "roles/trainer/loop/epoch_stats.h"
+#include "roles/trainer/loop/train_hooks.h"
 #include "roles/trainer/train_progress.h"
 
 namespace dg {
-
-struct DataParallelOptions {
-  int world_size = 1;                    // 1 = no process group
-  int rank = 0;
-  std::string master_host = "127.0.0.1"; // rank 0's address (TCPStore)
-  int master_port = 0;
-  std::string host = "127.0.0.1";        // this trainer's address
-  double timeout_seconds = 60;             // every collective
-  double rendezvous_timeout_seconds = 300; // waiting for all trainers to join
-};
-
-struct TrainerOptions {
-  std::string model_path;
-  std::string out_dir;         // "" = write nothing
-  int epochs = 10;
-  double lr = 0.003;
-  std::string optimizer = "adam";  // adam | sgd
-  double weight_decay = 0;
-  double momentum = 0;             // sgd only
-  int64_t batch_size = 1000;
-  std::vector<int> fanouts{10, 25};
-  std::vector<int> eval_fanouts;   // empty = full neighbors
-  int64_t eval_batch_size = 0;     // 0 = max(batch_size, 1024)
-  int eval_every = 1;
-  uint64_t seed = 0;
-  int threads = 0;                 // torch intra-op threads; 0 = all cores
-  bool resume = false;
-  // Step checkpoints (step_checkpoint.h): every checkpoint_every_steps
-  // training steps (0 = none), the newest checkpoint_keep complete ones kept.
-  // server_checkpoint saves (load = false) or loads step N of the servers'
-  // mutable tensors; null = none (train-local: the embedding is in the trainer's).
-  int64_t checkpoint_every_steps = 0;
-  int checkpoint_keep = 2;
-  std::function<Status(bool load, int64_t step, int keep)> server_checkpoint;
-  bool save_predictions = false;
-  bool save_embeddings = false;
-  int64_t num_classes = 0;         // the model's output width must match
-  int log_every = 20;              // steps between progress lines (non-tty; also every 2 s)
-  bool quiet = false;              // no progress output
-  TrainProgress* progress = nullptr;   // not owned; live state for the metrics endpoint
-  DataParallelOptions dp;
-  NodeEmbedding* embedding = nullptr;  // not owned; outlives the trainer
-  bool use_features = true;            // false: the embedding is the whole input
-  // Optional: bytes moved so far (DistGraphClient::network_bytes); then each
-  // epoch line of metrics.jsonl has "bytes_per_step" over its training steps.
-  std::function<uint64_t()> network_bytes;
-  // Optional: more fields for each epoch line of metrics.jsonl (`"key": value`
-  // pairs joined by ", "; empty = none), called once per epoch after its
-  // training steps (the feature cache's hits, bytes per message type).
-  std::function<std::string()> epoch_fields;
-};
 
 // This trainer's seeds (its share) and what predictions cover.
 struct TrainerSeeds {
@@ -98,43 +46,13 @@ struct TrainerSeeds {
   std::vector<int64_t> predict;    // nodes to predict/embed (rank 0), in output row order
 };
 
-// Where training steps' time goes, in seconds summed over steps. sample,
-// gather and transfer are the batch makers' time (threads or sampler
-// processes, overlapped with the trainer); the others are the trainer's.
-struct StepSplit {
-  double sample = 0;     // sampling neighbors and building blocks
-  double gather = 0;     // feature and label rows
-  double transfer = 0;   // a sampler's MINIBATCH from send to arrival (0 in-process)
-  double forward = 0;    // model forward and loss
-  double backward = 0;
-  double optimizer = 0;  // optimizer step (and the DistEmbedding's sparse update)
-  double allreduce = 0;  // gradient all-reduce across trainers
-  double wait = 0;       // waiting for the next batch
-  void Add(const StepSplit& o);
-  // {"sample": ms, ...}: per-step milliseconds over `steps` steps.
-  std::string PerStepJson(int64_t steps) const;
-};
-
-struct EpochStats {
-  int64_t epoch = 0;
-  double loss = 0, train_acc = 0;
-  double val_acc = -1, test_acc = -1;  // -1 = not evaluated this epoch
-  double seconds = 0, wait_seconds = 0, compute_seconds = 0;
-  double sample_seconds = 0, gather_seconds = 0;  // summed over batches (worker time)
-  StepSplit split;
-  int64_t steps = 0;
-  int64_t seeds = 0;  // training seeds stepped on, all trainers
-  double bytes_per_step = -1;  // with TrainerOptions::network_bytes
-  int64_t checkpoints = 0;     // step checkpoints taken in the epoch
-  double checkpoint_seconds = 0;  // their time on this trainer
-};
-
 class Trainer {
  public:
-  static Result<std::unique_ptr<Trainer>> Create(const TrainerOptions& options);
+  // `spec` is checked (ValidateTrainSpec); `spec` and `hooks` are copied.
+  static Result<std::unique_ptr<Trainer>> Create(const TrainSpec& spec, const TrainHooks& hooks);
   ~Trainer();
 
-  // The whole run: resume, epochs, evaluation, outputs.
+  // The whole run (EpochLoop::Run): resume, epochs, evaluation, outputs.
   Status Fit(BatchProvider* provider, const TrainerSeeds& seeds);
   // One optimizer step over `batches` (the loss is the mean of their mean
   // losses; gradients are averaged across trainers when data-parallel).

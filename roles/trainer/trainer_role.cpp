@@ -43,7 +43,6 @@
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"
 #include "roles/trainer/node_embedding_spec.h"
-#include "roles/trainer/spec_adapter.h"
 #include "roles/trainer/trainer_util.h"
 #include "roles/trainer/typed_job.h"
 
@@ -297,9 +296,15 @@ Status ChooseBatchSource(TrainerProcess* p) {
   return Status::OK();
 }
 
-// Phase 3: the metrics endpoint and the loop's options: the spec's settings
-// (spec_adapter.h) and this process's hooks.
-Result<TrainerOptions> BuildOptions(TrainerProcess* p) {
+// What the loop runs with: the job's spec as this process runs it (its torch
+// threads, --resume, the classes of the data) and this process's hooks.
+struct TrainRun {
+  TrainSpec spec;
+  TrainHooks hooks;
+};
+
+// Phase 3: the metrics endpoint and the loop's spec and hooks.
+Result<TrainRun> BuildRun(TrainerProcess* p) {
   const auto metrics_start = std::chrono::steady_clock::now();
   DG_ASSIGN_OR_RETURN(p->metrics, StartRoleMetrics(p->options.role, &p->job, MetricsRole::kTrainer, p->host,
                                                    [progress = &p->progress, rank = p->rank, metrics_start,
@@ -311,28 +316,29 @@ Result<TrainerOptions> BuildOptions(TrainerProcess* p) {
                                                      AddProcessMetrics(&out, Since(metrics_start));
                                                      return out.str();
                                                    }));
-  const TrainSpec& spec = p->spec();
-  TrainerOptions o = TrainerOptionsFrom(spec);
-  o.progress = &p->progress;
-  o.out_dir = p->job.RunDir();
-  o.threads = p->options.threads > 0 ? p->options.threads
-              : spec.intra_op_threads > 0 ? spec.intra_op_threads
-                                          : p->torch_threads;
-  o.resume = p->options.resume;
-  o.server_checkpoint = [c = p->client.get()](bool load, int64_t step, int keep) {
+  TrainRun run{p->spec(), TrainHooks()};
+  TrainSpec& spec = run.spec;
+  TrainHooks& hooks = run.hooks;
+  spec.intra_op_threads = p->options.threads > 0 ? p->options.threads
+                          : spec.intra_op_threads > 0 ? spec.intra_op_threads
+                                                      : p->torch_threads;
+  spec.resume = p->options.resume;
+  spec.num_classes = p->classes;
+  hooks.progress = &p->progress;
+  hooks.out_dir = p->job.RunDir();
+  hooks.server_checkpoint = [c = p->client.get()](bool load, int64_t step, int keep) {
     return ServerCheckpoint(c, load, step, keep);
   };
-  o.num_classes = p->classes;
-  o.dp.world_size = p->world;
-  o.dp.rank = p->rank;
-  o.dp.master_host = p->job.RendezvousHost();
-  o.dp.master_port = p->job.rendezvous_port;
-  o.dp.host = p->host;
-  o.dp.timeout_seconds = p->job.peer_timeout_seconds;
-  o.dp.rendezvous_timeout_seconds = p->job.rendezvous_timeout_seconds;
-  o.embedding = p->embedding.get();
-  if (!p->remote) o.network_bytes = [c = p->client.get()] { return c->network_bytes(); };  // samplers have their own
-  o.epoch_fields = [cache = p->feature_cache, cache_before = FeatureCacheStats(),
+  hooks.dp.world_size = p->world;
+  hooks.dp.rank = p->rank;
+  hooks.dp.master_host = p->job.RendezvousHost();
+  hooks.dp.master_port = p->job.rendezvous_port;
+  hooks.dp.host = p->host;
+  hooks.dp.timeout_seconds = p->job.peer_timeout_seconds;
+  hooks.dp.rendezvous_timeout_seconds = p->job.rendezvous_timeout_seconds;
+  hooks.embedding = p->embedding.get();
+  if (!p->remote) hooks.network_bytes = [c = p->client.get()] { return c->network_bytes(); };  // samplers have their own
+  hooks.epoch_fields = [cache = p->feature_cache, cache_before = FeatureCacheStats(),
                     bytes_before = MessageBytesSnapshot()]() mutable {
     std::string out;
     if (cache) {
@@ -345,12 +351,11 @@ Result<TrainerOptions> BuildOptions(TrainerProcess* p) {
     bytes_before = std::move(now);
     return out;
   };
-  return o;
+  return run;
 }
 
-Status RunLinkTask(TrainerProcess* p, const TrainerOptions& o) {
+Status RunLinkTask(TrainerProcess* p, const TrainRun& run) {
   LinkRoleContext lc;
-  lc.job = &p->job;
   lc.partition = &p->partition;
   lc.source = p->source.get();
   lc.nodes = p->provider;
@@ -358,44 +363,44 @@ Status RunLinkTask(TrainerProcess* p, const TrainerOptions& o) {
   lc.sampler_threads = std::max(1, p->sampler_threads);
   lc.world = p->world;
   lc.rank = p->rank;
-  return RunLinkTrainerRole(lc, o);
+  return RunLinkTrainerRole(lc, run.spec, run.hooks);
 }
 
 // After node classification by sampling: layer-wise inference with the best
 // model, and this trainer's summary.
-Status NodeOutputs(TrainerProcess* p, const TrainerOptions& o, const Trainer& trainer) {
+Status NodeOutputs(TrainerProcess* p, const TrainRun& run, const Trainer& trainer) {
   if (p->spec().layerwise_inference) {
     // Rank 0 has written the best-validation model.pt once everyone is here.
     DG_RETURN_IF_ERROR(p->client->Barrier(p->job.job + ":trained", static_cast<uint32_t>(p->world)));
     InferenceOptions inf = InferenceFor(*p);
     inf.model_path = p->job.RunDir() + "/model.pt";
-    inf.threads = o.threads;
+    inf.threads = run.spec.intra_op_threads;
     DG_RETURN_IF_ERROR(RunInference(p, inf, ""));
   }
   return WriteTrainerSummary(p->job.RunDir() + "/trainer-" + std::to_string(p->rank) + ".json", p->rank, trainer);
 }
 
 // Phase 4: the task; the samplers are told to exit as soon as it ends.
-Status RunTask(TrainerProcess* p, const TrainerOptions& o) {
+Status RunTask(TrainerProcess* p, const TrainRun& run) {
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}, {} torch threads",
                p->rank, p->world, p->host, p->seeds.train.size(), p->seeds.val.size(), p->seeds.test.size(),
                p->classes, p->samplers > 0 ? p->samplers : p->sampler_threads,
-               p->samplers > 0 ? "sampler process(es)" : "sampling thread(s)", o.threads);
+               p->samplers > 0 ? "sampler process(es)" : "sampling thread(s)", run.spec.intra_op_threads);
   std::unique_ptr<Trainer> trainer;
   Status st;
   if (p->link()) {
-    st = RunLinkTask(p, o);
+    st = RunLinkTask(p, run);
   } else if (p->spec().algorithm == TrainAlgorithm::kControlVariate) {  // history on the servers
-    st = RunControlVariateDistributed(p->client.get(), p->source.get(), o, p->spec().cv_input, p->seeds);
+    st = RunControlVariateDistributed(p->client.get(), p->source.get(), run.spec, run.hooks, p->seeds);
   } else {
-    auto created = Trainer::Create(o);
+    auto created = Trainer::Create(run.spec, run.hooks);
     st = created.ok() ? (trainer = std::move(*created))->Fit(p->provider, p->seeds) : created.status();
   }
   if (p->remote) p->remote->Shutdown(st);
   DG_RETURN_IF_ERROR(st);
   // The last SPARSE_UPDATE returned only once every trainer's step was applied.
   if (p->embedding && p->spec().embedding.persistent && p->rank == 0) DG_RETURN_IF_ERROR(p->embedding->Save());
-  return trainer ? NodeOutputs(p, o, *trainer) : Status::OK();
+  return trainer ? NodeOutputs(p, run, *trainer) : Status::OK();
 }
 
 void LogTrainerEnd(const TrainerProcess& p) {
@@ -419,8 +424,8 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
   if (p.options.mode == TrainMode::kInfer) return RunInferMode(&p);
   DG_RETURN_IF_ERROR(Connect(&p));
   DG_RETURN_IF_ERROR(ChooseBatchSource(&p));
-  DG_ASSIGN_OR_RETURN(TrainerOptions o, BuildOptions(&p));
-  DG_RETURN_IF_ERROR(RunTask(&p, o));
+  DG_ASSIGN_OR_RETURN(TrainRun run, BuildRun(&p));
+  DG_RETURN_IF_ERROR(RunTask(&p, run));
   LogTrainerEnd(p);
   return Status::OK();
 }

@@ -1,40 +1,55 @@
 #include "roles/trainer/trainer_setup.h"
 
+#include <ATen/Parallel.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "roles/trainer/model_runner.h"
 
 namespace dg {
 
-Result<TrainableModel> LoadTrainableModel(const TrainerOptions& o) {
+Result<TrainableModel> LoadTrainableModel(const std::string& path, int64_t layers) {
   TrainableModel m;
-  DG_ASSIGN_OR_RETURN(m.module, LoadModel(o.model_path));
-  if (m.module.hasattr("num_layers")) {
-    const int64_t layers = m.module.attr("num_layers").toInt();
-    if (layers != static_cast<int64_t>(o.fanouts.size()))
-      return Status::InvalidArgument("model file " + o.model_path + " has " + std::to_string(layers) +
-                                     " layers but --fanouts gives " + std::to_string(o.fanouts.size()));
+  DG_ASSIGN_OR_RETURN(m.module, LoadModel(path));
+  if (layers >= 0 && m.module.hasattr("num_layers")) {
+    const int64_t has = m.module.attr("num_layers").toInt();
+    if (has != layers)
+      return Status::InvalidArgument("model file " + path + " has " + std::to_string(has) +
+                                     " layers but --fanouts gives " + std::to_string(layers));
   }
   for (const auto& p : m.module.named_parameters(/*recurse=*/true)) {
     m.names.push_back(p.name);
     m.params.push_back(p.value);
     p.value.set_requires_grad(true);
   }
-  if (m.params.empty()) return Status::InvalidArgument("model file " + o.model_path + ": has no parameters to train");
+  if (m.params.empty()) return Status::InvalidArgument("model file " + path + ": has no parameters to train");
   return m;
 }
 
-std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const std::string& optimizer, double lr, double weight_decay,
-                                                       double momentum, const std::vector<torch::Tensor>& params) {
-  if (optimizer == "adam")
-    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr).weight_decay(weight_decay));
+std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainSpec& s, const std::vector<torch::Tensor>& params) {
+  if (s.optimizer == OptimizerKind::kAdam)
+    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay));
   return std::make_unique<torch::optim::SGD>(
-      params, torch::optim::SGDOptions(lr).weight_decay(weight_decay).momentum(momentum));
+      params, torch::optim::SGDOptions(s.lr).weight_decay(s.weight_decay).momentum(s.momentum));
 }
 
-std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainerOptions& o,
-                                                       const std::vector<torch::Tensor>& params) {
-  return MakeOptimizer(o.optimizer, o.lr, o.weight_decay, o.momentum, params);
+void SetTorchThreads(int threads, uint64_t seed) {
+  at::set_num_threads(std::max(1, threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())));
+  torch::manual_seed(seed);
+}
+
+std::vector<int> EvalFanouts(const TrainSpec& s) {
+  if (!s.eval_fanouts.empty()) return s.eval_fanouts;
+  if (!s.eval_full_neighbors) return s.fanouts;
+  return std::vector<int>(s.fanouts.size(), -1);
+}
+
+bool FullNeighborEval(const TrainSpec& s) { return s.eval_fanouts.empty() && s.eval_full_neighbors; }
+
+int64_t EvalBatchSize(const TrainSpec& s) {
+  return s.eval_batch_size > 0 ? s.eval_batch_size : std::max<int64_t>(s.batch_size, 1024);
 }
 
 Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOptions& dp,

@@ -1,10 +1,15 @@
-// What every training loop (node classification, link prediction) sets up the
-// same way from TrainerOptions, in one place:
+// What every training task (roles/trainer/tasks/) sets up the same way from
+// its TrainSpec, in one place:
 //  - LoadTrainableModel: the TorchScript module, its parameters (requires_grad
-//    on, names kept for checkpoints), its layer count checked against fanouts.
-//  - MakeOptimizer: Adam ("adam") or SGD (any other name) over the
-//    parameters with the given lr, weight decay and momentum (SGD only), or
-//    those of TrainerOptions (options validated by the caller).
+//    on, names kept for checkpoints), its layer count checked against
+//    `layers` (the fanouts' count; -1 = not checked).
+//  - MakeOptimizer: Adam or SGD over the parameters with the spec's lr,
+//    weight decay and momentum (SGD only).
+//  - SetTorchThreads: torch's intra-op threads (0 = every core) and its seed.
+//  - EvalFanouts / EvalBatchSize: evaluation's fanouts (eval_fanouts, else
+//    the training fanouts when eval_full_neighbors is off, else -1 = every
+//    neighbour per layer) and batch size (eval_batch_size, else
+//    max(batch_size, 1024)).
 //  - ConnectGradientSync: null for one trainer; else joins the process group
 //    and broadcasts rank 0's parameters, so every rank starts from the same model.
 //  - CreateRunDir: the output directory ("" = none).
@@ -19,7 +24,8 @@
 
 #include "common/base/status.h"
 #include "roles/trainer/grad_sync.h"
-#include "roles/trainer/trainer.h"
+#include "config/train_spec.h"
+#include "roles/trainer/loop/train_hooks.h"
 
 namespace dg {
 
@@ -29,12 +35,15 @@ struct TrainableModel {
   std::vector<torch::Tensor> params;
 };
 
-Result<TrainableModel> LoadTrainableModel(const TrainerOptions& options);
+Result<TrainableModel> LoadTrainableModel(const std::string& path, int64_t layers);
 
-std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const std::string& optimizer, double lr, double weight_decay,
-                                                       double momentum, const std::vector<torch::Tensor>& params);
-std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainerOptions& options,
-                                                       const std::vector<torch::Tensor>& params);
+std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainSpec& spec, const std::vector<torch::Tensor>& params);
+
+void SetTorchThreads(int threads, uint64_t seed);
+
+std::vector<int> EvalFanouts(const TrainSpec& spec);
+bool FullNeighborEval(const TrainSpec& spec);
+int64_t EvalBatchSize(const TrainSpec& spec);
 
 Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOptions& dp,
                                                           const std::vector<torch::Tensor>& params);

@@ -1,28 +1,42 @@
 #include "roles/trainer/training_state.h"
 
+#include <cstring>
 #include <filesystem>
+
+#include "common/storage/node_embedding.h"
 
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
 
-Result<torch::Tensor> ModelInput(const TrainerOptions& opt, const MiniBatch& mb, torch::Tensor* emb_leaf) {
+Result<torch::Tensor> ModelInput(NodeEmbedding* embedding, bool use_features, const MiniBatch& mb,
+                                 torch::Tensor* emb_leaf) {
   torch::Tensor x;
-  if (opt.use_features || !opt.embedding) {
+  if (use_features || !embedding) {
     if (mb.features.dtype != DType::kFloat32 || mb.features.shape.size() != 2)
       return Status::InvalidArgument("features must be a float32 [N, F] array, got " +
                                      std::string(DTypeName(mb.features.dtype)) + mb.features.ShapeString());
     x = ArrayTensor(mb.features);
   }
-  if (!opt.embedding) return x;
-  DG_ASSIGN_OR_RETURN(Array rows, opt.embedding->Rows(mb.input_nodes));
+  if (!embedding) return x;
+  DG_ASSIGN_OR_RETURN(Array rows, embedding->Rows(mb.input_nodes));
   torch::Tensor e = ArrayTensor(rows);
   if (emb_leaf) {
     e = e.clone().set_requires_grad(true);
     *emb_leaf = e;
   }
   return x.defined() ? torch::cat({x, e}, 1) : e;
+}
+
+Status UpdateEmbedding(NodeEmbedding* embedding, ModelState* model, const std::vector<int64_t>& ids,
+                       const std::vector<torch::Tensor>& leaves) {
+  std::vector<torch::Tensor> grads;
+  for (const torch::Tensor& leaf : leaves) grads.push_back(leaf.grad().defined() ? leaf.grad() : torch::zeros_like(leaf));
+  torch::Tensor g = (grads.size() == 1 ? grads[0] : torch::cat(grads)).to(torch::kFloat32).contiguous();
+  Array a = Array::Zeros(DType::kFloat32, {g.size(0), g.size(1)});
+  std::memcpy(a.data, g.data_ptr(), a.nbytes());
+  return embedding->Update(ids, a, model->embedding_steps++);
 }
 
 Result<torch::Tensor> AllRngStates(GradientSync* sync, const DataParallelOptions& dp) {

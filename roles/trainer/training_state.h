@@ -1,10 +1,13 @@
-// What both training loops (Trainer: node classification, LinkTrainer: link
-// prediction) do the same way with their model, in one place:
+// What every training task (roles/trainer/tasks/) and the epoch loop do the
+// same way with a model, in one place:
 //  - ModelInput: a batch's model input: its features (float32 [N, F]) unless
-//    the options say the embedding is the whole input, then the node
+//    the embedding is the whole input (use_features false), then the node
 //    embedding's rows of the batch's input nodes, concatenated on the right.
 //    With emb_leaf, the embedding rows are a leaf that requires grad, returned
 //    there so the caller can send its gradient.
+//  - UpdateEmbedding: one step's embedding gradients (the leaves' grads, zeros
+//    for a leaf without one) to the embedding's sparse optimizer, as step
+//    model->embedding_steps (then counted up): every trainer, every step.
 //  - AllRngStates: every trainer's torch RNG state (dropout), [world, bytes]
 //    uint8, on every rank: the ranks' states differ (their batches differ),
 //    and an exact resume needs each rank's own.
@@ -30,7 +33,7 @@
 #include "common/base/status.h"
 #include "common/sampling/minibatch.h"
 #include "roles/trainer/grad_sync.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/loop/train_hooks.h"
 
 namespace dg {
 
@@ -43,9 +46,14 @@ struct ModelState {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<GradientSync> sync;
   std::vector<torch::Tensor> best_params;
+  uint64_t embedding_steps = 0;  // Update calls so far (the step id of SPARSE_UPDATE)
 };
 
-Result<torch::Tensor> ModelInput(const TrainerOptions& options, const MiniBatch& mb, torch::Tensor* emb_leaf);
+Result<torch::Tensor> ModelInput(NodeEmbedding* embedding, bool use_features, const MiniBatch& mb,
+                                 torch::Tensor* emb_leaf);
+
+Status UpdateEmbedding(NodeEmbedding* embedding, ModelState* model, const std::vector<int64_t>& ids,
+                       const std::vector<torch::Tensor>& leaves);
 
 Result<torch::Tensor> AllRngStates(GradientSync* sync, const DataParallelOptions& dp);
 

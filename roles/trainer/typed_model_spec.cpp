@@ -8,7 +8,7 @@
 namespace dg {
 
 Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
-  const std::string arch = "--arch " + spec->arch;
+  const std::string arch = std::string("--arch ") + Name(spec->arch);
   if (source.dataset.empty() == source.partition_config.empty())
     return Status::InvalidArgument(arch + " needs the typed graph: --dataset DIR or --partition-config NAME.json "
                                           "(one of them)");

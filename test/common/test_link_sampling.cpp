@@ -127,13 +127,14 @@ TEST_CASE("negative sampler: uniform and degree^0.75 pass a chi-square test", "[
   std::vector<int64_t> degrees(n);
   Rng drng(11);
   for (int64_t i = 0; i < n; ++i) degrees[i] = i % 7 == 3 ? 0 : static_cast<int64_t>(drng.Uniform(50));
-  for (const char* dist : {"uniform", "degree"}) {
+  for (NegativeDistribution dist : {NegativeDistribution::kUniform, NegativeDistribution::kDegree}) {
+    const bool uniform = dist == NegativeDistribution::kUniform;
     auto s = NegativeSampler::Create(dist, n, degrees);
     REQUIRE(s.ok());
     std::vector<double> p(n);
     double total = 0;
     for (int64_t i = 0; i < n; ++i) {
-      p[i] = std::string(dist) == "uniform" ? 1.0 : std::pow(static_cast<double>(degrees[i]), 0.75);
+      p[i] = uniform ? 1.0 : std::pow(static_cast<double>(degrees[i]), 0.75);
       total += p[i];
     }
     for (auto& x : p) x /= total;
@@ -143,11 +144,11 @@ TEST_CASE("negative sampler: uniform and degree^0.75 pass a chi-square test", "[
     for (int64_t k = 0; k < draws; ++k) ++observed[(*s)->Draw(rng)];
     int dof = 0;
     const double chi = ChiSquare(observed, p, draws, &dof);
-    INFO(dist << ": chi-square " << chi << " with " << dof << " degrees of freedom");
+    INFO((uniform ? "uniform" : "degree") << ": chi-square " << chi << " with " << dof << " degrees of freedom");
     // 99.9% quantile of chi-square: 39 dof -> 72.1, 33 dof -> 63.9.
     CHECK(chi < (dof >= 39 ? 72.1 : 63.9));
     // A badly wrong distribution fails the same test (the test has power).
-    if (std::string(dist) == "degree") {
+    if (!uniform) {
       std::vector<double> u(n, 1.0 / n);
       std::vector<int64_t> obs_u(n, 0);
       for (int64_t i = 0; i < n; ++i) obs_u[i] = observed[i];
@@ -156,7 +157,8 @@ TEST_CASE("negative sampler: uniform and degree^0.75 pass a chi-square test", "[
       CHECK(chi_u > 1000);
     }
   }
-  auto bad = NegativeSampler::Create("zipf", n, degrees, "train.negative.distribution");
+  // A degree table of the wrong length is refused, naming the setting.
+  auto bad = NegativeSampler::Create(NegativeDistribution::kDegree, n + 1, degrees, "train.negative.distribution");
   REQUIRE(!bad.ok());
   CHECK(bad.status().message().find("train.negative.distribution") != std::string::npos);
 }
@@ -166,7 +168,7 @@ TEST_CASE("link batch: no positive edge of a batch nor its reverse appears in it
   EdgeList e = RandomUndirectedEdges(n, 400, 5);
   auto g = Graph(n, e);
   std::vector<int64_t> deg(n, 1);
-  auto sampler = NegativeSampler::Create("uniform", n, deg);
+  auto sampler = NegativeSampler::Create(NegativeDistribution::kUniform, n, deg);
   REQUIRE(sampler.ok());
   EdgeTable table;
   table.AddCsr(0, 0, g->indptr().data(), n, g->indices().data());
@@ -251,7 +253,7 @@ TEST_CASE("held-out (val/test) edges never appear in any sampled block", "[link]
   table.AddCsr(0, 0, g->indptr().data(), n, g->indices().data());
   std::vector<int64_t> deg(n);
   for (int64_t i = 0; i < n; ++i) deg[i] = g->indptr()[i + 1] - g->indptr()[i];
-  auto sampler = NegativeSampler::Create("degree", n, deg);
+  auto sampler = NegativeSampler::Create(NegativeDistribution::kDegree, n, deg);
   REQUIRE(sampler.ok());
   LinkBatchOptions lo;
   lo.negatives = 2;
@@ -293,7 +295,7 @@ TEST_CASE("negative ranges: a draw is the i-th id of the ranges in order", "[lin
   // In a link batch every negative is one of the ranges' ids, and every id is drawn.
   const int64_t n = 60;
   auto g = Graph(n, RandomUndirectedEdges(n, 400, 5));
-  auto sampler = NegativeSampler::Create("uniform", 5, {});
+  auto sampler = NegativeSampler::Create(NegativeDistribution::kUniform, 5, {});
   REQUIRE(sampler.ok());
   LinkBatchOptions lo;
   lo.fanouts = {2};

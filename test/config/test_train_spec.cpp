@@ -49,7 +49,7 @@ TEST_CASE("TrainSpec enums: Name and Parse agree, Choices lists the words", "[co
   RoundTrip<TrainTask>({TrainTask::kNode, TrainTask::kLink}, "node or link");
   RoundTrip<TrainAlgorithm>({TrainAlgorithm::kSample, TrainAlgorithm::kControlVariate}, "sample or control_variate");
   RoundTrip<OptimizerKind>({OptimizerKind::kAdam, OptimizerKind::kSgd}, "adam or sgd");
-  RoundTrip<EmbeddingOptimizerKind>({EmbeddingOptimizerKind::kSparseAdam, EmbeddingOptimizerKind::kSparseAdagrad},
+  RoundTrip<SparseOptimizerKind>({SparseOptimizerKind::kAdam, SparseOptimizerKind::kAdagrad},
                                     "sparse_adam or sparse_adagrad");
   RoundTrip<InputAggregation>({InputAggregation::kAuto, InputAggregation::kOn, InputAggregation::kOff},
                               "auto, on or off");

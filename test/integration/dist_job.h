@@ -31,6 +31,9 @@ struct DistJobOptions {
   // `distgnn model export` flags of the job's model (written to model.pt).
   std::vector<std::string> model = {"--arch", "sage", "--in-dim", "1433", "--hidden", "128",
                                     "--classes", "7", "--layers", "2"};
+  std::string fanouts = "[10, 25]";  // train.fanouts
+  // More `distgnn partition` flags (e.g. --edge-split for link prediction).
+  std::vector<std::string> partition_args;
 };
 
 class DistJob {
@@ -40,9 +43,11 @@ class DistJob {
   explicit DistJob(const DistJobOptions& o) : o_(o) {
     static int counter = 0;
     job_id_ = "disttest-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
-    auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", std::to_string(o.parts),
-                         "--method", "metis", "--name", "cora", "--out", dir_ / "parts"},
-                        120);
+    std::vector<std::string> partition = {"partition", "--dataset", CoraDir(), "--undirected", "--num-parts",
+                                          std::to_string(o.parts), "--method", "metis", "--name", "cora", "--out",
+                                          dir_ / "parts"};
+    partition.insert(partition.end(), o.partition_args.begin(), o.partition_args.end());
+    auto r = RunDistgnn(partition, 120);
     if (r.exit_code != 0) throw std::runtime_error("partition failed: " + r.output);
     std::vector<std::string> export_args = {"model", "export"};
     export_args.insert(export_args.end(), o.model.begin(), o.model.end());
@@ -55,7 +60,7 @@ class DistJob {
     for (int m = 0; m < o.parts; ++m) y << "  - host: 127.0.0.1\n";
     y << "ports: {server: " << base << ", trainer: " << base + o.parts << ", rendezvous: " << base + 2 * o.parts
       << "}\nprocesses: {servers: 1, trainers: 1, samplers_per_trainer: " << o.samplers << "}\n"
-      << "train: {model: model.pt, fanouts: [10, 25], batch_size: " << 140 / o.parts << ", epochs: " << o.epochs
+      << "train: {model: model.pt, fanouts: " << o.fanouts << ", batch_size: " << 140 / o.parts << ", epochs: " << o.epochs
       << ", lr: 0.01, weight_decay: 0.0005, seed: 0" << (o.extra_train_yaml.empty() ? "" : ", ")
       << o.extra_train_yaml << "}\n"
       << "network: {heartbeat_seconds: 0.5, peer_timeout_seconds: " << o.peer_timeout_seconds << "}\n"

@@ -12,25 +12,13 @@
 
 #include "roles/trainer/trainer.h"
 #include "test/integration/dist_job.h"
+#include "test/integration/restart_support.h"
 
 using namespace dg::test;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// step numbers of the complete step checkpoints under run_dir.
-std::vector<int64_t> CompleteSteps(const std::string& run_dir) {
-  std::vector<int64_t> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(run_dir + "/checkpoints", ec)) {
-    const std::string n = e.path().filename().string();
-    if (n.rfind("step-", 0) == 0 && n.find('.') == std::string::npos && fs::exists(e.path() / "manifest.json"))
-      out.push_back(std::stoll(n.substr(5)));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::string FileBytes(const std::string& path) { return ReadFile(path); }
 
@@ -68,37 +56,10 @@ TEST_CASE("train-local with an embedding, SIGKILLed after a mid-epoch step check
                                         "--fanouts", "5,10", "--batch-size", "16", "--epochs", "3", "--lr", "0.01",
                                         "--seed", "3", "--threads", "1", "--embedding-dim", "16",
                                         "--checkpoint-every-steps", "4"};
-  std::vector<std::string> args{"train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "full"});
-  auto full = RunDistgnn(args, 180);
-  INFO(full.output);
-  REQUIRE(full.exit_code == 0);
+  // Step 12 is batch 3 of epoch 2; the last step is 27.
+  CheckTrainLocalResumeExact(dir, common, 12, 27, "val_acc");
   CHECK(CompleteSteps(dir / "full") == std::vector<int64_t>{20, 24});  // keep: 2
-
-  args = {DistgnnBin(), "train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "killed"});
-  Subprocess p;
-  p.Start(args, dir / "killed.log");
-  // Step 12 is batch 3 of epoch 2.
-  REQUIRE(WaitFor(120, [&] { return fs::exists(dir / "killed/checkpoints/step-12/manifest.json") || !p.running(); }));
-  p.Signal(SIGKILL);
-  p.Wait(10);
-  const std::vector<int64_t> left = CompleteSteps(dir / "killed");
-  REQUIRE(!left.empty());
-  args = {"train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "killed", "--resume"});
-  auto resumed = RunDistgnn(args, 180);
-  INFO(resumed.output);
-  REQUIRE(resumed.exit_code == 0);
-  if (left.back() < 27) CHECK(resumed.output.find("resuming at step " + std::to_string(left.back())) != std::string::npos);
   CHECK(FileBytes(dir / "killed/model.pt").size() > 0);
-  auto a = dg::ModelParameterVector(dir / "full/model.pt"), b = dg::ModelParameterVector(dir / "killed/model.pt");
-  REQUIRE((a.ok() && b.ok()));
-  CHECK(*a == *b);
-  CHECK(EpochLosses(dir / "full/metrics.jsonl") == EpochLosses(dir / "killed/metrics.jsonl"));
 }
 
 TEST_CASE("2 servers + 2 trainers with a DistEmbedding: stopped after a mid-epoch step checkpoint and resumed, "
@@ -143,41 +104,13 @@ TEST_CASE("2 servers + 2 trainers + samplers with a DistEmbedding: trainer 1 SIG
   for (int p = 0; p < 2; ++p) CHECK(Embedding(job, p) == Embedding(full, p));
 }
 
-namespace {
-
-// The launched trainer of machine m of the job in `dir` (0 = none yet).
-pid_t LaunchedTrainer(const DistJob& job, int machine) {
-  for (pid_t pid : FindProcesses(std::string(job.dir() / "job.yaml"))) {
-    std::string cmd = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
-    for (char& c : cmd)
-      if (c == '\0') c = ' ';
-    if (cmd.find("--role trainer") != std::string::npos &&
-        cmd.find("--machine " + std::to_string(machine) + " ") != std::string::npos)
-      return pid;
-  }
-  return 0;
-}
-
-}  // namespace
-
 TEST_CASE("launch --max-restarts 1: a trainer SIGKILLed mid-epoch, the job restarts from its step checkpoint and "
           "ends bit-identical, run.json lists the restart",
           "[checkpoint][launch][embedding][cora]") {
   DistJob full(EmbeddingJob(1, 3));
   const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
   DistJob job(EmbeddingJob(1, 3));
-  Subprocess launch;
-  launch.Start({DistgnnBin(), "launch", job.dir() / "job.yaml", "--set", "train.batch_size=10", "--max-restarts", "1"},
-               job.dir() / "launch.log");
-  REQUIRE(WaitFor(120, [&] { return fs::exists(job.run_dir() + "/checkpoints/step-9/manifest.json"); }));
-  const pid_t victim = LaunchedTrainer(job, 1);
-  REQUIRE(victim > 0);
-  kill(victim, SIGKILL);
-  const int code = launch.Wait(300);
-  const std::string out = launch.Output();
-  INFO(out);
-  REQUIRE(code == 0);
-  CHECK(out.find("launch: restart 1 of 1") != std::string::npos);
+  LaunchKillRestart(job, {"--set", "train.batch_size=10"}, 9, 1);
   CHECK(ReadSummary(job.run_dir(), 0).fingerprint == reference);
   CHECK(ReadSummary(job.run_dir(), 1).fingerprint == reference);
   for (int p = 0; p < 2; ++p) CHECK(Embedding(job, p) == Embedding(full, p));
@@ -190,7 +123,6 @@ TEST_CASE("launch --max-restarts 1: a trainer SIGKILLed mid-epoch, the job resta
   const std::string report = ReadFile(job.run_dir() + "/report.html");
   CHECK(report.find("<h2>Restarts</h2>") != std::string::npos);
   CHECK(fs::is_directory(job.run_dir() + "/logs-attempt-1"));
-  CHECK(FindProcesses(std::string(job.dir() / "job.yaml")).empty());
 }
 
 TEST_CASE("launch --max-restarts 1: a job that loses a trainer twice exits non-zero naming both failures",
@@ -200,14 +132,14 @@ TEST_CASE("launch --max-restarts 1: a job that loses a trainer twice exits non-z
   launch.Start({DistgnnBin(), "launch", job.dir() / "job.yaml", "--set", "train.batch_size=10", "--max-restarts", "1"},
                job.dir() / "launch.log");
   REQUIRE(WaitFor(120, [&] { return fs::exists(job.run_dir() + "/checkpoints/step-3/manifest.json"); }));
-  pid_t first = LaunchedTrainer(job, 1);
+  pid_t first = LaunchedTrainer(job.dir() / "job.yaml", 1);
   REQUIRE(first > 0);
   kill(first, SIGKILL);
   REQUIRE(WaitFor(120, [&] {
-    const pid_t p = LaunchedTrainer(job, 1);
+    const pid_t p = LaunchedTrainer(job.dir() / "job.yaml", 1);
     return p > 0 && p != first && launch.Output().find("restart 1 of 1") != std::string::npos;
   }));
-  kill(LaunchedTrainer(job, 1), SIGKILL);
+  kill(LaunchedTrainer(job.dir() / "job.yaml", 1), SIGKILL);
   const int code = launch.Wait(120);
   const std::string out = launch.Output();
   INFO(out);

@@ -194,7 +194,7 @@ TEST_CASE("typed partition split on one edge type: train-local's split and nothi
     LinkBatchOptions lo;
     lo.negatives = 3;
     lo.feature_name = "";
-    REQUIRE(SetTypedLinkBatchOptions(typed, "degree", &lo).ok());
+    REQUIRE(SetTypedLinkBatchOptions(typed, NegativeDistribution::kDegree, &lo).ok());
     lo.exclude = exclude;
     LinkBatchProvider provider(&dist, &table, lo, 2, 2);
     EpochRequest req;

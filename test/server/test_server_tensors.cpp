@@ -338,17 +338,14 @@ TEST_CASE("sparse Adagrad and Adam on the servers equal a dense reference, W = 2
   auto tg = MakeTestGraph(600, 3000, 4, 3, 71);
   ServerCluster cluster;
   cluster.Start(tg->json, 3, 2);
-  auto ada = ParseSparseOptimizer("sparse_adagrad", 0.05);
-  REQUIRE(ada.ok());
-  CHECK(ada->eps == 1e-10);
-  auto adam = ParseSparseOptimizer("sparse_adam", 0.05);
-  REQUIRE(adam.ok());
-  CHECK(adam->eps == 1e-8);
-  CHECK(adam->beta1 == 0.9);
-  CHECK(adam->beta2 == 0.999);
-  CHECK(ParseSparseOptimizer("sgd", 0.1).status().code() == Status::Code::kInvalidArgument);
-  SECTION("sparse_adagrad") { RunSparseSteps(*tg, cluster, "emb_adagrad", *ada); }
-  SECTION("sparse_adam") { RunSparseSteps(*tg, cluster, "emb_adam", *adam); }
+  const SparseOptimizerSpec ada = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, 0.05);
+  CHECK(ada.eps == 1e-10);
+  const SparseOptimizerSpec adam = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, 0.05);
+  CHECK(adam.eps == 1e-8);
+  CHECK(adam.beta1 == 0.9);
+  CHECK(adam.beta2 == 0.999);
+  SECTION("sparse_adagrad") { RunSparseSteps(*tg, cluster, "emb_adagrad", ada); }
+  SECTION("sparse_adam") { RunSparseSteps(*tg, cluster, "emb_adam", adam); }
 }
 
 TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serving", "[server][tensor][sparse]") {
@@ -357,8 +354,8 @@ TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serv
   cluster.Start(tg->json, 3, 2);  // --peer-timeout 3: incomplete steps fail after 3 s
   auto client = ConnectClient(*tg, cluster, FastClientOptions(), "", "trainer");
   const int64_t N = tg->g.num_nodes;
-  const SparseOptimizerSpec ada = *ParseSparseOptimizer("sparse_adagrad", 0.1);
-  const SparseOptimizerSpec adam = *ParseSparseOptimizer("sparse_adam", 0.1);
+  const SparseOptimizerSpec ada = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, 0.1);
+  const SparseOptimizerSpec adam = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, 0.1);
   REQUIRE(client->InitTensor(Spec("emb", N, 8)).ok());
   InitTensorSpec f64 = Spec("acc", N, 8);
   f64.dtype = DType::kFloat64;

@@ -66,7 +66,7 @@ TEST_CASE("control-variate estimator = dense reference (exact, all neighbours, c
     INFO(arch);
     test::TempDir dir;
     ModelSpec spec;
-    spec.arch = arch;
+    REQUIRE(Parse(arch, &spec.arch));
     spec.in_dim = F;
     spec.hidden = H;
     spec.classes = C;
@@ -90,8 +90,9 @@ TEST_CASE("control-variate estimator = dense reference (exact, all neighbours, c
     LocalCvStore store(g->get());
     store.AddArray("ax", *ax);
     REQUIRE(store.InitHistory("cv_h1", H).ok());
-    ControlVariateOptions o;
-    o.model_path = dir / "m.pt";
+    TrainSpec o;
+    o.algorithm = TrainAlgorithm::kControlVariate;
+    o.model = dir / "m.pt";
     o.cv_input = "ax";
     o.fanouts = {2};
     std::vector<int64_t> all(N);

@@ -18,15 +18,23 @@
 namespace dg {
 namespace {
 
-TrainerOptions Options(const std::string& model) {
-  TrainerOptions o;
-  o.model_path = model;
-  o.fanouts = {5, 5};
-  o.lr = 0.01;
-  o.num_classes = 4;
-  o.threads = 1;
-  o.quiet = true;
-  return o;
+TrainSpec Spec(const std::string& model, const std::string& optimizer = "adam") {
+  TrainSpec s;
+  s.model = model;
+  s.fanouts = {5, 5};
+  s.lr = 0.01;
+  s.optimizer = optimizer == "sgd" ? OptimizerKind::kSgd : OptimizerKind::kAdam;
+  s.momentum = optimizer == "sgd" ? 0.9 : 0;
+  s.num_classes = 4;
+  s.intra_op_threads = 1;
+  s.quiet = true;
+  return s;
+}
+
+TrainHooks Peers(int rank, int port, double timeout) {
+  TrainHooks h;
+  h.dp = {2, rank, "127.0.0.1", port, "127.0.0.1", timeout};
+  return h;
 }
 
 }  // namespace
@@ -64,14 +72,7 @@ TEST_CASE("2 data-parallel trainers match one trainer on the concatenated batch"
     std::vector<float> result[2];
     Status status[2];
     auto run = [&](int rank) {
-      TrainerOptions o = Options(rank == 0 ? dir / "m.pt" : dir / "m_other.pt");
-      o.optimizer = optimizer;
-      o.momentum = 0.9;
-      o.dp.world_size = 2;
-      o.dp.rank = rank;
-      o.dp.master_port = port;
-      o.dp.timeout_seconds = 30;
-      auto t = Trainer::Create(o);
+      auto t = Trainer::Create(Spec(rank == 0 ? dir / "m.pt" : dir / "m_other.pt", optimizer), Peers(rank, port, 30));
       if (!t.ok()) {
         status[rank] = t.status();
         return;
@@ -91,10 +92,7 @@ TEST_CASE("2 data-parallel trainers match one trainer on the concatenated batch"
     REQUIRE(status[0].ok());
     REQUIRE(status[1].ok());
 
-    TrainerOptions o = Options(dir / "m.pt");
-    o.optimizer = optimizer;
-    o.momentum = 0.9;
-    auto ref = Trainer::Create(o);
+    auto ref = Trainer::Create(Spec(dir / "m.pt", optimizer), TrainHooks());
     REQUIRE(ref.ok());
     std::vector<float> before = (*ref)->ParameterVector();
     for (int s = 0; s < kSteps; ++s) {
@@ -124,14 +122,10 @@ TEST_CASE("a missing or silent peer is an error within the timeout, not a hang")
   spec.hidden = 8;
   spec.classes = 4;
   REQUIRE(ExportModel(spec, dir / "m.pt").ok());
-  TrainerOptions o = Options(dir / "m.pt");
-  o.dp.world_size = 2;
-  o.dp.rank = 0;
-  o.dp.master_port = test::FreePort();
-  o.dp.timeout_seconds = 2;
-  o.dp.rendezvous_timeout_seconds = 2;
+  TrainHooks alone = Peers(0, test::FreePort(), 2);
+  alone.dp.rendezvous_timeout_seconds = 2;
   auto start = std::chrono::steady_clock::now();
-  auto t = Trainer::Create(o);  // rank 1 never comes
+  auto t = Trainer::Create(Spec(dir / "m.pt"), alone);  // rank 1 never comes
   double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE_FALSE(t.ok());
   CHECK(t.status().message().find("rendezvous at 127.0.0.1:") != std::string::npos);
@@ -147,9 +141,7 @@ TEST_CASE("a missing or silent peer is an error within the timeout, not a hang")
   Status st0;
   std::unique_ptr<Trainer> peer;
   auto run0 = [&] {
-    TrainerOptions a = Options(dir / "m.pt");
-    a.dp = {2, 0, "127.0.0.1", port, "127.0.0.1", 2};
-    auto tr = Trainer::Create(a);
+    auto tr = Trainer::Create(Spec(dir / "m.pt"), Peers(0, port, 2));
     if (!tr.ok()) {
       st0 = tr.status();
       return;
@@ -159,9 +151,7 @@ TEST_CASE("a missing or silent peer is an error within the timeout, not a hang")
     st0 = (*tr)->TrainStep({&*mb}, &loss, &c, &n);
   };
   std::thread th(run0);
-  TrainerOptions b = Options(dir / "m.pt");
-  b.dp = {2, 1, "127.0.0.1", port, "127.0.0.1", 2};
-  auto tr1 = Trainer::Create(b);
+  auto tr1 = Trainer::Create(Spec(dir / "m.pt"), Peers(1, port, 2));
   th.join();
   REQUIRE(tr1.ok());
   REQUIRE_FALSE(st0.ok());

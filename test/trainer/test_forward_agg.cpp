@@ -79,7 +79,7 @@ TEST_CASE("forward_agg is offered only where it is exact, and checked", "[model]
   test::TempDir dir;
   for (std::string arch : {"gcn", "gat", "sage"}) {
     ModelSpec spec;
-    spec.arch = arch;
+    REQUIRE(Parse(arch, &spec.arch));
     spec.in_dim = 12;
     spec.hidden = 16;
     spec.heads = 4;

@@ -37,7 +37,7 @@ TEST_CASE("exported sage/gcn/gat fit the contract and forward_layer chains to fo
   for (std::string arch : {"sage", "gcn", "gat"}) {
     INFO(arch);
     ModelSpec spec;
-    spec.arch = arch;
+    REQUIRE(Parse(arch, &spec.arch));
     spec.in_dim = 12;
     spec.hidden = 16;
     spec.heads = 4;
@@ -71,9 +71,12 @@ TEST_CASE("model export rejects bad specs") {
   ModelSpec spec;
   spec.in_dim = 4;
   spec.classes = 3;
-  spec.arch = "transformer";
-  CHECK(ValidateModelSpec(spec).message().find("unknown architecture 'transformer'") != std::string::npos);
-  spec.arch = "gat";
+  auto unknown = test::RunDistgnn({"model", "export", "--arch", "transformer", "--in-dim", "4", "--classes", "3",
+                                   "--out", "/dev/null"});
+  CHECK(unknown.exit_code != 0);
+  CHECK(unknown.output.find("--arch: unknown architecture 'transformer' (expected sage, gcn, gat, mlp, rgcn or "
+                            "hetero-sage)") != std::string::npos);
+  spec.arch = ModelArch::kGat;
   spec.hidden = 10;
   spec.heads = 4;
   CHECK(ValidateModelSpec(spec).message().find("not divisible") != std::string::npos);

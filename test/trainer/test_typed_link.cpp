@@ -151,7 +151,7 @@ TEST_CASE("typed link: held-out edges and each batch's positives never reach the
   // exclusion, full fanouts sample them.
   EdgeTable table;
   table.AddPairs(0, edges.train.src, edges.train.dst);
-  auto sampler = NegativeSampler::Create("uniform", edges.dst_count, {});
+  auto sampler = NegativeSampler::Create(NegativeDistribution::kUniform, edges.dst_count, {});
   REQUIRE(sampler.ok());
   for (bool exclude : {true, false}) {
     LinkBatchOptions lo;

@@ -131,7 +131,7 @@ void Compare(const ModelSpec& spec, const std::vector<Block>& blocks, const std:
   torch::Tensor xm = x32.clone().requires_grad_(true);
   torch::Tensor got = m.forward({xm, BlocksValue(mb)}).toTensor();
   REQUIRE(got.sizes() == want.sizes());
-  INFO(spec.arch << " bases " << spec.bases << " embedding " << spec.embedding_dim << ": model\n"
+  INFO(Name(spec.arch) << " bases " << spec.bases << " embedding " << spec.embedding_dim << ": model\n"
                  << got << "\nreference\n" << want);
   CHECK(RelErr(got, want) < 1e-5);
   for (int l = 0; l < spec.layers; ++l) {
@@ -167,7 +167,7 @@ std::vector<ModelSpec> Specs(int num_relations) {
       for (int64_t emb : {0, 2}) {
         if (std::string(arch) == "hetero-sage" && bases > 0) continue;
         ModelSpec s;
-        s.arch = arch;
+        REQUIRE(Parse(arch, &s.arch));
         s.hidden = 6;
         s.classes = 3;
         s.layers = 2;
@@ -214,7 +214,7 @@ TEST_CASE("exported rgcn equals a dense float64 reference on a random typed bloc
   };
   const std::vector<Block> blocks = {random_block(n0, n1), random_block(n1, n2)};
   for (const ModelSpec& s : Specs(5))
-    if (s.arch == "rgcn") Compare(s, blocks, ntype);
+    if (s.arch == ModelArch::kRgcn) Compare(s, blocks, ntype);
 }
 
 }  // namespace dg

@@ -1,0 +1,73 @@
+// EpochTask: what one kind of training (node classification, link
+// prediction, control variate: roles/trainer/tasks/) adds to the epoch loop
+// (epoch_loop.h). The loop owns everything every task needs -- resume, step
+// checkpoints, metrics.jsonl, evaluation cadence, the best model, progress,
+// RNG state, the all-reduce of the epoch's sums -- and asks the task only
+// what differs: how to step, how to evaluate, how to name its numbers, what
+// to write at the end and what state of its own a checkpoint must hold.
+// A task is one implementation of this interface, in one file.
+//
+// Calls, per epoch: BeginEpoch, Step until it returns false, then (when the
+// loop's cadence says so) Evaluate; at the end, with the best parameters in
+// place, SaveOutputs. Every trainer makes the same calls in the same order
+// (the collectives of Step and Evaluate line up).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/base/status.h"
+#include "roles/trainer/loop/epoch_stats.h"
+#include "roles/trainer/training_state.h"
+
+namespace dg {
+
+// One training step's numbers.
+struct StepOutcome {
+  double loss = 0;                 // the step's mean loss
+  int64_t correct = 0, count = 0;  // predictions right / made (train_acc)
+  int64_t items = 0;               // the task's own count (link: positive edges)
+  StepSplit split;                 // its time, waiting for the batch included
+};
+
+class EpochTask {
+ public:
+  virtual ~EpochTask() = default;
+
+  // The model the loop checkpoints, keeps the best of and writes as model.pt.
+  virtual ModelState& model() = 0;
+  // A number per kind of task, stored in checkpoints: a checkpoint of another
+  // task is refused on resume.
+  virtual int64_t kind() const = 0;
+  virtual const char* name() const = 0;  // "link prediction", for messages
+
+  // Starts the training batches of `epoch` (from 1); returns its steps.
+  virtual Result<int64_t> BeginEpoch(int64_t epoch) = 0;
+  // The next batch of the epoch: trained on, or only read when `skip` (the
+  // batches a resumed epoch had done: a batch depends only on the job seed,
+  // the epoch and its index). False when the epoch has no batch left (out's
+  // wait time still counts).
+  virtual Result<bool> Step(bool skip, StepOutcome* out) = 0;
+  // Validation and test numbers after `epoch`'s training, over all trainers.
+  virtual Result<Evaluation> Evaluate(int64_t epoch) = 0;
+
+  // metrics.jsonl fields of an evaluation ("val_acc": 0.71, ...; nulls when
+  // `e` is not done), of the epoch (besides the loop's), and of the final
+  // line for the best evaluation (`best` false: there is none).
+  virtual std::string EvaluationJson(const Evaluation& e) const = 0;
+  virtual std::string EpochJson(const EpochStats& st) const = 0;
+  virtual std::string FinalJson(const Evaluation& best, bool have_best) const = 0;
+  // The evaluation in the epoch's console summary ("val_acc 0.7100 test_acc 0.7000").
+  virtual std::string EvaluationText(const Evaluation& e) const = 0;
+
+  // Rank 0 after training, the best parameters in place: predictions,
+  // embeddings. Every rank calls it (a task's outputs may need collectives).
+  virtual Status SaveOutputs() { return Status::OK(); }
+  // A step checkpoint's state beyond the model and the servers' (rank 0,
+  // files in the step directory `dir`), and its load on resume (every rank,
+  // `dir` "" on ranks other than 0 and when resuming from checkpoint.pt).
+  virtual Status SaveState(const std::string& /*dir*/) { return Status::OK(); }
+  virtual Status LoadState(const std::string& /*dir*/) { return Status::OK(); }
+};
+
+}  // namespace dg

@@ -1,0 +1,189 @@
+// EpochLoop's checkpoints: checkpoint.pt after every epoch and the step
+// checkpoints checkpoints/step-N/ (step_checkpoint.h), written by rank 0,
+// shared with the other ranks by broadcast, loaded on --resume. The file
+// format is training_state.h's; the loop's keys are listed in docs/formats.md.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/storage/node_embedding.h"
+#include "roles/trainer/loop/epoch_loop.h"
+#include "roles/trainer/step_checkpoint.h"
+#include "roles/trainer/trainer_util.h"
+
+namespace dg {
+namespace {
+
+// An Evaluation as [val, test, values...] (float64) and back.
+torch::Tensor EvaluationTensor(const Evaluation& e) {
+  std::vector<double> v{e.val, e.test};
+  v.insert(v.end(), e.values.begin(), e.values.end());
+  return torch::tensor(v, torch::kFloat64);
+}
+
+Evaluation EvaluationOf(const torch::Tensor& t) {
+  Evaluation e;
+  e.done = true;
+  torch::Tensor c = t.to(torch::kFloat64).contiguous();
+  const double* p = c.data_ptr<double>();
+  if (c.numel() >= 2) {
+    e.val = p[0];
+    e.test = p[1];
+    e.values.assign(p + 2, p + c.numel());
+  }
+  return e;
+}
+
+}  // namespace
+
+Status EpochLoop::SaveCheckpoint(int64_t epoch) {
+  ModelState& m = task_->model();
+  DG_ASSIGN_OR_RETURN(torch::Tensor rng_all, AllRngStates(m.sync.get(), hooks_.dp));  // every rank takes part
+  if (!hooks_.writer()) return Status::OK();
+  return SaveCheckpointFile(hooks_.OutPath("checkpoint.pt"), m, epoch, best_epoch_, rng_all,
+                            [&](torch::serialize::OutputArchive* ar) {
+                              ar->write("task", torch::tensor(task_->kind()));
+                              ar->write("best_eval", EvaluationTensor(best_));
+                              ar->write("global_step", torch::tensor(global_step_));
+                              ar->write("embedding_steps", torch::tensor(static_cast<int64_t>(m.embedding_steps)));
+                            });
+}
+
+Status EpochLoop::SaveStepCheckpoint(int64_t epoch, int64_t batch, const double sums[5], EpochStats* st) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ModelState& m = task_->model();
+  // Every rank: its RNG state and its sums of the epoch so far.
+  DG_ASSIGN_OR_RETURN(torch::Tensor rng_all, AllRngStates(m.sync.get(), hooks_.dp));
+  torch::Tensor all_sums = torch::zeros({hooks_.dp.world_size, 5}, torch::kFloat64);
+  for (int i = 0; i < 5; ++i) all_sums[hooks_.dp.rank][i] = sums[i];
+  if (m.sync) DG_RETURN_IF_ERROR(m.sync->AllReduce({all_sums}, /*average=*/false));
+  if (hooks_.writer()) {
+    // The servers' part first: the manifest below makes both complete at once.
+    if (hooks_.server_checkpoint)
+      DG_RETURN_IF_ERROR(hooks_.server_checkpoint(false, global_step_, spec_.checkpoint_keep));
+    const std::string tmp = StepDirTmp(hooks_.out_dir, global_step_);
+    DG_RETURN_IF_ERROR(SaveCheckpointFile(tmp + "/trainer.pt", m, epoch, best_epoch_, rng_all,
+                                          [&](torch::serialize::OutputArchive* ar) {
+                                            ar->write("task", torch::tensor(task_->kind()));
+                                            ar->write("best_eval", EvaluationTensor(best_));
+                                            ar->write("batch", torch::tensor(batch));
+                                            ar->write("global_step", torch::tensor(global_step_));
+                                            ar->write("embedding_steps",
+                                                      torch::tensor(static_cast<int64_t>(m.embedding_steps)));
+                                            ar->write("sums", all_sums);
+                                          }));
+    if (hooks_.embedding) DG_RETURN_IF_ERROR(hooks_.embedding->SaveState(tmp));
+    DG_RETURN_IF_ERROR(task_->SaveState(tmp));
+    std::ostringstream manifest;
+    manifest << "\"step\": " << global_step_ << ", \"epoch\": " << epoch << ", \"batch\": " << batch
+             << ", \"trainers\": " << hooks_.dp.world_size
+             << ", \"servers\": " << (hooks_.server_checkpoint ? "true" : "false");
+    DG_RETURN_IF_ERROR(PublishStepDir(hooks_.out_dir, global_step_, spec_.checkpoint_keep, manifest.str()));
+  }
+  st->checkpoints += 1;
+  st->checkpoint_seconds += Since(t0);
+  return Status::OK();
+}
+
+// A file holding rank 0's checkpoint file (rank0_path, "" = none) on every
+// rank: only rank 0 writes checkpoints, so other ranks get its bytes by broadcast.
+Result<std::string> EpochLoop::SharedCheckpointPath(const std::string& path) {
+  GradientSync* sync = task_->model().sync.get();
+  const int rank = hooks_.dp.rank;
+  std::string bytes;
+  if (rank == 0 && !path.empty()) {
+    if (!sync) return path;
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) return Status::IOError("read " + path + " failed");
+  }
+  if (!sync) return std::string();
+  torch::Tensor size = torch::tensor({static_cast<int64_t>(bytes.size())}, torch::kInt64);
+  DG_RETURN_IF_ERROR(sync->Broadcast({size}));
+  const int64_t n = size.item<int64_t>();
+  if (n == 0) return std::string();
+  torch::Tensor data = torch::empty({n}, torch::kUInt8);
+  if (rank == 0) std::memcpy(data.data_ptr(), bytes.data(), bytes.size());
+  DG_RETURN_IF_ERROR(sync->Broadcast({data}));
+  if (rank == 0) return path;
+  // Other ranks load trainer 0's bytes from a private temporary file.
+  const std::string copy = (std::filesystem::temp_directory_path() /
+                            ("distgnn-checkpoint-" + std::to_string(getpid()) + ".pt")).string();
+  std::ofstream out(copy, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data.data_ptr()), n);
+  if (!out) return Status::IOError("write " + copy + " failed");
+  return copy;
+}
+
+// Returns the epoch stored in the checkpoint (0 = none found); a step
+// checkpoint also sets the resume position (resume_batch_ > 0).
+Result<int64_t> EpochLoop::LoadCheckpoint(const std::string& path) {
+  if (path.empty()) return int64_t{0};
+  ModelState& m = task_->model();
+  const int rank = hooks_.dp.rank, world = hooks_.dp.world_size;
+  return LoadCheckpointFile(
+      path, &m, hooks_.dp, &best_epoch_,
+      [&](torch::serialize::InputArchive* ar) {
+        torch::Tensor kind, best, v, t, b, g, e, sums;
+        const int64_t was = ar->try_read("task", kind) ? kind.item<int64_t>() : 0;  // 0: node classification
+        if (was != task_->kind())
+          return Status::InvalidArgument("checkpoint " + path +
+                                         " is not from a " + task_->name() + " run (train.task / train.algorithm)");
+        if (ar->try_read("best_eval", best)) {
+          best_ = EvaluationOf(best);
+        } else if (ar->try_read("best_val", v) && ar->try_read("best_test", t) && v.numel() == 1) {
+          best_.val = v.item<double>();  // a checkpoint of the node loop before best_eval
+          best_.test = t.item<double>();
+          best_.values = {best_.val, best_.test};
+        }
+        if (ar->try_read("global_step", g)) global_step_ = g.item<int64_t>();
+        if (ar->try_read("embedding_steps", e)) m.embedding_steps = static_cast<uint64_t>(e.item<int64_t>());
+        resume_batch_ = 0;
+        if (ar->try_read("batch", b)) resume_batch_ = b.item<int64_t>();
+        std::fill(resume_sums_, resume_sums_ + 5, 0.0);
+        if (ar->try_read("sums", sums) && sums.dim() == 2 && sums.size(0) == world)
+          for (int64_t i = 0; i < std::min<int64_t>(5, sums.size(1)); ++i) resume_sums_[i] = sums[rank][i].item<double>();
+        return Status::OK();
+      },
+      " for model " + spec_.model);
+}
+
+Result<int64_t> EpochLoop::Resume() {
+  std::string path, step_dir;
+  if (hooks_.dp.rank == 0 && !hooks_.out_dir.empty()) {
+    const StepCheckpointRef ref = LatestStepCheckpoint(hooks_.out_dir);
+    if (ref.step > 0) {
+      // The servers' tables go back to the same step before anyone reads them:
+      // the other trainers wait in the broadcast below.
+      if (hooks_.server_checkpoint) DG_RETURN_IF_ERROR(hooks_.server_checkpoint(true, ref.step, 0));
+      step_dir = ref.dir;
+      path = ref.dir + "/trainer.pt";
+    } else if (std::filesystem::exists(hooks_.OutPath("checkpoint.pt"))) {
+      path = hooks_.OutPath("checkpoint.pt");
+    }
+  }
+  DG_ASSIGN_OR_RETURN(std::string shared, SharedCheckpointPath(path));
+  auto done_or = LoadCheckpoint(shared);
+  if (hooks_.dp.rank != 0 && !shared.empty()) std::filesystem::remove(shared);
+  DG_ASSIGN_OR_RETURN(int64_t epoch, std::move(done_or));
+  if (hooks_.embedding && !step_dir.empty()) DG_RETURN_IF_ERROR(hooks_.embedding->LoadState(step_dir));
+  DG_RETURN_IF_ERROR(task_->LoadState(step_dir));
+  if (epoch == 0) {
+    spdlog::warn("--resume: no checkpoint in {} (trainer 0's run directory), starting at epoch 1", hooks_.out_dir);
+    return int64_t{1};
+  }
+  if (resume_batch_ > 0) {  // a step checkpoint: inside `epoch`
+    resume_epoch_ = epoch;
+    spdlog::info("resuming at step {} (epoch {}, after batch {}) from {}", global_step_, epoch, resume_batch_,
+                 step_dir.empty() ? path : step_dir);
+    return epoch;
+  }
+  spdlog::info("resuming after epoch {} from trainer 0's {}", epoch, path.empty() ? hooks_.OutPath("checkpoint.pt") : path);
+  return epoch + 1;
+}
+
+}  // namespace dg

@@ -1,0 +1,257 @@
+#include "roles/trainer/tasks/cv_task.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <future>
+
+#include "roles/trainer/model_runner.h"
+#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/trainer_util.h"
+
+namespace dg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+torch::Tensor Int64Tensor(const int64_t* data, size_t n) {
+  return torch::from_blob(const_cast<int64_t*>(data), {static_cast<int64_t>(n)}, torch::kInt64).clone();
+}
+torch::Tensor Int64Tensor(const std::vector<int64_t>& v) { return Int64Tensor(v.data(), v.size()); }
+torch::Tensor Int64Tensor(const IdBuffer& v) { return Int64Tensor(v.data(), v.size()); }
+
+// Mean of src rows over each destination's block edges (0 without edges).
+torch::Tensor BlockMean(const Block& b, const torch::Tensor& src) {
+  torch::Tensor indptr = Int64Tensor(b.indptr);
+  torch::Tensor indices = Int64Tensor(b.indices);
+  torch::Tensor counts = indptr.slice(0, 1) - indptr.slice(0, 0, b.num_dst);
+  torch::Tensor dst = torch::repeat_interleave(counts);
+  torch::Tensor sum = torch::zeros({b.num_dst, src.size(1)}, src.options());
+  sum = sum.index_add(0, dst, src.index_select(0, indices));
+  return sum / counts.clamp_min(1).to(src.dtype()).unsqueeze(1);
+}
+
+}  // namespace
+
+Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool training, int64_t epoch, int64_t batch,
+                                       torch::Tensor* labels) {
+  MiniBatchOptions mo;
+  mo.fanouts = training ? spec.fanouts : std::vector<int>(layers - 1, -1);
+  mo.feature_name = "";  // gathered below, in parallel with the rest
+  mo.label_name = "";
+  DG_ASSIGN_OR_RETURN(MiniBatch mb, store->Sample(seeds, mo, spec.seed, training ? epoch : -1 - epoch, batch));
+  const std::vector<int64_t>& v0 = mb.input_nodes;
+  // Every read of the batch depends only on the sampled node sets: issue
+  // them at once (the stores are thread-safe), then wait.
+  auto async = [](auto fn) { return std::async(std::launch::async, std::move(fn)); };
+  auto x_f = async([&] { return store->Gather(spec.features, v0); });
+  auto ax_f = async([&] { return store->Gather(spec.cv_input, v0); });
+  auto y_f = async([&] { return store->Gather(spec.labels, seeds); });
+  auto deg_f = async([&] { return store->InDegrees(v0); });
+  std::vector<std::vector<int64_t>> prev(layers), cur(layers), full_deg(layers);
+  std::vector<std::future<Result<Array>>> hist_f(layers), sums_f(layers);
+  if (training) {
+    for (int l = 1; l < layers; ++l) {
+      const Block& b = mb.blocks[l - 1];  // dst V_l, src V_{l-1}: prefixes of v0
+      prev[l].assign(v0.begin(), v0.begin() + b.num_src);
+      cur[l].assign(v0.begin(), v0.begin() + b.num_dst);
+      hist_f[l] = async([this, &prev, l] { return store->Pull(History(l), prev[l]); });
+      sums_f[l] = async([this, &cur, &full_deg, l] { return store->AggregateSum(History(l), cur[l], &full_deg[l]); });
+    }
+  }
+  Result<Array> x = x_f.get(), ax = ax_f.get(), y = y_f.get();
+  Result<std::vector<int64_t>> deg0 = deg_f.get();
+  std::vector<Result<Array>> hist, sums;
+  for (int l = 1; l < layers && training; ++l) {
+    hist.push_back(hist_f[l].get());
+    sums.push_back(sums_f[l].get());
+  }
+  for (const Status& st : {x.status(), ax.status(), y.status(), deg0.status()}) DG_RETURN_IF_ERROR(st);
+  for (size_t i = 0; i < hist.size(); ++i) {
+    DG_RETURN_IF_ERROR(hist[i].status());
+    DG_RETURN_IF_ERROR(sums[i].status());
+  }
+  torch::Tensor deg = Int64Tensor(*deg0).to(torch::kFloat32);
+  *labels = ArrayTensor(*y).to(torch::kInt64);
+  torch::Tensor h =
+      module.get_method("cv_input")({ArrayTensor(*x).to(torch::kFloat32), ArrayTensor(*ax).to(torch::kFloat32), deg})
+          .toTensor();
+  for (int l = 1; l < layers; ++l) {
+    const Block& b = mb.blocks[l - 1];
+    torch::Tensor neigh;
+    if (training) {
+      torch::Tensor hist_t = ArrayTensor(*hist[l - 1]);
+      torch::Tensor fd = Int64Tensor(full_deg[l]).to(torch::kFloat32).clamp_min(1).unsqueeze(1);
+      neigh = BlockMean(b, h - hist_t) + ArrayTensor(*sums[l - 1]) / fd;
+      DG_RETURN_IF_ERROR(store->Push(History(l), prev[l], TensorArray(h)));
+    } else {
+      neigh = BlockMean(b, h);
+    }
+    h = module.get_method("cv_layer")({torch::IValue(static_cast<int64_t>(l)), h.slice(0, 0, b.num_dst), neigh,
+                                       deg.slice(0, 0, b.num_dst)})
+            .toTensor();
+  }
+  return h;
+}
+
+Status CheckControlVariateSpec(const TrainSpec& s) {
+  if (s.cv_input.empty())
+    return Status::InvalidArgument(
+        "algorithm control_variate needs the propagated input (train.cv_input / --cv-input: the node array "
+        "written by `distgnn propagate --hops 1 --norm mean`)");
+  if (s.fanouts.empty()) return Status::InvalidArgument("fanouts: control_variate needs one per sampled layer");
+  for (int f : s.fanouts)
+    if (f <= 0) return Status::InvalidArgument("fanouts: control_variate samples > 0 neighbours per layer");
+  if (s.batch_size <= 0) return Status::InvalidArgument("batch_size must be > 0");
+  return Status::OK();
+}
+
+Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const TrainHooks& hooks, CvStore* store,
+                                               const TrainerSeeds& seeds) {
+  DG_RETURN_IF_ERROR(CheckControlVariateSpec(spec));
+  SetTorchThreads(spec.intra_op_threads, spec.seed);
+  std::unique_ptr<CvTask> t(new CvTask(spec, hooks, store, seeds));
+  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, -1));
+  if (!model.module.find_method("cv_input") || !model.module.find_method("cv_layer"))
+    return Status::InvalidArgument("algorithm control_variate: model " + spec.model +
+                                   " has no cv_input/cv_layer methods (README \"Writing your own model\"; "
+                                   "`distgnn model export --arch gcn|sage` writes them)");
+  const int want = static_cast<int>(spec.fanouts.size()) + 1;
+  const int layers = model.module.hasattr("num_layers") ? static_cast<int>(model.module.attr("num_layers").toInt()) : want;
+  if (layers != want)
+    return Status::InvalidArgument("algorithm control_variate: model " + spec.model + " has " +
+                                   std::to_string(layers) + " layers, so fanouts needs " + std::to_string(layers - 1) +
+                                   " entries (layer 0 reads the propagated input), got " +
+                                   std::to_string(spec.fanouts.size()));
+  t->cv_.module = model.module;
+  t->cv_.layers = layers;
+  t->m_.module = std::move(model.module);
+  t->m_.names = std::move(model.names);
+  t->m_.params = std::move(model.params);
+  t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
+  DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
+  DG_RETURN_IF_ERROR(t->InitHistory());
+  DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
+  return t;
+}
+
+// History widths: the output width of layers 0 .. L-2 (one cv_input on a single row).
+Status CvTask::InitHistory() {
+  const TrainSpec& spec = cv_.spec;
+  torch::NoGradGuard ng;
+  cv_.module.train(false);
+  std::vector<int64_t> one{seeds_.train.empty() ? 0 : seeds_.train[0]};
+  MiniBatchOptions mo;
+  mo.fanouts = std::vector<int>(cv_.layers - 1, 1);
+  mo.feature_name = spec.features;
+  mo.label_name = "";
+  DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(cv_.store->source(), one, mo, spec.seed, 0, 0));
+  DG_ASSIGN_OR_RETURN(Array ax, cv_.store->Gather(spec.cv_input, {mb.input_nodes[0]}));
+  torch::Tensor x = ArrayTensor(mb.features).to(torch::kFloat32).slice(0, 0, 1);
+  if (ax.row_elems() != x.size(1))
+    return Status::InvalidArgument("cv_input '" + spec.cv_input + "' has rows of " + std::to_string(ax.row_elems()) +
+                                   " values but '" + spec.features + "' has " + std::to_string(x.size(1)));
+  torch::Tensor h = cv_.module.get_method("cv_input")({x, ArrayTensor(ax), torch::ones({1})}).toTensor();
+  for (int l = 1; l < cv_.layers; ++l) {
+    DG_RETURN_IF_ERROR(cv_.store->InitHistory(cv_.History(l), h.size(1)));
+    h = cv_.module.get_method("cv_layer")({torch::IValue(static_cast<int64_t>(l)), h, h, torch::ones({1})}).toTensor();
+  }
+  cv_.module.train(true);
+  return Status::OK();
+}
+
+// Sampling counts epochs from 0 (epoch e of the loop samples as e - 1).
+Result<int64_t> CvTask::BeginEpoch(int64_t epoch) {
+  if (seeds_.train.empty())
+    return Status::InvalidArgument("no training nodes for trainer " + std::to_string(hooks_.dp.rank));
+  epoch_ = epoch - 1;
+  batch_ = 0;
+  order_ = EpochOrder(seeds_.train, true, cv_.spec.seed, epoch_);
+  steps_ = NumBatches(static_cast<int64_t>(seeds_.train.size()), cv_.spec.batch_size);
+  return steps_;
+}
+
+Result<bool> CvTask::Step(bool skip, StepOutcome* out) {
+  if (batch_ >= steps_) return false;
+  const int64_t b = batch_++;
+  if (skip) return true;
+  std::vector<int64_t> s = BatchSeeds(order_, cv_.spec.batch_size, b);
+  auto t0 = Clock::now();
+  cv_.module.train(true);
+  torch::Tensor labels;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, true, epoch_, b, &labels));
+  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
+  out->split.forward += Since(t0);
+  t0 = Clock::now();
+  m_.optimizer->zero_grad();
+  loss.backward();
+  out->split.backward += Since(t0);
+  t0 = Clock::now();
+  if (m_.sync) DG_RETURN_IF_ERROR(m_.sync->AllReduceGradients(m_.params));
+  out->split.allreduce += Since(t0);
+  t0 = Clock::now();
+  m_.optimizer->step();
+  out->split.optimizer += Since(t0);
+  out->loss = loss.item<double>();
+  out->correct = logits.argmax(1).eq(labels).sum().item<int64_t>();
+  out->count = static_cast<int64_t>(s.size());
+  out->items = out->count;
+  return true;
+}
+
+// Accuracy over `seeds` (summed over trainers).
+Result<double> CvTask::Accuracy(const std::vector<int64_t>& seeds, int64_t epoch) {
+  torch::NoGradGuard ng;
+  cv_.module.train(false);
+  const int64_t bs = EvalBatchSize(cv_.spec);
+  double correct = 0, count = 0;
+  for (int64_t b = 0; b < NumBatches(static_cast<int64_t>(seeds.size()), bs); ++b) {
+    std::vector<int64_t> s = BatchSeeds(seeds, bs, b);
+    torch::Tensor labels;
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, false, epoch, b, &labels));
+    correct += logits.argmax(1).eq(labels).sum().item<double>();
+    count += static_cast<double>(s.size());
+  }
+  cv_.module.train(true);
+  if (m_.sync) {
+    torch::Tensor t = torch::tensor({correct, count}, torch::kFloat64);
+    DG_RETURN_IF_ERROR(m_.sync->AllReduce({t}, false));
+    correct = t[0].item<double>();
+    count = t[1].item<double>();
+  }
+  return count > 0 ? correct / count : 0.0;
+}
+
+Result<Evaluation> CvTask::Evaluate(int64_t epoch) {
+  Evaluation e;
+  DG_ASSIGN_OR_RETURN(e.val, Accuracy(seeds_.val, epoch - 1));
+  DG_ASSIGN_OR_RETURN(e.test, Accuracy(seeds_.test, epoch - 1));
+  return e;
+}
+
+std::string CvTask::EvaluationJson(const Evaluation& e) const {
+  return "\"val_acc\": " + (e.done ? MetricNumber(e.val) : "null") +
+         ", \"test_acc\": " + (e.done ? MetricNumber(e.test) : "null");
+}
+
+std::string CvTask::EpochJson(const EpochStats& st) const {
+  return "\"seeds\": " + std::to_string(st.seeds) + ", \"algorithm\": \"control_variate\"";
+}
+
+std::string CvTask::FinalJson(const Evaluation& best, bool have_best) const {
+  return "\"best_val_acc\": " + (have_best ? MetricNumber(best.val) : "null") +
+         ", \"test_acc\": " + (have_best ? MetricNumber(best.test) : "null");
+}
+
+std::string CvTask::EvaluationText(const Evaluation& e) const {
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "val_acc %.4f test_acc %.4f", e.val, e.test);
+  return buf;
+}
+
+Status CvTask::SaveState(const std::string& dir) { return cv_.store->SaveHistory(dir); }
+
+Status CvTask::LoadState(const std::string& dir) { return dir.empty() ? Status::OK() : cv_.store->LoadHistory(dir); }
+
+}  // namespace dg

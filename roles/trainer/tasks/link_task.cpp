@@ -1,0 +1,389 @@
+#include "roles/trainer/tasks/link_task.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "common/storage/neighbor_sampling.h"
+#include "roles/trainer/model_runner.h"
+#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/trainer_util.h"
+
+namespace dg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kEvalNegativeSeed = 0x11dc, kEvalSeed = 0xe7a1;
+
+// The metrics of val and test, in Evaluation::values order.
+LinkMetrics Unpack(const Evaluation& e, int half) {
+  LinkMetrics m;
+  m.mrr = m.hits1 = m.hits10 = m.hits50 = m.auc = std::nan("");
+  if (e.values.size() < 10) return m;
+  const double* v = e.values.data() + 5 * half;
+  m.mrr = v[0];
+  m.hits1 = v[1];
+  m.hits10 = v[2];
+  m.hits50 = v[3];
+  m.auc = v[4];
+  return m;
+}
+
+}  // namespace
+
+Status CheckLinkOptions(const LinkOptions& link, const TrainSpec& spec) {
+  if (spec.link.eval_negatives < 1) return Status::InvalidArgument("eval negatives must be >= 1");
+  if (link.num_nodes <= 0) return Status::InvalidArgument("link prediction needs a graph with nodes");
+  if (link.negative_first < 0 || link.negative_count < 0 || link.negative_first + link.negative_count > link.num_nodes)
+    return Status::InvalidArgument("link prediction: evaluation negatives [" + std::to_string(link.negative_first) +
+                                   ", +" + std::to_string(link.negative_count) + ") out of the graph's " +
+                                   std::to_string(link.num_nodes) + " nodes");
+  int64_t range_total = 0;
+  for (const auto& [first, count] : link.negative_ranges) {
+    if (first < 0 || count < 0 || first + count > link.num_nodes)
+      return Status::InvalidArgument("link prediction: evaluation negatives [" + std::to_string(first) + ", +" +
+                                     std::to_string(count) + ") out of the graph's " + std::to_string(link.num_nodes) +
+                                     " nodes");
+    range_total += count;
+  }
+  if (!link.negative_ranges.empty() && range_total == 0)
+    return Status::InvalidArgument("link prediction: no destination nodes to draw evaluation negatives from");
+  return Status::OK();
+}
+
+Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const TrainHooks& hooks,
+                                                   const LinkOptions& link) {
+  if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
+  DG_RETURN_IF_ERROR(CheckLinkOptions(link, spec));
+  std::unique_ptr<LinkTask> t(new LinkTask(spec, hooks, link));
+  SetTorchThreads(spec.intra_op_threads, spec.seed);
+  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, static_cast<int64_t>(spec.fanouts.size())));
+  t->m_.module = std::move(model.module);
+  t->m_.names = std::move(model.names);
+  t->m_.params = std::move(model.params);
+  t->has_score_ = t->m_.module.find_method("score").has_value();
+  t->typed_ = IsTypedModel(t->m_.module);
+  t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
+  DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
+  DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
+  spdlog::info("link prediction: model {} scores pairs with {}", spec.model,
+               t->has_score_ ? "its score(h_src, h_dst)" : "the dot product");
+  return t;
+}
+
+void LinkTask::SetData(BatchProvider* edges, BatchProvider* nodes, LinkSeeds seeds) {
+  edges_ = edges;
+  nodes_ = nodes;
+  seeds_ = std::move(seeds);
+}
+
+bool LinkTask::Layerwise() const {
+  return link_.layerwise_source && !typed_ && FullNeighborEval(spec_) &&
+         m_.module.find_method("forward_layer").has_value();
+}
+
+// Every node's output, one layer at a time over full-neighbor blocks.
+Result<torch::Tensor> LinkTask::EmbedAll() {
+  torch::NoGradGuard no_grad;
+  m_.module.train(false);
+  NeighborSource* src = link_.layerwise_source;
+  const int64_t N = link_.num_nodes;
+  const DataParallelOptions& dp = hooks_.dp;
+  std::vector<int64_t> all(static_cast<size_t>(N));
+  for (int64_t i = 0; i < N; ++i) all[i] = i;
+  const std::vector<int64_t> mine = NodeSplit(all, dp.world_size, dp.rank, /*even=*/false);
+  const size_t bs = static_cast<size_t>(EvalBatchSize(spec_));
+  torch::Tensor h_cur;
+  for (int l = 0; l < static_cast<int>(spec_.fanouts.size()); ++l) {
+    torch::Tensor h_next;
+    int64_t width = -1;
+    for (size_t c = 0; c < mine.size(); c += bs) {
+      std::vector<int64_t> dst(mine.begin() + c, mine.begin() + std::min(mine.size(), c + bs));
+      SampledNeighbors nb;
+      DG_RETURN_IF_ERROR(src->SampleNeighbors(dst, SampleSpec(), &nb));  // every in-edge
+      std::vector<int64_t> src_nodes;
+      Block block = BuildBlock(dst, nb, &src_nodes, N);
+      torch::Tensor x;
+      if (l == 0) {
+        MiniBatch mb;
+        mb.input_nodes = src_nodes;
+        if (!link_.feature_name.empty()) {
+          DG_ASSIGN_OR_RETURN(mb.features, src->Gather(link_.feature_name, src_nodes));
+        }
+        DG_ASSIGN_OR_RETURN(x, ModelInput(hooks_.embedding, spec_.embedding.features, mb, nullptr));
+      } else {
+        x = h_cur.index_select(0, VectorTensor(src_nodes));
+      }
+      torch::Tensor h;
+      try {
+        h = m_.module.get_method("forward_layer")({int64_t{l}, x, BlockValue(block)}).toTensor();
+      } catch (const std::exception& e) {
+        return Status::InvalidArgument("model " + spec_.model + ": forward_layer(" + std::to_string(l) +
+                                       ") failed: " + FirstLine(e.what()));
+      }
+      if (!h_next.defined()) {
+        width = h.size(1);
+        h_next = torch::zeros({N, width}, torch::kFloat32);
+      }
+      h_next.index_copy_(0, VectorTensor(dst), h.to(torch::kFloat32));
+    }
+    // Every rank must agree on the width before the sum (a rank may have no nodes).
+    if (m_.sync) {
+      torch::Tensor wmax = torch::zeros({dp.world_size}, torch::kFloat64);
+      wmax[dp.rank] = static_cast<double>(width);
+      DG_RETURN_IF_ERROR(m_.sync->AllReduce({wmax}, false));
+      width = static_cast<int64_t>(wmax.max().item<double>());
+      if (!h_next.defined()) h_next = torch::zeros({N, width}, torch::kFloat32);
+      DG_RETURN_IF_ERROR(m_.sync->AllReduce({h_next}, false));
+    }
+    if (!h_next.defined()) return Status::InvalidArgument("layer-wise evaluation: no nodes");
+    h_cur = h_next;
+  }
+  return h_cur;
+}
+
+Result<torch::Tensor> LinkTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
+  if (mb.blocks.size() != spec_.fanouts.size())
+    return Status::InvalidArgument("batch has " + std::to_string(mb.blocks.size()) + " blocks, expected " +
+                                   std::to_string(spec_.fanouts.size()));
+  DG_ASSIGN_OR_RETURN(torch::Tensor x, ModelInput(hooks_.embedding, spec_.embedding.features, mb, emb_leaf));
+  torch::Tensor out;
+  try {
+    out = m_.module.forward({x, BlocksValue(mb)}).toTensor();
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("model " + spec_.model + ": forward failed: " + FirstLine(e.what()));
+  }
+  if (out.dim() != 2 || out.size(0) != static_cast<int64_t>(mb.seeds.size()))
+    return Status::InvalidArgument("model " + spec_.model + ": forward returned shape " + c10::str(out.sizes()) +
+                                   ", expected one embedding row per seed [" + std::to_string(mb.seeds.size()) +
+                                   ", D]");
+  return out;
+}
+
+Result<torch::Tensor> LinkTask::Score(const torch::Tensor& hs, const torch::Tensor& hd) {
+  if (!has_score_) return (hs * hd).sum(1);
+  torch::Tensor s;
+  try {
+    s = m_.module.get_method("score")({hs, hd}).toTensor();
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("model " + spec_.model + ": score(h_src, h_dst) failed: " + FirstLine(e.what()));
+  }
+  if (s.dim() == 2 && s.size(1) == 1) s = s.reshape({-1});
+  if (s.dim() != 1 || s.size(0) != hs.size(0))
+    return Status::InvalidArgument("model " + spec_.model + ": score returned shape " + c10::str(s.sizes()) +
+                                   ", expected one score per pair [" + std::to_string(hs.size(0)) + "]");
+  return s;
+}
+
+Status LinkTask::TrainStep(const MiniBatch& mb, StepOutcome* out) {
+  auto t0 = Clock::now();
+  m_.module.train(true);
+  m_.optimizer->zero_grad();
+  std::vector<torch::Tensor> leaf(1);
+  DG_ASSIGN_OR_RETURN(torch::Tensor h, Forward(mb, hooks_.embedding ? &leaf[0] : nullptr));
+  if (mb.labels.dtype != DType::kInt64 || mb.labels.shape.size() != 2 || mb.labels.shape[1] != 3)
+    return Status::InvalidArgument("a link batch's labels must be int64 [R, 3] (is this a node batch?)");
+  torch::Tensor lab = ArrayTensor(mb.labels);
+  torch::Tensor target = lab.select(1, 2).to(torch::kFloat32);
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits,
+                      Score(h.index_select(0, lab.select(1, 0)), h.index_select(0, lab.select(1, 1))));
+  torch::Tensor l = torch::binary_cross_entropy_with_logits(logits, target);
+  out->loss = l.item<double>();
+  out->correct = logits.gt(0).eq(target.gt(0.5)).sum().item<int64_t>();
+  out->count = target.numel();
+  out->items = target.gt(0.5).sum().item<int64_t>();
+  out->split.forward += Since(t0);
+  t0 = Clock::now();
+  try {
+    l.backward();
+  } catch (const std::exception& e) {
+    return Status::Internal("backward failed: " + FirstLine(e.what()));
+  }
+  out->split.backward += Since(t0);
+  t0 = Clock::now();
+  if (hooks_.embedding) DG_RETURN_IF_ERROR(UpdateEmbedding(hooks_.embedding, &m_, mb.input_nodes, leaf));
+  out->split.optimizer += Since(t0);
+  t0 = Clock::now();
+  if (m_.sync) DG_RETURN_IF_ERROR(m_.sync->AllReduceGradients(m_.params));
+  out->split.allreduce += Since(t0);
+  t0 = Clock::now();
+  m_.optimizer->step();
+  out->split.optimizer += Since(t0);
+  return Status::OK();
+}
+
+Result<int64_t> LinkTask::BeginEpoch(int64_t epoch) {
+  if (seeds_.train.empty())
+    return Status::InvalidArgument("no training edges for trainer " + std::to_string(hooks_.dp.rank));
+  EpochRequest req;
+  req.epoch = epoch;
+  req.seeds = seeds_.train;
+  req.batch_size = spec_.batch_size;
+  req.shuffle = true;
+  req.fanouts = spec_.fanouts;
+  req.job_seed = spec_.seed;
+  req.labels = false;
+  req.link = true;
+  DG_RETURN_IF_ERROR(edges_->BeginEpoch(req));
+  return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
+}
+
+Result<bool> LinkTask::Step(bool skip, StepOutcome* out) {
+  const auto tw = Clock::now();
+  DG_ASSIGN_OR_RETURN(bool more, edges_->Next(&mb_));
+  out->split.wait = Since(tw);
+  if (!more || skip) return more;
+  DG_RETURN_IF_ERROR(TrainStep(mb_, out));
+  out->split.sample = mb_.sample_seconds;
+  out->split.gather = mb_.gather_seconds;
+  out->split.transfer = mb_.transfer_seconds;
+  return true;
+}
+
+// Sum all-reduce of values placed at this rank's offset: every rank gets all ranks' values.
+Result<std::vector<float>> LinkTask::Gather(const std::vector<float>& mine) {
+  if (!m_.sync) return mine;
+  const DataParallelOptions& dp = hooks_.dp;
+  torch::Tensor counts = torch::zeros({dp.world_size}, torch::kFloat64);
+  counts[dp.rank] = static_cast<double>(mine.size());
+  DG_RETURN_IF_ERROR(m_.sync->AllReduce({counts}, false));
+  int64_t total = 0, offset = 0;
+  for (int r = 0; r < dp.world_size; ++r) {
+    const int64_t c = static_cast<int64_t>(counts[r].item<double>());
+    if (r < dp.rank) offset += c;
+    total += c;
+  }
+  torch::Tensor all = torch::zeros({std::max<int64_t>(total, 1)}, torch::kFloat32);
+  if (!mine.empty()) std::memcpy(all.data_ptr<float>() + offset, mine.data(), mine.size() * sizeof(float));
+  DG_RETURN_IF_ERROR(m_.sync->AllReduce({all}, false));
+  return std::vector<float>(all.data_ptr<float>(), all.data_ptr<float>() + total);
+}
+
+// eval_negatives per held-out edge, [P * K], from the edge's own generator.
+std::vector<int64_t> LinkTask::Negatives(const EdgeList& held) const {
+  const int64_t P = static_cast<int64_t>(held.src.size()), K = spec_.link.eval_negatives;
+  const IdRanges& ranges = link_.negative_ranges;
+  int64_t range_total = 0;
+  for (const auto& r : ranges) range_total += r.second;
+  const uint64_t count = static_cast<uint64_t>(!ranges.empty()            ? range_total
+                                               : link_.negative_count > 0 ? link_.negative_count
+                                                                          : link_.num_nodes);
+  std::vector<int64_t> neg(static_cast<size_t>(P * K));
+  for (int64_t i = 0; i < P; ++i) {
+    Rng rng(MixSeed(MixSeed(kEvalNegativeSeed, static_cast<uint64_t>(held.src[i])), static_cast<uint64_t>(held.dst[i])));
+    for (int64_t j = 0; j < K; ++j) {
+      const int64_t draw = static_cast<int64_t>(rng.Uniform(count));
+      neg[i * K + j] = ranges.empty() ? link_.negative_first + draw : NthInRanges(ranges, draw);
+    }
+  }
+  return neg;
+}
+
+// Metrics of `held` (this trainer's share; gathered over all trainers).
+Result<LinkMetrics> LinkTask::EvaluateEdges(const EdgeList& held) {
+  const int64_t P = static_cast<int64_t>(held.src.size()), K = spec_.link.eval_negatives;
+  const std::vector<int64_t> neg = Negatives(held);
+  // Rows of H for the pairs (s, d) and (s, n): global ids (layer-wise) or the
+  // rows of the node batches of the nodes involved.
+  torch::Tensor H;
+  std::vector<int64_t> ps(held.src), pd(held.dst), nd(neg);
+  if (P > 0 && all_h_.defined()) {
+    H = all_h_;
+  } else if (P > 0) {  // node batches of the nodes involved (no collectives in here)
+    std::unordered_map<int64_t, int64_t> row;
+    std::vector<int64_t> ids;
+    auto add = [&](int64_t g) {
+      auto it = row.emplace(g, static_cast<int64_t>(ids.size()));
+      if (it.second) ids.push_back(g);
+      return it.first->second;
+    };
+    for (int64_t i = 0; i < P; ++i) {
+      ps[i] = add(held.src[i]);
+      pd[i] = add(held.dst[i]);
+    }
+    for (size_t i = 0; i < neg.size(); ++i) nd[i] = add(neg[i]);
+    EpochRequest req;
+    req.seeds = ids;
+    req.batch_size = EvalBatchSize(spec_);
+    req.shuffle = false;
+    req.labels = false;
+    req.fanouts = EvalFanouts(spec_);
+    req.job_seed = MixSeed(spec_.seed, kEvalSeed);
+    DG_RETURN_IF_ERROR(nodes_->BeginEpoch(req));
+    torch::NoGradGuard no_grad;
+    m_.module.train(false);
+    std::vector<torch::Tensor> parts;
+    MiniBatch mb;
+    while (true) {
+      DG_ASSIGN_OR_RETURN(bool more, nodes_->Next(&mb));
+      if (!more) break;
+      DG_ASSIGN_OR_RETURN(torch::Tensor h, Forward(mb, nullptr));
+      parts.push_back(h);
+    }
+    H = torch::cat(parts);
+    if (H.size(0) != static_cast<int64_t>(ids.size()))
+      return Status::Internal("evaluation embedded " + std::to_string(H.size(0)) + " of " +
+                              std::to_string(ids.size()) + " nodes");
+  }
+  std::vector<float> pos_scores, neg_scores;
+  if (P > 0) {
+    torch::NoGradGuard no_grad;
+    std::vector<int64_t> ns(static_cast<size_t>(P * K));
+    for (int64_t i = 0; i < P; ++i)
+      for (int64_t j = 0; j < K; ++j) ns[i * K + j] = ps[i];
+    DG_ASSIGN_OR_RETURN(torch::Tensor sp, Score(H.index_select(0, VectorTensor(ps)), H.index_select(0, VectorTensor(pd))));
+    DG_ASSIGN_OR_RETURN(torch::Tensor sn, Score(H.index_select(0, VectorTensor(ns)), H.index_select(0, VectorTensor(nd))));
+    sp = sp.to(torch::kFloat32).contiguous();
+    sn = sn.to(torch::kFloat32).contiguous();
+    pos_scores.assign(sp.data_ptr<float>(), sp.data_ptr<float>() + sp.numel());
+    neg_scores.assign(sn.data_ptr<float>(), sn.data_ptr<float>() + sn.numel());
+  }
+  // Every rank takes part in the gathers, even with nothing to evaluate.
+  DG_ASSIGN_OR_RETURN(pos_scores, Gather(pos_scores));
+  DG_ASSIGN_OR_RETURN(neg_scores, Gather(neg_scores));
+  return ComputeLinkMetrics(pos_scores, neg_scores, K);
+}
+
+Result<Evaluation> LinkTask::Evaluate(int64_t /*epoch*/) {
+  if (Layerwise()) {
+    const auto t0 = Clock::now();
+    DG_ASSIGN_OR_RETURN(all_h_, EmbedAll());
+    if (!spec_.quiet && hooks_.dp.rank == 0)
+      spdlog::info("evaluation: layer-wise full-neighbor embeddings of all {} nodes in {:.2f} s", all_h_.size(0),
+                   Since(t0));
+  }
+  auto val = EvaluateEdges(seeds_.val);
+  auto test = val.ok() ? EvaluateEdges(seeds_.test) : Result<LinkMetrics>(val.status());
+  all_h_ = torch::Tensor();
+  DG_RETURN_IF_ERROR(test.status());
+  Evaluation e;
+  e.val = val->auc;
+  e.test = test->auc;
+  for (const LinkMetrics* m : {&*val, &*test}) e.values.insert(e.values.end(), {m->mrr, m->hits1, m->hits10, m->hits50, m->auc});
+  return e;
+}
+
+std::string LinkTask::EvaluationJson(const Evaluation& e) const {
+  return Unpack(e, 0).Json("val") + ", " + Unpack(e, 1).Json("test");
+}
+
+std::string LinkTask::EpochJson(const EpochStats& st) const {
+  return "\"positive_edges\": " + std::to_string(st.items) +
+         ", \"edges_per_second\": " + MetricNumber(static_cast<double>(st.items) / std::max(1e-9, st.seconds));
+}
+
+std::string LinkTask::FinalJson(const Evaluation& best, bool have_best) const {
+  return "\"best_val_auc\": " + (have_best ? MetricNumber(best.val) : "null") + ", " + EvaluationJson(best);
+}
+
+std::string LinkTask::EvaluationText(const Evaluation& e) const {
+  const LinkMetrics v = Unpack(e, 0), t = Unpack(e, 1);
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "val_auc %.4f val_mrr %.4f test_auc %.4f test_mrr %.4f", v.auc, v.mrr, t.auc,
+                t.mrr);
+  return buf;
+}
+
+}  // namespace dg

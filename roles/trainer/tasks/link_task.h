@@ -1,0 +1,74 @@
+// LinkTask: link prediction, a task of the epoch loop
+// (roles/trainer/loop/epoch_task.h).
+//
+// Training: batches of edges from a link BatchProvider (common/sampling/edge_batch.h:
+// labels int64 [R, 3] = (source row, destination row, target)); the model's
+// forward gives one row per seed (an embedding); the score of a pair is the
+// model's `score(h_src, h_dst) -> Tensor[R]` when it has that method, else the
+// dot product; loss = binary cross-entropy with logits over positives and
+// negatives. An embedding (TrainHooks::embedding) is the input (or part of
+// it) and is updated sparsely, as in the node task.
+//
+// Evaluation: (layer-wise, see LinkOptions::layerwise_source, or node
+// batches) every val/test edge (s, d) is scored against
+// spec.link.eval_negatives pairs (s, n), n uniform over all nodes (typed
+// graphs: over the destination type's nodes, see LinkOptions::negative_first)
+// drawn from Rng(MixSeed(MixSeed(0x11dc, s), d)) -- independent of the job
+// seed, so numbers are comparable across runs. The embeddings of the nodes
+// involved come from `nodes` (a node BatchProvider) with the evaluation
+// fanouts. Scores are gathered from every trainer (sum all-reduce into place)
+// so MRR, Hits@1/10/50 and ROC-AUC (link_metrics.h) are exact over all
+// edges; the best model is the best validation AUC.
+#pragma once
+
+#include <memory>
+
+#include "config/train_spec.h"
+#include "roles/trainer/link_trainer.h"
+#include "roles/trainer/loop/epoch_task.h"
+
+namespace dg {
+
+class LinkTask : public EpochTask {
+ public:
+  static Result<std::unique_ptr<LinkTask>> Create(const TrainSpec& spec, const TrainHooks& hooks,
+                                                  const LinkOptions& link);
+  void SetData(BatchProvider* edges, BatchProvider* nodes, LinkSeeds seeds);
+
+  ModelState& model() override { return m_; }
+  int64_t kind() const override { return 1; }
+  const char* name() const override { return "link prediction"; }
+  Result<int64_t> BeginEpoch(int64_t epoch) override;
+  Result<bool> Step(bool skip, StepOutcome* out) override;
+  Result<Evaluation> Evaluate(int64_t epoch) override;
+  std::string EvaluationJson(const Evaluation& e) const override;
+  std::string EpochJson(const EpochStats& st) const override;
+  std::string FinalJson(const Evaluation& best, bool have_best) const override;
+  std::string EvaluationText(const Evaluation& e) const override;
+
+ private:
+  LinkTask(const TrainSpec& spec, const TrainHooks& hooks, const LinkOptions& link)
+      : spec_(spec), hooks_(hooks), link_(link) {}
+  bool Layerwise() const;
+  Result<torch::Tensor> EmbedAll();
+  Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf);
+  Result<torch::Tensor> Score(const torch::Tensor& hs, const torch::Tensor& hd);
+  Status TrainStep(const MiniBatch& mb, StepOutcome* out);
+  Result<std::vector<float>> Gather(const std::vector<float>& mine);
+  std::vector<int64_t> Negatives(const EdgeList& held) const;
+  Result<LinkMetrics> EvaluateEdges(const EdgeList& held);
+
+  const TrainSpec& spec_;
+  const TrainHooks& hooks_;
+  LinkOptions link_;
+  ModelState m_;
+  bool has_score_ = false;
+  bool typed_ = false;  // the typed contract (blocks with edge and node types)
+  BatchProvider* edges_ = nullptr;
+  BatchProvider* nodes_ = nullptr;
+  LinkSeeds seeds_;
+  MiniBatch mb_;
+  torch::Tensor all_h_;  // layer-wise embeddings of every node during an evaluation (undefined otherwise)
+};
+
+}  // namespace dg

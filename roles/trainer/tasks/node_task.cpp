@@ -1,0 +1,256 @@
+#include "roles/trainer/tasks/node_task.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "common/io/npy.h"
+#include "common/storage/neighbor_sampling.h"
+#include "roles/trainer/model_runner.h"
+#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/trainer_util.h"
+
+namespace dg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The seed used for evaluation and prediction batches (sampled eval fanouts).
+constexpr uint64_t kEvalSeed = 0xe7a1, kPredictSeed = 0x9ed1;
+
+}  // namespace
+
+Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const TrainHooks& hooks) {
+  if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
+  std::unique_ptr<NodeTask> t(new NodeTask(spec, hooks));
+  SetTorchThreads(spec.intra_op_threads, spec.seed);
+  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, static_cast<int64_t>(spec.fanouts.size())));
+  t->m_.module = std::move(model.module);
+  t->m_.names = std::move(model.names);
+  t->m_.params = std::move(model.params);
+  if (spec.save_embeddings && !HasForwardLayer(t->m_.module))
+    return Status::InvalidArgument("--save-embeddings needs a model with forward_layer(layer, x, block); " +
+                                   spec.model + " has none");
+  t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
+  DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
+  DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
+  return t;
+}
+
+void NodeTask::SetData(BatchProvider* provider, TrainerSeeds seeds) {
+  provider_ = provider;
+  seeds_ = std::move(seeds);
+}
+
+Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
+  if (mb.blocks.size() != spec_.fanouts.size())
+    return Status::InvalidArgument("batch has " + std::to_string(mb.blocks.size()) + " blocks, expected " +
+                                   std::to_string(spec_.fanouts.size()));
+  DG_ASSIGN_OR_RETURN(torch::Tensor x, ModelInput(hooks_.embedding, spec_.embedding.features, mb, emb_leaf));
+  torch::Tensor out;
+  try {
+    if (!mb.input_neigh_mean.shape.empty())  // block 0 aggregated where the features live
+      out = m_.module.get_method("forward_agg")({x, ArrayTensor(mb.input_neigh_mean), BlocksValue(mb)}).toTensor();
+    else
+      out = m_.module.forward({x, BlocksValue(mb)}).toTensor();
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("model " + spec_.model + ": forward failed on a batch with " +
+                                   std::to_string(x.size(1)) + "-dim input rows: " + FirstLine(e.what()));
+  }
+  const int64_t rows = static_cast<int64_t>(mb.seeds.size());
+  if (out.dim() != 2 || out.size(0) != rows)
+    return Status::InvalidArgument("model " + spec_.model + ": forward returned shape " + c10::str(out.sizes()) +
+                                   ", expected one row per seed [" + std::to_string(rows) + ", " +
+                                   std::to_string(spec_.num_classes) + "]");
+  if (spec_.num_classes > 0 && out.size(1) != spec_.num_classes)
+    return Status::InvalidArgument("model " + spec_.model + ": output width " + std::to_string(out.size(1)) +
+                                   " != number of classes " + std::to_string(spec_.num_classes));
+  return out;
+}
+
+Status NodeTask::TrainStep(const std::vector<const MiniBatch*>& batches, StepOutcome* out) {
+  StepSplit& t = out->split;
+  m_.module.train(true);
+  auto t0 = Clock::now();
+  m_.optimizer->zero_grad();
+  t.optimizer += Since(t0);
+  double total_loss = 0;
+  int64_t ok = 0, n = 0;
+  std::vector<torch::Tensor> leaves(batches.size());
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const MiniBatch* mb = batches[b];
+    t0 = Clock::now();
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(*mb, hooks_.embedding ? &leaves[b] : nullptr));
+    if (mb->labels.dtype != DType::kInt64 || mb->labels.rows() != logits.size(0))
+      return Status::InvalidArgument("labels must be int64 with one row per seed");
+    torch::Tensor labels = ArrayTensor(mb->labels).reshape({-1});
+    if (labels.numel() > 0) {
+      int64_t lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
+      if (lo < 0 || hi >= logits.size(1))
+        return Status::InvalidArgument("label " + std::to_string(lo < 0 ? lo : hi) +
+                                       " of a training node is out of range [0, " + std::to_string(logits.size(1)) +
+                                       ")");
+    }
+    torch::Tensor l = torch::nn::functional::cross_entropy(logits, labels);
+    total_loss += l.item<double>();
+    ok += logits.argmax(1).eq(labels).sum().item<int64_t>();
+    n += labels.numel();
+    t.forward += Since(t0);
+    t0 = Clock::now();
+    try {
+      (l / static_cast<double>(batches.size())).backward();
+    } catch (const std::exception& e) {
+      return Status::Internal("backward failed: " + FirstLine(e.what()));
+    }
+    t.backward += Since(t0);
+  }
+  t0 = Clock::now();
+  if (hooks_.embedding) {
+    std::vector<int64_t> ids;
+    for (const MiniBatch* mb : batches) ids.insert(ids.end(), mb->input_nodes.begin(), mb->input_nodes.end());
+    DG_RETURN_IF_ERROR(UpdateEmbedding(hooks_.embedding, &m_, ids, leaves));
+  }
+  t.optimizer += Since(t0);
+  t0 = Clock::now();
+  if (m_.sync) DG_RETURN_IF_ERROR(m_.sync->AllReduceGradients(m_.params));
+  t.allreduce += Since(t0);
+  t0 = Clock::now();
+  m_.optimizer->step();
+  t.optimizer += Since(t0);
+  out->loss = total_loss / static_cast<double>(std::max<size_t>(1, batches.size()));
+  out->correct = ok;
+  out->count = n;
+  out->items = n;
+  return Status::OK();
+}
+
+Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
+  if (seeds_.train.empty())
+    return Status::InvalidArgument("no training nodes for trainer " + std::to_string(hooks_.dp.rank) +
+                                   " (split has no nodes with value 0, or fewer train nodes than trainers)");
+  EpochRequest req;
+  req.epoch = epoch;
+  req.seeds = seeds_.train;
+  req.batch_size = spec_.batch_size;
+  req.shuffle = true;
+  req.fanouts = spec_.fanouts;
+  req.job_seed = spec_.seed;
+  DG_RETURN_IF_ERROR(provider_->BeginEpoch(req));
+  return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
+}
+
+Result<bool> NodeTask::Step(bool skip, StepOutcome* out) {
+  const auto tw = Clock::now();
+  DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb_));
+  out->split.wait = Since(tw);
+  if (!more || skip) return more;
+  DG_RETURN_IF_ERROR(TrainStep({&mb_}, out));
+  out->split.sample = mb_.sample_seconds;
+  out->split.gather = mb_.gather_seconds;
+  out->split.transfer = mb_.transfer_seconds;
+  return true;
+}
+
+Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
+  EpochRequest req;
+  req.seeds = seeds;
+  req.batch_size = EvalBatchSize(spec_);
+  req.shuffle = false;
+  req.fanouts = EvalFanouts(spec_);
+  req.job_seed = MixSeed(spec_.seed, kEvalSeed);
+  DG_RETURN_IF_ERROR(provider_->BeginEpoch(req));
+  torch::NoGradGuard no_grad;
+  m_.module.train(false);
+  int64_t correct = 0, count = 0;
+  MiniBatch mb;
+  while (true) {
+    DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb));
+    if (!more) break;
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
+    torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
+    correct += logits.argmax(1).eq(labels).sum().item<int64_t>();
+    count += labels.numel();
+  }
+  if (m_.sync) {
+    torch::Tensor agg = torch::tensor({double(correct), double(count)}, torch::kFloat64);
+    DG_RETURN_IF_ERROR(m_.sync->AllReduce({agg}, false));
+    correct = static_cast<int64_t>(agg[0].item<double>());
+    count = static_cast<int64_t>(agg[1].item<double>());
+  }
+  // No seeds to evaluate (e.g. every node is a training node): no accuracy.
+  return count ? double(correct) / count : std::nan("");
+}
+
+Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
+  Evaluation e;
+  DG_ASSIGN_OR_RETURN(e.val, Accuracy(seeds_.val));
+  DG_ASSIGN_OR_RETURN(e.test, Accuracy(seeds_.test));
+  return e;
+}
+
+std::string NodeTask::EvaluationJson(const Evaluation& e) const {
+  return "\"val_acc\": " + (e.done ? MetricNumber(e.val) : "null") +
+         ", \"test_acc\": " + (e.done ? MetricNumber(e.test) : "null");
+}
+
+std::string NodeTask::EpochJson(const EpochStats& st) const { return "\"seeds\": " + std::to_string(st.seeds); }
+
+std::string NodeTask::FinalJson(const Evaluation& best, bool have_best) const {
+  return "\"best_val_acc\": " + (have_best ? MetricNumber(best.val) : "null") +
+         ", \"test_acc\": " + (have_best ? MetricNumber(best.test) : "null");
+}
+
+std::string NodeTask::EvaluationText(const Evaluation& e) const {
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "val_acc %.4f test_acc %.4f", e.val, e.test);
+  return buf;
+}
+
+Status NodeTask::SaveOutputs() {
+  if (!hooks_.writer() || !(spec_.save_predictions || spec_.save_embeddings) || seeds_.predict.empty())
+    return Status::OK();
+  return Predict(seeds_.predict);
+}
+
+// predictions.npy and embeddings.npy: the model's output (and last hidden
+// layer) for every node asked for, in the order given.
+Status NodeTask::Predict(const std::vector<int64_t>& nodes) {
+  EpochRequest req;
+  req.seeds = nodes;
+  req.batch_size = EvalBatchSize(spec_);
+  req.shuffle = false;
+  req.labels = false;
+  req.fanouts = EvalFanouts(spec_);
+  req.job_seed = MixSeed(spec_.seed, kPredictSeed);
+  DG_RETURN_IF_ERROR(provider_->BeginEpoch(req));
+  torch::NoGradGuard no_grad;
+  m_.module.train(false);
+  std::vector<torch::Tensor> preds, embs;
+  MiniBatch mb;
+  while (true) {
+    DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb));
+    if (!more) break;
+    if (spec_.save_embeddings) {
+      try {
+        DG_ASSIGN_OR_RETURN(torch::Tensor h, ModelInput(hooks_.embedding, spec_.embedding.features, mb, nullptr));
+        const int L = static_cast<int>(mb.blocks.size());
+        for (int l = 0; l < L; ++l) {
+          if (l == L - 1) embs.push_back(h.narrow(0, 0, mb.blocks[l].num_dst).clone());
+          h = m_.module.get_method("forward_layer")({int64_t{l}, h, BlockValue(mb.blocks[l])}).toTensor();
+        }
+        preds.push_back(h.argmax(1));
+      } catch (const std::exception& e) {
+        return Status::InvalidArgument("model " + spec_.model + ": forward_layer failed: " + FirstLine(e.what()));
+      }
+    } else {
+      DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
+      preds.push_back(logits.argmax(1));
+    }
+  }
+  if (spec_.save_predictions)
+    DG_RETURN_IF_ERROR(NpyWrite(hooks_.OutPath("predictions.npy"), TensorArray(torch::cat(preds).to(torch::kInt64))));
+  if (spec_.save_embeddings)
+    DG_RETURN_IF_ERROR(NpyWrite(hooks_.OutPath("embeddings.npy"), TensorArray(torch::cat(embs).to(torch::kFloat32))));
+  return Status::OK();
+}
+
+}  // namespace dg

@@ -1,0 +1,63 @@
+// NodeTask: node classification, a task of the epoch loop
+// (roles/trainer/loop/epoch_task.h).
+//
+// Batches of seed nodes from a BatchProvider; the model's forward gives one
+// row of class logits per seed (forward_agg when the batch carries block 0
+// aggregated at the data); loss = cross-entropy; data-parallel gradients are
+// all-reduced (GradientSync); with an embedding (TrainHooks::embedding) the
+// model's input is [features | embedding rows] of the batch's input nodes
+// (the rows alone when spec.embedding.features is false) and the rows'
+// gradients go to its sparse optimizer, one Update per step on every trainer.
+// Evaluation: accuracy on the val and test seeds (all-reduced), eval fanouts.
+// Outputs (rank 0, best parameters): predictions.npy and embeddings.npy (the
+// last hidden layer, forward_layer) of seeds.predict, in that order.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "common/sampling/batch_provider.h"
+#include "config/train_spec.h"
+#include "roles/trainer/loop/epoch_task.h"
+#include "roles/trainer/trainer.h"
+
+namespace dg {
+
+class NodeTask : public EpochTask {
+ public:
+  static Result<std::unique_ptr<NodeTask>> Create(const TrainSpec& spec, const TrainHooks& hooks);
+  // Where the batches come from and which seeds (this trainer's share).
+  void SetData(BatchProvider* provider, TrainerSeeds seeds);
+
+  ModelState& model() override { return m_; }
+  int64_t kind() const override { return 0; }
+  const char* name() const override { return "node classification"; }
+  Result<int64_t> BeginEpoch(int64_t epoch) override;
+  Result<bool> Step(bool skip, StepOutcome* out) override;
+  Result<Evaluation> Evaluate(int64_t epoch) override;
+  std::string EvaluationJson(const Evaluation& e) const override;
+  std::string EpochJson(const EpochStats& st) const override;
+  std::string FinalJson(const Evaluation& best, bool have_best) const override;
+  std::string EvaluationText(const Evaluation& e) const override;
+  Status SaveOutputs() override;
+
+  // One optimizer step over `batches` (the loss is the mean of their mean
+  // losses); adds its forward/backward/optimizer/all-reduce time to out->split.
+  Status TrainStep(const std::vector<const MiniBatch*>& batches, StepOutcome* out);
+  // Accuracy on `seeds` (all-reduced across trainers; NaN without any).
+  Result<double> Accuracy(const std::vector<int64_t>& seeds);
+
+ private:
+  NodeTask(const TrainSpec& spec, const TrainHooks& hooks) : spec_(spec), hooks_(hooks) {}
+  Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf = nullptr);
+  Status Predict(const std::vector<int64_t>& nodes);
+
+  const TrainSpec& spec_;
+  const TrainHooks& hooks_;
+  ModelState m_;
+  BatchProvider* provider_ = nullptr;
+  TrainerSeeds seeds_;
+  MiniBatch mb_;  // the step's batch, reused
+};
+
+}  // namespace dg
