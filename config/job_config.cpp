@@ -462,16 +462,6 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
                    "--edge-split 0.85,0.05,0.10");
     DG_RETURN_IF_ERROR(CheckLinkEdgeType(c, r["train"], *summary, split, cfg.train.link_etype));
   }
-  // Sampler processes send full input rows in float32 (the MINIBATCH stream
-  // carries no pre-aggregated input): the wire-byte options need in-process sampling.
-  if (cfg.samplers_per_trainer > 0 && cfg.train.input_aggregation == "on")
-    return c.Err(r["train"]["input_aggregation"], "train.input_aggregation",
-                 "on needs processes.samplers_per_trainer 0 (sampler processes send full input rows)");
-  if (cfg.samplers_per_trainer > 0 && cfg.train.feature_wire_dtype != "float32")
-    return c.Err(r["train"]["feature_wire_dtype"], "train.feature_wire_dtype",
-                 cfg.train.feature_wire_dtype + " needs processes.samplers_per_trainer 0 (sampler processes send "
-                 "float32 rows)");
-
   // output_dir
   if (r["output_dir"]) DG_RETURN_IF_ERROR(c.String(r["output_dir"], "output_dir", true, &cfg.output_dir));
   cfg.output_dir = ResolvePath(cfg.base_dir, cfg.output_dir);

@@ -47,7 +47,7 @@ Status CheckOffsets(const std::string& what, const char* field, const int32_t* v
     if (v[i] < 0 || v[i] >= owned)
       return Status::InvalidArgument(what + ": " + field + " offset " + std::to_string(v[i]) + " (at position " +
                                      std::to_string(i) + ") is not in [0, " + std::to_string(owned) +
-                                     "), the nodes this partition owns");
+                                     "), the rows of this partition");
   return Status::OK();
 }
 
@@ -147,7 +147,7 @@ Status AddPullBlock(const PartitionStore& store, const std::string& name, const 
                     float* own_out, float* sums_out, const int64_t* sums_pos) {
   const std::string what = "PULL_BLOCK '" + name + "'";
   DG_ASSIGN_OR_RETURN(const Array* table, BlockTensor(store, name));
-  const int64_t owned = store.partition().num_owned();
+  const int64_t owned = table->shape[0];  // a node's row; of its type's array on a typed partition
   DG_RETURN_IF_ERROR(CheckOffsets(what, "rows", rows, r, owned));
   DG_RETURN_IF_ERROR(CheckOffsets(what, "src", src, e, owned));
   DG_RETURN_IF_ERROR(CheckCounts(what, counts, m, e).status());
@@ -169,7 +169,7 @@ Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRe
   const int32_t* rows = req.rows.as<int32_t>();
   const int32_t* counts = req.counts.as<int32_t>();
   const int32_t* src = req.src.as<int32_t>();
-  const int64_t owned = store.partition().num_owned();
+  const int64_t owned = table->shape[0];  // a node's row; of its type's array on a typed partition
   DG_RETURN_IF_ERROR(CheckOffsets(what, "rows", rows, r, owned));
   DG_RETURN_IF_ERROR(CheckOffsets(what, "src", src, e, owned));
   DG_ASSIGN_OR_RETURN(int64_t k, CheckCounts(what, counts, m, e));
@@ -232,6 +232,9 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
   DG_ASSIGN_OR_RETURN(const Array* table, BlockTensor(store, req.name));
   const int64_t m = req.dst.numel(), owned = store.partition().num_owned(), base = store.node_begin();
   const int32_t* dst = req.dst.as<int32_t>();
+  if (table->shape[0] != owned)  // sampled by node offsets: a row per node
+    return Status::InvalidArgument(what + ": needs a row per node of partition " + std::to_string(store.part_id()) +
+                                   ", the array has " + std::to_string(table->shape[0]));
   DG_RETURN_IF_ERROR(CheckOffsets(what, "dst", dst, m, owned));
   const int64_t s = req.skip.numel();
   const int32_t* skip = req.skip.as<int32_t>();

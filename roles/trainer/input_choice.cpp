@@ -9,7 +9,6 @@ Result<BlockInputChoice> ChooseBlockInput(const JobConfig& job, const PartitionC
   DG_ASSIGN_OR_RETURN(c.options.wire, ParseWireDType("train.feature_wire_dtype", t.feature_wire_dtype));
   std::string no;  // the first reason block 0 cannot be aggregated
   if (partition.typed()) no = "the partition is typed (each type's rows are pulled by type)";
-  else if (job.samplers_per_trainer > 0) no = "sampler processes send full input rows";
   else if (t.task != "node") no = "train.task is " + t.task;
   else if (t.algorithm != "sample") no = "train.algorithm is " + t.algorithm;
   else if (t.embedding.dim > 0) no = "the job trains a DistEmbedding";
@@ -23,13 +22,9 @@ Result<BlockInputChoice> ChooseBlockInput(const JobConfig& job, const PartitionC
   if (t.input_aggregation == "on" && !no.empty())
     return Status::InvalidArgument(job.path + ": train.input_aggregation is on, but " + no);
   const bool wire = c.options.wire != WireDType::kFloat32;
-  if (wire && partition.typed())
+  if (wire && (t.task != "node" || t.algorithm != "sample"))
     return Status::InvalidArgument(job.path + ": train.feature_wire_dtype " + t.feature_wire_dtype +
-                                   " does not take typed partitions (float32 only)");
-  if (wire && (job.samplers_per_trainer > 0 || t.task != "node" || t.algorithm != "sample"))
-    return Status::InvalidArgument(job.path + ": train.feature_wire_dtype " + t.feature_wire_dtype +
-                                   " needs node batches sampled in the trainers (processes.samplers_per_trainer 0, "
-                                   "train.task node, train.algorithm sample)");
+                                   " needs node batches by sampling (train.task node, train.algorithm sample)");
   c.options.aggregate = no.empty() && t.input_aggregation != "off" && !auto_off;
   c.use = c.options.aggregate || wire;
   c.reason = c.options.aggregate ? "block 0 aggregated by the servers (PULL_BLOCK)"

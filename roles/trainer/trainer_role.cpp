@@ -249,6 +249,7 @@ Status RunTrainerProcess(TrainerProcessOptions options) {
     spdlog::info("input rows: {} ({}), {} on the wire", block_input.options.aggregate ? "aggregated" : "pulled",
                  block_input.reason, job.train.feature_wire_dtype);
   if (remote) {
+    remote->SetInput(BatchInput{block_input.options.aggregate, block_input.options.wire});
     DG_RETURN_IF_ERROR(remote->WaitForSamplers());
     provider = remote.get();
   } else if (block_input.use) {
