@@ -1,7 +1,7 @@
 // 16-bit feature rows of a typed partition (common/client/typed_node_rows.h),
 // real servers of a 2-partition IMDB on 127.0.0.1: the rows PullTypedNodeRows
 // gives in float16 / bfloat16 are the float32 rows rounded as the wire rounds
-// them, bit for bit (machine-local rows stay float32); BlockInputProvider's
+// them, bit for bit, at half the bytes (machine-local rows stay float32); BlockInputProvider's
 // typed batches are LocalBatchProvider's with those rows; a PULL_BLOCK of a
 // per-type array past its rows and a SAMPLE_BLOCK of one are refused, and the
 // server keeps serving.
@@ -14,6 +14,7 @@
 #include "common/client/block_input.h"
 #include "common/client/dist_neighbor_source.h"
 #include "common/client/typed_node_rows.h"
+#include "common/net/message_bytes.h"
 #include "common/net/pull_block.h"
 #include "common/storage/partition.h"
 #include "test/server/server_fixture.h"
@@ -37,6 +38,13 @@ std::vector<float> RoundedRow(const Array& a, int64_t i, WireDType t) {
 
 bool RowIs(const Array& a, int64_t i, const std::vector<float>& want) {
   return std::memcmp(a.as<float>() + i * a.shape[1], want.data(), want.size() * 4) == 0;
+}
+
+// Bytes this process received in messages of `type` since `before`.
+uint64_t ReceivedSince(const std::vector<MessageByteCount>& before, const std::string& type) {
+  for (const MessageByteCount& c : MessageBytesSince(MessageBytesSnapshot(), before))
+    if (c.type == type) return c.received;
+  return 0;
 }
 
 }  // namespace
@@ -64,27 +72,33 @@ TEST_CASE("typed feature rows in float16 and bfloat16 are the float32 rows round
   // Every 5th node: every type (featureless ones give zero rows), both partitions.
   std::vector<int64_t> ids;
   for (int64_t g = 0; g < cfg->num_nodes; g += 5) ids.push_back(g);
+  auto bytes_before = MessageBytesSnapshot();
   auto f32 = PullTypedNodeRows(remote->get(), "features", ids);
   REQUIRE(f32.ok());
+  const uint64_t f32_bytes = ReceivedSince(bytes_before, "PULL");
   REQUIRE(f32->shape == std::vector<int64_t>{static_cast<int64_t>(ids.size()), TypedFeatureDim(*cfg)});
   const PartitionBook book(cfg->node_map);
   for (WireDType t : {WireDType::kFloat16, WireDType::kBFloat16}) {
     INFO(WireDTypeName(t));
+    bytes_before = MessageBytesSnapshot();
     auto wire = PullTypedNodeRows(remote->get(), "features", ids, t);
+    // Half the bytes: IMDB's feature rows by PULL_BLOCK at 2 bytes a value, none by PULL.
+    const uint64_t wire_bytes = ReceivedSince(bytes_before, "PULL_BLOCK");
+    CHECK(ReceivedSince(bytes_before, "PULL") == 0);
+    CHECK(wire_bytes > f32_bytes * 0.45);
+    CHECK(wire_bytes < f32_bytes * 0.55);
     auto mixed = PullTypedNodeRows(local->get(), "features", ids, t);
     REQUIRE(wire.ok());
     REQUIRE(mixed.ok());
     REQUIRE(wire->shape == f32->shape);
-    int64_t changed = 0;
+    // (IMDB's features are 0/1, exact in 16 bits: the rows come back as they are.)
     for (size_t i = 0; i < ids.size(); ++i) {
       const std::vector<float> rounded = RoundedRow(*f32, static_cast<int64_t>(i), t);
       REQUIRE(RowIs(*wire, static_cast<int64_t>(i), rounded));
-      changed += !RowIs(*f32, static_cast<int64_t>(i), rounded);
       // Partition 0 read from the mmap: float32 as it is.
       if (book.Owner(ids[i]) == 0) REQUIRE(RowIs(*mixed, static_cast<int64_t>(i), RoundedRow(*f32, i, WireDType::kFloat32)));
       else REQUIRE(RowIs(*mixed, static_cast<int64_t>(i), rounded));
     }
-    CHECK(changed > 0);  // the features are not all exact in 16 bits
   }
   // Labels are never narrowed.
   auto labels = PullTypedNodeRows(remote->get(), "labels", ids, WireDType::kFloat16);
