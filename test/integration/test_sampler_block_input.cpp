@@ -7,7 +7,8 @@
 // servers (machine 0's partition from the mmap, as the sampler reads it), with
 // the features and neighbour means rounded to float16 as the MINIBATCH carries
 // them; then a plain EPOCH (PULL, float32) gives the batches LocalBatchProvider
-// makes, rows as they are.
+// makes, rows as they are. The sampler holds the job's feature cache
+// (train.feature_cache_mb), which changes no bit of a batch.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -55,7 +56,7 @@ TEST_CASE("a sampler process makes the trainer's aggregated float16 batches, bit
     y << "job: agg\npartition: parts/cora.json\ntoken: tok\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
       << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
       << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 1}\n"
-      << "train: {model: model.pt}\nnetwork: {heartbeat_seconds: 0.5, peer_timeout_seconds: 10}\noutput_dir: runs\n";
+      << "train: {model: model.pt, feature_cache_mb: 1}\nnetwork: {heartbeat_seconds: 0.5, peer_timeout_seconds: 10}\noutput_dir: runs\n";
   }
   RemoteProviderOptions o;
   o.host = "127.0.0.1";
@@ -137,6 +138,11 @@ TEST_CASE("a sampler process makes the trainer's aggregated float16 batches, bit
   CHECK(compared == 2 * NumBatches(static_cast<int64_t>(req.seeds.size()), req.batch_size));
   (*trainer)->Shutdown();
   CHECK(sampler->Wait(30) == 0);
+  // The sampler held the job's cache of remote rows, and its batches are those without one.
+  const std::string log = sampler->Output();
+  INFO(log);
+  CHECK(log.find("feature cache: ") != std::string::npos);
+  CHECK(log.find(" hits, ") != std::string::npos);
   server0->Signal(SIGTERM);
   server1->Signal(SIGTERM);
   CHECK(server0->Wait(30) == 0);
