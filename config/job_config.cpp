@@ -296,15 +296,6 @@ Status LoadTrain(const Checker& c, const YAML::Node& r, const PartitionSummary& 
                    "--edge-split 0.85,0.05,0.10");
     DG_RETURN_IF_ERROR(CheckLinkEdgeType(c, train, summary, split, t.link.etype));
   }
-  // Sampler processes send full input rows in float32 (the MINIBATCH stream
-  // carries no pre-aggregated input): the wire-byte options need in-process sampling.
-  if (cfg->samplers_per_trainer > 0 && t.input_aggregation == InputAggregation::kOn)
-    return c.Err(train["input_aggregation"], "train.input_aggregation",
-                 "on needs processes.samplers_per_trainer 0 (sampler processes send full input rows)");
-  if (cfg->samplers_per_trainer > 0 && t.feature_wire_dtype != WireDType::kFloat32)
-    return c.Err(train["feature_wire_dtype"], "train.feature_wire_dtype",
-                 std::string(WireDTypeName(t.feature_wire_dtype)) +
-                     " needs processes.samplers_per_trainer 0 (sampler processes send float32 rows)");
   return Status::OK();
 }
 

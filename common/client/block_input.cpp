@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/client/feature_cache.h"
+#include "common/client/typed_node_rows.h"
 #include "common/net/pull_block.h"
 #include "common/storage/block_rows.h"
 
@@ -421,6 +422,7 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
 }  // namespace
 
 Status CheckBlockInput(const PartitionConfig& config, const std::string& feature_name) {
+  if (config.typed() && feature_name == "features") return CheckTypedWireRows(config);
   for (int p = 0; p < config.num_parts; ++p)
     if (config.node_map[p + 1] - config.node_map[p] > INT32_MAX)
       return Status::InvalidArgument(config.path + ": partition " + std::to_string(p) +
@@ -582,6 +584,11 @@ void DivideByDegree(const Block& b0, int64_t num_rows, int64_t F, float* np) {
 
 Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniBatch* mb) {
   if (mb->blocks.empty()) return Status::InvalidArgument("FillBlockInput: a batch without blocks");
+  if (client->config().typed() && o.feature_name == "features") {  // rows by type, none aggregated
+    if (o.aggregate) return Status::InvalidArgument("FillBlockInput: block 0 of a typed partition is not aggregated");
+    DG_ASSIGN_OR_RETURN(mb->features, PullTypedNodeRows(client, o.feature_name, mb->input_nodes, o.wire));
+    return Status::OK();
+  }
   const PartitionConfig& config = client->config();
   auto info = config.node_data.find(o.feature_name);
   if (info == config.node_data.end() || info->second.shape.size() != 2)

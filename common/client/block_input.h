@@ -14,7 +14,10 @@
 // rows of every input node, as a PULL gives them, in the wire dtype.
 // Machine-local partitions are read from the mmap (no wire, float32).
 // Rows travel in `wire` (float32 / float16 / bfloat16); sums are float32
-// on the server and rounded once. Torch-free.
+// on the server and rounded once. On a typed partition (no aggregation)
+// "features" are PullTypedNodeRows' (common/client/typed_node_rows.h) in
+// `wire`. Trainer threads and sampler processes (roles/sampler/sampler.h)
+// both make batches with BlockInputProvider. Torch-free.
 #pragma once
 
 #include <memory>

@@ -7,8 +7,11 @@
 //   "labels"    int64 [n]: "<target>/labels", -1 off the target type
 //   "split"     int8  [n]: "<target>/split", -1 off the target type
 // Each type's rows come from one Pull of "<type>/<name>" with that type's
-// ids (the mmap for machine-local partitions). Any other name is pulled as
-// it is (a mutable tensor, or "<type>/<name>" itself).
+// ids (the mmap for machine-local partitions); with a 16-bit `wire`, the
+// remote feature rows come by PULL_BLOCK in that wire dtype instead (rounded
+// as common/net/wire_dtype.h says; machine-local ones stay float32), as a
+// homogeneous partition's block input does. Any other name is pulled as it
+// is (a mutable tensor, or "<type>/<name>" itself).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "common/client/dist_graph_client.h"
+#include "common/net/wire_dtype.h"
 
 namespace dg {
 
@@ -26,6 +30,11 @@ Status TypedNodeTypes(const PartitionConfig& config, const std::vector<int64_t>&
 // Widest "<type>/features" of the partition (0 = no type has features).
 int64_t TypedFeatureDim(const PartitionConfig& config);
 
-Result<Array> PullTypedNodeRows(DistGraphClient* client, const std::string& name, const std::vector<int64_t>& ids);
+Result<Array> PullTypedNodeRows(DistGraphClient* client, const std::string& name, const std::vector<int64_t>& ids,
+                                WireDType wire = WireDType::kFloat32);
+
+// Whether every "<type>/features" of a typed partition can travel as wire
+// rows (float32 [n, F], < 2^31 nodes per partition); the error says why not.
+Status CheckTypedWireRows(const PartitionConfig& config);
 
 }  // namespace dg

@@ -23,17 +23,78 @@ std::vector<int64_t> ToVector(const Array& ids) {
   return v;
 }
 
-// Arrays may be absent (features/labels not gathered): u8 present, then the array.
-void OptionalArray(Encoder* e, const Array& a) {
+// Arrays may be absent (features/labels not gathered): u8 form, then the
+// array (form 1) or float32 rows in a 16-bit wire dtype (form 2: u8 wire
+// dtype, i64 rows, i64 columns, the wire rows).
+enum RowsForm : uint8_t { kAbsent = 0, kArray = 1, kWireRows = 2 };
+
+void OptionalArray(Encoder* e, const Array& a, WireDType wire = WireDType::kFloat32) {
   const bool present = a.data != nullptr || !a.shape.empty();
-  e->Bool(present);
+  if (present && wire != WireDType::kFloat32 && a.dtype == DType::kFloat32 && a.shape.size() == 2) {
+    e->U8(kWireRows);
+    e->U8(static_cast<uint8_t>(wire));
+    e->I64(a.shape[0]);
+    e->I64(a.shape[1]);
+    EncodeWireRows(e, wire, a.as<float>(), a.shape[0], a.shape[1]);
+    return;
+  }
+  e->U8(present ? kArray : kAbsent);
   if (present) e->ArrayRef(a);
 }
-Array DecodeOptionalArray(Decoder* d) { return d->Bool() ? d->ArrayView() : Array(); }
+
+// The trainer's one conversion of 16-bit rows: into a float32 array.
+Array DecodeWireArray(Decoder* d, const char* what) {
+  auto wire = WireDTypeFromCode(d->U8());
+  const int64_t n = d->I64(), cols = d->I64();
+  if (!d->status().ok()) return Array();
+  if (!wire.ok()) {
+    d->Fail(std::string("MINIBATCH ") + what + ": " + wire.status().message());
+    return Array();
+  }
+  WireRowsView view;
+  Status st = CheckShape({n, cols}, std::string("MINIBATCH ") + what);  // bounds 2 x cols below
+  if (st.ok()) st = DecodeWireRows(d, *wire, n, cols, std::string("MINIBATCH ") + what, &view);
+  Result<Array> out = st.ok() ? Array::TryUninitialized(DType::kFloat32, {n, cols}, "MINIBATCH rows") : st;
+  if (!out.ok()) {
+    d->Fail(std::string("MINIBATCH ") + what + ": " + out.status().message());
+    return Array();
+  }
+  for (int64_t i = 0; i < n; ++i) view.Row(i, out->as<float>() + i * cols);
+  return std::move(*out);
+}
+
+Array DecodeOptionalArray(Decoder* d, const char* what) {
+  const uint8_t form = d->U8();
+  if (form == kArray) return d->ArrayView();
+  if (form == kWireRows) return DecodeWireArray(d, what);
+  if (form != kAbsent) d->Fail(std::string("MINIBATCH ") + what + ": form " + std::to_string(form));
+  return Array();
+}
+
+// Feature rows: one per input node, or with block 0 aggregated (a neighbour
+// mean present) one per block-0 destination beside its mean row.
+Status CheckInputRows(const MiniBatch& mb) {
+  const Array& x = mb.features;
+  const Array& mean = mb.input_neigh_mean;
+  if (mean.data == nullptr && mean.shape.empty()) {
+    if (x.data != nullptr && x.rows() != static_cast<int64_t>(mb.input_nodes.size()))
+      return Status::Protocol("MINIBATCH: " + std::to_string(x.rows()) + " feature rows for " +
+                              std::to_string(mb.input_nodes.size()) + " input nodes");
+    return Status::OK();
+  }
+  const int64_t dst = mb.blocks.empty() ? 0 : mb.blocks.front().num_dst;
+  if (mean.dtype != DType::kFloat32 || mean.shape.size() != 2 || mean.shape[0] != dst || x.dtype != DType::kFloat32 ||
+      x.shape != mean.shape)
+    return Status::Protocol("MINIBATCH: an aggregated block 0 of " + std::to_string(dst) +
+                            " destinations needs float32 [" + std::to_string(dst) +
+                            ", F] features and input_neigh_mean, got " + DTypeName(x.dtype) + " " + x.ShapeString() +
+                            " and " + DTypeName(mean.dtype) + " " + mean.ShapeString());
+  return Status::OK();
+}
 
 }  // namespace
 
-BufferList EncodeEpoch(const EpochRequest& r, uint32_t credits) {
+BufferList EncodeEpoch(const EpochRequest& r, uint32_t credits, const BatchInput& input) {
   Encoder e;
   e.I64(r.epoch);
   e.Ids(r.seeds.data(), r.seeds.size());
@@ -48,10 +109,12 @@ BufferList EncodeEpoch(const EpochRequest& r, uint32_t credits) {
   e.I64(r.batch_stride);
   e.U32(credits);
   e.Bool(r.link);
+  e.Bool(input.aggregate);
+  e.U8(static_cast<uint8_t>(input.wire));
   return e.Finish();
 }
 
-Status DecodeEpoch(const Frame& f, EpochRequest* r, uint32_t* credits) {
+Status DecodeEpoch(const Frame& f, EpochRequest* r, uint32_t* credits, BatchInput* input) {
   Decoder d = f.decoder("EPOCH");
   r->epoch = d.I64();
   r->seeds = ToVector(d.Ids());
@@ -68,7 +131,14 @@ Status DecodeEpoch(const Frame& f, EpochRequest* r, uint32_t* credits) {
   r->batch_stride = d.I64();
   *credits = d.U32();
   r->link = d.Bool();
+  BatchInput in;
+  in.aggregate = d.Bool();
+  const uint8_t wire = d.U8();
   DG_RETURN_IF_ERROR(d.Finish());
+  auto wire_dtype = WireDTypeFromCode(wire);
+  if (!wire_dtype.ok()) return Status::Protocol("EPOCH: " + wire_dtype.status().message());
+  in.wire = *wire_dtype;
+  if (input) *input = in;
   // Bounds a sampler relies on (loops over batches and layers).
   if (r->batch_size < 1 || r->batch_offset < 0 || r->batch_stride < 1)
     return Status::Protocol("EPOCH: batch size " + std::to_string(r->batch_size) + ", offset " +
@@ -92,7 +162,7 @@ Result<uint32_t> DecodeCredit(const Frame& f) {
   return n;
 }
 
-BufferList EncodeMiniBatch(MiniBatch mb) {
+BufferList EncodeMiniBatch(MiniBatch mb, WireDType rows) {
   // The id arrays move into the payload (the frame references them, no copy).
   Encoder e;
   e.I64(mb.epoch);
@@ -106,7 +176,8 @@ BufferList EncodeMiniBatch(MiniBatch mb) {
     e.Ids(b.indices.Release());
   }
   e.Ids(std::move(mb.input_nodes));
-  OptionalArray(&e, mb.features);
+  OptionalArray(&e, mb.features, rows);
+  OptionalArray(&e, mb.input_neigh_mean, rows);
   OptionalArray(&e, mb.labels);
   e.F64(mb.sample_seconds);
   e.F64(mb.gather_seconds);
@@ -145,8 +216,9 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
     b.indices = ViewIds(d.Ids());
   }
   mb->input_nodes = ToVector(d.Ids());
-  mb->features = DecodeOptionalArray(&d);
-  mb->labels = DecodeOptionalArray(&d);
+  mb->features = DecodeOptionalArray(&d, "features");
+  mb->input_neigh_mean = DecodeOptionalArray(&d, "input_neigh_mean");
+  mb->labels = DecodeOptionalArray(&d, "labels");
   mb->sample_seconds = d.F64();
   mb->gather_seconds = d.F64();
   mb->send_time = d.F64();
@@ -198,9 +270,7 @@ Status DecodeMiniBatch(const Frame& f, MiniBatch* mb, double arrival) {
       (mb->blocks.back().num_dst != static_cast<int64_t>(mb->seeds.size()) ||
        mb->blocks.front().num_src != static_cast<int64_t>(mb->input_nodes.size())))
     return Status::Protocol("MINIBATCH: blocks do not match the seeds and input nodes");
-  if (mb->features.data != nullptr && mb->features.rows() != static_cast<int64_t>(mb->input_nodes.size()))
-    return Status::Protocol("MINIBATCH: " + std::to_string(mb->features.rows()) + " feature rows for " +
-                            std::to_string(mb->input_nodes.size()) + " input nodes");
+  DG_RETURN_IF_ERROR(CheckInputRows(*mb));
   if (mb->labels.data != nullptr && mb->labels.shape.size() == 2 && mb->labels.shape[1] == 3 &&
       mb->labels.dtype == DType::kInt64) {
     // A link batch: rows (source position, destination position, target 0/1).

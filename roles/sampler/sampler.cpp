@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/client/block_input.h"
 #include "common/sampling/batch_provider.h"
 #include "common/sampling/minibatch_codec.h"
 
@@ -56,6 +57,39 @@ class Inbox {
   Status why_;
 };
 
+// The maker of the node batches an EPOCH asks for: sampled and pulled
+// (PULL), or the input path trainer threads take (BlockInputProvider) with
+// the EPOCH's BatchInput.
+class NodeBatchMakers {
+ public:
+  NodeBatchMakers(NeighborSource* source, const SamplerOptions& o)
+      : source_(source), o_(o), pull_(source, o.workers, o.prefetch, o.feature_name) {}
+
+  Result<BatchProvider*> For(const BatchInput& input) {
+    if (!input.pulls_blocks() || o_.feature_name.empty()) return static_cast<BatchProvider*>(&pull_);
+    if (!o_.client)
+      return Status::InvalidArgument("EPOCH asks for input rows by PULL_BLOCK, but this sampler reads no servers");
+    if (!block_ || input.aggregate != block_options_.aggregate || input.wire != block_options_.wire) {
+      block_.reset();  // its workers joined before another starts
+      block_options_ = BlockInputOptions();
+      block_options_.feature_name = o_.feature_name;
+      block_options_.aggregate = input.aggregate;
+      block_options_.wire = input.wire;
+      // Two batch makers at least: one's PULL_BLOCKs wait on the network while the other sums.
+      block_ = std::make_unique<BlockInputProvider>(o_.client, source_, block_options_, std::max(2, o_.workers),
+                                                    o_.prefetch);
+    }
+    return static_cast<BatchProvider*>(block_.get());
+  }
+
+ private:
+  NeighborSource* source_;
+  const SamplerOptions& o_;
+  LocalBatchProvider pull_;
+  BlockInputOptions block_options_;
+  std::unique_ptr<BlockInputProvider> block_;
+};
+
 }  // namespace
 
 Sampler::Sampler(NeighborSource* source, SamplerOptions options)
@@ -98,8 +132,9 @@ Status Sampler::Run() {
   }
   spdlog::info("connected to {}", o.trainer_name);
 
-  LocalBatchProvider node_provider(source_, o.workers, o.prefetch, o.feature_name);
-  BatchProvider* provider = &node_provider;  // or o.link_provider for link epochs
+  NodeBatchMakers node_batches(source_, o);
+  BatchProvider* provider = nullptr;  // the epoch's: node_batches' or o.link_provider for link epochs
+  WireDType rows = WireDType::kFloat32;  // of the MINIBATCH's input rows
   bool active = false;  // an epoch is being produced
   uint64_t seq = 0;     // the trainer's epoch sequence number
   int64_t epoch = 0, sent = 0;
@@ -118,13 +153,17 @@ Status Sampler::Run() {
         case MsgType::kEpoch: {
           EpochRequest req;
           uint32_t c = 0;
-          Status st = DecodeEpoch(f, &req, &c);
+          BatchInput input;
+          Status st = DecodeEpoch(f, &req, &c, &input);
           if (st.ok() && req.link && !o.link_provider)
             st = Status::InvalidArgument("EPOCH asks for link batches, but this sampler's job is not train.task link");
           if (st.ok()) {
-            provider = req.link ? o.link_provider : &node_provider;
-            st = provider->BeginEpoch(req);
+            auto chosen = req.link ? Result<BatchProvider*>(o.link_provider) : node_batches.For(input);
+            st = chosen.status();
+            if (st.ok()) provider = *chosen;
+            if (st.ok()) st = provider->BeginEpoch(req);
           }
+          rows = req.link ? WireDType::kFloat32 : input.wire;
           if (!st.ok()) {
             conn->SendError(f.header.request_id, st);
             return fail(st);
@@ -171,7 +210,7 @@ Status Sampler::Run() {
       mb.send_time = MonotonicSeconds();
       const int64_t num_seeds = static_cast<int64_t>(mb.seeds.size());
       const double sample_seconds = mb.sample_seconds, gather_seconds = mb.gather_seconds;
-      BufferList payload = EncodeMiniBatch(std::move(mb));  // the batch's arrays move into the frame
+      BufferList payload = EncodeMiniBatch(std::move(mb), rows);  // the batch's arrays move into the frame
       if (SamplerCounters* c = o.counters) {
         c->epoch = epoch;
         c->batches += 1;

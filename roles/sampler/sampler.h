@@ -12,6 +12,12 @@
 // built (a server lost) is reported to the trainer as an ERROR frame and ends
 // Run() with that error.
 //
+// The input rows of node batches come the way the EPOCH says (BatchInput,
+// common/sampling/minibatch_codec.h): by PULL, or by the trainer threads'
+// BlockInputProvider (common/client/block_input.h: block 0 aggregated where
+// the features live, rows in a 16-bit wire dtype), whose rows then travel to
+// the trainer in that wire dtype too.
+//
 // Batch content depends only on (job seed, epoch, batch index, seeds, graph),
 // so any number of samplers produce the same batches.
 #pragma once
@@ -26,6 +32,8 @@
 #include "common/base/status.h"
 
 namespace dg {
+
+class DistGraphClient;
 
 // Live counters for the metrics endpoint (written by Run, read by any thread).
 struct SamplerCounters {
@@ -44,6 +52,9 @@ struct SamplerOptions {
   int prefetch = 2;               // finished batches waiting beyond the credits
   std::string feature_name = "features";  // "" = batches carry no features (embedding-only models)
   SamplerCounters* counters = nullptr;    // not owned; may be null
+  // The servers' client for input rows by PULL_BLOCK (not owned; null = an
+  // EPOCH asking for them is an error). `source` reads through it.
+  DistGraphClient* client = nullptr;
   // Link prediction: makes the batches of EPOCHs with link = 1
   // (not owned; null = such an EPOCH is an error).
   BatchProvider* link_provider = nullptr;

@@ -12,6 +12,7 @@
 
 #include "roles/job/role_args.h"
 #include "common/client/dist_neighbor_source.h"
+#include "common/client/feature_cache.h"
 #include "common/base/logging.h"
 #include "common/net/prometheus.h"
 #include "roles/job/job_client.h"
@@ -36,6 +37,17 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
   // Typed partitions too: the trainer checks what a typed job may ask (roles/trainer/typed_job.h).
   DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadAnyPartitionConfig(job.partition));
   DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M));
+  // The cache of remote feature rows (train.feature_cache_mb): the sampler
+  // fetches its trainer's input rows, so it holds the cache (its PULLs and
+  // PULL_BLOCKs of "features" read it, as a trainer's do without samplers).
+  std::shared_ptr<const FeatureCache> feature_cache;
+  if (job.train.feature_cache_mb > 0 && job.train.embedding.uses_features()) {
+    DG_ASSIGN_OR_RETURN(feature_cache, BuildFeatureCache(client.get(), "features", job.train.feature_cache_mb << 20));
+    client->set_feature_cache(feature_cache);
+    if (feature_cache)
+      spdlog::info("feature cache: {} remote rows by in-degree, {:.1f} MB", feature_cache->size(),
+                   feature_cache->bytes() / 1048576.0);
+  }
   DistNeighborSource source(client.get());
 
   SamplerOptions o;
@@ -56,6 +68,7 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
                partition.num_parts, partition.num_nodes);
   SamplerCounters counters;
   o.counters = &counters;
+  o.client = client.get();  // input rows by PULL_BLOCK when the trainer's EPOCH asks for them
   const auto started = std::chrono::steady_clock::now();
   DG_ASSIGN_OR_RETURN(auto metrics, StartRoleMetrics(args, &job, MetricsRole::kSampler, job.machines[M].host, [&] {
     PromText out;
@@ -80,6 +93,11 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
   }
   Sampler sampler(&source, o);
   Status st = sampler.Run();
+  if (feature_cache) {
+    const FeatureCacheStats cs = feature_cache->stats();
+    spdlog::info("feature cache: {} hits, {} misses (hit rate {:.3f}), {:.1f} MB not sent", cs.hits, cs.misses,
+                 cs.hit_rate(), cs.bytes_saved / 1048576.0);
+  }
   spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
   return st;
 }

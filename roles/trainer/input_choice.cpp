@@ -11,7 +11,6 @@ Result<BlockInputChoice> ChooseBlockInput(const JobConfig& job, const PartitionC
   const bool node_sampling = t.task == TrainTask::kNode && t.algorithm == TrainAlgorithm::kSample;
   std::string no;  // the first reason block 0 cannot be aggregated
   if (partition.typed()) no = "the partition is typed (each type's rows are pulled by type)";
-  else if (job.samplers_per_trainer > 0) no = "sampler processes send full input rows";
   else if (t.task != TrainTask::kNode) no = std::string("train.task is ") + Name(t.task);
   else if (t.algorithm != TrainAlgorithm::kSample) no = std::string("train.algorithm is ") + Name(t.algorithm);
   else if (t.embedding.dim > 0) no = "the job trains a DistEmbedding";
@@ -25,13 +24,9 @@ Result<BlockInputChoice> ChooseBlockInput(const JobConfig& job, const PartitionC
   if (t.input_aggregation == InputAggregation::kOn && !no.empty())
     return Status::InvalidArgument(job.path + ": train.input_aggregation is on, but " + no);
   const bool wire = c.options.wire != WireDType::kFloat32;
-  if (wire && partition.typed())
+  if (wire && !node_sampling)
     return Status::InvalidArgument(job.path + ": train.feature_wire_dtype " + wire_name +
-                                   " does not take typed partitions (float32 only)");
-  if (wire && (job.samplers_per_trainer > 0 || !node_sampling))
-    return Status::InvalidArgument(job.path + ": train.feature_wire_dtype " + wire_name +
-                                   " needs node batches sampled in the trainers (processes.samplers_per_trainer 0, "
-                                   "train.task node, train.algorithm sample)");
+                                   " needs node batches by sampling (train.task node, train.algorithm sample)");
   c.options.aggregate = no.empty() && t.input_aggregation != InputAggregation::kOff && !auto_off;
   c.use = c.options.aggregate || wire;
   c.reason = c.options.aggregate ? "block 0 aggregated by the servers (PULL_BLOCK)"

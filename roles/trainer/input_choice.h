@@ -11,12 +11,13 @@
 namespace dg {
 
 // use = false keeps PULL (LocalBatchProvider).
-// auto aggregates when the trainers sample in-process, the task is node
-// classification by sampling, there is no DistEmbedding, no save_embeddings,
-// the model has forward_agg, and the machines are not all one host (there
-// aggregation only costs CPU); on requires it (an error naming the first
-// reason it cannot). A wire dtype other than float32 needs in-process
-// sampling of node batches.
+// auto aggregates when the task is node classification by sampling, there is
+// no DistEmbedding, no save_embeddings, the model has forward_agg, and the
+// machines are not all one host (there aggregation only costs CPU); on
+// requires it (an error naming the first reason it cannot). A wire dtype
+// other than float32 needs node batches by sampling. Trainer threads
+// (BlockInputProvider) and sampler processes (the EPOCH's BatchInput,
+// roles/sampler/sampler.h) take the same choice.
 struct BlockInputChoice {
   bool use = false;
   BlockInputOptions options;

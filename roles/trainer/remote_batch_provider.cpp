@@ -196,6 +196,11 @@ Status RemoteBatchProvider::WaitForSamplers() {
   return Status::OK();
 }
 
+void RemoteBatchProvider::SetInput(const BatchInput& input) {
+  std::lock_guard<std::mutex> lock(mu_);
+  input_ = input;
+}
+
 Status RemoteBatchProvider::BeginEpoch(const EpochRequest& request) {
   if (request.batch_size <= 0)
     return Status::InvalidArgument("batch size must be > 0, got " + std::to_string(request.batch_size));
@@ -211,7 +216,7 @@ Status RemoteBatchProvider::BeginEpoch(const EpochRequest& request) {
     EpochRequest share = request;
     share.batch_offset = k;
     share.batch_stride = K;
-    slots_[k].conn->Send(MsgType::kEpoch, 0, seq_, EncodeEpoch(share, options_.credits));
+    slots_[k].conn->Send(MsgType::kEpoch, 0, seq_, EncodeEpoch(share, options_.credits, input_));
   }
   return Status::OK();
 }

@@ -9,6 +9,8 @@
 // sampler that made each. A sampler that is lost (socket closed, silent beyond
 // the peer timeout) or reports an ERROR makes Next() fail at once with a
 // message naming it. Shutdown() tells every sampler the trainer is done.
+// Every EPOCH carries the input path the trainer chose (SetInput): the
+// samplers fill node batches' input rows as trainer threads would.
 // Torch-free.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "common/sampling/batch_provider.h"
+#include "common/sampling/minibatch_codec.h"
 #include "common/net/connection.h"
 
 namespace dg {
@@ -45,6 +48,9 @@ class RemoteBatchProvider : public BatchProvider {
 
   int port() const { return port_; }
   Status WaitForSamplers();
+  // How the samplers fill the input rows of node batches from the next EPOCH
+  // on (default: PULL, float32); roles/trainer/input_choice.h chooses it.
+  void SetInput(const BatchInput& input);
   Status BeginEpoch(const EpochRequest& request) override;
   Result<bool> Next(MiniBatch* out) override;
   // SHUTDOWN to every connected sampler (they exit 0), then close. With a
@@ -81,6 +87,7 @@ class RemoteBatchProvider : public BatchProvider {
   std::vector<std::shared_ptr<Connection>> handshaking_;
   int connected_ = 0;
   uint64_t seq_ = 0;         // epoch sequence number (request id of its frames)
+  BatchInput input_;
   int64_t num_batches_ = 0, next_ = 0;
   bool shut_down_ = false;
 };

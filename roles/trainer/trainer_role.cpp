@@ -279,7 +279,8 @@ Status ChooseBatchSource(TrainerProcess* p) {
   if (p->rank == 0)
     spdlog::info("input rows: {} ({}), {} on the wire", block_input.options.aggregate ? "aggregated" : "pulled",
                  block_input.reason, WireDTypeName(p->spec().feature_wire_dtype));
-  if (p->remote) {
+  if (p->remote) {  // the samplers make the batches as the choice says (the EPOCH carries it)
+    p->remote->SetInput(BatchInput{block_input.options.aggregate, block_input.options.wire});
     DG_RETURN_IF_ERROR(p->remote->WaitForSamplers());
     p->provider = p->remote.get();
     return Status::OK();

@@ -3,6 +3,7 @@
 // structurally inconsistent frames are refused with an error, never accepted.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include "common/sampling/minibatch_codec.h"
@@ -284,5 +285,122 @@ TEST_CASE("link prediction: EPOCH carries the link flag, MINIBATCH link pairs ro
     INFO(at << " = " << value);
     REQUIRE_FALSE(st.ok());
     CHECK(st.message().find("link pair") != std::string::npos);
+  }
+}
+
+namespace {
+
+// A batch as the block-input path makes it with block 0 aggregated (common/
+// client/block_input.h): block 0 holds sampled degrees (3 destinations, each
+// edge pointing at its destination), features and input_neigh_mean are
+// float32 [3, 4] rows of those destinations.
+MiniBatch AggregatedBatch() {
+  MiniBatch mb;
+  mb.epoch = 2;
+  mb.batch_index = 5;
+  mb.seeds = {40, 12};
+  mb.blocks = {MakeBlock(3, {{0, 0}, {1}, {}}), MakeBlock(3, {{2, 1}, {0}})};
+  mb.input_nodes = {40, 12, 9};
+  mb.features = Array::Zeros(DType::kFloat32, {3, 4});
+  mb.input_neigh_mean = Array::Zeros(DType::kFloat32, {3, 4});
+  for (int i = 0; i < 12; ++i) {
+    mb.features.as<float>()[i] = 0.1f * i - 0.77f;  // not exact in 16 bits
+    mb.input_neigh_mean.as<float>()[i] = 1.0f / (i + 3) + 70000.0f * (i == 11);  // float16 overflows to inf
+  }
+  mb.labels = Array::Zeros(DType::kInt64, {2});
+  return mb;
+}
+
+// `a` as a receiver of it as wire rows of type t reads it.
+Array Rounded(const Array& a, WireDType t) {
+  Array r = Array::Zeros(a.dtype, a.shape);
+  std::memcpy(r.data, a.data, a.nbytes());
+  RoundLikeWire(t, r.as<float>(), r.numel());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("MINIBATCH carries an aggregated block 0 and 16-bit rows; they decode to float32 as the wire rounds them",
+          "[codec][minibatch][wire]") {
+  const MiniBatch mb = AggregatedBatch();
+  size_t f32_bytes = 0;
+  for (WireDType t : {WireDType::kFloat32, WireDType::kFloat16, WireDType::kBFloat16}) {
+    INFO(WireDTypeName(t));
+    const std::string bytes = Bytes(EncodeMiniBatch(mb, t));
+    if (t == WireDType::kFloat32) f32_bytes = bytes.size();
+    // 2 bytes less per value, 18 more of header per array, up to 7 of alignment either way.
+    else CHECK(std::abs(static_cast<long>(f32_bytes - bytes.size()) - (2 * 12 * 2 - 2 * 18)) <= 2 * 7);
+    MiniBatch got;
+    REQUIRE(DecodeBatchBytes(bytes, &got).ok());
+    CHECK(got.input_nodes == mb.input_nodes);
+    CHECK(got.blocks[0].indptr == mb.blocks[0].indptr);
+    CheckSame(got.features, Rounded(mb.features, t));
+    CheckSame(got.input_neigh_mean, Rounded(mb.input_neigh_mean, t));
+    CheckSame(got.labels, mb.labels);
+    if (t != WireDType::kFloat32) CHECK(got.features.as<float>()[1] != mb.features.as<float>()[1]);
+    if (t == WireDType::kFloat16) CHECK(std::isinf(got.input_neigh_mean.as<float>()[11]));
+    // Every truncation is refused.
+    for (size_t n = 0; n < bytes.size(); n += 7) {
+      INFO("cut to " << n << " bytes");
+      CHECK_FALSE(DecodeBatchBytes(bytes.substr(0, n), &got).ok());
+    }
+  }
+  // An int64 array is never narrowed: labels stay as they are.
+  MiniBatch got;
+  REQUIRE(DecodeBatchBytes(Bytes(EncodeMiniBatch(mb, WireDType::kFloat16)), &got).ok());
+  CHECK(got.labels.dtype == DType::kInt64);
+
+  // The mean must match block 0's destinations and the feature rows.
+  MiniBatch bad = mb;
+  bad.input_neigh_mean = Array::Zeros(DType::kFloat32, {2, 4});
+  Status st = DecodeBatchBytes(Bytes(EncodeMiniBatch(bad, WireDType::kFloat16)), &got);
+  CHECK(st.message().find("aggregated block 0 of 3 destinations") != std::string::npos);
+  bad = mb;
+  bad.features = Array::Zeros(DType::kFloat32, {3, 5});
+  CHECK_FALSE(DecodeBatchBytes(Bytes(EncodeMiniBatch(bad)), &got).ok());
+  // Without a mean, feature rows are one per input node, as before.
+  bad = mb;
+  bad.input_neigh_mean = Array();
+  bad.features = Array::Zeros(DType::kFloat32, {2, 4});
+  CHECK_FALSE(DecodeBatchBytes(Bytes(EncodeMiniBatch(bad, WireDType::kBFloat16)), &got).ok());
+
+  // An unknown rows form or wire dtype code is refused.
+  std::string bytes = Bytes(EncodeMiniBatch(mb, WireDType::kFloat16));
+  const std::string f32 = Bytes(EncodeMiniBatch(mb));
+  size_t at = 0;  // the first byte where the encodings differ: the features' form
+  while (bytes[at] == f32[at]) ++at;
+  REQUIRE(bytes[at] == 2);
+  std::string corrupt = bytes;
+  corrupt[at] = 3;
+  CHECK_FALSE(DecodeBatchBytes(corrupt, &got).ok());
+  corrupt = bytes;
+  corrupt[at + 1] = 7;
+  st = DecodeBatchBytes(corrupt, &got);
+  CHECK(st.message().find("wire dtype code 7") != std::string::npos);
+}
+
+TEST_CASE("EPOCH carries the input path (aggregation, wire dtype)", "[codec][minibatch][wire]") {
+  EpochRequest r;
+  r.seeds = {1, 2};
+  r.fanouts = {5, 5};
+  EpochRequest got;
+  uint32_t credits = 0;
+  BatchInput in;
+  REQUIRE(DecodeEpoch(MakeFrame(MsgType::kEpoch, Bytes(EncodeEpoch(r, 3))), &got, &credits, &in).ok());
+  CHECK_FALSE(in.aggregate);
+  CHECK(in.wire == WireDType::kFloat32);
+  CHECK_FALSE(in.pulls_blocks());
+  for (BatchInput sent : {BatchInput{true, WireDType::kFloat32}, BatchInput{false, WireDType::kBFloat16},
+                          BatchInput{true, WireDType::kFloat16}}) {
+    const std::string bytes = Bytes(EncodeEpoch(r, 3, sent));
+    REQUIRE(DecodeEpoch(MakeFrame(MsgType::kEpoch, bytes), &got, &credits, &in).ok());
+    CHECK(in.aggregate == sent.aggregate);
+    CHECK(in.wire == sent.wire);
+    CHECK(in.pulls_blocks());
+    std::string corrupt = bytes;
+    corrupt.back() = 3;  // the wire dtype is the last byte
+    Status st = DecodeEpoch(MakeFrame(MsgType::kEpoch, corrupt), &got, &credits, &in);
+    CHECK(st.message().find("wire dtype code 3") != std::string::npos);
   }
 }

@@ -195,6 +195,27 @@ int main(int argc, char** argv) {
     mb.labels = Array::Zeros(DType::kInt64, {2, 3});  // link pairs: (source row, destination row, target)
     Put("minibatch", "minibatch_link", Sel(0, EncodeMiniBatch(mb)));
     Put("minibatch", "credit", Sel(2, EncodeCredit(3)));
+    // Block 0 aggregated where the features live, rows in float16: block 0 as
+    // sampled degrees, features and neighbour means of its 2 destinations.
+    MiniBatch agg;
+    agg.seeds = {4};
+    Block d;
+    d.num_dst = d.num_src = 2;
+    d.indptr = {0, 2, 3};
+    d.indices = {0, 0, 1};
+    Block top;
+    top.num_dst = 1;
+    top.num_src = 2;
+    top.indptr = {0, 1};
+    top.indices = {1};
+    agg.blocks = {d, top};
+    agg.input_nodes = {4, 9};
+    agg.features = Array::Zeros(DType::kFloat32, {2, 3});
+    agg.input_neigh_mean = Array::Zeros(DType::kFloat32, {2, 3});
+    agg.labels = Array::Zeros(DType::kInt64, {1});
+    Put("minibatch", "minibatch_agg_f16", Sel(0, EncodeMiniBatch(agg, WireDType::kFloat16)));
+    r.link = false;
+    Put("minibatch", "epoch_agg_bf16", Sel(1, EncodeEpoch(r, 4, BatchInput{true, WireDType::kBFloat16})));
   }
   // npy
   {
