@@ -239,11 +239,12 @@ Status CheckCombinations(const Rules& r, const TrainSpec& s) {
   if (!link && !s.link.etype.empty())
     return r.Fail("train.link_etype", "--link-etype",
                   "goes with " + r.Name("train.task", "--task") + " link (the edge type to predict)");
-  if (link && (s.save_predictions || s.save_embeddings || s.layerwise_inference))
+  if (link && (s.save_predictions || s.layerwise_inference))
     return r.Fail("train.task", "--task",
-                  "link does not support " + r.Name("train.save_predictions", "--save-predictions") + ", " +
-                      r.Name("train.save_embeddings", "--save-embeddings") + " or " +
-                      r.Name("train.layerwise_inference", "layer-wise inference") + " (node outputs)");
+                  "link does not support " + r.Name("train.save_predictions", "--save-predictions") + " or " +
+                      r.Name("train.layerwise_inference", "layer-wise inference") +
+                      " (class outputs; link prediction writes embeddings with " +
+                      r.Name("train.save_embeddings", "--save-embeddings") + ")");
   if (link && !r.yaml()) {  // train-local splits the edges itself; a job's partition holds its split
     auto fractions = ParseEdgeSplit(s.link.edge_split, "--edge-split");
     if (!fractions.ok()) return fractions.status();

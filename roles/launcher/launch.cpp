@@ -39,6 +39,64 @@ void RecordRun(const JobConfig& cfg, const LaunchPlan& plan, const std::string& 
   if (!st.ok()) std::fprintf(stderr, "distgnn launch: warning: %s\n", st.message().c_str());
 }
 
+// Automatic restart (restart.h): while the job fails (not by a signal), the
+// whole job again from its last complete checkpoint, up to max_restarts times,
+// once every machine answers. Records the restarts in run.json; returns the
+// last attempt's status (every failure listed when there were several).
+Status RestartUntilDone(const JobConfig& cfg, LaunchPlan* plan, PlanOptions plan_options,
+                        const LaunchSettings& settings, int max_restarts, Status st, const std::string& program) {
+  std::vector<RestartRecord> restarts;
+  std::vector<std::string> failures;
+  std::string trainer0_log;
+  for (const auto& p : plan->processes)
+    if (p.role == Role::kTrainer && p.rank == 0) trainer0_log = p.log_file;
+  while (!st.ok() && LaunchInterruptSignal() == 0) {
+    failures.push_back(st.message());
+    if (static_cast<int>(restarts.size()) >= max_restarts) break;
+    RestartRecord r;
+    r.when = UtcNow();
+    r.failure = st.message();
+    const std::string kept = KeepAttemptLogs(*plan, static_cast<int>(restarts.size()) + 1);
+    r.reached_step = LastTrainerStep(kept + trainer0_log.substr(plan->log_dir.size()));
+    std::printf("launch: restart %zu of %d: %s; waiting up to %.0f s for every machine\n", restarts.size() + 1,
+                max_restarts, st.message().c_str(), cfg.restart.wait_seconds);
+    std::fflush(stdout);
+    const auto t0 = std::chrono::steady_clock::now();
+    Status back = WaitForMachines(cfg, *plan, cfg.restart.wait_seconds);
+    r.wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!back.ok()) {
+      failures.push_back(back.message());
+      st = back;
+      break;
+    }
+    plan_options.trainer_args = {"--resume"};
+    auto again = BuildLaunchPlan(cfg, plan_options);
+    if (!again.ok()) {
+      st = again.status();
+      break;
+    }
+    *plan = std::move(*again);
+    restarts.push_back(r);
+    st = RunLaunchPlan(cfg, *plan, settings);
+    restarts.back().resumed_step = ResumedStep(trainer0_log);
+    std::printf("launch: restart %zu: resumed at step %lld, %lld steps redone\n", restarts.size(),
+                static_cast<long long>(restarts.back().resumed_step),
+                static_cast<long long>(restarts.back().steps_redone()));
+    std::fflush(stdout);
+  }
+  if (!restarts.empty()) {
+    Status rs = AddRestartsToRunInfo(cfg.RunDir(), restarts);
+    if (!rs.ok()) std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), rs.message().c_str());
+  }
+  if (!st.ok() && failures.size() > 1) {
+    std::string all = std::to_string(restarts.size()) + " restart(s) of " + std::to_string(max_restarts) +
+                      " did not finish the job; every failure:";
+    for (size_t i = 0; i < failures.size(); ++i) all += "\n  " + std::to_string(i + 1) + ". " + failures[i];
+    st = Status::PeerLost(all);
+  }
+  return st;
+}
+
 }  // namespace
 
 int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
@@ -83,59 +141,9 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
     return 0;
   }
   RecordRun(*cfg, *plan, Name(mode));
-  st = RunLaunchPlan(*cfg, *plan, settings);
-  // Automatic restart (restart.h): the whole job again from its last
-  // complete checkpoint, up to max_restarts times.
   const int max_restarts = options.max_restarts >= 0 ? options.max_restarts : cfg->restart.max;
-  std::vector<RestartRecord> restarts;
-  std::vector<std::string> failures;
-  std::string trainer0_log;
-  for (const auto& p : plan->processes)
-    if (p.role == Role::kTrainer && p.rank == 0) trainer0_log = p.log_file;
-  while (!st.ok() && mode == TrainMode::kTrain && LaunchInterruptSignal() == 0) {
-    failures.push_back(st.message());
-    if (static_cast<int>(restarts.size()) >= max_restarts) break;
-    RestartRecord r;
-    r.when = UtcNow();
-    r.failure = st.message();
-    const std::string kept = KeepAttemptLogs(*plan, static_cast<int>(restarts.size()) + 1);
-    r.reached_step = LastTrainerStep(kept + trainer0_log.substr(plan->log_dir.size()));
-    std::printf("launch: restart %zu of %d: %s; waiting up to %.0f s for every machine\n", restarts.size() + 1,
-                max_restarts, st.message().c_str(), cfg->restart.wait_seconds);
-    std::fflush(stdout);
-    const auto t0 = std::chrono::steady_clock::now();
-    Status back = WaitForMachines(*cfg, *plan, cfg->restart.wait_seconds);
-    r.wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!back.ok()) {
-      failures.push_back(back.message());
-      st = back;
-      break;
-    }
-    plan_options.trainer_args = {"--resume"};
-    auto again = BuildLaunchPlan(*cfg, plan_options);
-    if (!again.ok()) {
-      st = again.status();
-      break;
-    }
-    *plan = std::move(*again);
-    restarts.push_back(r);
-    st = RunLaunchPlan(*cfg, *plan, settings);
-    restarts.back().resumed_step = ResumedStep(trainer0_log);
-    std::printf("launch: restart %zu: resumed at step %lld, %lld steps redone\n", restarts.size(),
-                static_cast<long long>(restarts.back().resumed_step),
-                static_cast<long long>(restarts.back().steps_redone()));
-    std::fflush(stdout);
-  }
-  if (!restarts.empty()) {
-    Status rs = AddRestartsToRunInfo(cfg->RunDir(), restarts);
-    if (!rs.ok()) std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), rs.message().c_str());
-  }
-  if (!st.ok() && failures.size() > 1) {
-    std::string all = std::to_string(restarts.size()) + " restart(s) of " + std::to_string(max_restarts) +
-                      " did not finish the job; every failure:";
-    for (size_t i = 0; i < failures.size(); ++i) all += "\n  " + std::to_string(i + 1) + ". " + failures[i];
-    st = Status::PeerLost(all);
-  }
+  st = RunLaunchPlan(*cfg, *plan, settings);
+  if (mode == TrainMode::kTrain) st = RestartUntilDone(*cfg, &*plan, plan_options, settings, max_restarts, st, program);
   // The report, also of a failed run that got as far as one epoch.
   if (mode == TrainMode::kTrain && std::filesystem::exists(cfg->RunDir() + "/metrics.jsonl")) {
     auto report = WriteRunReport(cfg->RunDir());

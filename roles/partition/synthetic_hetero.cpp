@@ -68,34 +68,23 @@ float Normal(Rng* rng) {
   return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * M_PI * u2));
 }
 
-}  // namespace
-
-Status WriteSyntheticMag(const SyntheticOptions& o, const std::string& out_dir, bool force) {
-  const int64_t P = o.num_nodes;
-  const int64_t C = o.num_classes;
-  const int F = o.feat_dim;
+// The check of --hetero mag's settings, before anything is written.
+Status CheckMagOptions(const SyntheticOptions& o) {
+  const int64_t P = o.num_nodes, C = o.num_classes;
   if (P < 100) return Status::InvalidArgument("--hetero mag: --nodes (papers) must be >= 100");
   if (C < 1 || C > P / 100) return Status::InvalidArgument("--classes must be in [1, papers / 100]");
-  if (F < 1) return Status::InvalidArgument("--feat-dim must be >= 1");
+  if (o.feat_dim < 1) return Status::InvalidArgument("--feat-dim must be >= 1");
   if (o.homophily < 0 || o.homophily > 1) return Status::InvalidArgument("--homophily must be in [0, 1]");
   if (o.train_frac < 0 || o.val_frac < 0 || o.train_frac + o.val_frac + std::max(0.0, o.test_frac) > 1)
     return Status::InvalidArgument("split fractions must be >= 0 and sum to <= 1");
-  std::error_code ec;
-  if (fs::exists(out_dir, ec) && !force)
-    return Status::AlreadyExists("output " + out_dir + " exists (use --force to replace it)");
-  const int64_t count[4] = {P, std::max<int64_t>(C, std::llround(P * (1134649.0 / 736389))),
-                            std::max<int64_t>(C, std::llround(P * (8740.0 / 736389))),
-                            std::max<int64_t>(C, std::llround(P * (59965.0 / 736389)))};
-  const char* names[4] = {"paper", "author", "institution", "field_of_study"};
+  return Status::OK();
+}
 
-  StagedDir staged(out_dir);
-  DG_RETURN_IF_ERROR(staged.Create({"edges", "nodes/paper"}));
-  const fs::path& tmp = staged.path();
-
-  std::vector<std::vector<int64_t>> perm(4);  // rank -> id, per type
-  for (int t = 0; t < 4; ++t) perm[t] = Permutation(count[t], MixSeed(o.seed, 100 + t));
-
-  // Edges: blocks of kEdgeBlock, each from its own stream, written in block order.
+// edges/SRC__REL__DST.npy of every relation: blocks of kEdgeBlock, each from
+// its own stream, written in block order; `perm` maps a type's rank to its id.
+Status WriteMagEdges(const SyntheticOptions& o, const fs::path& tmp, const int64_t count[4],
+                     const std::vector<std::vector<int64_t>>& perm) {
+  const int64_t P = o.num_nodes, C = o.num_classes;
   const int threads = std::max(1, o.threads);
   for (size_t ri = 0; ri < std::size(kRelations); ++ri) {
     const Relation& rel = kRelations[ri];
@@ -130,62 +119,94 @@ Status WriteSyntheticMag(const SyntheticOptions& o, const std::string& out_dir, 
     DG_RETURN_IF_ERROR(w.Finish());
   }
 
-  // Paper labels, split, features (final id order).
+  return Status::OK();
+}
+
+// nodes/paper/split.npy and labels.npy (labels in final id order).
+Status WriteMagSplitAndLabels(const SyntheticOptions& o, const fs::path& tmp, std::vector<int64_t>* labels_v) {
+  const int64_t P = o.num_nodes;
+  std::vector<int64_t>& labels = *labels_v;
+  Array split = Array::Zeros(DType::kInt8, {P});
+  for (int64_t v = 0; v < P; ++v) {
+    const double u = Rng(MixSeed(o.seed ^ 0x5117ull, v)).UniformDouble();
+    const double tv = o.train_frac + o.val_frac;
+    split.as<int8_t>()[v] = o.all_train ? 0 : u < o.train_frac ? 0 : u < tv ? 1 : (o.test_frac < 0 || u < tv + o.test_frac) ? 2 : -1;
+  }
+  DG_RETURN_IF_ERROR(NpyWrite((tmp / "nodes/paper/split.npy").string(), split));
+  Array l;
+  l.dtype = DType::kInt64;
+  l.shape = {P};
+  l.data = labels.data();
+  DG_RETURN_IF_ERROR(NpyWrite((tmp / "nodes/paper/labels.npy").string(), l));
+  return Status::OK();
+}
+
+// nodes/paper/features.npy: a class centroid plus unit noise per paper.
+Status WriteMagFeatures(const SyntheticOptions& o, const fs::path& tmp, const std::vector<int64_t>& labels) {
+  const int64_t P = o.num_nodes, C = o.num_classes;
+  const int F = o.feat_dim;
+  const int threads = std::max(1, o.threads);
+  std::vector<float> centroids(static_cast<size_t>(C) * F);
+  Rng g(MixSeed(o.seed, 2));
+  const double scale_c = o.separation / std::sqrt(2.0 * F);
+  for (float& c : centroids) c = static_cast<float>(Normal(&g) * scale_c);
+  NpyWriter w;
+  DG_RETURN_IF_ERROR(w.Open((tmp / "nodes/paper/features.npy").string(), DType::kFloat32, {P, F}));
+  std::vector<std::vector<float>> bufs(threads, std::vector<float>(static_cast<size_t>(kNodeBlock) * F));
+  const int64_t blocks = (P + kNodeBlock - 1) / kNodeBlock;
+  for (int64_t b0 = 0; b0 < blocks; b0 += threads) {
+    const int64_t nb = std::min<int64_t>(threads, blocks - b0);
+    ParallelBlocks(nb, threads, [&](int64_t i) {
+      const int64_t b = b0 + i;
+      for (int64_t v = b * kNodeBlock; v < std::min(P, (b + 1) * kNodeBlock); ++v) {
+        Rng gv(MixSeed(o.seed ^ 0xFEA7, v));
+        const float* c = &centroids[labels[v] * F];
+        float* row = bufs[i].data() + (v - b * kNodeBlock) * F;
+        for (int f = 0; f < F; ++f) row[f] = c[f] + Normal(&gv);
+      }
+    });
+    for (int64_t i = 0; i < nb; ++i) {
+      const int64_t b = b0 + i;
+      const int64_t rows = std::min(P, (b + 1) * kNodeBlock) - b * kNodeBlock;
+      DG_RETURN_IF_ERROR(w.Append(bufs[i].data(), static_cast<size_t>(rows) * F * sizeof(float)));
+    }
+  }
+  DG_RETURN_IF_ERROR(w.Finish());
+  return Status::OK();
+}
+
+}  // namespace
+
+Status WriteSyntheticMag(const SyntheticOptions& o, const std::string& out_dir, bool force) {
+  DG_RETURN_IF_ERROR(CheckMagOptions(o));
+  const int64_t P = o.num_nodes, C = o.num_classes;
+  std::error_code ec;
+  if (fs::exists(out_dir, ec) && !force)
+    return Status::AlreadyExists("output " + out_dir + " exists (use --force to replace it)");
+  const int64_t count[4] = {P, std::max<int64_t>(C, std::llround(P * (1134649.0 / 736389))),
+                            std::max<int64_t>(C, std::llround(P * (8740.0 / 736389))),
+                            std::max<int64_t>(C, std::llround(P * (59965.0 / 736389)))};
+  const char* names[4] = {"paper", "author", "institution", "field_of_study"};
+
+  StagedDir staged(out_dir);
+  DG_RETURN_IF_ERROR(staged.Create({"edges", "nodes/paper"}));
+  const fs::path& tmp = staged.path();
+
+  std::vector<std::vector<int64_t>> perm(4);  // rank -> id, per type
+  for (int t = 0; t < 4; ++t) perm[t] = Permutation(count[t], MixSeed(o.seed, 100 + t));
+  DG_RETURN_IF_ERROR(WriteMagEdges(o, tmp, count, perm));
   std::vector<int64_t> labels(static_cast<size_t>(P));
   for (int64_t r = 0; r < P; ++r) labels[perm[kPaper][r]] = r % C;
   for (auto& p : perm) std::vector<int64_t>().swap(p);
-  {
-    Array split = Array::Zeros(DType::kInt8, {P});
-    for (int64_t v = 0; v < P; ++v) {
-      const double u = Rng(MixSeed(o.seed ^ 0x5117ull, v)).UniformDouble();
-      const double tv = o.train_frac + o.val_frac;
-      split.as<int8_t>()[v] = o.all_train ? 0 : u < o.train_frac ? 0 : u < tv ? 1 : (o.test_frac < 0 || u < tv + o.test_frac) ? 2 : -1;
-    }
-    DG_RETURN_IF_ERROR(NpyWrite((tmp / "nodes/paper/split.npy").string(), split));
-    Array l;
-    l.dtype = DType::kInt64;
-    l.shape = {P};
-    l.data = labels.data();
-    DG_RETURN_IF_ERROR(NpyWrite((tmp / "nodes/paper/labels.npy").string(), l));
-  }
-  {
-    std::vector<float> centroids(static_cast<size_t>(C) * F);
-    Rng g(MixSeed(o.seed, 2));
-    const double scale_c = o.separation / std::sqrt(2.0 * F);
-    for (float& c : centroids) c = static_cast<float>(Normal(&g) * scale_c);
-    NpyWriter w;
-    DG_RETURN_IF_ERROR(w.Open((tmp / "nodes/paper/features.npy").string(), DType::kFloat32, {P, F}));
-    std::vector<std::vector<float>> bufs(threads, std::vector<float>(static_cast<size_t>(kNodeBlock) * F));
-    const int64_t blocks = (P + kNodeBlock - 1) / kNodeBlock;
-    for (int64_t b0 = 0; b0 < blocks; b0 += threads) {
-      const int64_t nb = std::min<int64_t>(threads, blocks - b0);
-      ParallelBlocks(nb, threads, [&](int64_t i) {
-        const int64_t b = b0 + i;
-        for (int64_t v = b * kNodeBlock; v < std::min(P, (b + 1) * kNodeBlock); ++v) {
-          Rng gv(MixSeed(o.seed ^ 0xFEA7, v));
-          const float* c = &centroids[labels[v] * F];
-          float* row = bufs[i].data() + (v - b * kNodeBlock) * F;
-          for (int f = 0; f < F; ++f) row[f] = c[f] + Normal(&gv);
-        }
-      });
-      for (int64_t i = 0; i < nb; ++i) {
-        const int64_t b = b0 + i;
-        const int64_t rows = std::min(P, (b + 1) * kNodeBlock) - b * kNodeBlock;
-        DG_RETURN_IF_ERROR(w.Append(bufs[i].data(), static_cast<size_t>(rows) * F * sizeof(float)));
-      }
-    }
-    DG_RETURN_IF_ERROR(w.Finish());
-  }
-  {
-    std::vector<std::pair<std::string, int64_t>> nt;
-    for (int t = 0; t < 4; ++t) nt.emplace_back(names[t], count[t]);
-    std::vector<std::vector<std::string>> et;
-    for (const Relation& r : kRelations) et.push_back({r.src, r.rel, r.dst});
-    std::ofstream f(tmp / "meta.json");
-    f << TypedMetaJson(nt, et, "paper", static_cast<int>(C));
-    if (!f) return Status::IOError("write " + (tmp / "meta.json").string());
-  }
-
+  DG_RETURN_IF_ERROR(WriteMagSplitAndLabels(o, tmp, &labels));
+  DG_RETURN_IF_ERROR(WriteMagFeatures(o, tmp, labels));
+  std::vector<std::pair<std::string, int64_t>> nt;
+  for (int t = 0; t < 4; ++t) nt.emplace_back(names[t], count[t]);
+  std::vector<std::vector<std::string>> et;
+  for (const Relation& r : kRelations) et.push_back({r.src, r.rel, r.dst});
+  std::ofstream f(tmp / "meta.json");
+  f << TypedMetaJson(nt, et, "paper", static_cast<int>(C));
+  if (!f) return Status::IOError("write " + (tmp / "meta.json").string());
   return staged.Commit();
 }
 

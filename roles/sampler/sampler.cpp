@@ -90,6 +90,142 @@ class NodeBatchMakers {
   std::unique_ptr<BlockInputProvider> block_;
 };
 
+// Dials the trainer until it listens (it may start after the sampler), for
+// connect_wait_seconds; frames and the loss of the connection go to `inbox`.
+Result<std::shared_ptr<Connection>> DialTrainer(asio::io_context& io, const SamplerOptions& o,
+                                                const std::shared_ptr<Inbox>& inbox) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(o.connect_wait_seconds * 1000));
+  bool said = false;
+  while (true) {
+    auto dial = DialAndHello(
+        io, o.trainer_host, o.trainer_port, o.hello, o.connection, 10, o.trainer_name,
+        [inbox](Frame f) { inbox->Push(std::move(f)); }, [inbox](const Status& why) { inbox->Lose(why); });
+    if (dial.ok()) return dial->connection;
+    if (dial.status().code() != Status::Code::kIOError || Clock::now() > deadline) return dial.status();
+    if (!said) spdlog::info("waiting for {}: {}", o.trainer_name, dial.status().message());
+    said = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+// The stream of batches to one trainer: the epoch being produced, its
+// sequence number (the trainer's EPOCH request id) and the credits left.
+class BatchStream {
+ public:
+  BatchStream(std::shared_ptr<Connection> conn, NeighborSource* source, const SamplerOptions& o)
+      : conn_(std::move(conn)), o_(o), node_batches_(source, o) {}
+
+  // Handles whatever the trainer sent, blocking only when there is nothing to
+  // produce. *done: the trainer said SHUTDOWN.
+  Status HandleFrames(Inbox* inbox, bool* done) {
+    Frame f;
+    Status lost;
+    while (inbox->Pop(/*block=*/!ready(), &f, &lost)) {
+      switch (f.type()) {
+        case MsgType::kEpoch: DG_RETURN_IF_ERROR(StartEpoch(f)); break;
+        case MsgType::kCredit: {
+          auto n = DecodeCredit(f);
+          if (!n.ok()) return Fail(n.status());
+          if (f.header.request_id == seq_) credits_ += *n;
+          break;
+        }
+        case MsgType::kShutdown:
+          spdlog::info("{} is done; exiting", o_.trainer_name);
+          conn_->Close(Status::OK());
+          *done = true;
+          return Status::OK();
+        case MsgType::kError: return Fail(DecodeErrorFrame(f, o_.trainer_name));
+        default:
+          return Fail(Status::Protocol(o_.trainer_name + " sent unexpected message type " +
+                                       std::to_string(f.header.type)));
+      }
+      if (ready()) break;  // go produce; later frames wait
+    }
+    if (!lost.ok()) return lost.WithContext("lost " + o_.trainer_name);
+    return Status::OK();
+  }
+
+  bool ready() const { return active_ && credits_ > 0; }
+
+  // Sends the epoch's next batch, or its END_OF_EPOCH when there is none.
+  Status SendNext() {
+    MiniBatch mb;
+    auto more = provider_->Next(&mb);
+    if (!more.ok()) {
+      spdlog::error("epoch {}: {}", epoch_, more.status().ToString());
+      conn_->SendError(seq_, more.status(), /*close_after=*/true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the ERROR go out
+      return more.status();
+    }
+    if (!*more) {
+      conn_->Send(MsgType::kEndOfEpoch, 0, seq_, EncodeEndOfEpoch(epoch_, sent_));
+      active_ = false;
+      return Status::OK();
+    }
+    mb.send_time = MonotonicSeconds();
+    const int64_t num_seeds = static_cast<int64_t>(mb.seeds.size());
+    const double sample_seconds = mb.sample_seconds, gather_seconds = mb.gather_seconds;
+    BufferList payload = EncodeMiniBatch(std::move(mb), rows_);  // the batch's arrays move into the frame
+    if (SamplerCounters* c = o_.counters) {
+      c->epoch = epoch_;
+      c->batches += 1;
+      c->seeds += num_seeds;
+      c->bytes_sent += static_cast<int64_t>(payload.size());
+      c->credits = credits_ - 1;
+      c->sample_seconds = c->sample_seconds + sample_seconds;
+      c->gather_seconds = c->gather_seconds + gather_seconds;
+    }
+    conn_->Send(MsgType::kMinibatch, 0, seq_, std::move(payload));
+    --credits_;
+    ++sent_;
+    return Status::OK();
+  }
+
+ private:
+  Status Fail(Status st) {
+    conn_->Close(st);
+    return st;
+  }
+
+  // An EPOCH: its batch maker (node batches as its BatchInput says, or the
+  // job's link batches) starts the epoch; an error goes back to the trainer.
+  Status StartEpoch(const Frame& f) {
+    EpochRequest req;
+    uint32_t c = 0;
+    BatchInput input;
+    Status st = DecodeEpoch(f, &req, &c, &input);
+    if (st.ok() && req.link && !o_.link_provider)
+      st = Status::InvalidArgument("EPOCH asks for link batches, but this sampler's job is not train.task link");
+    if (st.ok()) {
+      auto chosen = req.link ? Result<BatchProvider*>(o_.link_provider) : node_batches_.For(input);
+      st = chosen.status();
+      if (st.ok()) provider_ = *chosen;
+      if (st.ok()) st = provider_->BeginEpoch(req);
+    }
+    rows_ = req.link ? WireDType::kFloat32 : input.wire;
+    if (!st.ok()) {
+      conn_->SendError(f.header.request_id, st);
+      return Fail(st);
+    }
+    seq_ = f.header.request_id;
+    epoch_ = req.epoch;
+    credits_ = c;
+    sent_ = 0;
+    active_ = true;
+    return Status::OK();
+  }
+
+  std::shared_ptr<Connection> conn_;
+  const SamplerOptions& o_;
+  NodeBatchMakers node_batches_;
+  BatchProvider* provider_ = nullptr;       // the epoch's: node_batches_' or o_.link_provider
+  WireDType rows_ = WireDType::kFloat32;    // of the MINIBATCH's input rows
+  bool active_ = false;                     // an epoch is being produced
+  uint64_t seq_ = 0;                        // the trainer's epoch sequence number
+  int64_t epoch_ = 0, sent_ = 0;
+  uint32_t credits_ = 0;
+};
+
 }  // namespace
 
 Sampler::Sampler(NeighborSource* source, SamplerOptions options)
@@ -112,121 +248,14 @@ Status Sampler::Run() {
   } joiner{io, io_thread, work};
 
   auto inbox = std::make_shared<Inbox>();
-  // Dial until the trainer listens (it may start after us).
-  std::shared_ptr<Connection> conn;
-  const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(o.connect_wait_seconds * 1000));
-  bool said = false;
-  while (true) {
-    auto dial = DialAndHello(
-        io, o.trainer_host, o.trainer_port, o.hello, o.connection, 10, o.trainer_name,
-        [inbox](Frame f) { inbox->Push(std::move(f)); },
-        [inbox](const Status& why) { inbox->Lose(why); });
-    if (dial.ok()) {
-      conn = dial->connection;
-      break;
-    }
-    if (dial.status().code() != Status::Code::kIOError || Clock::now() > deadline) return dial.status();
-    if (!said) spdlog::info("waiting for {}: {}", o.trainer_name, dial.status().message());
-    said = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  DG_ASSIGN_OR_RETURN(std::shared_ptr<Connection> conn, DialTrainer(io, o, inbox));
   spdlog::info("connected to {}", o.trainer_name);
-
-  NodeBatchMakers node_batches(source_, o);
-  BatchProvider* provider = nullptr;  // the epoch's: node_batches' or o.link_provider for link epochs
-  WireDType rows = WireDType::kFloat32;  // of the MINIBATCH's input rows
-  bool active = false;  // an epoch is being produced
-  uint64_t seq = 0;     // the trainer's epoch sequence number
-  int64_t epoch = 0, sent = 0;
-  uint32_t credits = 0;
-
-  auto fail = [&](Status st) {
-    conn->Close(st);
-    return st;
-  };
+  BatchStream stream(conn, source_, o);
   while (true) {
-    // Handle whatever the trainer sent; block only when there is nothing to produce.
-    Frame f;
-    Status lost;
-    while (inbox->Pop(/*block=*/!(active && credits > 0), &f, &lost)) {
-      switch (f.type()) {
-        case MsgType::kEpoch: {
-          EpochRequest req;
-          uint32_t c = 0;
-          BatchInput input;
-          Status st = DecodeEpoch(f, &req, &c, &input);
-          if (st.ok() && req.link && !o.link_provider)
-            st = Status::InvalidArgument("EPOCH asks for link batches, but this sampler's job is not train.task link");
-          if (st.ok()) {
-            auto chosen = req.link ? Result<BatchProvider*>(o.link_provider) : node_batches.For(input);
-            st = chosen.status();
-            if (st.ok()) provider = *chosen;
-            if (st.ok()) st = provider->BeginEpoch(req);
-          }
-          rows = req.link ? WireDType::kFloat32 : input.wire;
-          if (!st.ok()) {
-            conn->SendError(f.header.request_id, st);
-            return fail(st);
-          }
-          seq = f.header.request_id;
-          epoch = req.epoch;
-          credits = c;
-          sent = 0;
-          active = true;
-          break;
-        }
-        case MsgType::kCredit: {
-          auto n = DecodeCredit(f);
-          if (!n.ok()) return fail(n.status());
-          if (f.header.request_id == seq) credits += *n;
-          break;
-        }
-        case MsgType::kShutdown:
-          spdlog::info("{} is done; exiting", o.trainer_name);
-          conn->Close(Status::OK());
-          return Status::OK();
-        case MsgType::kError:
-          return fail(DecodeErrorFrame(f, o.trainer_name));
-        default:
-          return fail(Status::Protocol(o.trainer_name + " sent unexpected message type " +
-                                       std::to_string(f.header.type)));
-      }
-      if (active && credits > 0) break;  // go produce; later frames wait
-    }
-    if (!lost.ok()) {
-      return lost.WithContext("lost " + o.trainer_name);
-    }
-    if (!(active && credits > 0)) continue;
-
-    MiniBatch mb;
-    auto more = provider->Next(&mb);
-    if (!more.ok()) {
-      spdlog::error("epoch {}: {}", epoch, more.status().ToString());
-      conn->SendError(seq, more.status(), /*close_after=*/true);
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let the ERROR go out
-      return more.status();
-    }
-    if (*more) {
-      mb.send_time = MonotonicSeconds();
-      const int64_t num_seeds = static_cast<int64_t>(mb.seeds.size());
-      const double sample_seconds = mb.sample_seconds, gather_seconds = mb.gather_seconds;
-      BufferList payload = EncodeMiniBatch(std::move(mb), rows);  // the batch's arrays move into the frame
-      if (SamplerCounters* c = o.counters) {
-        c->epoch = epoch;
-        c->batches += 1;
-        c->seeds += num_seeds;
-        c->bytes_sent += static_cast<int64_t>(payload.size());
-        c->credits = credits - 1;
-        c->sample_seconds = c->sample_seconds + sample_seconds;
-        c->gather_seconds = c->gather_seconds + gather_seconds;
-      }
-      conn->Send(MsgType::kMinibatch, 0, seq, std::move(payload));
-      --credits;
-      ++sent;
-    } else {
-      conn->Send(MsgType::kEndOfEpoch, 0, seq, EncodeEndOfEpoch(epoch, sent));
-      active = false;
-    }
+    bool done = false;
+    DG_RETURN_IF_ERROR(stream.HandleFrames(inbox.get(), &done));
+    if (done) return Status::OK();
+    if (stream.ready()) DG_RETURN_IF_ERROR(stream.SendNext());
   }
 }
 

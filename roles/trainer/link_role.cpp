@@ -34,6 +34,7 @@ Status RunLinkTrainerRole(const LinkRoleContext& ctx, const TrainSpec& spec, con
     DG_RETURN_IF_ERROR(TrainEdgeShare(pc, ctx.world, ctx.rank, &table, &seeds.train));
     DG_RETURN_IF_ERROR(SetLinkBatchOptions(pc, info, spec.link.negative_distribution, &lo));
   }
+  if (ctx.predict) seeds.predict = *ctx.predict;
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "val", ctx.world, ctx.rank, &seeds.val));
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "test", ctx.world, ctx.rank, &seeds.test));
   lo.feature_name = spec.embedding.uses_features() ? "features" : "";

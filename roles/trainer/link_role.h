@@ -30,6 +30,8 @@ struct LinkRoleContext {
   BatchProvider* edges = nullptr;     // link batches from sampler processes; null = sample in-process
   int sampler_threads = 1;
   int world = 1, rank = 0;
+  // save_embeddings (rank 0): the nodes of embeddings.npy, in row order; null = none.
+  const std::vector<int64_t>* predict = nullptr;
 };
 
 // `spec` is the job's (with this trainer's threads and resume).

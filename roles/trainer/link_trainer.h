@@ -10,7 +10,10 @@
 // (train_acc: fraction of pairs whose logit has the target's sign; val/test
 // null when not evaluated), and a last line {"final": true, "best_epoch",
 // "best_val_auc", "val_..", "test_..."} of the best-validation-AUC epoch;
-// model.pt (best-validation weights), checkpoint.pt and step checkpoints.
+// model.pt (best-validation weights), checkpoint.pt and step checkpoints;
+// with save_embeddings, embeddings.npy: the encoder's output (the model's
+// forward, with the evaluation's fanouts or layer-wise) of every node of
+// LinkSeeds::predict, from the best-validation weights.
 // Torch-free header.
 #pragma once
 
@@ -50,6 +53,9 @@ struct LinkOptions {
 struct LinkSeeds {
   std::vector<int64_t> train;  // this trainer's training edge ids
   EdgeList val, test;          // this trainer's share of the held-out edges
+  // save_embeddings (rank 0): the nodes whose embeddings.npy rows it writes,
+  // in row order (original node order).
+  std::vector<int64_t> predict;
 };
 
 class LinkTrainer {

@@ -227,7 +227,7 @@ std::string TypedSource(const ModelSpec& spec) {
     << ")\"\n"
     << "    at = torch.empty_like(order).index_copy_(0, order, torch.arange(order.numel(), dtype=order.dtype))\n"
     << "    return torch.cat(rows).index_select(0, at)\n\n";
-  // Layer-wise inference (roles/trainer/typed_layerwise_inference.h) calls the
+  // Layer-wise inference (roles/trainer/inference/typed_form.cpp) calls the
   // input layer on its own, then forward_layer one layer at a time.
   s << "def forward_input(self, x: Tensor, ntype: Tensor) -> Tensor:\n"
     << "    return self._input(x, ntype)\n\n";

@@ -48,6 +48,13 @@ Result<LocalTrainRun> MakeRun(const TrainSpec& spec, const std::string& out_dir,
   return run;
 }
 
+// Every node, in id order: the rows of predictions.npy / embeddings.npy.
+std::vector<int64_t> AllNodes(int64_t n) {
+  std::vector<int64_t> all(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) all[i] = i;
+  return all;
+}
+
 std::string FeatureName(const TrainSpec& spec) { return spec.embedding.uses_features() ? "features" : ""; }
 
 // run.json once the data is loaded, so a bad dataset leaves no run behind.
@@ -60,10 +67,7 @@ Status StartRun(const LocalRun& run, bool* started) {
 Status RunNodeTask(LocalGraphSource* source, const TrainSpec& spec, const LocalRun& run, bool* started) {
   const std::string& out_dir = run.out_dir;
   DG_ASSIGN_OR_RETURN(LocalNodeData data, source->LoadNodes(spec));
-  if (spec.save_predictions || spec.save_embeddings) {
-    data.seeds.predict.resize(data.num_nodes);
-    for (int64_t i = 0; i < data.num_nodes; ++i) data.seeds.predict[i] = i;
-  }
+  if (spec.save_predictions || spec.save_embeddings) data.seeds.predict = AllNodes(data.num_nodes);
   std::unique_ptr<LocalNodeEmbedding> embedding;
   DG_ASSIGN_OR_RETURN(LocalTrainRun train, MakeRun(spec, out_dir, data.num_nodes, &embedding));
   train.spec.num_classes = data.num_classes;
@@ -80,6 +84,7 @@ Status RunNodeTask(LocalGraphSource* source, const TrainSpec& spec, const LocalR
 Status RunLinkTask(LocalGraphSource* source, const TrainSpec& spec, const LocalRun& run, bool* started) {
   const std::string& out_dir = run.out_dir;
   DG_ASSIGN_OR_RETURN(LocalLinkData data, source->LoadLinks(spec));
+  if (spec.save_embeddings) data.seeds.predict = AllNodes(data.num_nodes);
   std::unique_ptr<LocalNodeEmbedding> embedding;
   DG_ASSIGN_OR_RETURN(LocalTrainRun train, MakeRun(spec, out_dir, data.num_nodes, &embedding));
   data.batches.feature_name = FeatureName(spec);

@@ -37,7 +37,7 @@
 #include "common/net/prometheus.h"
 #include "roles/job/job_client.h"
 #include "roles/trainer/input_choice.h"
-#include "roles/trainer/layerwise_inference.h"
+#include "roles/trainer/inference/layerwise_inference.h"
 #include "roles/trainer/propagate.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
@@ -364,6 +364,7 @@ Status RunLinkTask(TrainerProcess* p, const TrainRun& run) {
   lc.sampler_threads = std::max(1, p->sampler_threads);
   lc.world = p->world;
   lc.rank = p->rank;
+  lc.predict = &p->seeds.predict;
   return RunLinkTrainerRole(lc, run.spec, run.hooks);
 }
 

@@ -171,9 +171,9 @@ TEST_CASE("ValidateTrainSpec: every rule, named as the YAML and as the flags spe
       {"link etype without link", [](TrainSpec* s) { s->link.etype = "a:r:b"; },
        "key 'train.link_etype': goes with train.task link", "--link-etype: goes with --task link"},
       {"link outputs", [](TrainSpec* s) { s->task = TrainTask::kLink, s->save_predictions = true; },
-       "key 'train.task': link does not support train.save_predictions, train.save_embeddings or "
-       "train.layerwise_inference",
-       "--task: link does not support --save-predictions, --save-embeddings"},
+       "key 'train.task': link does not support train.save_predictions or train.layerwise_inference (class "
+       "outputs; link prediction writes embeddings with train.save_embeddings)",
+       "--task: link does not support --save-predictions or layer-wise inference"},
       {"control variate link",
        [](TrainSpec* s) { s->algorithm = TrainAlgorithm::kControlVariate, s->task = TrainTask::kLink; },
        "key 'train.algorithm': control_variate trains node classification; train.task link samples",

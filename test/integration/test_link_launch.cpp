@@ -2,7 +2,8 @@
 // Cora partitioned with --edge-split into 2 parts, 2 trainers with 2 sampler
 // processes each, reaches test ROC-AUC >= 0.90; with one partition, one trainer
 // and no samplers the run equals train-local --task link (same loss curve, same
-// metrics); the same job with 2 sampler processes equals the in-process one.
+// metrics, the same embeddings.npy); the same job with 2 sampler processes
+// equals the in-process one.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <regex>
 #include <sstream>
 
+#include "common/io/npy.h"
 #include "test/integration/test_launch_support.h"
 
 using namespace dg::test;
@@ -78,12 +80,16 @@ TEST_CASE("launch: one partition, one trainer, 0 or 2 samplers equals train-loca
           "[launch][link][cora]") {
   TempDir dir;
   PrepareLinkJob(dir, 1, 0, 3, 3);
+  std::string job = ReadFile(dir / "job.yaml");
+  job = std::regex_replace(job, std::regex("intra_op_threads: 1\\}"), "intra_op_threads: 1, save_embeddings: true}");
+  std::ofstream(dir / "job.yaml") << job;
   Launch(dir);
   auto dist = Lines(dir / "runs/link/metrics.jsonl");
   auto r = RunDistgnn({"train-local", "--task", "link", "--dataset", CoraDir(), "--undirected", "--model",
                        dir / "sage.pt", "--out", dir / "local", "--threads", "1", "--fanouts", "10,25",
                        "--batch-size", "512", "--lr", "0.001", "--negatives", "1", "--epochs", "3", "--eval-every",
-                       "3", "--edge-split", "0.85,0.05,0.10", "--split-seed", "0", "--seed", "0"},
+                       "3", "--edge-split", "0.85,0.05,0.10", "--split-seed", "0", "--seed", "0",
+                       "--save-embeddings"},
                       600);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -96,6 +102,20 @@ TEST_CASE("launch: one partition, one trainer, 0 or 2 samplers equals train-loca
     CHECK(Field(dist[i], "train_acc") == Field(local[i], "train_acc"));
   }
   for (const char* k : {"test_auc", "test_mrr", "val_auc", "val_hits@10"}) CHECK(Field(dist[3], k) == Field(local[3], k));
+  // The encoder's embedding of every node, in original node order, from the same weights.
+  auto de = dg::NpyRead(dir / "runs/link/embeddings.npy");
+  auto le = dg::NpyRead(dir / "local/embeddings.npy");
+  REQUIRE(de.ok());
+  REQUIRE(le.ok());
+  REQUIRE(de->shape == std::vector<int64_t>{2708, 128});
+  REQUIRE(le->shape == de->shape);
+  double max_diff = 0, scale = 0;
+  for (int64_t i = 0; i < de->numel(); ++i) {
+    max_diff = std::max(max_diff, std::fabs(double(de->as<float>()[i]) - le->as<float>()[i]));
+    scale = std::max(scale, std::fabs(double(le->as<float>()[i])));
+  }
+  INFO("max |distributed - train-local| " << max_diff << " of " << scale);
+  CHECK(max_diff <= 1e-5 * std::max(1.0, scale));
   // The same job with sampler processes: the same batches, so the same curve.
   std::string yaml = ReadFile(dir / "job.yaml");
   yaml = std::regex_replace(yaml, std::regex("samplers_per_trainer: 0"), "samplers_per_trainer: 2");

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/storage/neighbor_sampling.h"
+#include "common/io/npy.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
@@ -15,7 +16,7 @@ namespace dg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint64_t kEvalNegativeSeed = 0x11dc, kEvalSeed = 0xe7a1;
+constexpr uint64_t kEvalNegativeSeed = 0x11dc, kEvalSeed = 0xe7a1, kPredictSeed = 0x9ed1;
 
 // The metrics of val and test, in Evaluation::values order.
 LinkMetrics Unpack(const Evaluation& e, int half) {
@@ -304,28 +305,7 @@ Result<LinkMetrics> LinkTask::EvaluateEdges(const EdgeList& held) {
       pd[i] = add(held.dst[i]);
     }
     for (size_t i = 0; i < neg.size(); ++i) nd[i] = add(neg[i]);
-    EpochRequest req;
-    req.seeds = ids;
-    req.batch_size = EvalBatchSize(spec_);
-    req.shuffle = false;
-    req.labels = false;
-    req.fanouts = EvalFanouts(spec_);
-    req.job_seed = MixSeed(spec_.seed, kEvalSeed);
-    DG_RETURN_IF_ERROR(nodes_->BeginEpoch(req));
-    torch::NoGradGuard no_grad;
-    m_.module.train(false);
-    std::vector<torch::Tensor> parts;
-    MiniBatch mb;
-    while (true) {
-      DG_ASSIGN_OR_RETURN(bool more, nodes_->Next(&mb));
-      if (!more) break;
-      DG_ASSIGN_OR_RETURN(torch::Tensor h, Forward(mb, nullptr));
-      parts.push_back(h);
-    }
-    H = torch::cat(parts);
-    if (H.size(0) != static_cast<int64_t>(ids.size()))
-      return Status::Internal("evaluation embedded " + std::to_string(H.size(0)) + " of " +
-                              std::to_string(ids.size()) + " nodes");
+    DG_ASSIGN_OR_RETURN(H, EmbedNodes(ids, kEvalSeed));
   }
   std::vector<float> pos_scores, neg_scores;
   if (P > 0) {
@@ -344,6 +324,47 @@ Result<LinkMetrics> LinkTask::EvaluateEdges(const EdgeList& held) {
   DG_ASSIGN_OR_RETURN(pos_scores, Gather(pos_scores));
   DG_ASSIGN_OR_RETURN(neg_scores, Gather(neg_scores));
   return ComputeLinkMetrics(pos_scores, neg_scores, K);
+}
+
+Result<torch::Tensor> LinkTask::EmbedNodes(const std::vector<int64_t>& ids, uint64_t seed_tag) {
+  EpochRequest req;
+  req.seeds = ids;
+  req.batch_size = EvalBatchSize(spec_);
+  req.shuffle = false;
+  req.labels = false;
+  req.fanouts = EvalFanouts(spec_);
+  req.job_seed = MixSeed(spec_.seed, seed_tag);
+  DG_RETURN_IF_ERROR(nodes_->BeginEpoch(req));
+  torch::NoGradGuard no_grad;
+  m_.module.train(false);
+  std::vector<torch::Tensor> parts;
+  MiniBatch mb;
+  while (true) {
+    DG_ASSIGN_OR_RETURN(bool more, nodes_->Next(&mb));
+    if (!more) break;
+    DG_ASSIGN_OR_RETURN(torch::Tensor h, Forward(mb, nullptr));
+    parts.push_back(h);
+  }
+  torch::Tensor H = parts.empty() ? torch::zeros({0, 0}) : torch::cat(parts);
+  if (H.size(0) != static_cast<int64_t>(ids.size()))
+    return Status::Internal("embedded " + std::to_string(H.size(0)) + " of " + std::to_string(ids.size()) + " nodes");
+  return H;
+}
+
+// embeddings.npy: layer-wise (every rank computes its share of every node's
+// rows, so every rank takes part) or by node batches on rank 0.
+Status LinkTask::SaveOutputs() {
+  if (!spec_.save_embeddings) return Status::OK();
+  torch::Tensor H;
+  if (Layerwise()) {
+    DG_ASSIGN_OR_RETURN(torch::Tensor all, EmbedAll());
+    if (!hooks_.writer()) return Status::OK();
+    H = all.index_select(0, VectorTensor(seeds_.predict));
+  } else {
+    if (!hooks_.writer()) return Status::OK();
+    DG_ASSIGN_OR_RETURN(H, EmbedNodes(seeds_.predict, kPredictSeed));
+  }
+  return NpyWrite(hooks_.OutPath("embeddings.npy"), TensorArray(H.to(torch::kFloat32).contiguous()));
 }
 
 Result<Evaluation> LinkTask::Evaluate(int64_t /*epoch*/) {

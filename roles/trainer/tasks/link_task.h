@@ -45,12 +45,16 @@ class LinkTask : public EpochTask {
   std::string EpochJson(const EpochStats& st) const override;
   std::string FinalJson(const Evaluation& best, bool have_best) const override;
   std::string EvaluationText(const Evaluation& e) const override;
+  Status SaveOutputs() override;
 
  private:
   LinkTask(const TrainSpec& spec, const TrainHooks& hooks, const LinkOptions& link)
       : spec_(spec), hooks_(hooks), link_(link) {}
   bool Layerwise() const;
   Result<torch::Tensor> EmbedAll();
+  // The forward output of `ids` by node batches (evaluation fanouts), rows in
+  // the order given; `seed_tag` picks the batches' sampling seed.
+  Result<torch::Tensor> EmbedNodes(const std::vector<int64_t>& ids, uint64_t seed_tag);
   Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf);
   Result<torch::Tensor> Score(const torch::Tensor& hs, const torch::Tensor& hd);
   Status TrainStep(const MiniBatch& mb, StepOutcome* out);

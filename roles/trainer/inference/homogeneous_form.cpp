@@ -1,12 +1,11 @@
-#include "roles/trainer/layerwise_inference.h"
-
+// Layer-wise inference on a homogeneous partition (layerwise_form.h): layer
+// l's blocks hold every in-edge; layer 0 reads the node inputs; rank 0 writes
+// the outputs of every node in original node order.
 #include <ATen/Parallel.h>
 #include <spdlog/spdlog.h>
-#include <torch/script.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,12 +13,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "common/sampling/minibatch.h"
 #include "common/io/npy.h"
+#include "common/sampling/minibatch.h"
 #include "common/storage/partition_seeds.h"
+#include "roles/trainer/inference/layerwise_form.h"
 #include "roles/trainer/model_runner.h"
 #include "roles/trainer/trainer_util.h"
-#include "roles/trainer/typed_layerwise_inference.h"
 
 namespace dg {
 namespace {
@@ -86,8 +85,8 @@ int64_t CountCorrect(const std::vector<int64_t>& ids, const std::vector<int64_t>
 // chunks of node ids, so its memory is O(chunk x row width + val/test nodes),
 // not O(num_nodes): the original ids are mapped, the val/test ids come from
 // the per-part id files where the partition has them.
-Status WriteOutputs(DistGraphClient* client, const InferenceOptions& o, const std::string& last,
-                    const std::string& hidden, InferenceResult* result) {
+Status WriteNodeOutputs(DistGraphClient* client, const InferenceOptions& o, const std::string& last,
+                        const std::string& hidden, InferenceResult* result) {
   const PartitionConfig& pc = client->config();
   const int64_t n = pc.num_nodes;
   DG_ASSIGN_OR_RETURN(Array orig, NpyLoad(pc.base_dir + "/" + pc.orig_nids));
@@ -149,72 +148,63 @@ Status WriteOutputs(DistGraphClient* client, const InferenceOptions& o, const st
   return Status::OK();
 }
 
+class HomogeneousForm : public LayerwiseForm {
+ public:
+  HomogeneousForm(DistGraphClient* client, const InferenceOptions& o, torch::jit::Module* module)
+      : client_(client), o_(o), module_(module) {}
+
+  Status Check() const override {
+    if (!HasForwardLayer(*module_) || !module_->hasattr("num_layers"))
+      return Status::InvalidArgument("model " + o_.model_path +
+                                     ": layer-wise inference needs forward_layer(layer, x, block) and num_layers");
+    return Status::OK();
+  }
+
+  Result<torch::Tensor> InputRows(const std::vector<int64_t>& /*dst*/) override {
+    return Status::Internal("a homogeneous model has no input layer of its own");
+  }
+
+  NodeRange LayerRange(int /*l*/, bool /*last*/) const override {
+    return {client_->book().Begin(o_.machine), client_->book().End(o_.machine)};
+  }
+
+  Result<torch::Tensor> LayerRows(int l, const std::vector<int64_t>& dst, const std::string& input) override {
+    SampleSpec every_edge;  // fanout -1: every in-edge
+    every_edge.edge_ids = true;
+    DG_ASSIGN_OR_RETURN(SampledEdges s, client_->SampleNeighbors(dst, every_edge));
+    SampledNeighbors nb{std::move(s.offsets), std::move(s.src)};
+    std::vector<int64_t> src_nodes;
+    Block block = BuildBlock(dst, nb, &src_nodes, client_->num_nodes());
+    std::vector<torch::Tensor> xs;
+    for (const std::string& name : input.empty() ? o_.input_names : std::vector<std::string>{input}) {
+      DG_ASSIGN_OR_RETURN(Array x, client_->Pull(name, src_nodes));
+      xs.push_back(ArrayTensor(x).to(torch::kFloat32));
+    }
+    try {
+      return module_->get_method("forward_layer")({int64_t{l}, xs.size() == 1 ? xs[0] : torch::cat(xs, 1),
+                                                   BlockValue(block)})
+          .toTensor();
+    } catch (const std::exception& e) {
+      return Status::InvalidArgument("model " + o_.model_path + ": forward_layer(" + std::to_string(l) +
+                                     ") failed: " + FirstLine(e.what()));
+    }
+  }
+
+  Status WriteOutputs(const std::string& last, const std::string& hidden, InferenceResult* result) override {
+    return WriteNodeOutputs(client_, o_, last, hidden, result);
+  }
+
+ private:
+  DistGraphClient* client_;
+  const InferenceOptions& o_;
+  torch::jit::Module* module_;
+};
+
 }  // namespace
 
-Status RunLayerwiseInference(DistGraphClient* client, const InferenceOptions& o, InferenceResult* result) {
-  if (client->config().typed()) return RunTypedLayerwiseInference(client, o, result);
-  const auto t0 = std::chrono::steady_clock::now();
-  at::set_num_threads(std::max(1, o.threads));
-  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(o.model_path));
-  if (!HasForwardLayer(module) || !module.hasattr("num_layers"))
-    return Status::InvalidArgument("model " + o.model_path +
-                                   ": layer-wise inference needs forward_layer(layer, x, block) and num_layers");
-  module.eval();
-  torch::NoGradGuard no_grad;
-  const int layers = static_cast<int>(module.attr("num_layers").toInt());
-  const PartitionConfig& pc = client->config();
-  const PartitionBook& book = client->book();
-  // This trainer's share: its machine's partition, cut among the machine's trainers.
-  const int64_t begin = book.Begin(o.machine), end = book.End(o.machine);
-  const int64_t per = (end - begin + o.trainers_per_machine - 1) / o.trainers_per_machine;
-  const int64_t lo = std::min(end, begin + per * o.index), hi = std::min(end, lo + per);
-
-  std::string input, hidden;  // layer l >= 1 reads DistTensor `input`
-  for (int l = 0; l < layers; ++l) {
-    const std::string output = o.tag + ":h" + std::to_string(l + 1);
-    bool created = false;
-    for (int64_t c = lo; c < hi; c += o.batch_size) {
-      std::vector<int64_t> dst;
-      for (int64_t v = c; v < std::min(hi, c + o.batch_size); ++v) dst.push_back(v);
-      SampleSpec every_edge;  // fanout -1: every in-edge
-      every_edge.edge_ids = true;
-      DG_ASSIGN_OR_RETURN(SampledEdges s, client->SampleNeighbors(dst, every_edge));
-      SampledNeighbors nb{std::move(s.offsets), std::move(s.src)};
-      std::vector<int64_t> src_nodes;
-      Block block = BuildBlock(dst, nb, &src_nodes, client->num_nodes());
-      std::vector<torch::Tensor> xs;
-      for (const std::string& name : l == 0 ? o.input_names : std::vector<std::string>{input}) {
-        DG_ASSIGN_OR_RETURN(Array x, client->Pull(name, src_nodes));
-        xs.push_back(ArrayTensor(x).to(torch::kFloat32));
-      }
-      torch::Tensor h;
-      try {
-        h = module.get_method("forward_layer")({int64_t{l}, xs.size() == 1 ? xs[0] : torch::cat(xs, 1),
-                                                BlockValue(block)})
-                .toTensor();
-      } catch (const std::exception& e) {
-        return Status::InvalidArgument("model " + o.model_path + ": forward_layer(" + std::to_string(l) +
-                                       ") failed: " + FirstLine(e.what()));
-      }
-      Array rows = TensorArray(h);
-      if (!created) {  // every trainer creates it the same way (idempotent)
-        InitTensorSpec spec;
-        spec.name = output;
-        spec.shape = {pc.num_nodes, h.size(1)};
-        DG_RETURN_IF_ERROR(client->InitTensor(spec));
-        created = true;
-      }
-      DG_RETURN_IF_ERROR(client->Push(output, dst, rows, PushMode::kOverwrite));
-    }
-    if (!created) return Status::InvalidArgument("trainer " + std::to_string(o.rank) + " has no nodes to infer");
-    DG_RETURN_IF_ERROR(client->Barrier(output, static_cast<uint32_t>(o.world)));
-    spdlog::info("layer {} of {} done", l + 1, layers);
-    hidden = input;
-    input = output;
-  }
-  result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (o.rank == 0) DG_RETURN_IF_ERROR(WriteOutputs(client, o, input, hidden, result));
-  return Status::OK();
+std::unique_ptr<LayerwiseForm> MakeHomogeneousForm(DistGraphClient* client, const InferenceOptions& options,
+                                                   torch::jit::Module* module) {
+  return std::make_unique<HomogeneousForm>(client, options, module);
 }
 
 }  // namespace dg
