@@ -18,6 +18,7 @@
 #include "cmd/cli.h"
 #include "common/storage/partition_check.h"
 #include "roles/partition/partition_dataset.h"
+#include "roles/partition/partition_method.h"
 
 namespace dg {
 namespace {
@@ -26,12 +27,13 @@ Status Run(int argc, char** argv) {
   namespace po = cli::po;
   po::options_description desc("distgnn partition");
   PartitionDatasetOptions o;
+  std::string format, method;  // words, parsed into o.format and o.method below
   desc.add_options()
       ("help,h", "show this help")
       ("mpi", "under mpirun: partition across machines (runs distgnn-mpi-partition with the other flags; its --help lists them)")
       ("dataset", po::value(&o.dataset), "dataset directory (edges.tsv[.gz] or src.npy+dst.npy, node arrays *.npy; "
        "or a typed one: meta.json, nodes/<type>/, edges/<src>__<rel>__<dst>.tsv -> a typed partition)")
-      ("format", po::value(&o.format)->default_value("plain"), "plain | ogb (an OGB node property dataset as downloaded: raw/*.csv.gz, split/; ogbn-mag's typed layout too)")
+      ("format", po::value(&format)->default_value("plain"), "plain | ogb (an OGB node property dataset as downloaded: raw/*.csv.gz, split/; ogbn-mag's typed layout too)")
       ("edges", po::value(&o.edges_file), "edge list file (src dst per line; TSV/CSV/space; '#' comments; .gz ok)")
       ("num-nodes", po::value(&o.num_nodes), "number of nodes (with --edges; default: from node data or max id + 1)")
       ("node-data", po::value(&o.node_data)->composing(), "NAME=FILE.npy node array (with --edges; repeatable)")
@@ -43,7 +45,7 @@ Status Run(int argc, char** argv) {
       ("normalize-features", po::bool_switch(&o.normalize_features), "divide each row of node array 'features' by its sum (as DGL/PyG do for citation graphs)")
       ("drop-duplicates", po::bool_switch(&o.drop_duplicates), "keep one copy of each (src, dst)")
       ("num-parts", po::value(&o.num_parts)->required(), "number of partitions K (1 = no partitioning)")
-      ("method", po::value(&o.method)->default_value("metis"), "metis | random | stream (Fennel, O(N) memory)")
+      ("method", po::value(&method)->default_value("metis"), "metis | random | stream (Fennel, O(N) memory)")
       ("memory-budget", po::value(&o.memory_budget), "partition out of core within SIZE (e.g. 4G) of data memory; default: in memory unless that needs more than half the RAM")
       ("tmp-dir", po::value(&o.tmp_dir), "directory for spilled sorted runs (default: the output's parent directory)")
       ("run-size", po::value(&o.run_size), "bytes per sorted run (default: what the budget leaves; small values force many spills)")
@@ -60,6 +62,10 @@ Status Run(int argc, char** argv) {
        "(src:relation:dst or a relation); its held-out edges' rev_ copies leave the graph too");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  if (!Parse(method, &o.method))
+    return Status::InvalidArgument("--method: unknown method '" + method + "' (expected metis, random or stream)");
+  if (!Parse(format, &o.format))
+    return Status::InvalidArgument("--format: unknown format '" + format + "' (expected plain or ogb)");
   o.num_nodes_given = vm.count("num-nodes") > 0;
   o.edge_split_given = vm.count("edge-split") > 0;
   return PartitionDataset(o);

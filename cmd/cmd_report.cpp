@@ -22,7 +22,7 @@ int RunReport(int argc, char** argv) {
   Status st = cli::Parse(desc, argc, argv, &vm, &pos);
   if (!st.ok()) return cli::ExitCode(argv[0], st);
   ReportOptions o;
-  if (no_plots) o.gnuplot = "none";
+  if (no_plots) o.gnuplot = GnuplotChoice::kNone;
   auto path = WriteRunReport(run_dir, out, o);
   if (!path.ok()) return cli::ExitCode(argv[0], path.status());
   std::printf("report: %s\n", path->c_str());

@@ -68,6 +68,16 @@ struct Plotter {
   }
 };
 
+// The gnuplot command the options choose; "" = no plots.
+std::string GnuplotCommand(const ReportOptions& options) {
+  switch (options.gnuplot) {
+    case GnuplotChoice::kNone: return "";
+    case GnuplotChoice::kPath: return options.gnuplot_path;
+    case GnuplotChoice::kFind: break;
+  }
+  return FindGnuplot();
+}
+
 std::string Row(const std::vector<std::string>& cells, bool header = false, size_t left_cols = 1) {
   std::string r = "<tr>";
   for (size_t i = 0; i < cells.size(); ++i) {
@@ -333,7 +343,7 @@ void WriteEpochsAndConfig(const RunData& run, std::ostringstream& h) {
 
 std::string BuildReportHtml(const RunData& run, const ReportOptions& options) {
   Plotter plot;
-  plot.gnuplot = options.gnuplot == "none" ? "" : options.gnuplot.empty() ? FindGnuplot() : options.gnuplot;
+  plot.gnuplot = GnuplotCommand(options);
   AddEpochPlots(run, &plot);
   AddTrainerPlots(run, &plot);
   AddRssPlot(run, &plot);

@@ -16,8 +16,14 @@
 
 namespace dg {
 
+// Which gnuplot draws the plots: the one FindGnuplot finds ($DISTGNN_GNUPLOT
+// or `gnuplot` on PATH), none (tables only: `distgnn report --no-plots`), or
+// the binary at ReportOptions::gnuplot_path.
+enum class GnuplotChoice { kFind, kNone, kPath };
+
 struct ReportOptions {
-  std::string gnuplot;  // "" = find it (FindGnuplot); "none" = no plots
+  GnuplotChoice gnuplot = GnuplotChoice::kFind;
+  std::string gnuplot_path;  // with kPath: the gnuplot binary to run
 };
 
 std::string BuildReportHtml(const RunData& run, const ReportOptions& options = {});

@@ -18,7 +18,7 @@ Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& ed
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   const int K = o.num_parts;
   std::FILE* log = o.log;
-  if (o.method == "metis" && K > 1) {
+  if (o.method == PartitionMethod::kMetis && K > 1) {
     MetisOptions mo;
     mo.type_offsets = types ? &types->type_offsets : nullptr;
     mo.num_parts = K;
@@ -35,7 +35,7 @@ Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& ed
         (long long)mr.objval);
     return std::move(mr.part);
   }
-  if (o.method == "stream" && K > 1) {
+  if (o.method == PartitionMethod::kStream && K > 1) {
     StreamOptions so;
     so.num_parts = K;
     so.passes = o.stream_passes;

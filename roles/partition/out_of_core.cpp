@@ -63,8 +63,8 @@ constexpr uint64_t kMergeBytes = 32ull << 20;   // read buffers of all runs of a
 constexpr uint64_t kWriterBytes = 16ull << 20;  // npy writers' buffers, slack
 constexpr uint64_t kMinRunBytes = 24ull << 10;  // 512 records (+ sort scratch)
 
-uint64_t FixedBytes(int64_t n, const std::string& method) {
-  return static_cast<uint64_t>(n) * (kOutOfCoreBytesPerNode + (method == "stream" ? 4 : 0));
+uint64_t FixedBytes(int64_t n, PartitionMethod method) {
+  return static_cast<uint64_t>(n) * (kOutOfCoreBytesPerNode + (method == PartitionMethod::kStream ? 4 : 0));
 }
 
 // Streams int64 values into an .npy of known length.
@@ -159,7 +159,7 @@ Status CheckMemoryBudget(int64_t n, int64_t e, const PartitionOptions& o) {
                                    std::to_string(n) + " nodes: the per-node arrays and buffers need " +
                                    FormatBytes(need) + " (" + std::to_string(fixed / std::max<int64_t>(n, 1)) +
                                    " B per node + 48 MB); give --memory-budget " + FormatBytes(need) + " or more");
-  if (o.method == "metis" && o.num_parts > 1) {
+  if (o.method == PartitionMethod::kMetis && o.num_parts > 1) {
     const uint64_t metis = MetisMemoryEstimate(n, e) + 5ull * n;
     if (metis > budget)
       return Status::InvalidArgument(
@@ -178,14 +178,12 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
   const int64_t E = in->edges.size();
   std::FILE* log = o.log;
   DG_RETURN_IF_ERROR(CheckMemoryBudget(N, E, o));
-  if (o.method != "metis" && o.method != "random" && o.method != "stream")
-    return Status::InvalidArgument("unknown method '" + o.method + "' (expected metis, random or stream)");
   const uint64_t fixed = FixedBytes(N, o.method);
   uint64_t run_bytes = o.run_bytes ? o.run_bytes : o.memory_budget - fixed - kMergeBytes - kWriterBytes;
   run_bytes = std::max(run_bytes, kMinRunBytes);
   const std::string tmp_root = o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir;
   PartitionLog(log, "partition (out of core): %lld nodes, %lld edges, %d parts, method %s, budget %s, runs of %s in %s\n",
-      (long long)N, (long long)E, K, o.method.c_str(), FormatBytes(o.memory_budget).c_str(),
+      (long long)N, (long long)E, K, Name(o.method), FormatBytes(o.memory_budget).c_str(),
       FormatBytes(run_bytes).c_str(), tmp_root.c_str());
 
   ScratchDir scratch;  // removed with everything in it at the end
@@ -231,7 +229,8 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
 
   // 4. Merge into each part's CSR.
   t = Clock::now();
-  PartitionConfig cfg = BaseConfig(o, N, E, node_map, edge_map, in->node_data, {});
+  PartitionConfig cfg =
+      BaseConfig(o.graph_name, o.num_parts, Name(o.method), N, E, node_map, edge_map, in->node_data, {});
   if (types) TypedConfig(*types, &cfg);
   StagingDir stage;
   DG_RETURN_IF_ERROR(stage.Create(o));

@@ -61,7 +61,7 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
   auto t0 = std::chrono::steady_clock::now();
   // Refuse early what cannot fit (METIS), before reading or writing anything.
   DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(src));
-  if (e0 >= 0 && po.method == "metis") {
+  if (e0 >= 0 && po.method == PartitionMethod::kMetis) {
     int64_t n_hint = src.num_nodes;
     if (n_hint < 0 && !src.dataset_dir.empty()) {
       DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(src.dataset_dir));
@@ -145,8 +145,9 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
     }
     edges *= flags.undirected ? 2 : 1;
     const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
-    const uint64_t need = static_cast<uint64_t>(edges * 64) +
-                          (o.method == "metis" ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
+    const bool metis = o.method == PartitionMethod::kMetis;
+    const uint64_t need =
+        static_cast<uint64_t>(edges * 64) + (metis ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
     if (need > ram / 2) {
       o.memory_budget = ram / 2;
       std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",
@@ -216,8 +217,9 @@ Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& o, doubl
 }
 
 Status PartitionDataset(const PartitionDatasetOptions& flags) {
-  const std::string &dataset = flags.dataset, &edges_file = flags.edges_file, &method = flags.method,
-                    &balance = flags.balance, &name = flags.name, &out = flags.out,
+  const PartitionMethod method = flags.method;
+  const std::string &dataset = flags.dataset, &edges_file = flags.edges_file, &balance = flags.balance,
+                    &name = flags.name, &out = flags.out,
                     &budget_text = flags.memory_budget, &tmp_dir = flags.tmp_dir, &run_size_text = flags.run_size;
   const int stream_passes = flags.stream_passes, metis_niter = flags.metis_niter;
   int64_t num_nodes = flags.num_nodes;
@@ -250,8 +252,6 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
         return Status::InvalidArgument("--balance: unknown '" + item + "' (expected train, edges)");
     }
   }
-  if (method != "metis" && method != "random" && method != "stream")
-    return Status::InvalidArgument("--method: unknown method '" + method + "' (expected metis, random or stream)");
   if (stream_passes < 1) return Status::InvalidArgument("--stream-passes must be >= 1");
   po_.stream_passes = stream_passes;
   if (metis_niter < 0) return Status::InvalidArgument("--metis-niter must be >= 0");
@@ -266,7 +266,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   }
   po_.tmp_dir = tmp_dir;
   if (num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(num_parts));
-  if ((po_.balance_train || po_.balance_edges) && method != "metis")
+  if ((po_.balance_train || po_.balance_edges) && method != PartitionMethod::kMetis)
     return Status::InvalidArgument("--balance needs --method metis");
   std::error_code ec;
   if (std::filesystem::exists(out, ec) && !po_.force)
@@ -275,9 +275,7 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
   DG_RETURN_IF_ERROR(ParseNamedFiles("--node-data", node_items, &node_files));
   DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", edge_items, &edge_files));
 
-  if (flags.format != "plain" && flags.format != "ogb")
-    return Status::InvalidArgument("--format: unknown format '" + flags.format + "' (expected plain or ogb)");
-  const bool ogb = flags.format == "ogb";
+  const bool ogb = flags.format == InputFormat::kOgb;
   if (ogb && dataset.empty()) return Status::InvalidArgument("--format ogb reads a dataset directory: give --dataset DIR");
   if (ogb && po_.memory_budget > 0)
     return Status::InvalidArgument("--format ogb is read in memory (its CSV files are parsed whole); "
@@ -323,7 +321,9 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
     DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(ooc_src));
     const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
     const double edges = static_cast<double>(std::max<int64_t>(e0, 0)) * (eo.undirected ? 2 : 1);
-    const uint64_t need = static_cast<uint64_t>(edges * 48) + (method == "metis" ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
+    const uint64_t need =
+        static_cast<uint64_t>(edges * 48) +
+        (method == PartitionMethod::kMetis ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
     if (e0 > 0 && need > ram / 2) {
       po_.memory_budget = ram / 2;
       std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",

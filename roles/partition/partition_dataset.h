@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "roles/partition/partition_method.h"
 
 namespace dg {
 
 struct PartitionDatasetOptions {
   std::string dataset;     // dataset directory (plain or typed), or
-  std::string format = "plain";  // plain | ogb (OGB's raw/ + split/ layout, common/storage/ogb_dataset.h)
+  InputFormat format = InputFormat::kPlain;  // kOgb: OGB's raw/ + split/ layout, common/storage/ogb_dataset.h
   std::string edges_file;  // an edge list file (with node_data, num_nodes)
   int64_t num_nodes = -1;
   bool num_nodes_given = false;
@@ -24,7 +25,7 @@ struct PartitionDatasetOptions {
   bool undirected = false, drop_self_loops = false, drop_duplicates = false, normalize_features = false;
   bool merge_types = false;  // a typed dataset as one node and one edge type (merged_input.h)
   int num_parts = 0;
-  std::string method = "metis";  // metis | random | stream
+  PartitionMethod method = PartitionMethod::kMetis;
   std::string memory_budget, tmp_dir, run_size;  // sizes as text ("4G")
   int stream_passes = 3, metis_niter = 0;
   std::string balance;  // comma list of train, edges

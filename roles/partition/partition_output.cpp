@@ -203,14 +203,15 @@ Status WritePartNodeData(const std::string& dir, const std::map<std::string, Arr
   return Status::OK();
 }
 
-PartitionConfig BaseConfig(const PartitionOptions& o, int64_t N, int64_t E, const std::vector<int64_t>& node_map,
-                           const std::vector<int64_t>& edge_map, const std::map<std::string, Array>& node_data,
+PartitionConfig BaseConfig(const std::string& graph_name, int num_parts, const char* method, int64_t N, int64_t E,
+                           const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
+                           const std::map<std::string, Array>& node_data,
                            const std::map<std::string, Array>& edge_data) {
-  const int K = o.num_parts;
+  const int K = num_parts;
   PartitionConfig cfg;
   cfg.format_version = 1;
-  cfg.graph_name = o.graph_name;
-  cfg.part_method = K == 1 ? "none" : o.method;
+  cfg.graph_name = graph_name;
+  cfg.part_method = K == 1 ? "none" : method;
   cfg.num_nodes = N;
   cfg.num_edges = E;
   cfg.num_parts = K;

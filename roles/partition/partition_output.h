@@ -75,7 +75,9 @@ Status WritePartNodeData(const std::string& part_dir, const std::map<std::string
                          PartInfo* info, LabelStats* labels);
 
 // cfg fields that depend only on the input and the node/edge maps.
-PartitionConfig BaseConfig(const PartitionOptions& opts, int64_t num_nodes, int64_t num_edges,
+// part_method is `method` (the method's Name()), or "none" for one part.
+PartitionConfig BaseConfig(const std::string& graph_name, int num_parts, const char* method,
+                           int64_t num_nodes, int64_t num_edges,
                            const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
                            const std::map<std::string, Array>& node_data,
                            const std::map<std::string, Array>& edge_data);

@@ -88,8 +88,6 @@ std::vector<uint8_t> TrainFlags(const std::map<std::string, Array>& node_data) {
 }
 
 Status ValidatePartitionRequest(const GraphInput& in, const PartitionOptions& o) {
-  if (o.method != "metis" && o.method != "random" && o.method != "stream")
-    return Status::InvalidArgument("unknown method '" + o.method + "' (expected metis, random or stream)");
   if (o.num_parts < 1)
     return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(o.num_parts));
   if (o.num_parts > in.num_nodes)
@@ -137,7 +135,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   const int64_t E = static_cast<int64_t>(in->edges.src.size());
   std::FILE* log = o.log;
   PartitionLog(log, "partition: %lld nodes, %lld edges, %d parts, method %s%s%s\n", (long long)N,
-      (long long)E, K, o.method.c_str(), o.balance_train ? ", balance train" : "",
+      (long long)E, K, Name(o.method), o.balance_train ? ", balance train" : "",
       o.balance_edges ? ", balance edges" : "");
 
   // 1. Assignment.
@@ -178,7 +176,8 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   PartitionLog(log, "  build CSR:         %.2f s\n", Seconds(t));
 
   // 4. Edge cut and halo nodes (distinct remote sources) per part.
-  PartitionConfig cfg = BaseConfig(o, N, E, node_map, edge_map, in->node_data, in->edge_data);
+  PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, Name(o.method), N, E, node_map, edge_map, in->node_data,
+                                   in->edge_data);
   if (types) TypedConfig(*types, &cfg);
   {
     std::vector<int32_t> mark(static_cast<size_t>(N), -1);

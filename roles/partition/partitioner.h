@@ -25,6 +25,7 @@
 #include "common/storage/dataset.h"
 #include "common/storage/partition.h"
 #include "common/base/status.h"
+#include "roles/partition/partition_method.h"
 #include "roles/partition/typed_input.h"
 
 namespace dg {
@@ -46,7 +47,7 @@ struct GraphInput {
 struct PartitionOptions {
   std::string graph_name;
   std::string out_dir;        // OUT: receives NAME.json, orig_*.npy, part*/
-  std::string method = "metis";  // metis | random | stream
+  PartitionMethod method = PartitionMethod::kMetis;
   int num_parts = 1;
   bool balance_train = false;  // METIS constraint on train nodes (split == 0 or train_mask)
   bool balance_edges = false;  // METIS constraint on in-degree
@@ -64,7 +65,7 @@ struct PartitionOptions {
   int64_t num_classes = 0;  // > 0: recorded as is (merged typed graphs: labels are -1 off the target type)
 };
 
-// Checks options against the input before any work (method, K, names, output).
+// Checks options against the input before any work (K, names, output).
 Status ValidatePartitionRequest(const GraphInput& input, const PartitionOptions& opts);
 
 // Partitions and writes; returns the config as written to OUT/NAME.json.

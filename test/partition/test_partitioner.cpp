@@ -8,6 +8,7 @@
 
 #include "common/storage/dataset.h"
 #include "common/storage/neighbor_sampling.h"
+#include "roles/partition/partition_method.h"
 #include "roles/partition/partitioner.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/test_support.h"
@@ -61,7 +62,7 @@ test::ReferenceGraph RandomReference(int64_t n, int64_t m, uint64_t seed) {
   return g;
 }
 
-PartitionOptions Opts(const std::string& out, int k, const std::string& method) {
+PartitionOptions Opts(const std::string& out, int k, PartitionMethod method) {
   PartitionOptions o;
   o.graph_name = "g";
   o.out_dir = out;
@@ -77,10 +78,10 @@ TEST_CASE("partition Cora: invariants for K=1..4, metis and random", "[partition
   test::ReferenceGraph g = CoraReference();
   REQUIRE(g.src.size() == 10556);
   test::TempDir tmp;
-  for (const std::string method : {"metis", "random"}) {
+  for (PartitionMethod method : {PartitionMethod::kMetis, PartitionMethod::kRandom}) {
     for (int k = 1; k <= 4; ++k) {
-      INFO(method << " K=" << k);
-      std::string out = tmp / (method + std::to_string(k));
+      INFO(Name(method) << " K=" << k);
+      std::string out = tmp / (Name(method) + std::to_string(k));
       GraphInput in = ToInput(g);
       auto cfg = PartitionGraph(&in, Opts(out, k, method));
       REQUIRE(cfg.ok());
@@ -97,10 +98,10 @@ TEST_CASE("partition random multigraphs: invariants incl. edge arrays, K=1..4", 
   test::TempDir tmp;
   for (uint64_t seed : {1u, 2u}) {
     test::ReferenceGraph g = RandomReference(1500, 9000, seed);
-    for (const std::string method : {"metis", "random"}) {
+    for (PartitionMethod method : {PartitionMethod::kMetis, PartitionMethod::kRandom}) {
       for (int k = 1; k <= 4; ++k) {
-        INFO(method << " K=" << k << " seed " << seed);
-        std::string out = tmp / (method + std::to_string(k) + "_" + std::to_string(seed));
+        INFO(Name(method) << " K=" << k << " seed " << seed);
+        std::string out = tmp / (Name(method) + std::to_string(k) + "_" + std::to_string(seed));
         GraphInput in = ToInput(g);
         auto cfg = PartitionGraph(&in, Opts(out, k, method));
         REQUIRE(cfg.ok());
@@ -127,7 +128,7 @@ TEST_CASE("edge arrays follow edges through undirected normalization", "[partiti
     std::memcpy(wn.as<float>() + 2 * k, w.as<float>() + 2 * in.edge_origin[k], 8);
   g.edge_data["w"] = wn;
   test::TempDir tmp;
-  auto cfg = PartitionGraph(&in, Opts(tmp / "out", 3, "metis"));
+  auto cfg = PartitionGraph(&in, Opts(tmp / "out", 3, PartitionMethod::kMetis));
   REQUIRE(cfg.ok());
   test::CheckPartition(tmp / "out/g.json", g, 3);
 }
@@ -137,8 +138,8 @@ TEST_CASE("METIS cuts fewer Cora edges than random", "[partition][cora]") {
   test::TempDir tmp;
   for (int k : {2, 4}) {
     GraphInput a = ToInput(g), b = ToInput(g);
-    auto metis = PartitionGraph(&a, Opts(tmp / ("m" + std::to_string(k)), k, "metis"));
-    auto random = PartitionGraph(&b, Opts(tmp / ("r" + std::to_string(k)), k, "random"));
+    auto metis = PartitionGraph(&a, Opts(tmp / ("m" + std::to_string(k)), k, PartitionMethod::kMetis));
+    auto random = PartitionGraph(&b, Opts(tmp / ("r" + std::to_string(k)), k, PartitionMethod::kRandom));
     REQUIRE(metis.ok());
     REQUIRE(random.ok());
     INFO("K=" << k << " metis cut " << metis->edge_cut << " random cut " << random->edge_cut);
@@ -151,7 +152,7 @@ TEST_CASE("balance by train (--balance train) keeps train counts within 10% of t
   test::TempDir tmp;
   for (int k : {2, 3, 4}) {
     GraphInput in = ToInput(g);
-    PartitionOptions o = Opts(tmp / ("bt" + std::to_string(k)), k, "metis");
+    PartitionOptions o = Opts(tmp / ("bt" + std::to_string(k)), k, PartitionMethod::kMetis);
     o.balance_train = true;
     auto cfg = PartitionGraph(&in, o);
     REQUIRE(cfg.ok());
@@ -164,7 +165,7 @@ TEST_CASE("balance by train (--balance train) keeps train counts within 10% of t
   }
   // Balancing in-edges as well still yields a valid partition.
   GraphInput in = ToInput(g);
-  PartitionOptions o = Opts(tmp / "be", 4, "metis");
+  PartitionOptions o = Opts(tmp / "be", 4, PartitionMethod::kMetis);
   o.balance_train = o.balance_edges = true;
   REQUIRE(PartitionGraph(&in, o).ok());
   test::CheckPartition(tmp / "be/g.json", g, 4);
@@ -177,11 +178,11 @@ TEST_CASE("existing output is refused without force and replaced with it", "[par
   std::filesystem::create_directories(out);
   { std::ofstream(out + "/keep.txt") << "x"; }
   GraphInput in = ToInput(g);
-  auto r = PartitionGraph(&in, Opts(out, 2, "metis"));
+  auto r = PartitionGraph(&in, Opts(out, 2, PartitionMethod::kMetis));
   REQUIRE(!r.ok());
   CHECK(r.status().code() == Status::Code::kAlreadyExists);
   CHECK(std::filesystem::exists(out + "/keep.txt"));
-  PartitionOptions o = Opts(out, 2, "metis");
+  PartitionOptions o = Opts(out, 2, PartitionMethod::kMetis);
   o.force = true;
   GraphInput in2 = ToInput(g);
   REQUIRE(PartitionGraph(&in2, o).ok());
@@ -203,10 +204,43 @@ TEST_CASE("bad requests are refused before anything is written", "[partition]") 
     CHECK(r.status().message().find(what) != std::string::npos);
     CHECK(!std::filesystem::exists(o.out_dir));
   };
-  expect_fail(Opts(tmp / "a", 2, "kahip"), "unknown method");
-  expect_fail(Opts(tmp / "b", 0, "metis"), ">= 1");
-  expect_fail(Opts(tmp / "c", 51, "metis"), "exceeds");
-  PartitionOptions bad_name = Opts(tmp / "d", 2, "metis");
+  expect_fail(Opts(tmp / "b", 0, PartitionMethod::kMetis), ">= 1");
+  expect_fail(Opts(tmp / "c", 51, PartitionMethod::kMetis), "exceeds");
+  PartitionOptions bad_name = Opts(tmp / "d", 2, PartitionMethod::kMetis);
   bad_name.graph_name = "../x";
   expect_fail(bad_name, "--name");
+}
+
+TEST_CASE("partition methods and formats: each word parses to its value and Name gives the word back", "[partition]") {
+  for (PartitionMethod m : {PartitionMethod::kMetis, PartitionMethod::kRandom, PartitionMethod::kStream}) {
+    PartitionMethod back = m == PartitionMethod::kMetis ? PartitionMethod::kStream : PartitionMethod::kMetis;
+    REQUIRE(Parse(Name(m), &back));
+    CHECK(back == m);
+  }
+  for (InputFormat f : {InputFormat::kPlain, InputFormat::kOgb}) {
+    InputFormat back = f == InputFormat::kPlain ? InputFormat::kOgb : InputFormat::kPlain;
+    REQUIRE(Parse(Name(f), &back));
+    CHECK(back == f);
+  }
+  for (MpiPartitionMethod m : {MpiPartitionMethod::kScotch, MpiPartitionMethod::kRandom}) {
+    MpiPartitionMethod back =
+        m == MpiPartitionMethod::kScotch ? MpiPartitionMethod::kRandom : MpiPartitionMethod::kScotch;
+    REQUIRE(Parse(Name(m), &back));
+    CHECK(back == m);
+  }
+  CHECK(std::string(Name(PartitionMethod::kMetis)) == "metis");
+  CHECK(std::string(Name(PartitionMethod::kStream)) == "stream");
+  CHECK(std::string(Name(MpiPartitionMethod::kScotch)) == "scotch");
+  // An unknown word (the flag parsers' "unknown method" / "unknown format") leaves the value as it was.
+  PartitionMethod m = PartitionMethod::kRandom;
+  CHECK(!Parse("kahip", &m));
+  CHECK(!Parse("METIS", &m));
+  CHECK(!Parse("scotch", &m));
+  CHECK(m == PartitionMethod::kRandom);
+  InputFormat f = InputFormat::kOgb;
+  CHECK(!Parse("csv", &f));
+  CHECK(f == InputFormat::kOgb);
+  MpiPartitionMethod mm = MpiPartitionMethod::kRandom;
+  CHECK(!Parse("metis", &mm));
+  CHECK(mm == MpiPartitionMethod::kRandom);
 }

@@ -234,7 +234,7 @@ Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const 
   bo.balance_edges = o.balance_edges;
   bo.tolerance = o.tolerance;
   Assignment out;
-  if (o.num_parts == 1 || o.method == "random") {
+  if (o.num_parts == 1 || o.method == MpiPartitionMethod::kRandom) {
     out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);
     std::vector<int64_t> in_degree = InDegrees(r, blocks, edges, o.batch);
     RepairInput rin{&in_degree, &in_degree, &train};

@@ -23,6 +23,7 @@
 #include "common/storage/dataset.h"
 #include "roles/partition/mpi/mpi_exchange.h"
 #include "roles/partition/mpi/mpi_repair.h"
+#include "roles/partition/partition_method.h"
 
 namespace dg::mpi {
 
@@ -51,7 +52,7 @@ int64_t NormalizeShards(const Rank& r, const VertexBlocks& blocks, const EdgeLis
                         std::vector<Edge>* edges);
 
 struct AssignOptions {
-  std::string method = "scotch";  // scotch | random
+  MpiPartitionMethod method = MpiPartitionMethod::kScotch;
   int num_parts = 1;
   uint64_t seed = 0;
   bool balance_train = false, balance_edges = false;

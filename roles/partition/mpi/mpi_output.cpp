@@ -5,7 +5,6 @@
 
 #include "common/io/npy.h"
 #include "roles/partition/partition_output.h"
-#include "roles/partition/partitioner.h"
 #include "roles/partition/source_index.h"
 
 namespace dg::mpi {
@@ -209,11 +208,8 @@ std::vector<int64_t> SumParts(const Rank& r, std::vector<int64_t> v) {
 PartitionConfig MakeConfig(const Rank& r, const GraphShards& g, const OutputOptions& o,
                            const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
                            const Written& w) {
-  PartitionOptions po;
-  po.graph_name = o.graph_name;
-  po.num_parts = o.num_parts;
-  po.method = o.method;
-  PartitionConfig cfg = BaseConfig(po, g.num_nodes, g.num_edges, node_map, edge_map, *g.node_data, {});
+  PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, Name(o.method), g.num_nodes, g.num_edges, node_map,
+                                   edge_map, *g.node_data, {});
   const std::vector<int64_t> train = SumParts(r, w.num_train), val = SumParts(r, w.num_val),
                              test = SumParts(r, w.num_test), halo = SumParts(r, w.num_halo);
   for (int p = 0; p < o.num_parts; ++p) {

@@ -25,6 +25,7 @@
 #include "common/storage/partition.h"
 #include "roles/partition/mpi/mpi_graph.h"
 #include "roles/partition/mpi/mpi_stage.h"
+#include "roles/partition/partition_method.h"
 
 namespace dg::mpi {
 
@@ -36,7 +37,8 @@ struct PartLayout {
 };
 
 struct OutputOptions {
-  std::string graph_name, method;
+  std::string graph_name;
+  MpiPartitionMethod method = MpiPartitionMethod::kScotch;
   int num_parts = 1;
   bool normalize_features = false;
   int64_t batch = 1 << 20;

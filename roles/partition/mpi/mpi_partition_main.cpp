@@ -34,7 +34,9 @@ namespace {
 namespace po = boost::program_options;
 
 struct Flags {
-  std::string dataset, name, out, method = "scotch", balance, tmp_dir;
+  std::string dataset, name, out, tmp_dir;
+  MpiPartitionMethod method = MpiPartitionMethod::kScotch;
+  bool balance_train = false, balance_edges = false;
   int num_parts = 0;
   int64_t num_nodes = -1, batch = 1 << 20;
   uint64_t seed = 0;
@@ -43,14 +45,15 @@ struct Flags {
 };
 
 Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
+  std::string method, balance;  // words, parsed into f->method and f->balance_* below
   po::options_description desc("distgnn-mpi-partition (under mpirun)");
   desc.add_options()("help,h", "show this help")
       ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy)")
       ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
       ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
       ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
-      ("method", po::value(&f->method)->default_value("scotch"), "scotch (PT-Scotch) | random")
-      ("balance", po::value(&f->balance)->default_value(""), "comma list of: train, edges")
+      ("method", po::value(&method)->default_value("scotch"), "scotch (PT-Scotch) | random")
+      ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges")
       ("num-nodes", po::value(&f->num_nodes), "number of nodes (default: node arrays' rows, else max id + 1)")
       ("undirected", po::bool_switch(&f->undirected), "add reverse edges, then drop duplicates")
       ("drop-self-loops", po::bool_switch(&f->drop_self_loops), "drop edges u->u")
@@ -75,14 +78,16 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
   } catch (const po::error& e) {
     return Status::InvalidArgument(e.what());
   }
-  if (f->method != "scotch" && f->method != "random")
-    return Status::InvalidArgument("--method '" + f->method + "': expected scotch or random");
+  if (!Parse(method, &f->method))
+    return Status::InvalidArgument("--method '" + method + "': expected scotch or random");
   if (f->num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1");
   if (f->batch < 1 || f->batch > (int64_t{1} << 24)) return Status::InvalidArgument("--batch-edges must be in [1, 16777216]");
-  std::stringstream ss(f->balance);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty() && item != "train" && item != "edges")
-      return Status::InvalidArgument("--balance '" + item + "': expected train or edges");
+  std::stringstream ss(balance);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item == "train") f->balance_train = true;
+    else if (item == "edges") f->balance_edges = true;
+    else if (!item.empty()) return Status::InvalidArgument("--balance '" + item + "': expected train or edges");
+  }
   return Status::OK();
 }
 
@@ -128,8 +133,8 @@ Status Run(const Rank& r, const Flags& f) {
   ao.method = f.method;
   ao.num_parts = f.num_parts;
   ao.seed = f.seed;
-  ao.balance_train = f.balance.find("train") != std::string::npos;
-  ao.balance_edges = f.balance.find("edges") != std::string::npos;
+  ao.balance_train = f.balance_train;
+  ao.balance_edges = f.balance_edges;
   ao.imbalance = f.imbalance;
   ao.batch = f.batch;
   const std::vector<uint8_t> train = BlockTrainFlags(in.node_data, blocks.First(r.rank), blocks.Count(r.rank));
