@@ -7,6 +7,7 @@
 
 #include "common/net/handshake.h"
 #include "common/net/messages.h"
+#include "common/net/pull_aggregate.h"
 #include "common/net/pull_block.h"
 #include "common/sampling/minibatch_codec.h"
 #include "common/io/npy.h"
@@ -167,6 +168,36 @@ int main(int argc, char** argv) {
     EncodeWireRows(&e, WireDType::kFloat16, rows.data(), 2, 4);
     EncodeWireRows(&e, WireDType::kFloat16, rows.data(), 1, 4);
     Put("pull_block", "reply_f16", Sel(3, e.Finish()));
+  }
+  // in_degrees, save_tensor, checkpoint, pull_aggregate: the payload alone (no
+  // selector byte); the partition of fuzz_store.h owns nodes [0, 8) of 12
+  {
+    Encoder e;
+    EncodeInDegrees(&e, IdsArray({1, 3, 0, 7, 3}));
+    Put("in_degrees", "owned", e.Finish().Flatten());
+    EncodeInDegrees(&e, IdsArray({2, 9}));
+    Put("in_degrees", "not_owned", e.Finish().Flatten());
+    EncodeInDegrees(&e, IdsArray({}));
+    Put("in_degrees", "none", e.Finish().Flatten());
+    EncodeSaveTensor(&e, "emb");
+    Put("save_tensor", "persistent", e.Finish().Flatten());
+    EncodeSaveTensor(&e, "features");
+    Put("save_tensor", "partition_data", e.Finish().Flatten());
+    CheckpointRequest cp;
+    cp.action = CheckpointAction::kSave;
+    cp.step = 100;
+    cp.keep = 2;
+    EncodeCheckpoint(&e, cp);
+    Put("checkpoint", "save", e.Finish().Flatten());
+    cp.action = CheckpointAction::kLoad;
+    cp.step = 40;
+    cp.keep = 0;
+    EncodeCheckpoint(&e, cp);
+    Put("checkpoint", "load", e.Finish().Flatten());
+    EncodePullAggregate(&e, "features", IdsArray({0, 3, 9, 11, 3, 5}));
+    Put("pull_aggregate", "features", e.Finish().Flatten());
+    EncodePullAggregate(&e, "emb", IdsArray({11, 9, 0}));
+    Put("pull_aggregate", "mutable", e.Finish().Flatten());
   }
   // minibatch
   {
