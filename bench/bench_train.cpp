@@ -134,7 +134,7 @@ Status BenchTrain(const BenchTrainOptions& o) {
   std::printf("SAGE hidden %lld, fanouts", (long long)o.hidden);
   for (int f : o.fanouts) std::printf(" %d", f);
   std::printf(", batch %lld, %lld steps, %d torch threads, %d sampler threads\n", (long long)o.batch_size,
-              (long long)steps, to.threads, o.sampler_threads);
+              (long long)steps, ts.intra_op_threads, o.sampler_threads);
   std::printf("%.0f input nodes per step (%.1f MB of features)\n", double(input_nodes) / steps,
               double(input_nodes) / steps * spec.in_dim * 4 / 1e6);
   std::printf("%-34s %10s %10s\n", "", "ms/step", "share");

@@ -19,14 +19,14 @@ Status Run(int argc, char** argv) {
   SyntheticOptions o;
   std::string out;
   std::string split = "0.6,0.2";
-  std::string hetero;
+  std::string hetero, model;
   po::options_description desc("distgnn generate");
   desc.add_options()
       ("help,h", "show this help")
       ("nodes", po::value(&o.num_nodes)->required(), "number of nodes N (--hetero mag: number of papers)")
       ("hetero", po::value(&hetero), "mag: a typed dataset shaped like ogbn-mag (paper, author, institution, field_of_study; "
        "writes, cites, affiliated_with, has_topic; power-law degrees; paper labels and features)")
-      ("model", po::value(&o.model)->default_value("rmat"), "rmat (power law, no self loops) | uniform (E distinct uniform pairs, as dgl.rand_graph)")
+      ("model", po::value(&model)->default_value("rmat"), "rmat (power law, no self loops) | uniform (E distinct uniform pairs, as dgl.rand_graph)")
       ("edges", po::value(&o.num_edges)->default_value(-1), "number of directed edges E (required without --hetero)")
       ("feat-dim", po::value(&o.feat_dim)->required(), "feature dimension F (float32)")
       ("classes", po::value(&o.num_classes)->required(), "number of classes C")
@@ -42,6 +42,8 @@ Status Run(int argc, char** argv) {
       ("force", po::bool_switch(), "replace an existing output directory");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
+  if (!Parse(model, &o.model))
+    return Status::InvalidArgument("--model: unknown model '" + model + "' (expected rmat or uniform)");
   if (!hetero.empty()) {
     if (hetero != "mag") return Status::InvalidArgument("--hetero: unknown shape '" + hetero + "' (expected mag)");
     if (o.num_edges >= 0) return Status::InvalidArgument("--edges does not go with --hetero mag (edge counts follow the papers)");

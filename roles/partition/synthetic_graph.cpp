@@ -54,12 +54,18 @@ Array Vec(std::vector<int64_t>& v) {
 
 }  // namespace
 
+const char* Name(GraphModel m) { return m == GraphModel::kUniform ? "uniform" : "rmat"; }
+
+bool Parse(const std::string& word, GraphModel* out) {
+  if (word != "rmat" && word != "uniform") return false;
+  *out = word == "uniform" ? GraphModel::kUniform : GraphModel::kRmat;
+  return true;
+}
+
 Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_dir, bool force) {
   const int64_t N = o.num_nodes, E = o.num_edges;
   const int C = o.num_classes, F = o.feat_dim;
-  const bool uniform = o.model == "uniform";
-  if (o.model != "rmat" && !uniform)
-    return Status::InvalidArgument("--model: unknown model '" + o.model + "' (expected rmat or uniform)");
+  const bool uniform = o.model == GraphModel::kUniform;
   if (N < 2) return Status::InvalidArgument("--nodes must be >= 2");
   if (uniform && N > (int64_t{1} << 31))
     return Status::InvalidArgument("--model uniform: --nodes must be <= 2^31");
@@ -159,7 +165,7 @@ Status GenerateDataset(const SyntheticOptions& o, const std::string& out, bool f
   DG_RETURN_IF_ERROR(WriteSyntheticDataset(o, out, force));
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("generated %s (%s): %lld nodes, %lld edges, %d features, %d classes in %.2f s\n", out.c_str(),
-              o.model.c_str(), (long long)o.num_nodes, (long long)o.num_edges, o.feat_dim, o.num_classes, s);
+              Name(o.model), (long long)o.num_nodes, (long long)o.num_edges, o.feat_dim, o.num_classes, s);
   return Status::OK();
 }
 

@@ -29,6 +29,14 @@
 
 namespace dg {
 
+// The edge generator of `distgnn generate --model`.
+enum class GraphModel {
+  kRmat,     // power-law degrees, no self loops
+  kUniform,  // E distinct uniform pairs, as dgl.rand_graph
+};
+const char* Name(GraphModel m);                          // "rmat", "uniform"
+bool Parse(const std::string& word, GraphModel* out);  // false on an unknown word
+
 struct SyntheticOptions {
   int64_t num_nodes = 0, num_edges = 0;
   int feat_dim = 16, num_classes = 2;
@@ -38,7 +46,7 @@ struct SyntheticOptions {
   double train_frac = 0.6, val_frac = 0.2;
   double test_frac = -1;  // < 0: the rest is test; else the rest is in no split (-1)
   int threads = 2;
-  std::string model = "rmat";  // rmat | uniform
+  GraphModel model = GraphModel::kRmat;
   bool all_train = false;      // every node split 0 (train), as DGL's benchmark
 };
 

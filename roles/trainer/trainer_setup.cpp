@@ -52,6 +52,17 @@ int64_t EvalBatchSize(const TrainSpec& s) {
   return s.eval_batch_size > 0 ? s.eval_batch_size : std::max<int64_t>(s.batch_size, 1024);
 }
 
+EpochRequest EvalRequest(const TrainSpec& s, const std::vector<int64_t>& seeds, uint64_t seed_tag, bool labels) {
+  EpochRequest req;
+  req.seeds = seeds;
+  req.batch_size = EvalBatchSize(s);
+  req.shuffle = false;
+  req.labels = labels;
+  req.fanouts = EvalFanouts(s);
+  req.job_seed = MixSeed(s.seed, seed_tag);
+  return req;
+}
+
 Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOptions& dp,
                                                           const std::vector<torch::Tensor>& params) {
   if (dp.world_size <= 1) return std::unique_ptr<GradientSync>();

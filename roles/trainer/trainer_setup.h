@@ -10,6 +10,9 @@
 //    the training fanouts when eval_full_neighbors is off, else -1 = every
 //    neighbour per layer) and batch size (eval_batch_size, else
 //    max(batch_size, 1024)).
+//  - EvalRequest: the epoch of evaluation or prediction batches of `seeds`,
+//    in order, with those fanouts and batch size, sampled with the job seed
+//    mixed with kEvalSeed or kPredictSeed (the same batches in every task).
 //  - ConnectGradientSync: null for one trainer; else joins the process group
 //    and broadcasts rank 0's parameters, so every rank starts from the same model.
 //  - CreateRunDir: the output directory ("" = none).
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/sampling/batch_provider.h"
 #include "roles/trainer/grad_sync.h"
 #include "config/train_spec.h"
 #include "roles/trainer/loop/train_hooks.h"
@@ -44,6 +48,8 @@ void SetTorchThreads(int threads, uint64_t seed);
 std::vector<int> EvalFanouts(const TrainSpec& spec);
 bool FullNeighborEval(const TrainSpec& spec);
 int64_t EvalBatchSize(const TrainSpec& spec);
+constexpr uint64_t kEvalSeed = 0xe7a1, kPredictSeed = 0x9ed1;
+EpochRequest EvalRequest(const TrainSpec& spec, const std::vector<int64_t>& seeds, uint64_t seed_tag, bool labels);
 
 Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOptions& dp,
                                                           const std::vector<torch::Tensor>& params);

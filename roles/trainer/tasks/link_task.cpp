@@ -16,7 +16,7 @@ namespace dg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint64_t kEvalNegativeSeed = 0x11dc, kEvalSeed = 0xe7a1, kPredictSeed = 0x9ed1;
+constexpr uint64_t kEvalNegativeSeed = 0x11dc;
 
 // The metrics of val and test, in Evaluation::values order.
 LinkMetrics Unpack(const Evaluation& e, int half) {
@@ -327,14 +327,7 @@ Result<LinkMetrics> LinkTask::EvaluateEdges(const EdgeList& held) {
 }
 
 Result<torch::Tensor> LinkTask::EmbedNodes(const std::vector<int64_t>& ids, uint64_t seed_tag) {
-  EpochRequest req;
-  req.seeds = ids;
-  req.batch_size = EvalBatchSize(spec_);
-  req.shuffle = false;
-  req.labels = false;
-  req.fanouts = EvalFanouts(spec_);
-  req.job_seed = MixSeed(spec_.seed, seed_tag);
-  DG_RETURN_IF_ERROR(nodes_->BeginEpoch(req));
+  DG_RETURN_IF_ERROR(nodes_->BeginEpoch(EvalRequest(spec_, ids, seed_tag, /*labels=*/false)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
   std::vector<torch::Tensor> parts;

@@ -15,7 +15,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The seed used for evaluation and prediction batches (sampled eval fanouts).
-constexpr uint64_t kEvalSeed = 0xe7a1, kPredictSeed = 0x9ed1;
 
 }  // namespace
 
@@ -151,13 +150,7 @@ Result<bool> NodeTask::Step(bool skip, StepOutcome* out) {
 }
 
 Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
-  EpochRequest req;
-  req.seeds = seeds;
-  req.batch_size = EvalBatchSize(spec_);
-  req.shuffle = false;
-  req.fanouts = EvalFanouts(spec_);
-  req.job_seed = MixSeed(spec_.seed, kEvalSeed);
-  DG_RETURN_IF_ERROR(provider_->BeginEpoch(req));
+  DG_RETURN_IF_ERROR(provider_->BeginEpoch(EvalRequest(spec_, seeds, kEvalSeed, /*labels=*/true)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
   int64_t correct = 0, count = 0;
@@ -214,14 +207,7 @@ Status NodeTask::SaveOutputs() {
 // predictions.npy and embeddings.npy: the model's output (and last hidden
 // layer) for every node asked for, in the order given.
 Status NodeTask::Predict(const std::vector<int64_t>& nodes) {
-  EpochRequest req;
-  req.seeds = nodes;
-  req.batch_size = EvalBatchSize(spec_);
-  req.shuffle = false;
-  req.labels = false;
-  req.fanouts = EvalFanouts(spec_);
-  req.job_seed = MixSeed(spec_.seed, kPredictSeed);
-  DG_RETURN_IF_ERROR(provider_->BeginEpoch(req));
+  DG_RETURN_IF_ERROR(provider_->BeginEpoch(EvalRequest(spec_, nodes, kPredictSeed, /*labels=*/false)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
   std::vector<torch::Tensor> preds, embs;
