@@ -28,7 +28,7 @@
 #include "common/base/logging.h"
 #include "roles/partition/synthetic_graph.h"
 #include "bench/bench_train.h"
-#include "roles/trainer/model_export.h"
+#include "roles/trainer/model/model_export.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/trainer_util.h"
 

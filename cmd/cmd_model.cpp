@@ -1,11 +1,11 @@
 // `distgnn model export`: writes a ready GNN (sage | gcn | gat) as a TorchScript
-// file compiled from TorchScript source in C++ (roles/trainer/model_export.h).
+// file compiled from TorchScript source in C++ (roles/trainer/model/model_export.h).
 #include <cstdio>
 
 #include "cmd/cli.h"
 #include "config/train_spec.h"
-#include "roles/trainer/model_export.h"
-#include "roles/trainer/typed_model_spec.h"
+#include "roles/trainer/model/model_export.h"
+#include "roles/trainer/model/typed_model_spec.h"
 
 namespace dg {
 

@@ -3,7 +3,7 @@
 #include "roles/trainer/control_variate.h"
 
 #include "roles/trainer/loop/epoch_loop.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/tasks/cv_task.h"
 
 namespace dg {

@@ -3,7 +3,7 @@
 // `--algorithm control_variate`.
 //
 // The model has L >= 2 layers and offers cv_input / cv_layer (model contract,
-// roles/trainer/model_export.h; README "Writing your own model"). A batch of
+// roles/trainer/model/model_export.h; README "Writing your own model"). A batch of
 // seeds V_{L-1} samples fanouts[l-1] in-neighbours per node for layer l
 // (L-1 fanouts, input side first; 2 in the paper), giving V_{L-1} ⊆ ... ⊆ V_0
 // (each a prefix of the next, destinations first). Then

@@ -9,7 +9,7 @@
 #include "common/sampling/typed_link.h"
 #include "common/storage/dataset.h"
 #include "common/storage/link_split.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/train_local_source.h"
 #include "roles/trainer/typed_graph_input.h"
 

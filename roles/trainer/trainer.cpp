@@ -5,7 +5,7 @@
 #include <torch/torch.h>
 
 #include "roles/trainer/loop/epoch_loop.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/tasks/node_task.h"
 #include "roles/trainer/training_state.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 
 namespace dg {
 

@@ -5,7 +5,7 @@
 
 #include "common/storage/node_embedding.h"
 
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {

@@ -1,4 +1,4 @@
-// Dense float64 references of the built-in layers (roles/trainer/model_export.h),
+// Dense float64 references of the built-in layers (roles/trainer/model/model_export.h),
 // written from their definitions with plain dense torch ops (matmul, exp, sums
 // over an adjacency matrix): no index_add, scatter or segment ops, so they share
 // nothing with the exported TorchScript (or a native kernel replacing it).

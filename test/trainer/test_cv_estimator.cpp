@@ -15,7 +15,7 @@
 #include "common/sampling/in_memory_graph.h"
 #include "roles/trainer/control_variate.h"
 #include "roles/trainer/cv_store.h"
-#include "roles/trainer/model_export.h"
+#include "roles/trainer/model/model_export.h"
 #include "test/support/test_support.h"
 
 namespace dg {

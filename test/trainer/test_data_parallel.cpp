@@ -10,7 +10,7 @@
 #include "common/sampling/in_memory_graph.h"
 #include "common/sampling/minibatch.h"
 #include "common/storage/neighbor_sampling.h"
-#include "roles/trainer/model_export.h"
+#include "roles/trainer/model/model_export.h"
 #include "roles/trainer/trainer.h"
 #include "test/support/test_support.h"
 #include "test/trainer/random_graph.h"

@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "common/sampling/minibatch.h"
-#include "roles/trainer/model_export.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_export.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer.h"
 #include "test/support/skip.h"
 #include "test/support/test_support.h"

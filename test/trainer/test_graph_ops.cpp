@@ -10,7 +10,7 @@
 
 #include "roles/trainer/graph_ops/graph_ops.h"
 #include "roles/trainer/graph_ops/skinny_matmul.h"
-#include "roles/trainer/script_resolver.h"
+#include "roles/trainer/model/script_resolver.h"
 
 namespace dg {
 namespace {

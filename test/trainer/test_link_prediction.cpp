@@ -16,7 +16,7 @@
 #include "common/storage/dataset.h"
 #include "common/storage/link_split.h"
 #include "roles/trainer/link_metrics.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer.h"
 #include "test/support/test_support.h"
 

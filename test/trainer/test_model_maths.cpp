@@ -8,7 +8,7 @@
 #include "test/support/torch_catch.h"
 
 #include "common/sampling/minibatch.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "test/support/test_support.h"
 #include "test/trainer/dense_gnn_reference.h"
 #include "test/trainer/random_graph.h"

@@ -1,6 +1,6 @@
 // The typed built-in models (rgcn with and without bases, hetero-sage) against
 // a dense float64 reference written here from the definition in
-// roles/trainer/model_export.h: per node type an input row (features through
+// roles/trainer/model/model_export.h: per node type an input row (features through
 // the type's input weight, the node embedding columns for a featureless type,
 // or the type's learnt vector), then per layer
 //   h_i' = W_self h_i + b + sum_r mean_{j in N_r(i)} W_r h_j   (relu between layers)
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "common/sampling/minibatch.h"
-#include "roles/trainer/model_export.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_export.h"
+#include "roles/trainer/model/model_runner.h"
 #include "test/support/test_support.h"
 
 namespace dg {

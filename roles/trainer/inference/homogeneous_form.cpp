@@ -17,7 +17,7 @@
 #include "common/sampling/minibatch.h"
 #include "common/storage/partition_seeds.h"
 #include "roles/trainer/inference/layerwise_form.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {

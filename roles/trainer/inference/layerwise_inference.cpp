@@ -11,7 +11,7 @@
 #include <functional>
 
 #include "roles/trainer/inference/layerwise_form.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <future>
 
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
 

@@ -8,7 +8,7 @@
 
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
 

@@ -5,7 +5,7 @@
 
 #include "common/io/npy.h"
 #include "common/storage/neighbor_sampling.h"
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
 

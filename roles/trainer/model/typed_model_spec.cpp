@@ -1,4 +1,4 @@
-#include "roles/trainer/typed_model_spec.h"
+#include "roles/trainer/model/typed_model_spec.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "roles/trainer/script_resolver.h"
+#include "roles/trainer/model/script_resolver.h"
 
 #include <torch/csrc/jit/frontend/sugared_value.h>
 

@@ -1,4 +1,4 @@
-#include "roles/trainer/model_runner.h"
+#include "roles/trainer/model/model_runner.h"
 
 #include <cstring>
 #include <fstream>

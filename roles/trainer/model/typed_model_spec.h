@@ -1,4 +1,4 @@
-// The types of an rgcn / hetero-sage model (roles/trainer/model_export.h),
+// The types of an rgcn / hetero-sage model (roles/trainer/model/model_export.h),
 // read from a typed dataset directory (with --undirected as it is trained)
 // or from a typed partition's NAME.json (its edge types already hold any
 // rev_ relations): each node type's feature width, the number of relations,
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/base/status.h"
-#include "roles/trainer/model_export.h"
+#include "roles/trainer/model/model_export.h"
 
 namespace dg {
 

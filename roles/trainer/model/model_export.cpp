@@ -1,7 +1,7 @@
-#include "roles/trainer/model_export.h"
+#include "roles/trainer/model/model_export.h"
 
 #include "roles/trainer/graph_ops/graph_ops.h"
-#include "roles/trainer/script_resolver.h"
+#include "roles/trainer/model/script_resolver.h"
 
 #include <torch/script.h>
 #include <torch/torch.h>
