@@ -24,7 +24,7 @@ Status Run(int argc, char** argv) {
       ("feat-dim", cli::po::value(&o.synthetic.feat_dim)->default_value(128), "synthetic: feature width")
       ("classes", cli::po::value(&o.synthetic.num_classes)->default_value(10), "synthetic: classes")
       ("hidden", cli::po::value(&o.hidden)->default_value(256), "SAGE hidden width")
-      ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first")
+      ("fanouts", cli::po::value(&fanouts_text)->default_value("10,25"), "per-layer fanouts, input layer first; -1 = every neighbour")
       ("batch-size", cli::po::value(&o.batch_size)->default_value(1000), "seeds per step")
       ("steps", cli::po::value(&o.steps)->default_value(40), "steps per measured phase")
       ("threads", cli::po::value(&o.threads)->default_value(0), "torch intra-op threads (0 = cores - sampler threads, at least 1)")

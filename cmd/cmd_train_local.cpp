@@ -28,7 +28,7 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
        "divide each feature row by its sum (as partition --normalize-features)")
       ("model", po::value(&s->model)->required(), "TorchScript model file")
       ("fanouts", po::value(fanouts)->default_value("10,25"),
-       "per-layer fanouts, input layer first; -1 = every neighbour")
+       "per-layer fanouts, input layer first; -1 = every neighbour (a large number is not: a hub has more)")
       ("batch-size", po::value(&s->batch_size)->default_value(1000), "seeds per mini-batch")
       ("epochs", po::value(&s->epochs)->default_value(10), "epochs")
       ("lr", po::value(&s->lr)->default_value(0.003), "learning rate")
@@ -37,7 +37,8 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("momentum", po::value(&s->momentum)->default_value(0.0), "sgd momentum")
       ("seed", po::value(&s->seed)->default_value(0), "seed (shuffling, sampling, dropout)")
       ("eval-every", po::value(&s->eval_every)->default_value(1), "evaluate every k epochs")
-      ("eval-fanouts", po::value(eval_fanouts)->default_value("full"), "full | per-layer fanouts")
+      ("eval-fanouts", po::value(eval_fanouts)->default_value("full"),
+       "full | per-layer fanouts (-1 = every neighbour)")
       ("classes", po::value(&s->num_classes)->default_value(0), "number of classes (default: max label + 1)")
       ("threads", po::value(&s->intra_op_threads)->default_value(0),
        "torch intra-op threads (0 = cores - sampler threads, at least 1)")

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/model/model_runner.h"
 
 namespace dg {

@@ -321,7 +321,7 @@ Array Rounded(const Array& a, WireDType t) {
 
 }  // namespace
 
-TEST_CASE("MINIBATCH carries an aggregated block 0 and 16-bit rows; they decode to float32 as the wire rounds them",
+TEST_CASE("MINIBATCH carries an aggregated block 0 and 16-bit rows, which decode to float32 as the wire rounds them",
           "[codec][minibatch][wire]") {
   const MiniBatch mb = AggregatedBatch();
   size_t f32_bytes = 0;

@@ -184,10 +184,6 @@ TEST_CASE("ValidateTrainSpec: every rule, named as the YAML and as the flags spe
        },
        "key 'train.embedding': is not supported with train.algorithm control_variate",
        "--embedding-dim: is not supported with --algorithm control_variate"},
-      {"control variate resume",
-       [](TrainSpec* s) { s->algorithm = TrainAlgorithm::kControlVariate, s->cv_input = "h_1", s->resume = true; },
-       "is not supported with train.algorithm control_variate",
-       "--resume: is not supported with --algorithm control_variate"},
   };
   for (const Case& c : cases) {
     INFO(c.what);
@@ -212,6 +208,10 @@ TEST_CASE("ValidateTrainSpec: control_variate needs cv_input in a job, not in tr
   CHECK(ValidateTrainSpec(f.spec, f.flags).ok());  // train-local computes the mean of the features
   f.spec.cv_input = "h_1";
   CHECK(ValidateTrainSpec(f.spec, f.yaml).ok());
+  f.spec.resume = true;  // control variate resumes as every task does
+  CHECK(ValidateTrainSpec(f.spec, f.yaml).ok());
+  CHECK(ValidateTrainSpec(f.spec, f.flags).ok());
+  f.spec.resume = false;
   f.spec.algorithm = TrainAlgorithm::kSample;
   f.spec.task = TrainTask::kLink;
   f.spec.link.edge_split = "0.5,0.4";  // train-local's own split of the edges

@@ -157,7 +157,12 @@ TEST_CASE("typed feature rows in float16 and bfloat16 are the float32 rows round
       req->rows = {offset};
       Encoder e;
       if (type == MsgType::kPullBlock) EncodePullBlock(&e, tensor, WireDType::kFloat32, req);
-      else EncodeSampleBlock(&e, tensor, WireDType::kFloat32, 3, false, 1, req);
+      else {
+        SampleSpec spec;
+        spec.fanout = 3;
+        spec.seed = 1;
+        EncodeSampleBlock(&e, tensor, WireDType::kFloat32, spec, req);
+      }
       return (*remote)->StartRequest(1, type, e.Finish())->Wait((*remote)->CallDeadline());
     };
     CHECK(ask(MsgType::kPullBlock, static_cast<int32_t>(rows - 1)).ok());
