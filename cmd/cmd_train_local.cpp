@@ -15,7 +15,7 @@ Status ParseFlag(const std::string& flag, const std::string& word, E* out) {
 
 // The words of the enum flags, parsed once every flag is read.
 struct EnumFlags {
-  std::string optimizer, embedding_optimizer, task, negative_distribution, algorithm;
+  std::string optimizer, embedding_optimizer, task, negative_distribution, algorithm, select_by;
 };
 
 void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, LocalRun* run, bool* no_features,
@@ -37,6 +37,9 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("momentum", po::value(&s->momentum)->default_value(0.0), "sgd momentum")
       ("seed", po::value(&s->seed)->default_value(0), "seed (shuffling, sampling, dropout)")
       ("eval-every", po::value(&s->eval_every)->default_value(1), "evaluate every k epochs")
+      ("select-by", po::value(&e->select_by)->default_value("val_metric"),
+       "the model kept: val_metric (highest validation accuracy, link: ROC-AUC; ties: lower validation loss) | "
+       "val_loss (lowest validation loss)")
       ("eval-fanouts", po::value(eval_fanouts)->default_value("full"),
        "full | per-layer fanouts (-1 = every neighbour)")
       ("classes", po::value(&s->num_classes)->default_value(0), "number of classes (default: max label + 1)")
@@ -100,6 +103,7 @@ Status Run(int argc, char** argv) {
   DG_RETURN_IF_ERROR(ParseFlag("--negative-distribution", words.negative_distribution,
                                &spec.link.negative_distribution));
   DG_RETURN_IF_ERROR(ParseFlag("--algorithm", words.algorithm, &spec.algorithm));
+  DG_RETURN_IF_ERROR(ParseFlag("--select-by", words.select_by, &spec.select_by));
   spec.embedding.features = !no_features;
   spec.link.edge_split_given = !vm["edge-split"].defaulted();
   DG_RETURN_IF_ERROR(ValidateTrainSpec(spec, TrainSpecSource()));

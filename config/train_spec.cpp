@@ -40,6 +40,8 @@ const std::vector<Spelling<NegativeDistribution>> kDistributions = {{NegativeDis
                                                                     {NegativeDistribution::kDegree, "degree"}};
 const std::vector<Spelling<TrainMode>> kModes = {
     {TrainMode::kTrain, "train"}, {TrainMode::kInfer, "infer"}, {TrainMode::kPropagate, "propagate"}};
+const std::vector<Spelling<ModelSelection>> kSelections = {{ModelSelection::kValMetric, "val_metric"},
+                                                            {ModelSelection::kValLoss, "val_loss"}};
 const std::vector<Spelling<WireDType>> kWireDTypes = {
     {WireDType::kFloat32, "float32"}, {WireDType::kFloat16, "float16"}, {WireDType::kBFloat16, "bfloat16"}};
 
@@ -307,6 +309,7 @@ const char* Name(SparseOptimizerKind v) { return NameIn(kEmbeddingOptimizers, v)
 const char* Name(InputAggregation v) { return NameIn(kAggregations, v); }
 const char* Name(NegativeDistribution v) { return NameIn(kDistributions, v); }
 const char* Name(TrainMode v) { return NameIn(kModes, v); }
+const char* Name(ModelSelection v) { return NameIn(kSelections, v); }
 bool Parse(const std::string& w, TrainTask* out) { return ParseIn(kTasks, w, out); }
 bool Parse(const std::string& w, TrainAlgorithm* out) { return ParseIn(kAlgorithms, w, out); }
 bool Parse(const std::string& w, OptimizerKind* out) { return ParseIn(kOptimizers, w, out); }
@@ -314,6 +317,7 @@ bool Parse(const std::string& w, SparseOptimizerKind* out) { return ParseIn(kEmb
 bool Parse(const std::string& w, InputAggregation* out) { return ParseIn(kAggregations, w, out); }
 bool Parse(const std::string& w, NegativeDistribution* out) { return ParseIn(kDistributions, w, out); }
 bool Parse(const std::string& w, TrainMode* out) { return ParseIn(kModes, w, out); }
+bool Parse(const std::string& w, ModelSelection* out) { return ParseIn(kSelections, w, out); }
 bool Parse(const std::string& w, WireDType* out) { return ParseIn(kWireDTypes, w, out); }
 template <> std::string Choices<TrainTask>() { return ChoicesIn(kTasks); }
 template <> std::string Choices<TrainAlgorithm>() { return ChoicesIn(kAlgorithms); }
@@ -322,6 +326,7 @@ template <> std::string Choices<SparseOptimizerKind>() { return ChoicesIn(kEmbed
 template <> std::string Choices<InputAggregation>() { return ChoicesIn(kAggregations); }
 template <> std::string Choices<NegativeDistribution>() { return ChoicesIn(kDistributions); }
 template <> std::string Choices<TrainMode>() { return ChoicesIn(kModes); }
+template <> std::string Choices<ModelSelection>() { return ChoicesIn(kSelections); }
 template <> std::string Choices<WireDType>() { return ChoicesIn(kWireDTypes); }
 
 }  // namespace dg

@@ -30,6 +30,10 @@ enum class InputAggregation { kAuto, kOn, kOff };
 // The trainer's --mode: train: the loop; infer: layer-wise inference only;
 // propagate: a propagation job's worker (`distgnn propagate`).
 enum class TrainMode { kTrain, kInfer, kPropagate };
+// Which epoch's parameters are the run's model (model.pt, outputs):
+// val_metric: the highest validation metric (accuracy; link: ROC-AUC), ties
+// broken by the lower validation loss; val_loss: the lowest validation loss.
+enum class ModelSelection { kValMetric, kValLoss };
 
 // train.embedding: a learnable per-node input (DistEmbedding on the servers,
 // NodeEmbedding in train-local), trained by a sparse optimizer.
@@ -84,6 +88,7 @@ struct TrainSpec {
 
   // Evaluation and outputs.
   int eval_every = 1;
+  ModelSelection select_by = ModelSelection::kValMetric;
   bool save_predictions = false;
   bool save_embeddings = false;
   bool layerwise_inference = false;
@@ -159,6 +164,7 @@ const char* Name(SparseOptimizerKind v);
 const char* Name(InputAggregation v);
 const char* Name(NegativeDistribution v);
 const char* Name(TrainMode v);
+const char* Name(ModelSelection v);
 bool Parse(const std::string& word, TrainTask* out);
 bool Parse(const std::string& word, TrainAlgorithm* out);
 bool Parse(const std::string& word, OptimizerKind* out);
@@ -166,6 +172,7 @@ bool Parse(const std::string& word, SparseOptimizerKind* out);
 bool Parse(const std::string& word, InputAggregation* out);
 bool Parse(const std::string& word, NegativeDistribution* out);
 bool Parse(const std::string& word, TrainMode* out);
+bool Parse(const std::string& word, ModelSelection* out);
 bool Parse(const std::string& word, WireDType* out);
 // The words Parse takes for an enum, for messages: "adam or sgd".
 template <class E>
@@ -177,6 +184,7 @@ template <> std::string Choices<SparseOptimizerKind>();
 template <> std::string Choices<InputAggregation>();
 template <> std::string Choices<NegativeDistribution>();
 template <> std::string Choices<TrainMode>();
+template <> std::string Choices<ModelSelection>();
 template <> std::string Choices<WireDType>();
 
 }  // namespace dg

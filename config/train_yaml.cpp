@@ -13,7 +13,7 @@ namespace {
 
 const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
-    "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "seed",
+    "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "select_by", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
     "task", "negative", "eval_negatives", "link_etype",  // link prediction
@@ -154,6 +154,7 @@ Status ReadOptimization(const Reader& r, const YAML::Node& n, TrainSpec* t) {
 
 Status ReadRunSettings(const Reader& r, const YAML::Node& n, TrainSpec* t) {
   DG_RETURN_IF_ERROR(r.Int(n, "eval_every", "train.eval_every", &t->eval_every));
+  DG_RETURN_IF_ERROR(r.Enum(n, "select_by", "train.select_by", &t->select_by));
   DG_RETURN_IF_ERROR(r.Bool(n, "eval_full_neighbors", "train.eval_full_neighbors", &t->eval_full_neighbors));
   DG_RETURN_IF_ERROR(r.Int(n, "checkpoint_every_steps", "train.checkpoint_every_steps", &t->checkpoint_every_steps));
   DG_RETURN_IF_ERROR(r.Int(n, "checkpoint_keep", "train.checkpoint_keep", &t->checkpoint_keep));

@@ -205,6 +205,10 @@ void WriteSummary(const RunData& run, std::ostringstream& h) {
     kv("best validation epoch", std::to_string(run.best_epoch));
     kv("best validation accuracy", F(run.best_val_acc));
     kv("test accuracy (best-validation model)", F(run.final_test_acc));
+    if (!run.select_by.empty()) kv("model chosen by", run.select_by);
+    if (run.last_evaluated_epoch > 0)
+      kv("test accuracy of the last evaluated epoch (" + std::to_string(run.last_evaluated_epoch) + ")",
+         F(run.last_test_acc));
   } else {
     kv("final line", "missing (the run did not finish)");
   }

@@ -107,6 +107,9 @@ Status ReadMetrics(const std::string& run_dir, RunData* d) {
       d->best_epoch = static_cast<int>(Num(n["best_epoch"], 0));
       d->best_val_acc = Num(n["best_val_acc"]);
       d->final_test_acc = Num(n["test_acc"]);
+      if (n["select_by"]) d->select_by = n["select_by"].as<std::string>();
+      d->last_evaluated_epoch = static_cast<int>(Num(n["last_evaluated_epoch"], -1));
+      d->last_test_acc = Num(n["last_test_acc"]);
       continue;
     }
     d->epochs.push_back(ReadEpochLine(n));

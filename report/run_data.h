@@ -82,6 +82,11 @@ struct RunData {
   bool has_final = false;
   int best_epoch = 0;
   double best_val_acc = -1, final_test_acc = -1;
+  // How the kept model was chosen (train.select_by) and the last evaluation
+  // beside it; "" / -1 in runs that did not write them.
+  std::string select_by;
+  int last_evaluated_epoch = -1;
+  double last_test_acc = -1;
   std::vector<TrainerRow> trainers;
   std::vector<ProcessRss> rss;
   std::vector<ProcessMessageBytes> message_bytes;

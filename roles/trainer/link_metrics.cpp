@@ -18,9 +18,15 @@ LinkMetrics ComputeLinkMetrics(const std::vector<float>& pos, const std::vector<
   const int64_t P = static_cast<int64_t>(pos.size());
   m.positives = P;
   if (P == 0) {
-    m.mrr = m.hits1 = m.hits10 = m.hits50 = m.auc = std::nan("");
+    m.mrr = m.hits1 = m.hits10 = m.hits50 = m.auc = m.loss = std::nan("");
     return m;
   }
+  // log(1 + e^x), stable for large |x|: the loss of a negative scored x, and of a positive scored -x.
+  auto softplus = [](double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); };
+  double bce = 0;
+  for (float s : pos) bce += softplus(-static_cast<double>(s));
+  for (float s : neg) bce += softplus(static_cast<double>(s));
+  m.loss = bce / static_cast<double>(pos.size() + neg.size());
   double rr = 0, h1 = 0, h10 = 0, h50 = 0;
   for (int64_t i = 0; i < P; ++i) {
     double greater = 0, equal = 0;

@@ -17,6 +17,9 @@ namespace dg {
 
 struct LinkMetrics {
   double mrr = 0, hits1 = 0, hits10 = 0, hits50 = 0, auc = 0;
+  // Binary cross-entropy with logits over every positive (target 1) and
+  // negative (target 0) score, their mean.
+  double loss = 0;
   int64_t positives = 0;
   // {"PREFIX_mrr": .., "PREFIX_hits@1": .., ..., "PREFIX_auc": ..} without braces.
   std::string Json(const std::string& prefix) const;

@@ -190,6 +190,13 @@ TEST_CASE("wrong types and out-of-range values name key, line and expectation", 
   job.Write(Replace(kGood, "optimizer: adam", "optimizer: adagrad"));
   CHECK(job.Error().find("key 'train.optimizer': expected adam or sgd, got 'adagrad'") != std::string::npos);
 
+  job.Write(Replace(kGood, "eval_every: 1", "eval_every: 1\n  select_by: best"));
+  CHECK(job.Error().find("key 'train.select_by': expected val_metric or val_loss, got 'best'") != std::string::npos);
+  job.Write(Replace(kGood, "eval_every: 1", "eval_every: 1\n  select_by: val_loss"));
+  auto by_loss = LoadJobConfig(job.path());
+  REQUIRE(by_loss.ok());
+  CHECK(by_loss->train.select_by == dg::ModelSelection::kValLoss);
+
   job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {dim: 16, optimizer: adam}"));
   CHECK(job.Error().find("key 'train.embedding.optimizer': expected sparse_adam or sparse_adagrad, got 'adam'") !=
         std::string::npos);

@@ -56,6 +56,7 @@ TEST_CASE("TrainSpec enums: Name and Parse agree, Choices lists the words", "[co
   RoundTrip<NegativeDistribution>({NegativeDistribution::kUniform, NegativeDistribution::kDegree},
                                   "uniform or degree");
   RoundTrip<TrainMode>({TrainMode::kTrain, TrainMode::kInfer, TrainMode::kPropagate}, "train, infer or propagate");
+  RoundTrip<ModelSelection>({ModelSelection::kValMetric, ModelSelection::kValLoss}, "val_metric or val_loss");
   CHECK(Choices<WireDType>() == "float32, float16 or bfloat16");
   for (WireDType t : {WireDType::kFloat32, WireDType::kFloat16, WireDType::kBFloat16}) {
     WireDType back = WireDType::kFloat32;

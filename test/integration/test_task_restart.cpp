@@ -47,7 +47,7 @@ TEST_CASE("train-local --task link, SIGKILLed after a mid-epoch step checkpoint 
 }
 
 TEST_CASE("train-local --algorithm control_variate, SIGKILLed after a mid-epoch step checkpoint and resumed, ends "
-          "bit-identical; epochs count from 1",
+          "bit-identical, epochs counted from 1",
           "[checkpoint][cv][cora]") {
   TempDir dir;
   Export(dir, kGcnModel);

@@ -100,6 +100,11 @@ TEST_CASE("link metrics: MRR, Hits@k and ROC-AUC against hand-computed values", 
   // AUC: pairs (pos > neg) + ties / 2 over 2 * 6: pos 3 beats {1, 2, 0, -1} = 4;
   // pos 0 beats {-1} = 1, ties {0} = 0.5 -> 5.5 / 12.
   CHECK(m.auc == Approx(5.5 / 12));
+  // Loss: binary cross-entropy, log(1 + e^-s) for a positive, log(1 + e^s) for a negative, mean of 8.
+  const double want_loss = (std::log1p(std::exp(-3.0)) + std::log(2.0) + std::log1p(std::exp(1.0)) +
+                            std::log1p(std::exp(2.0)) + std::log1p(std::exp(4.0)) + std::log(2.0) +
+                            std::log1p(std::exp(5.0)) + std::log1p(std::exp(-1.0))) / 8;
+  CHECK(m.loss == Approx(want_loss).epsilon(1e-12));
   LinkMetrics perfect = ComputeLinkMetrics({10, 9}, {1, 2, 3, 4}, 2);
   CHECK(perfect.mrr == 1);
   CHECK(perfect.auc == 1);

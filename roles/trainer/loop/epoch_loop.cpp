@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/base/console.h"
+#include "roles/trainer/loop/model_selection.h"
 #include "roles/trainer/train_progress.h"
 #include "roles/trainer/trainer_util.h"
 
@@ -118,7 +119,7 @@ Status EpochLoop::AllReduceSums(double sums[5], EpochStats* st) {
 }
 
 void EpochLoop::KeepBest(int64_t epoch, const Evaluation& e) {
-  if (!(e.score() > (best_epoch_ > 0 ? best_.score() : -1))) return;
+  if (!BetterModel(e, best_epoch_ > 0 ? &best_ : nullptr, spec_.select_by)) return;
   best_epoch_ = epoch;
   best_ = e;
   ModelState& m = task_->model();
@@ -153,6 +154,7 @@ std::string EpochLoop::EpochLine(const EpochStats& st, const std::string& extra)
   std::ostringstream line;
   line << "{\"epoch\": " << st.epoch << ", \"loss\": " << MetricNumber(st.loss)
        << ", \"train_acc\": " << MetricNumber(st.train_acc) << ", " << task_->EvaluationJson(st.eval)
+       << ", \"val_loss\": " << (st.eval.done ? MetricNumber(st.eval.val_loss) : "null")
        << ", \"epoch_seconds\": " << MetricNumber(st.seconds)
        << ", \"wait_fraction\": " << MetricNumber(st.wait_seconds / std::max(1e-9, st.seconds))
        << ", \"steps\": " << st.steps << ", \"step_ms\": " << st.split.PerStepJson(st.steps);
@@ -163,6 +165,26 @@ std::string EpochLoop::EpochLine(const EpochStats& st, const std::string& extra)
   if (st.checkpoints > 0)
     line << ", \"checkpoints\": " << st.checkpoints
          << ", \"checkpoint_ms\": " << MetricNumber(1e3 * st.checkpoint_seconds / static_cast<double>(st.checkpoints));
+  line << "}";
+  return line.str();
+}
+
+// The last line of metrics.jsonl: the model kept, how it was chosen, and the
+// last evaluation beside it (a report can show both).
+std::string EpochLoop::FinalLine() const {
+  const bool have_best = best_epoch_ > 0;
+  std::ostringstream line;
+  line << "{\"final\": true, \"best_epoch\": " << best_epoch_ << ", " << task_->FinalJson(best_, have_best)
+       << ", \"best_val_loss\": " << (have_best ? MetricNumber(best_.val_loss) : "null") << ", \"select_by\": \""
+       << Name(spec_.select_by) << "\"";
+  const EpochStats* last = nullptr;
+  for (const EpochStats& st : history_)
+    if (st.eval.done) last = &st;
+  if (last) {
+    const std::string m = task_->metric();
+    line << ", \"last_evaluated_epoch\": " << last->epoch << ", \"last_val_" << m
+         << "\": " << MetricNumber(last->eval.val) << ", \"last_test_" << m << "\": " << MetricNumber(last->eval.test);
+  }
   line << "}";
   return line.str();
 }
@@ -184,8 +206,7 @@ Status EpochLoop::Finish() {
   ModelState& m = task_->model();
   if (hooks_.writer()) {
     DG_RETURN_IF_ERROR(WriteModelFile(&m, hooks_.OutPath("model.pt"), /*use_best=*/true));
-    DG_RETURN_IF_ERROR(metrics_.Append("{\"final\": true, \"best_epoch\": " + std::to_string(best_epoch_) + ", " +
-                                       task_->FinalJson(best_, best_epoch_ > 0) + "}"));
+    DG_RETURN_IF_ERROR(metrics_.Append(FinalLine()));
   }
   // The task's outputs come from the best parameters; the last ones are put back.
   std::vector<torch::Tensor> last;

@@ -62,6 +62,7 @@ class EpochLoop {
   void Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed, double wait, bool done);
   void Summary(const EpochStats& st) const;
   std::string EpochLine(const EpochStats& st, const std::string& extra) const;
+  std::string FinalLine() const;
 
   // loop_checkpoint.cpp
   Status SaveCheckpoint(int64_t epoch);

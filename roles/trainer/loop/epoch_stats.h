@@ -27,12 +27,15 @@ struct StepSplit {
   std::string PerStepJson(int64_t steps) const;
 };
 
-// `val` and `test` are the headline numbers (accuracy; link prediction: ROC-AUC);
-// the best model is the one of the highest finite `val`. `values` are every
-// number the task reports (kept with the best, in checkpoints too).
+// `val` and `test` are the headline numbers (accuracy; link prediction: ROC-AUC)
+// and `val_loss` the task's loss on the validation examples (their mean, over
+// all trainers); the loop keeps the best model by them (model_selection.h).
+// `values` are every number the task reports (kept with the best, in
+// checkpoints too).
 struct Evaluation {
   bool done = false;  // evaluated this epoch
   double val = std::nan(""), test = std::nan("");
+  double val_loss = std::nan("");
   std::vector<double> values;
   // What the best model is chosen by: val, or -1 when it is not a number.
   double score() const { return std::isfinite(val) ? val : -1; }

@@ -40,6 +40,8 @@ class EpochTask {
   // task is refused on resume.
   virtual int64_t kind() const = 0;
   virtual const char* name() const = 0;  // "link prediction", for messages
+  // The headline metric's name in metrics.jsonl ("acc": val_acc, test_acc; "auc").
+  virtual const char* metric() const = 0;
 
   // Starts the training batches of `epoch` (from 1); returns its steps.
   virtual Result<int64_t> BeginEpoch(int64_t epoch) = 0;
@@ -48,7 +50,8 @@ class EpochTask {
   // the epoch and its index). False when the epoch has no batch left (out's
   // wait time still counts).
   virtual Result<bool> Step(bool skip, StepOutcome* out) = 0;
-  // Validation and test numbers after `epoch`'s training, over all trainers.
+  // Validation and test numbers after `epoch`'s training, over all trainers,
+  // with the validation loss where the task has one.
   virtual Result<Evaluation> Evaluate(int64_t epoch) = 0;
 
   // metrics.jsonl fields of an evaluation ("val_acc": 0.71, ...; nulls when

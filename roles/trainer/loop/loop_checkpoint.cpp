@@ -48,6 +48,7 @@ Status EpochLoop::SaveCheckpoint(int64_t epoch) {
                             [&](torch::serialize::OutputArchive* ar) {
                               ar->write("task", torch::tensor(task_->kind()));
                               ar->write("best_eval", EvaluationTensor(best_));
+                              ar->write("best_val_loss", torch::tensor(best_.val_loss, torch::kFloat64));
                               ar->write("global_step", torch::tensor(global_step_));
                               ar->write("embedding_steps", torch::tensor(static_cast<int64_t>(m.embedding_steps)));
                             });
@@ -70,6 +71,7 @@ Status EpochLoop::SaveStepCheckpoint(int64_t epoch, int64_t batch, const double 
                                           [&](torch::serialize::OutputArchive* ar) {
                                             ar->write("task", torch::tensor(task_->kind()));
                                             ar->write("best_eval", EvaluationTensor(best_));
+                                            ar->write("best_val_loss", torch::tensor(best_.val_loss, torch::kFloat64));
                                             ar->write("batch", torch::tensor(batch));
                                             ar->write("global_step", torch::tensor(global_step_));
                                             ar->write("embedding_steps",
@@ -128,7 +130,7 @@ Result<int64_t> EpochLoop::LoadCheckpoint(const std::string& path) {
   return LoadCheckpointFile(
       path, &m, hooks_.dp, &best_epoch_,
       [&](torch::serialize::InputArchive* ar) {
-        torch::Tensor kind, best, v, t, b, g, e, sums;
+        torch::Tensor kind, best, v, t, b, g, e, sums, loss;
         const int64_t was = ar->try_read("task", kind) ? kind.item<int64_t>() : 0;  // 0: node classification
         if (was != task_->kind())
           return Status::InvalidArgument("checkpoint " + path +
@@ -140,6 +142,7 @@ Result<int64_t> EpochLoop::LoadCheckpoint(const std::string& path) {
           best_.test = t.item<double>();
           best_.values = {best_.val, best_.test};
         }
+        if (ar->try_read("best_val_loss", loss)) best_.val_loss = loss.item<double>();
         if (ar->try_read("global_step", g)) global_step_ = g.item<int64_t>();
         if (ar->try_read("embedding_steps", e)) m.embedding_steps = static_cast<uint64_t>(e.item<int64_t>());
         resume_batch_ = 0;

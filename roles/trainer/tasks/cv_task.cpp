@@ -200,33 +200,41 @@ Result<bool> CvTask::Step(bool skip, StepOutcome* out) {
   return true;
 }
 
-// Accuracy over `seeds` (summed over trainers).
-Result<double> CvTask::Accuracy(const std::vector<int64_t>& seeds, int64_t epoch) {
+Result<std::pair<double, double>> CvTask::AccuracyAndLoss(const std::vector<int64_t>& seeds, int64_t epoch) {
   torch::NoGradGuard ng;
   cv_.module.train(false);
   const int64_t bs = EvalBatchSize(cv_.spec);
-  double correct = 0, count = 0;
+  double correct = 0, count = 0, loss = 0;
   for (int64_t b = 0; b < NumBatches(static_cast<int64_t>(seeds.size()), bs); ++b) {
     std::vector<int64_t> s = BatchSeeds(seeds, bs, b);
     torch::Tensor labels;
     DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, false, epoch, b, &labels));
     correct += logits.argmax(1).eq(labels).sum().item<double>();
     count += static_cast<double>(s.size());
+    loss += torch::nn::functional::cross_entropy(
+                logits.to(torch::kFloat64), labels,
+                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                .item<double>();
   }
   cv_.module.train(true);
   if (m_.sync) {
-    torch::Tensor t = torch::tensor({correct, count}, torch::kFloat64);
+    torch::Tensor t = torch::tensor({correct, count, loss}, torch::kFloat64);
     DG_RETURN_IF_ERROR(m_.sync->AllReduce({t}, false));
     correct = t[0].item<double>();
     count = t[1].item<double>();
+    loss = t[2].item<double>();
   }
-  return count > 0 ? correct / count : 0.0;
+  if (count == 0) return std::make_pair(0.0, std::nan(""));
+  return std::make_pair(correct / count, loss / count);
 }
 
 Result<Evaluation> CvTask::Evaluate(int64_t epoch) {
   Evaluation e;
-  DG_ASSIGN_OR_RETURN(e.val, Accuracy(seeds_.val, epoch - 1));
-  DG_ASSIGN_OR_RETURN(e.test, Accuracy(seeds_.test, epoch - 1));
+  DG_ASSIGN_OR_RETURN(auto val, AccuracyAndLoss(seeds_.val, epoch - 1));
+  e.val = val.first;
+  e.val_loss = val.second;
+  DG_ASSIGN_OR_RETURN(auto test, AccuracyAndLoss(seeds_.test, epoch - 1));
+  e.test = test.first;
   return e;
 }
 

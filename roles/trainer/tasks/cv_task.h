@@ -54,6 +54,7 @@ class CvTask : public EpochTask {
   ModelState& model() override { return m_; }
   int64_t kind() const override { return 2; }
   const char* name() const override { return "control variate"; }
+  const char* metric() const override { return "acc"; }
   Result<int64_t> BeginEpoch(int64_t epoch) override;
   Result<bool> Step(bool skip, StepOutcome* out) override;
   Result<Evaluation> Evaluate(int64_t epoch) override;
@@ -68,7 +69,8 @@ class CvTask : public EpochTask {
   CvTask(const TrainSpec& spec, const TrainHooks& hooks, CvStore* store, const TrainerSeeds& seeds)
       : hooks_(hooks), cv_(spec, store), seeds_(seeds) {}
   Status InitHistory();
-  Result<double> Accuracy(const std::vector<int64_t>& seeds, int64_t epoch);
+  // Accuracy and mean cross-entropy loss over `seeds` (summed over trainers).
+  Result<std::pair<double, double>> AccuracyAndLoss(const std::vector<int64_t>& seeds, int64_t epoch);
 
   const TrainHooks& hooks_;
   CvModel cv_;

@@ -374,6 +374,7 @@ Result<Evaluation> LinkTask::Evaluate(int64_t /*epoch*/) {
   DG_RETURN_IF_ERROR(test.status());
   Evaluation e;
   e.val = val->auc;
+  e.val_loss = val->loss;
   e.test = test->auc;
   for (const LinkMetrics* m : {&*val, &*test}) e.values.insert(e.values.end(), {m->mrr, m->hits1, m->hits10, m->hits50, m->auc});
   return e;

@@ -38,6 +38,7 @@ class LinkTask : public EpochTask {
   ModelState& model() override { return m_; }
   int64_t kind() const override { return 1; }
   const char* name() const override { return "link prediction"; }
+  const char* metric() const override { return "auc"; }
   Result<int64_t> BeginEpoch(int64_t epoch) override;
   Result<bool> Step(bool skip, StepOutcome* out) override;
   Result<Evaluation> Evaluate(int64_t epoch) override;

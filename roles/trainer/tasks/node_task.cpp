@@ -150,32 +150,45 @@ Result<bool> NodeTask::Step(bool skip, StepOutcome* out) {
 }
 
 Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
+  DG_ASSIGN_OR_RETURN(auto acc_loss, AccuracyAndLoss(seeds));
+  return acc_loss.first;
+}
+
+Result<std::pair<double, double>> NodeTask::AccuracyAndLoss(const std::vector<int64_t>& seeds) {
   DG_RETURN_IF_ERROR(provider_->BeginEpoch(EvalRequest(spec_, seeds, kEvalSeed, /*labels=*/true)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
-  int64_t correct = 0, count = 0;
+  double correct = 0, count = 0, loss = 0;
   MiniBatch mb;
   while (true) {
     DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb));
     if (!more) break;
     DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
     torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
-    correct += logits.argmax(1).eq(labels).sum().item<int64_t>();
-    count += labels.numel();
+    correct += logits.argmax(1).eq(labels).sum().item<double>();
+    count += static_cast<double>(labels.numel());
+    loss += torch::nn::functional::cross_entropy(
+                logits.to(torch::kFloat64), labels,
+                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                .item<double>();
   }
   if (m_.sync) {
-    torch::Tensor agg = torch::tensor({double(correct), double(count)}, torch::kFloat64);
+    torch::Tensor agg = torch::tensor({correct, count, loss}, torch::kFloat64);
     DG_RETURN_IF_ERROR(m_.sync->AllReduce({agg}, false));
-    correct = static_cast<int64_t>(agg[0].item<double>());
-    count = static_cast<int64_t>(agg[1].item<double>());
+    correct = agg[0].item<double>();
+    count = agg[1].item<double>();
+    loss = agg[2].item<double>();
   }
   // No seeds to evaluate (e.g. every node is a training node): no accuracy.
-  return count ? double(correct) / count : std::nan("");
+  if (count == 0) return std::make_pair(std::nan(""), std::nan(""));
+  return std::make_pair(correct / count, loss / count);
 }
 
 Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
   Evaluation e;
-  DG_ASSIGN_OR_RETURN(e.val, Accuracy(seeds_.val));
+  DG_ASSIGN_OR_RETURN(auto val, AccuracyAndLoss(seeds_.val));
+  e.val = val.first;
+  e.val_loss = val.second;
   DG_ASSIGN_OR_RETURN(e.test, Accuracy(seeds_.test));
   return e;
 }

@@ -32,6 +32,7 @@ class NodeTask : public EpochTask {
   ModelState& model() override { return m_; }
   int64_t kind() const override { return 0; }
   const char* name() const override { return "node classification"; }
+  const char* metric() const override { return "acc"; }
   Result<int64_t> BeginEpoch(int64_t epoch) override;
   Result<bool> Step(bool skip, StepOutcome* out) override;
   Result<Evaluation> Evaluate(int64_t epoch) override;
@@ -46,6 +47,8 @@ class NodeTask : public EpochTask {
   Status TrainStep(const std::vector<const MiniBatch*>& batches, StepOutcome* out);
   // Accuracy on `seeds` (all-reduced across trainers; NaN without any).
   Result<double> Accuracy(const std::vector<int64_t>& seeds);
+  // Accuracy and mean cross-entropy loss on `seeds` (all-reduced; NaN without any).
+  Result<std::pair<double, double>> AccuracyAndLoss(const std::vector<int64_t>& seeds);
 
  private:
   NodeTask(const TrainSpec& spec, const TrainHooks& hooks) : spec_(spec), hooks_(hooks) {}
