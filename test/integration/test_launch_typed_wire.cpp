@@ -2,8 +2,9 @@
 // (--undirected), 2 partitions on 2 machines of 127.0.0.1, RGCN with a node
 // embedding for the featureless types (as test_launch_typed.cpp). With
 // train.feature_wire_dtype float16 or bfloat16 each type's remote feature rows
-// come by PULL_BLOCK in that dtype, made by trainer threads or by a sampler
-// process (which sends them on to its trainer in 16 bits too); test accuracy
+// come by PULL_BLOCK in that dtype, made by trainer threads (float16 here) or
+// by a sampler process (bfloat16 here; it sends them on to its trainer in 16
+// bits too: the same path takes either dtype); test accuracy
 // stays within half a point of the float32 job's (IMDB's 0/1 features are
 // exact in 16 bits), and the feature bytes trainer 0 receives are fewer.
 #include <catch2/catch.hpp>
@@ -73,18 +74,14 @@ TEST_CASE("typed IMDB with float16 and bfloat16 feature rows trains within half 
   REQUIRE(r.exit_code == 0);
   WriteJob(dir, "f32", 0, "float32");
   WriteJob(dir, "f16", 0, "float16");
-  WriteJob(dir, "f16_sampler", 1, "float16");
   WriteJob(dir, "bf16_sampler", 1, "bfloat16");
   const Run f32 = Launch(dir, "f32");
   const Run f16 = Launch(dir, "f16");
-  const Run f16_sampler = Launch(dir, "f16_sampler");
   const Run bf16_sampler = Launch(dir, "bf16_sampler");
   WARN("IMDB RGCN test accuracy: float32 " << f32.test_acc << ", float16 " << f16.test_acc
-                                          << ", float16 by a sampler process " << f16_sampler.test_acc
                                           << ", bfloat16 by a sampler process " << bf16_sampler.test_acc);
   CHECK(f32.test_acc > 0.5);
   CHECK(std::fabs(f16.test_acc - f32.test_acc) <= 0.005);
-  CHECK(std::fabs(f16_sampler.test_acc - f32.test_acc) <= 0.005);
   CHECK(std::fabs(bf16_sampler.test_acc - f32.test_acc) <= 0.005);
   INFO(f16.log);
   CHECK(f16.log.find("float16 on the wire") != std::string::npos);
@@ -96,5 +93,5 @@ TEST_CASE("typed IMDB with float16 and bfloat16 feature rows trains within half 
   CHECK(Received(f16.log, "PULL_BLOCK") > 0);
   CHECK(f16_rows < f32_rows * 0.75);
   // Sampler processes: the MINIBATCH stream carries 16-bit rows.
-  CHECK(Received(f16_sampler.log, "MINIBATCH") > 0);
+  CHECK(Received(bf16_sampler.log, "MINIBATCH") > 0);
 }

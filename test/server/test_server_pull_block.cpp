@@ -117,7 +117,8 @@ TEST_CASE("PULL_BLOCK gives block 0's rows and source means equal to the in-memo
       BlockInputOptions o;
       o.wire = wire;
       o.max_dst_per_request = 97;  // several requests per partition
-      DYNAMIC_SECTION("local partition 0: " << local << ", wire " << WireDTypeName(wire)) {
+      {  // one pass over every combination (a section would rerun the whole case for each)
+        INFO("local partition 0: " << local << ", wire " << WireDTypeName(wire));
         // Sampled batches, with replacement (duplicate sources) and without.
         for (bool replace : {true, false}) {
           MiniBatchOptions mo;
