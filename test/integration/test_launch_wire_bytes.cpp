@@ -62,8 +62,7 @@ WireRun LaunchCora(const TempDir& dir, const std::string& out, const std::vector
 
 }  // namespace
 
-TEST_CASE("a sampler process carries the aggregated block 0 and float16 rows, or bfloat16 rows: Cora trains as "
-          "in-process, fewer bytes",
+TEST_CASE("sampler processes send aggregated float16 or bfloat16 rows: Cora trains as in-process, fewer bytes",
           "[launch][cora][wire][sampler]") {
   TempDir dir;
   PrepareCoraLaunch(dir);
