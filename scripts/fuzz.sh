@@ -19,7 +19,7 @@ cd "$BUILD"
 # in build-fuzz/fuzz-NAME.log; a line per target summarises it.
 rm -f fuzz-*.log
 status=0
-ctest -L fuzz -V --timeout $((SECONDS_EACH * 2 + 120)) > fuzz-ctest.log 2>&1 || status=$?
+ctest -L fuzz -V -j "${JOBS:-2}" --timeout $((SECONDS_EACH * 2 + 120)) > fuzz-ctest.log 2>&1 || status=$?
 for name in frame messages pull_block minibatch npy job_yaml in_degrees save_tensor checkpoint pull_aggregate; do
   # ctest -V prefixes each line of test k's output with "k: ".
   k=$(grep -a -E "^[0-9]+: Test command: .*fuzz_$name['\" ]" fuzz-ctest.log | head -1 | cut -d: -f1 || true)
