@@ -53,6 +53,23 @@ int64_t EvalBatchSize(const TrainSpec& s) {
   return s.eval_batch_size > 0 ? s.eval_batch_size : std::max<int64_t>(s.batch_size, 1024);
 }
 
+EpochRequest TrainRequest(const TrainSpec& s, const std::vector<int64_t>& seeds, int64_t epoch) {
+  EpochRequest req;
+  req.epoch = epoch;
+  req.seeds = seeds;
+  req.batch_size = s.batch_size;
+  req.shuffle = true;
+  req.fanouts = s.fanouts;
+  req.job_seed = s.seed;
+  return req;
+}
+
+double SummedCrossEntropy(const torch::Tensor& logits, const torch::Tensor& labels) {
+  namespace F = torch::nn::functional;
+  return F::cross_entropy(logits.to(torch::kFloat64), labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
+      .item<double>();
+}
+
 EpochRequest EvalRequest(const TrainSpec& s, const std::vector<int64_t>& seeds, uint64_t seed_tag, bool labels) {
   EpochRequest req;
   req.seeds = seeds;

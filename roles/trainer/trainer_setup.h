@@ -10,6 +10,10 @@
 //    the training fanouts when eval_full_neighbors is off, else -1 = every
 //    neighbour per layer) and batch size (eval_batch_size, else
 //    max(batch_size, 1024)).
+//  - TrainRequest: epoch `epoch`'s training batches of `seeds`, shuffled with
+//    the job seed, with the training fanouts and batch size.
+//  - SummedCrossEntropy: the cross-entropy of logits against labels, summed
+//    over the rows, in float64 (evaluation's loss sums).
 //  - EvalRequest: the epoch of evaluation or prediction batches of `seeds`,
 //    in order, with those fanouts and batch size, sampled with the job seed
 //    mixed with kEvalSeed or kPredictSeed (the same batches in every task).
@@ -50,6 +54,8 @@ bool FullNeighborEval(const TrainSpec& spec);
 int64_t EvalBatchSize(const TrainSpec& spec);
 constexpr uint64_t kEvalSeed = 0xe7a1, kPredictSeed = 0x9ed1;
 EpochRequest EvalRequest(const TrainSpec& spec, const std::vector<int64_t>& seeds, uint64_t seed_tag, bool labels);
+EpochRequest TrainRequest(const TrainSpec& spec, const std::vector<int64_t>& seeds, int64_t epoch);
+double SummedCrossEntropy(const torch::Tensor& logits, const torch::Tensor& labels);
 
 Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOptions& dp,
                                                           const std::vector<torch::Tensor>& params);

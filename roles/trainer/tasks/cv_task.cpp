@@ -211,10 +211,7 @@ Result<std::pair<double, double>> CvTask::AccuracyAndLoss(const std::vector<int6
     DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, false, epoch, b, &labels));
     correct += logits.argmax(1).eq(labels).sum().item<double>();
     count += static_cast<double>(s.size());
-    loss += torch::nn::functional::cross_entropy(
-                logits.to(torch::kFloat64), labels,
-                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                .item<double>();
+    loss += SummedCrossEntropy(logits, labels);
   }
   cv_.module.train(true);
   if (m_.sync) {

@@ -218,13 +218,7 @@ Status LinkTask::TrainStep(const MiniBatch& mb, StepOutcome* out) {
 Result<int64_t> LinkTask::BeginEpoch(int64_t epoch) {
   if (seeds_.train.empty())
     return Status::InvalidArgument("no training edges for trainer " + std::to_string(hooks_.dp.rank));
-  EpochRequest req;
-  req.epoch = epoch;
-  req.seeds = seeds_.train;
-  req.batch_size = spec_.batch_size;
-  req.shuffle = true;
-  req.fanouts = spec_.fanouts;
-  req.job_seed = spec_.seed;
+  EpochRequest req = TrainRequest(spec_, seeds_.train, epoch);
   req.labels = false;
   req.link = true;
   DG_RETURN_IF_ERROR(edges_->BeginEpoch(req));

@@ -126,14 +126,7 @@ Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
   if (seeds_.train.empty())
     return Status::InvalidArgument("no training nodes for trainer " + std::to_string(hooks_.dp.rank) +
                                    " (split has no nodes with value 0, or fewer train nodes than trainers)");
-  EpochRequest req;
-  req.epoch = epoch;
-  req.seeds = seeds_.train;
-  req.batch_size = spec_.batch_size;
-  req.shuffle = true;
-  req.fanouts = spec_.fanouts;
-  req.job_seed = spec_.seed;
-  DG_RETURN_IF_ERROR(provider_->BeginEpoch(req));
+  DG_RETURN_IF_ERROR(provider_->BeginEpoch(TrainRequest(spec_, seeds_.train, epoch)));
   return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
 }
 
@@ -167,10 +160,7 @@ Result<std::pair<double, double>> NodeTask::AccuracyAndLoss(const std::vector<in
     torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
     correct += logits.argmax(1).eq(labels).sum().item<double>();
     count += static_cast<double>(labels.numel());
-    loss += torch::nn::functional::cross_entropy(
-                logits.to(torch::kFloat64), labels,
-                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                .item<double>();
+    loss += SummedCrossEntropy(logits, labels);
   }
   if (m_.sync) {
     torch::Tensor agg = torch::tensor({correct, count, loss}, torch::kFloat64);
