@@ -7,10 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-5}
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
-LAUNCHER=()
-if command -v ccache >/dev/null 2>&1; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja "${LAUNCHER[@]}" -DDISTGNN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DDISTGNN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
 cmake "$BUILD" -DDISTGNN_FUZZ_SECONDS="$SECONDS_EACH" >/dev/null
 cmake --build "$BUILD" -j "${JOBS:-2}"

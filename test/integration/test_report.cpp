@@ -106,7 +106,7 @@ TEST_CASE("launch writes a self-contained report that Chromium renders without c
     WARN("SKIPPED the Chromium part: DISTGNN_SKIP_BROWSER_TEST is set");
     return;
   }
-  const std::string artifacts = DG_TEST_ARTIFACT_DIR;
+  const std::string artifacts = ArtifactDir();
   std::filesystem::create_directories(artifacts);
   const std::string shot = artifacts + "/report.png";
   std::filesystem::remove(shot);

@@ -129,7 +129,7 @@ struct Reference {
 Reference SharedReference(const NetnsCluster& c) {
   struct stat st {};
   REQUIRE(stat(DistgnnBin().c_str(), &st) == 0);
-  const std::string root = DG_TEST_ARTIFACT_DIR;
+  const std::string root = ArtifactDir();
   fs::create_directories(root);
   const std::string dir = root + "/restart-reference-" + std::to_string(st.st_size) + "-" +
                           std::to_string(st.st_mtim.tv_sec) + "-" + std::to_string(st.st_mtim.tv_nsec);

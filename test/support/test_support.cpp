@@ -24,6 +24,7 @@ namespace dg::test {
 
 std::string DistgnnBin() { return DG_TEST_DISTGNN_BIN; }
 std::string SourceDir() { return DG_TEST_SOURCE_DIR; }
+std::string ArtifactDir() { return DG_TEST_ARTIFACT_DIR; }
 std::string CoraDir() { return SourceDir() + "/data/cora"; }
 
 TempDir::TempDir() {

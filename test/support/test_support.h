@@ -13,6 +13,7 @@ namespace dg::test {
 std::string DistgnnBin();
 std::string SourceDir();
 std::string CoraDir();  // SourceDir()/data/cora
+std::string ArtifactDir();  // build/test/artifacts: files kept after a run (screenshots, shared reference runs)
 
 // A fresh directory under $TMPDIR, removed (recursively) on destruction.
 class TempDir {
