@@ -29,22 +29,23 @@ Result<std::vector<int>> ParseIntList(const std::string& flag, const std::string
 
 }  // namespace dg::cli
 
-// Subcommand entry points (one file each in cmd/).
+// Subcommand entry points (one file each in cmd/; those in cmd/torch/ are in
+// libdistgnn_torch.so, reached through cmd/torch_commands.h).
 namespace dg {
 int RunGenerate(int argc, char** argv);       // cmd_generate.cpp
 int RunPartition(int argc, char** argv);      // cmd_partition.cpp
-int RunModel(int argc, char** argv);          // cmd_model.cpp ("model export")
-int RunTrainLocal(int argc, char** argv);     // cmd_train_local.cpp
+int RunModel(int argc, char** argv);          // torch/cmd_model.cpp ("model export")
+int RunTrainLocal(int argc, char** argv);     // torch/cmd_train_local.cpp
 int RunServerRole(int argc, char** argv);     // cmd_server.cpp
 int RunSamplerRole(int argc, char** argv);    // cmd_sampler.cpp
-int RunTrainerRole(int argc, char** argv);    // cmd_trainer.cpp
+int RunTrainerRole(int argc, char** argv);    // torch/cmd_trainer.cpp
 int RunLaunch(int argc, char** argv);         // cmd_launch.cpp
 int RunPropagate(int argc, char** argv);      // cmd_propagate.cpp
 int RunConfig(int argc, char** argv);         // cmd_config.cpp ("config check")
 int RunCopy(int argc, char** argv);           // cmd_copy.cpp
 int RunBenchRpc(int argc, char** argv);       // cmd_bench_rpc.cpp
-int RunBenchTrain(int argc, char** argv);     // cmd_bench_train.cpp
-int RunBenchKernels(int argc, char** argv);   // cmd_bench_kernels.cpp
+int RunBenchTrain(int argc, char** argv);     // torch/cmd_bench_train.cpp
+int RunBenchKernels(int argc, char** argv);   // torch/cmd_bench_kernels.cpp
 int RunReport(int argc, char** argv);         // cmd_report.cpp
 int RunStatus(int argc, char** argv);         // cmd_status.cpp
 }  // namespace dg

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cmd/cli.h"
+#include "cmd/torch_commands.h"
 #include "common/base/heap_tuning.h"
 #include "common/base/version.h"
 
@@ -33,7 +34,7 @@ const char kUsage[] =
     "\n"
     "Run `distgnn <command> --help` for a command's flags.\n";
 
-using Entry = int (*)(int, char**);
+using Entry = dg::CommandEntry;
 
 // Runs `entry` with argv[0] replaced by "distgnn <words>" and `skip` leading args dropped.
 int Dispatch(Entry entry, const std::string& name, int argc, char** argv, int skip) {
@@ -42,6 +43,13 @@ int Dispatch(Entry entry, const std::string& name, int argc, char** argv, int sk
   for (int i = 1 + skip; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   return entry(static_cast<int>(args.size()) - 1, args.data());
+}
+
+// The same for a command of libdistgnn_torch.so (cmd/torch_commands.h).
+int DispatchTorch(const std::string& name, int argc, char** argv, int skip) {
+  const std::string command = name == "--role trainer" ? "trainer" : name;
+  dg::CommandEntry entry = dg::LoadTorchCommand(command);
+  return entry ? Dispatch(entry, name, argc, argv, skip) : 1;
 }
 
 }  // namespace
@@ -73,7 +81,7 @@ int main(int argc, char** argv) {
     else continue;
     if (role == "server") return Dispatch(dg::RunServerRole, "--role server", argc, argv, 0);
     if (role == "sampler") return Dispatch(dg::RunSamplerRole, "--role sampler", argc, argv, 0);
-    if (role == "trainer") return Dispatch(dg::RunTrainerRole, "--role trainer", argc, argv, 0);
+    if (role == "trainer") return DispatchTorch("--role trainer", argc, argv, 0);
     std::fprintf(stderr, "distgnn: error: unknown role '%s' (expected server, sampler or trainer)\n",
                  role.c_str());
     return 2;
@@ -81,17 +89,17 @@ int main(int argc, char** argv) {
 
   if (cmd == "generate") return Dispatch(dg::RunGenerate, cmd, argc, argv, 1);
   if (cmd == "partition") return Dispatch(dg::RunPartition, cmd, argc, argv, 1);
-  if (cmd == "train-local") return Dispatch(dg::RunTrainLocal, cmd, argc, argv, 1);
+  if (cmd == "train-local") return DispatchTorch(cmd, argc, argv, 1);
   if (cmd == "launch") return Dispatch(dg::RunLaunch, cmd, argc, argv, 1);
   if (cmd == "propagate") return Dispatch(dg::RunPropagate, cmd, argc, argv, 1);
   if (cmd == "report") return Dispatch(dg::RunReport, cmd, argc, argv, 1);
   if (cmd == "status") return Dispatch(dg::RunStatus, cmd, argc, argv, 1);
   if (cmd == "copy") return Dispatch(dg::RunCopy, cmd, argc, argv, 1);
-  if (cmd == "model" && sub == "export") return Dispatch(dg::RunModel, "model export", argc, argv, 2);
+  if (cmd == "model" && sub == "export") return DispatchTorch("model export", argc, argv, 2);
   if (cmd == "config" && sub == "check") return Dispatch(dg::RunConfig, "config check", argc, argv, 2);
   if (cmd == "bench" && sub == "rpc") return Dispatch(dg::RunBenchRpc, "bench rpc", argc, argv, 2);
-  if (cmd == "bench" && sub == "train") return Dispatch(dg::RunBenchTrain, "bench train", argc, argv, 2);
-  if (cmd == "bench" && sub == "kernels") return Dispatch(dg::RunBenchKernels, "bench kernels", argc, argv, 2);
+  if (cmd == "bench" && sub == "train") return DispatchTorch("bench train", argc, argv, 2);
+  if (cmd == "bench" && sub == "kernels") return DispatchTorch("bench kernels", argc, argv, 2);
 
   std::fprintf(stderr, "distgnn: error: unknown command '%s%s%s'\n\n%s", cmd.c_str(),
                sub.empty() ? "" : " ", sub.c_str(), kUsage);

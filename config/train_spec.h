@@ -2,7 +2,7 @@
 //
 // It is parsed and checked once, here in config/, from either the job YAML's
 // `train:` section (ParseTrainSpec, called by LoadJobConfig) or train-local's
-// flags (cmd/cmd_train_local.cpp fills the same value, then ValidateTrainSpec).
+// flags (cmd/torch/cmd_train_local.cpp fills the same value, then ValidateTrainSpec).
 // Every rule lives in ValidateTrainSpec; its errors name the key or the flag the
 // user wrote (TrainSpecSource). Enum-valued settings are enums from here on:
 // nothing past config/ compares a setting's string.

@@ -2,7 +2,7 @@
 //  --output name`: computes Â^k X over the whole partitioned graph as a job.
 //
 // Like `launch`, it starts the servers and the trainers the config names (no
-// samplers); the trainers run with --mode propagate (roles/trainer/propagate.h)
+// samplers); the trainers run with --mode propagate (common/client/propagate.h)
 // and write every hop into each part's node_data/NAME_k.npy. When they all
 // succeed, the partition config here lists NAME_1..NAME_K as node data, so
 // later jobs can train on them. (Machines reached by ssh keep their own copy of
@@ -15,7 +15,7 @@
 #include "roles/launcher/propagate_job.h"
 #include "config/job_config.h"
 #include "roles/launcher/launch_plan.h"
-#include "roles/trainer/propagate.h"
+#include "common/client/propagate.h"
 
 namespace dg {
 namespace {

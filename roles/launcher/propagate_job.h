@@ -1,7 +1,7 @@
 // `distgnn propagate`: computes Â^k X over the whole partitioned graph as a
 // job. Like `launch`, it starts the servers and the trainers the config names
 // (no samplers); the trainers run with --mode propagate
-// (roles/trainer/propagate.h) and write every hop into each part's
+// (common/client/propagate.h) and write every hop into each part's
 // node_data/NAME_k.npy. When they all succeed, the partition config here lists
 // NAME_1..NAME_K as node data, so later jobs can train on them. (Machines
 // reached by ssh keep their own copy of the config: run `distgnn copy` again
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/base/status.h"
-#include "roles/trainer/propagate.h"
+#include "common/client/propagate.h"
 
 namespace dg {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <thread>
 
-#include "roles/trainer/bind_address_scope.h"
+#include "common/net/bind_address_scope.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {

@@ -38,7 +38,7 @@
 #include "roles/job/job_client.h"
 #include "roles/trainer/input_choice.h"
 #include "roles/trainer/inference/layerwise_inference.h"
-#include "roles/trainer/propagate.h"
+#include "common/client/propagate.h"
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"

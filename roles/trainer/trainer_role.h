@@ -8,7 +8,7 @@
 #include "common/base/status.h"
 #include "config/train_spec.h"
 #include "roles/job/role_args.h"
-#include "roles/trainer/propagate.h"
+#include "common/client/propagate.h"
 
 namespace dg {
 

@@ -262,6 +262,8 @@ TEST_CASE("train-local: bad inputs give one clear message and a non-zero exit") 
       {"batch size", dir / "ok", dir / "m.pt", {"--batch-size", "0"}, "--batch-size: expected an integer in [1, 100000000], got 0"},
       {"empty fanouts", dir / "ok", dir / "m.pt", {"--fanouts", ""}, "--fanouts: empty list"},
       {"layers vs fanouts", dir / "ok", dir / "m.pt", {"--fanouts", "2"}, "has 2 layers but --fanouts gives 1"},
+      {"embedding start scale", dir / "ok", dir / "m.pt", {"--embedding-init-scale", "-1"},
+       "--embedding-init-scale: expected"},
   };
   for (const auto& c : cases) {
     INFO(c.name);

@@ -1,4 +1,4 @@
-#include "roles/trainer/bind_address_scope.h"
+#include "common/net/bind_address_scope.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

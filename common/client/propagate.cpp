@@ -1,4 +1,4 @@
-#include "roles/trainer/propagate.h"
+#include "common/client/propagate.h"
 
 #include <spdlog/spdlog.h>
 

@@ -8,7 +8,9 @@
 // GradientSync::Connect creates the store inside a scope for that address.
 // Mechanism: this module defines bind() (extern "C"), which the dynamic linker
 // prefers over libc's for every library of the executable, torch included; it
-// makes the system call itself.
+// makes the system call itself. It lives in common/ so that it is linked into
+// the distgnn executable: defined in libdistgnn_torch.so (loaded later, with
+// its own lookup scope) it would not come before libc's for LibTorch.
 #pragma once
 
 #include <string>

@@ -58,6 +58,8 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("embedding-optimizer", po::value(&e->embedding_optimizer)->default_value("sparse_adam"),
        "sparse_adam | sparse_adagrad")
       ("embedding-lr", po::value(&s->embedding.lr)->default_value(0.01), "embedding learning rate")
+      ("embedding-init-scale", po::value(&s->embedding.init_scale)->default_value(0.1),
+       "embedding rows start uniform in [-S, S) (train.embedding.init_scale)")
       ("no-features", po::bool_switch(no_features), "ignore features.npy: the embedding is the whole input")
       ("merge-types", po::bool_switch(&s->merge_types),
        "typed dataset: merge all node and edge types into one (for a homogeneous model)")
