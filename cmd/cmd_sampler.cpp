@@ -20,6 +20,6 @@ Status Run(int argc, char** argv) {
 
 }  // namespace
 
-int RunSamplerRole(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+int RunSamplerRole(int argc, char** argv) { return RoleExitCode(argv[0], Run(argc, argv)); }
 
 }  // namespace dg

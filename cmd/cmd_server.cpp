@@ -37,9 +37,9 @@ int RunServerRole(int argc, char** argv) {
   AddRoleOptions(&desc, &o.role);
   po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm);
-  if (!st.ok()) return cli::ExitCode(argv[0], st);
+  if (!st.ok()) return RoleExitCode(argv[0], st);
   o.token_given = vm.count("token") > 0;
-  return cli::ExitCode(argv[0], RunServerProcess(o));
+  return RoleExitCode(argv[0], RunServerProcess(o));
 }
 
 }  // namespace dg

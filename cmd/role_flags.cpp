@@ -19,4 +19,9 @@ void AddRoleOptions(cli::po::options_description* desc, RoleArgs* a) {
        "ports.metrics, off when it is 0)");
 }
 
+int RoleExitCode(const std::string& command, const Status& status) {
+  const int code = cli::ExitCode(command, status);
+  return code != 0 && status.code() == Status::Code::kPeerLost ? kExitPeerLost : code;
+}
+
 }  // namespace dg

@@ -10,4 +10,8 @@ namespace dg {
 
 void AddRoleOptions(cli::po::options_description* desc, RoleArgs* args);
 
+// cli::ExitCode for a role: the same line, and kExitPeerLost when the role
+// ends because it lost a peer.
+int RoleExitCode(const std::string& command, const Status& status);
+
 }  // namespace dg

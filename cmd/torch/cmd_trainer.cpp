@@ -33,6 +33,6 @@ Status Run(int argc, char** argv) {
 
 }  // namespace
 
-int RunTrainerRole(int argc, char** argv) { return cli::ExitCode(argv[0], Run(argc, argv)); }
+int RunTrainerRole(int argc, char** argv) { return RoleExitCode(argv[0], Run(argc, argv)); }
 
 }  // namespace dg

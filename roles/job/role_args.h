@@ -18,6 +18,11 @@
 
 namespace dg {
 
+// The exit code of a role process that ends because it lost a peer (a
+// PeerLost error): a consequence, not a cause. `launch` names the peer's own
+// end instead when it sees it (roles/launcher/launcher.cpp, RootCause).
+constexpr int kExitPeerLost = 3;
+
 struct RoleArgs {
   std::string role, config, job_id, log_level;
   std::string lease;  // HOST:PORT of the launcher's lease; "" = none (started by hand or by systemd)

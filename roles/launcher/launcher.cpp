@@ -22,6 +22,7 @@
 #include "roles/launcher/launch_lease.h"
 #include "common/storage/partition.h"
 #include "roles/job/job_client.h"
+#include "roles/job/role_args.h"
 
 namespace dg {
 
@@ -229,11 +230,37 @@ class Launcher {
       p->wait_status = status;
       kill(-p->pid, SIGKILL);  // strays left in its process group
       if (p->stop_requested) continue;
-      bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      // A server must outlive the trainers; a sampler may end with exit 0.
-      if ((!ok || p->spec->role == Role::kServer) && !failed) failed = p.get();
+      if (Unexpected(*p) && !failed) failed = p.get();
     }
     return failed;
+  }
+
+  // An end the job did not ask for: a non-zero exit or a signal; for a server
+  // any end (a server must outlive the trainers; a sampler may end with exit 0).
+  static bool Unexpected(const Proc& p) {
+    const bool ok = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
+    return !ok || p.spec->role == Role::kServer;
+  }
+
+  static bool LostAPeer(const Proc& p) {
+    return WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == kExitPeerLost;
+  }
+
+  // The failure to name. A process that ended because it lost a peer is a
+  // consequence; the peer's own end (killed, crashed, failed) is usually seen
+  // within milliseconds, over ssh within a round trip. For up to
+  // kRootCauseWait, a failure that is not such a consequence wins.
+  Proc* RootCause(Proc* first) {
+    constexpr auto kRootCauseWait = std::chrono::seconds(2);
+    const auto deadline = Clock::now() + kRootCauseWait;
+    while (LostAPeer(*first)) {
+      for (auto& p : procs_)
+        if (!p->running && !p->stop_requested && Unexpected(*p) && !LostAPeer(*p)) return p.get();
+      if (Clock::now() >= deadline) break;
+      Pump(50);
+      Reap();
+    }
+    return first;
   }
 
   // Drains output of a finished process for a moment so its last lines are in.
@@ -311,7 +338,7 @@ class Launcher {
   // One round of pumping and reaping; an error when a process failed or we were signalled.
   Status Step(int timeout_ms) {
     Pump(timeout_ms);
-    if (Proc* f = Reap()) return Failed(*f);
+    if (Proc* f = Reap()) return Failed(*RootCause(f));
     DG_RETURN_IF_ERROR(CheckLeases());
     if (g_signal) {
       int sig = g_signal;
