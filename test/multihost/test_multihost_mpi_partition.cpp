@@ -126,14 +126,16 @@ TEST_CASE("MPI partition: a rank killed on host 1 ends the run and leaves nothin
   Subprocess run;
   run.Start(argv, dir / "log");
   std::vector<pid_t> victims;
+  bool staged = false;
   const auto t0 = std::chrono::steady_clock::now();
-  while (victims.empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+  while (victims.empty() && run.running() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    bool staged = false;
+    staged = false;
     for (const auto& e : fs::directory_iterator(dir.path()))
       staged = staged || e.path().filename().string().rfind(".big.tmp-mpi-", 0) == 0;
     if (staged) victims = RanksOn(c, 1);
   }
+  INFO("staging directory seen: " << staged << "; mpirun running: " << run.running() << "\n" << run.Output());
   REQUIRE(victims.size() == 1);
   ::kill(victims[0], SIGKILL);
   const int rc = run.Wait(30);
