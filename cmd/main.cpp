@@ -47,8 +47,7 @@ int Dispatch(Entry entry, const std::string& name, int argc, char** argv, int sk
 
 // The same for a command of libdistgnn_torch.so (cmd/torch_commands.h).
 int DispatchTorch(const std::string& name, int argc, char** argv, int skip) {
-  const std::string command = name == "--role trainer" ? "trainer" : name;
-  dg::CommandEntry entry = dg::LoadTorchCommand(command);
+  dg::CommandEntry entry = dg::LoadTorchCommand(name);
   return entry ? Dispatch(entry, name, argc, argv, skip) : 1;
 }
 

@@ -13,8 +13,9 @@ namespace dg {
 
 using CommandEntry = int (*)(int argc, char** argv);
 
-// The library's one entry point: the command called `name` ("trainer",
-// "train-local", "model export", "bench train", "bench kernels"), else nullptr.
+// The library's one entry point: the command called `name` (as main.cpp names
+// it: "--role trainer", "train-local", "model export", "bench train",
+// "bench kernels"), else nullptr.
 extern "C" CommandEntry dg_torch_command(const char* name);
 
 // In the executable: loads libdistgnn_torch.so from the executable's folder

@@ -9,7 +9,7 @@ extern "C" dg::CommandEntry dg_torch_command(const char* name) {
   static const struct {
     const char* name;
     dg::CommandEntry entry;
-  } kCommands[] = {{"trainer", dg::RunTrainerRole},
+  } kCommands[] = {{"--role trainer", dg::RunTrainerRole},
                    {"train-local", dg::RunTrainLocal},
                    {"model export", dg::RunModel},
                    {"bench train", dg::RunBenchTrain},
