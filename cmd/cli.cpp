@@ -4,6 +4,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "roles/job/role_args.h"
+
 namespace dg::cli {
 
 Status Parse(const po::options_description& desc, int argc, char** argv, po::variables_map* vm,
@@ -27,6 +29,10 @@ Status Parse(const po::options_description& desc, int argc, char** argv, po::var
 int ExitCode(const std::string& command, const Status& status) {
   if (status.ok() || (status.code() == Status::Code::kNotFound && status.message() == "help"))
     return 0;
+  if (status.code() == Status::Code::kStopped) {  // SIGTERM with the state saved: not a failure
+    std::fprintf(stderr, "%s: stopped: %s\n", command.c_str(), status.message().c_str());
+    return kExitPreempted;
+  }
   std::fprintf(stderr, "%s: error: %s\n", command.c_str(), status.ToString().c_str());
   return 1;
 }

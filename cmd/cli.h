@@ -21,7 +21,9 @@ namespace po = boost::program_options;
 Status Parse(const po::options_description& desc, int argc, char** argv, po::variables_map* vm,
              const po::positional_options_description* positional = nullptr);
 
-// Prints a failed status as one line and returns 1; ok (or help) returns 0.
+// Prints a failed status as one line and returns 1; ok (or help) returns 0; a
+// Stopped status (SIGTERM, state saved) prints "COMMAND: stopped: ..." and
+// returns kExitPreempted (roles/job/role_args.h).
 int ExitCode(const std::string& command, const Status& status);
 
 // Splits "10,25" into ints; error names the flag.

@@ -18,6 +18,8 @@ int RunLaunch(int argc, char** argv) {
        "train | infer: layer-wise inference of train.model over all nodes (servers and trainers only)")
       ("resume", "trainers continue from trainer 0's last complete checkpoint (RUN_DIR/checkpoints/step-N, else "
                  "RUN_DIR/checkpoint.pt; e.g. with --set train.epochs=N)")
+      ("requeue", "when SIGTERM stops the job with a checkpoint inside a Slurm job, `scontrol requeue` it "
+                  "(the batch script runs again; give it --resume)")
       ("max-restarts", po::value(&o.max_restarts)->default_value(-1),
        "when a process or host is lost, relaunch the job from its last complete checkpoint up to K times "
        "(default: the YAML's restart.max, 0 when absent)")
@@ -36,6 +38,7 @@ int RunLaunch(int argc, char** argv) {
   Status st = cli::Parse(desc, argc, argv, &vm, &pos);
   if (!st.ok()) return cli::ExitCode(argv[0], st);
   o.resume = vm.count("resume") > 0;
+  o.requeue = vm.count("requeue") > 0;
   o.metrics_port_given = vm.count("metrics-port") > 0;
   o.dry_run = vm.count("dry-run") > 0;
   o.settings.echo = !vm.count("quiet");

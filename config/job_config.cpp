@@ -40,7 +40,7 @@ const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "
 const std::vector<std::string> kProcessKeys = {"servers", "trainers", "samplers_per_trainer"};
 const std::vector<std::string> kRestartKeys = {"max", "wait_seconds"};
 const std::vector<std::string> kNetworkKeys = {"max_frame_bytes", "heartbeat_seconds", "peer_timeout_seconds",
-                                               "rendezvous_timeout_seconds", "connect_wait_seconds"};
+                                               "rendezvous_timeout_seconds", "connect_wait_seconds", "stop_seconds"};
 
 const std::vector<std::string> kLimitKeys = {"mutable_tensor_bytes", "max_fanout", "max_pending_bytes",
                                              "max_pending", "max_threads_per_connection",
@@ -315,6 +315,8 @@ Status LoadNetwork(const Checker& c, const YAML::Node& n, JobConfig* cfg) {
   if (n["connect_wait_seconds"])
     DG_RETURN_IF_ERROR(c.Double(n["connect_wait_seconds"], "network.connect_wait_seconds", 0, true, 86400,
                                 &cfg->connect_wait_seconds));
+  if (n["stop_seconds"])
+    DG_RETURN_IF_ERROR(c.Double(n["stop_seconds"], "network.stop_seconds", 0, false, 86400, &cfg->stop_seconds));
   if (cfg->peer_timeout_seconds <= cfg->heartbeat_seconds)
     return c.Err(n, "network.peer_timeout_seconds", "must be larger than network.heartbeat_seconds");
   return Status::OK();

@@ -76,6 +76,11 @@ struct JobConfig {
   // refused connections to the servers, and a trainer waits for its samplers
   // to connect (servers started by hand or by systemd may come up late).
   double connect_wait_seconds = 120.0;
+  // network.stop_seconds: after SIGTERM, how long servers and samplers keep
+  // serving the trainers still connected to them (those finish their step and
+  // write a checkpoint meanwhile), and how long `launch` waits for its
+  // trainers to do so (docs/clusters.md).
+  double stop_seconds = 60.0;
   LimitsConfig limits;
   RestartConfig restart;
   // verify_checksums: every server also compares its part's files with the

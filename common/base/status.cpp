@@ -28,6 +28,7 @@ const char* Status::CodeName(Code c) {
     case Code::kUnsupported: return "Unsupported";
     case Code::kInternal: return "Internal";
     case Code::kResourceExhausted: return "ResourceExhausted";
+    case Code::kStopped: return "Stopped";
   }
   return "Unknown";
 }

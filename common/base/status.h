@@ -30,6 +30,7 @@ class Status {
     kUnsupported,      // valid but not handled (e.g. big-endian .npy)
     kInternal,         // should not happen; a bug
     kResourceExhausted,  // a request needs more memory/work than this process allows
+    kStopped,          // stopped on request (SIGTERM) at a safe point, state saved
   };
 
   Status() = default;  // ok
@@ -45,6 +46,7 @@ class Status {
   static Status Unsupported(std::string m) { return Status(Code::kUnsupported, std::move(m)); }
   static Status Internal(std::string m) { return Status(Code::kInternal, std::move(m)); }
   static Status ResourceExhausted(std::string m) { return Status(Code::kResourceExhausted, std::move(m)); }
+  static Status Stopped(std::string m) { return Status(Code::kStopped, std::move(m)); }
   // IOError with strerror(errno) appended: "open /x/y.npy: No such file or directory".
   static Status FromErrno(const std::string& what, int err);
 

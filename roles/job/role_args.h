@@ -22,6 +22,10 @@ namespace dg {
 // PeerLost error): a consequence, not a cause. `launch` names the peer's own
 // end instead when it sees it (roles/launcher/launcher.cpp, RootCause).
 constexpr int kExitPeerLost = 3;
+// The exit code of a trainer stopped by SIGTERM after writing its checkpoint
+// (a Stopped status): preempted, not failed; `launch` reports it as such and
+// `--resume` continues the run.
+constexpr int kExitPreempted = 4;
 
 struct RoleArgs {
   std::string role, config, job_id, log_level;
@@ -44,7 +48,7 @@ Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args
 
 // With --lease, holds a lease on the launcher (network.peer_timeout_seconds,
 // the job's token): when it ends (launcher killed, cut off or frozen) the
-// process logs why and stops: SIGTERM to itself (servers shut down cleanly and
+// process logs why and stops: SIGINT to itself (servers shut down cleanly and
 // release their ports), _exit a second later if it is still there. Without
 // --lease it does nothing. Call once, after SetupLogging. (roles/job/role_lease.cpp)
 void HoldLaunchLease(const RoleArgs& args, const JobConfig& job, const std::string& role_name);

@@ -29,9 +29,11 @@ void HoldLaunchLease(const RoleArgs& args, const JobConfig& job, const std::stri
   static std::unique_ptr<LeaseHolder> holder = LeaseHolder::Start(o, [](const std::string& why) {
     spdlog::error("lease lost: {}; stopping this process", why);
     spdlog::default_logger()->flush();
-    kill(getpid(), SIGTERM);
+    // SIGINT, not SIGTERM: SIGTERM asks trainers for a checkpoint and servers
+    // to serve their trainers a while longer; without a launcher, stop now.
+    kill(getpid(), SIGINT);
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    spdlog::error("still running 1 s after SIGTERM; exiting now");
+    spdlog::error("still running 1 s after SIGINT; exiting now");
     spdlog::default_logger()->flush();
     std::fflush(nullptr);
     _exit(75);

@@ -19,6 +19,8 @@
 #include "config/job_config.h"
 #include "roles/launcher/launch_plan.h"
 #include "roles/launcher/restart.h"
+#include "roles/launcher/child_process.h"
+#include "roles/job/role_args.h"
 
 namespace dg {
 namespace {
@@ -50,7 +52,7 @@ Status RestartUntilDone(const JobConfig& cfg, LaunchPlan* plan, PlanOptions plan
   std::string trainer0_log;
   for (const auto& p : plan->processes)
     if (p.role == Role::kTrainer && p.rank == 0) trainer0_log = p.log_file;
-  while (!st.ok() && LaunchInterruptSignal() == 0) {
+  while (!st.ok() && st.code() != Status::Code::kStopped && LaunchInterruptSignal() == 0) {
     failures.push_back(st.message());
     if (static_cast<int>(restarts.size()) >= max_restarts) break;
     RestartRecord r;
@@ -95,6 +97,20 @@ Status RestartUntilDone(const JobConfig& cfg, LaunchPlan* plan, PlanOptions plan
     st = Status::PeerLost(all);
   }
   return st;
+}
+
+// `scontrol requeue $SLURM_JOB_ID` after a preemption (launch --requeue).
+void Requeue(const std::string& program) {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (!job || !*job) {
+    std::fprintf(stderr, "%s: warning: --requeue: not inside a Slurm job (no SLURM_JOB_ID); nothing requeued\n",
+                 program.c_str());
+    return;
+  }
+  const int rc = RunWithin({"scontrol", "requeue", job}, 30);
+  if (rc == 0) std::printf("launch: requeued Slurm job %s; it resumes from the checkpoint\n", job);
+  else std::fprintf(stderr, "%s: warning: scontrol requeue %s failed (exit %d)\n", program.c_str(), job, rc);
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -152,6 +168,12 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
     std::fflush(stdout);
   }
   if (st.ok()) return 0;
+  if (st.code() == Status::Code::kStopped) {
+    std::printf("launch: %s\n", st.message().c_str());
+    std::fflush(stdout);
+    if (options.requeue) Requeue(program);
+    return kExitPreempted;
+  }
   std::fprintf(stderr, "%s: error: %s\n", program.c_str(), st.message().c_str());
   int sig = LaunchInterruptSignal();
   return sig ? 128 + sig : 1;

@@ -20,11 +20,16 @@ struct LaunchJobOptions {
   int metrics_port = 0;           // = --set ports.metrics=N when given
   bool metrics_port_given = false;
   bool dry_run = false;           // print the plan only
+  // Preempted inside a Slurm job (SLURM_JOB_ID): `scontrol requeue` it, so
+  // the same batch script runs again and `--resume` continues the run.
+  bool requeue = false;
   LaunchSettings settings;
 };
 
-// The process's exit code: 0, 1, or 128 + the signal that stopped the job.
-// Errors are printed as "PROGRAM: error: ...".
+// The process's exit code: 0; kExitPreempted (4) when the trainers stopped
+// on SIGTERM with a checkpoint ("launch: preempted: ..."); 1 on a failure; or
+// 128 + the signal that stopped the job at once. Errors are printed as
+// "PROGRAM: error: ...".
 int LaunchJob(const LaunchJobOptions& options, const std::string& program);
 
 }  // namespace dg

@@ -101,10 +101,11 @@ class Launcher {
     for (Role r : {Role::kTrainer, Role::kSampler})
       for (auto& p : procs_)
         if (p->spec->role == r) DG_RETURN_IF_ERROR(Start(*p));
+    trainers_started_ = true;
     Say("started " + std::to_string(CountRole(Role::kTrainer)) + " trainer(s) and " +
         std::to_string(CountRole(Role::kSampler)) + " sampler(s)");
 
-    // 3. Until every trainer is done.
+    // 3. Until every trainer is done (or has stopped on SIGTERM with a checkpoint).
     while (true) {
       DG_RETURN_IF_ERROR(Step(200));
       bool trainers_done = true;
@@ -112,7 +113,8 @@ class Launcher {
         if (p->spec->role == Role::kTrainer && p->running) trainers_done = false;
       if (trainers_done) break;
     }
-    Say("all trainers finished; shutting down samplers and servers");
+    Say(preempted_ ? "every trainer stopped with a checkpoint; shutting down samplers and servers"
+                   : "all trainers finished; shutting down samplers and servers");
 
     // 4. Samplers may finish on their own; then stop the rest.
     auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -123,9 +125,10 @@ class Launcher {
     Stop(Select(Role::kServer));
     for (auto& p : procs_) {
       if (p->stop_requested && !(WIFEXITED(p->wait_status) && WEXITSTATUS(p->wait_status) == 0) &&
-          !(WIFSIGNALED(p->wait_status) && WTERMSIG(p->wait_status) == SIGTERM))
+          !(WIFSIGNALED(p->wait_status) && WTERMSIG(p->wait_status) == SIGINT))
         Say("note: [" + p->spec->label + "] " + DescribeExit(p->wait_status) + " during shutdown");
     }
+    if (preempted_) return Status::Stopped(PreemptedMessage());
     Say("job " + cfg_.job + " finished; outputs in " + cfg_.RunDir());
     return Status::OK();
   }
@@ -230,16 +233,59 @@ class Launcher {
       p->wait_status = status;
       kill(-p->pid, SIGKILL);  // strays left in its process group
       if (p->stop_requested) continue;
+      if (p->spec->role == Role::kTrainer && ExitCode(*p) == kExitPreempted) {
+        if (!preempted_) Say("[" + p->spec->label + "] stopped with a checkpoint (preempted)");
+        preempted_ = true;
+        StopTrainers();  // the others stop after the same step; a no-op when they already have
+        continue;
+      }
       if (Unexpected(*p) && !failed) failed = p.get();
     }
     return failed;
   }
 
+  static int ExitCode(const Proc& p) { return WIFEXITED(p.wait_status) ? WEXITSTATUS(p.wait_status) : -1; }
+
   // An end the job did not ask for: a non-zero exit or a signal; for a server
-  // any end (a server must outlive the trainers; a sampler may end with exit 0).
-  static bool Unexpected(const Proc& p) {
-    const bool ok = WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == 0;
-    return !ok || p.spec->role == Role::kServer;
+  // any end (a server must outlive the trainers; a sampler may end with exit
+  // 0), but a server that ends 0 after SIGTERM once its trainers have stopped.
+  bool Unexpected(const Proc& p) const {
+    const bool ok = ExitCode(p) == 0;
+    return !ok || (p.spec->role == Role::kServer && !stopping_trainers_);
+  }
+
+  // SIGTERM to every trainer still running (ssh: pkill -TERM on its host;
+  // local and srun: the process group): each finishes its step, all write
+  // the step checkpoint of the same step and exit kExitPreempted. Once.
+  void StopTrainers() {
+    if (stopping_trainers_) return;
+    stopping_trainers_ = true;
+    stop_deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(cfg_.stop_seconds));
+    std::vector<Proc*> trainers;
+    for (Proc* p : Select(Role::kTrainer))
+      if (p->running) trainers.push_back(p);
+    if (trainers.empty()) return;
+    Say("SIGTERM to " + std::to_string(trainers.size()) +
+        " trainer(s): they finish their step and write a checkpoint (network.stop_seconds " +
+        std::to_string(static_cast<int>(cfg_.stop_seconds)) + ")");
+    RemoteKill(trainers, "TERM");
+    for (Proc* p : trainers)
+      if (p->running && !p->spec->remote) kill(-p->pid, SIGTERM);
+  }
+
+  // "preempted: ..." with trainer 0's own words on where it stopped.
+  std::string PreemptedMessage() {
+    std::string where;
+    for (Proc* p : Select(Role::kTrainer)) {
+      if (p->spec->rank != 0) continue;
+      for (const std::string& line : p->tail) {
+        const size_t at = line.find("stopped: ");
+        if (at != std::string::npos) where = line.substr(at + 9);
+      }
+    }
+    if (where.empty()) where = "every trainer stopped with a checkpoint";
+    return "preempted: " + where + " (distgnn launch --resume continues)";
   }
 
   static bool LostAPeer(const Proc& p) {
@@ -340,10 +386,17 @@ class Launcher {
     Pump(timeout_ms);
     if (Proc* f = Reap()) return Failed(*RootCause(f));
     DG_RETURN_IF_ERROR(CheckLeases());
-    if (g_signal) {
-      int sig = g_signal;
+    // SIGTERM while trainers run asks them for a checkpoint; any other
+    // signal, or SIGTERM before the trainers started, stops everything now.
+    const int sig = g_signal;
+    if (sig == SIGTERM && trainers_started_) {
+      StopTrainers();
+    } else if (sig) {
       return Fail(nullptr, std::string("interrupted by ") + strsignal(sig));
     }
+    if (stopping_trainers_ && Clock::now() > stop_deadline_ && CountRunning(Role::kTrainer) > 0)
+      return Fail(nullptr, "trainers still running " + std::to_string(static_cast<int>(cfg_.stop_seconds)) +
+                               " s after SIGTERM (network.stop_seconds)");
     return Status::OK();
   }
 
@@ -422,7 +475,9 @@ class Launcher {
     }
   }
 
-  // SIGTERM (remote: pkill -TERM), wait up to the grace period, then SIGKILL; waits for all.
+  // SIGINT (remote: pkill -INT), wait up to the grace period, then SIGKILL;
+  // waits for all. SIGINT, not SIGTERM: roles take SIGTERM as a request for a
+  // checkpoint (StopTrainers); SIGINT stops them now (servers shut down cleanly).
   void Stop(const std::vector<Proc*>& procs) {
     std::vector<Proc*> live;
     for (Proc* p : procs)
@@ -431,9 +486,9 @@ class Launcher {
     // ssh clients of an unreachable machine wait for nobody: they go at once.
     for (Proc* p : live)
       if (unreachable_.count(p->spec->machine)) kill(-p->pid, SIGKILL);
-    RemoteKill(live, "TERM");
+    RemoteKill(live, "INT");
     for (Proc* p : live)
-      if (p->running && !p->spec->remote) kill(-p->pid, SIGTERM);
+      if (p->running && !p->spec->remote) kill(-p->pid, SIGINT);
     auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(s_.grace_s));
     auto any_running = [&] {
@@ -450,7 +505,7 @@ class Launcher {
       for (Proc* p : live) {
         if (!p->running) continue;
         Say("[" + p->spec->label + "] did not stop within " + std::to_string(static_cast<int>(s_.grace_s)) +
-            " s of SIGTERM; sending SIGKILL");
+            " s of SIGINT; sending SIGKILL");
         kill(-p->pid, SIGKILL);
       }
     }
@@ -470,6 +525,10 @@ class Launcher {
   const LaunchLease* lease_;   // null: processes hold no lease
   std::set<int> unreachable_;  // machines whose leases went silent
   std::vector<std::unique_ptr<Proc>> procs_;
+  bool trainers_started_ = false;
+  bool stopping_trainers_ = false;  // SIGTERM sent to the trainers (StopTrainers)
+  bool preempted_ = false;          // a trainer exited kExitPreempted
+  Clock::time_point stop_deadline_;
 };
 
 }  // namespace

@@ -7,11 +7,20 @@
 // progress and epoch summaries, every process's warnings and errors; with
 // `verbose` every line as "[machine/role/rank] line").
 // When every trainer has exited 0, samplers get a short grace to finish, then
-// samplers and servers are stopped (SIGTERM, SIGKILL after the grace period;
-// remote processes by `ssh TARGET pkill -f <job-id pattern>`), and Run returns OK.
+// samplers and servers are stopped (SHUTDOWN frames, then SIGINT, SIGKILL after
+// the grace period; remote processes by `ssh TARGET pkill -f <job-id pattern>`),
+// and Run returns OK.
+// SIGTERM to the launcher (scancel, systemd, a pod's deletion), or a trainer
+// that exits kExitPreempted because it got SIGTERM itself, makes the launcher
+// send SIGTERM to every trainer: they finish their step, write the step
+// checkpoint of the same step and exit kExitPreempted within
+// network.stop_seconds; then samplers and servers are stopped as above and
+// Run returns a Stopped status ("preempted: ..."; `launch --resume` continues).
 // If any process fails (non-zero exit, a signal, ssh exit 255 = host
-// unreachable, a server exiting early) or the launcher gets SIGINT/SIGTERM,
-// everything is stopped the same way and Run returns an error naming it.
+// unreachable, a server exiting early), the launcher gets SIGINT/SIGHUP (or
+// SIGTERM before the trainers started), or trainers outlive
+// network.stop_seconds after SIGTERM, everything is stopped the same way at
+// once and Run returns an error naming it.
 // Local children run in their own process group with PR_SET_PDEATHSIG, and every
 // child is waited for: nothing is left behind.
 #pragma once
@@ -37,7 +46,7 @@ struct LaunchSettings {
 
 Status RunLaunchPlan(const JobConfig& config, const LaunchPlan& plan, const LaunchSettings& settings);
 
-// The signal (SIGINT/SIGTERM/SIGHUP) that interrupted the last RunLaunchPlan, or 0.
+// The signal (SIGINT/SIGTERM/SIGHUP) the last RunLaunchPlan received, or 0.
 int LaunchInterruptSignal();
 
 // Plan options for this process: local binary = this executable; the env var

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "roles/job/role_args.h"
+#include "roles/job/stop_deadline.h"
 #include "common/client/dist_neighbor_source.h"
 #include "common/client/feature_cache.h"
 #include "common/base/logging.h"
@@ -92,7 +93,11 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
     o.link_provider = link->provider.get();
   }
   Sampler sampler(&source, o);
-  Status st = sampler.Run();
+  Status st;
+  {
+    StopDeadline stop(o.trainer_name, job.stop_seconds);
+    st = sampler.Run();
+  }
   if (feature_cache) {
     const FeatureCacheStats cs = feature_cache->stats();
     spdlog::info("feature cache: {} hits, {} misses (hit rate {:.3f}), {:.1f} MB not sent", cs.hits, cs.misses,

@@ -94,7 +94,12 @@ Status GraphServer::Run(bool handle_signals) {
   if (handle_signals) {
     signals_ = std::make_unique<asio::signal_set>(io_, SIGINT, SIGTERM);
     signals_->async_wait([this](const boost::system::error_code& ec, int sig) {
-      if (!ec) RequestShutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      if (ec) return;
+      if (sig == SIGTERM) {
+        StopWhenClientsLeave();  // stop_hold.cpp
+      } else {
+        RequestShutdown("SIGINT");
+      }
     });
   }
   front_door_ = std::make_unique<FrontDoor>(io_, options_.limits.max_handshaking_connections,

@@ -6,6 +6,10 @@
 // with a pool of `threads` Asio threads until SHUTDOWN, RequestShutdown() or
 // SIGTERM/SIGINT; then it stops accepting, lets in-flight requests finish
 // (up to drain_seconds), flushes and closes every connection and returns OK.
+// SIGTERM first lets the trainers and samplers connected at that moment
+// leave (they finish a step and write a checkpoint that needs this server),
+// at most stop_seconds; SIGINT, a second SIGTERM or SHUTDOWN stop at once
+// (stop_hold.cpp).
 //
 // Each connection must start with HELLO (version, role, rank, graph, token);
 // requests are then decoded on the connection's strand and executed on the
@@ -72,6 +76,7 @@ struct ServerOptions {
   ConnectionOptions connection;  // frame limit, heartbeats, peer timeout (max_queued_bytes: set per connection)
   int max_inflight_per_connection = 32;
   double drain_seconds = 30.0;
+  double stop_seconds = 60.0;  // SIGTERM: serving connected trainers/samplers at most this long (network.stop_seconds)
   // The YAML's `limits:`. Every size a request names is checked against
   // these before anything is allocated or computed.
   LimitsConfig limits;
@@ -109,6 +114,10 @@ class GraphServer {
   void Reject(const std::shared_ptr<Session>& s, uint64_t id, uint16_t type, const Status& st,
               bool close_after = false);
   void Drain(std::chrono::steady_clock::time_point started, bool closing);
+  // stop_hold.cpp
+  void StopWhenClientsLeave();
+  void PollClientsLeft(std::chrono::steady_clock::time_point deadline);
+  int ConnectedClients();
   StatsReply MakeStats() const;
 
   ServerOptions options_;
@@ -124,6 +133,7 @@ class GraphServer {
   std::unique_ptr<tcp::acceptor> acceptor_;
   std::unique_ptr<asio::signal_set> signals_;
   std::unique_ptr<asio::steady_timer> drain_timer_;
+  std::unique_ptr<asio::steady_timer> stop_timer_;  // SIGTERM: until the clients leave
 
   std::mutex mu_;  // sessions_, authenticated_, total_connections_
   std::map<Session*, std::shared_ptr<Session>> sessions_;

@@ -51,6 +51,7 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
     opt.connection = JobConnectionOptions(*job);
     opt.threads = std::max(1, job->CoresPerMachine(machine) / job->servers_per_machine);
     opt.limits = job->limits;
+    opt.stop_seconds = job->stop_seconds;
   } else if (partition_config.empty() || part < 0 || host.empty() || port < 0) {
     return Status::InvalidArgument(
         "give --config JOB.yaml --machine M, or --partition-config FILE.json --part P --host H --port N");

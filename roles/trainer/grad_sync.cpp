@@ -1,5 +1,7 @@
 #include "roles/trainer/grad_sync.h"
 
+#include "common/base/stop_request.h"
+
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -266,7 +268,20 @@ Status GradientSync::AllReduceGradients(const std::vector<torch::Tensor>& params
     if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
     grads.push_back(p.grad());
   }
-  return AllReduce(grads, true);
+  // The stop vote rides in the last bucket: no collective of its own.
+  torch::Tensor vote = torch::full({1}, StopRequested() ? 1.0 : 0.0,
+                                   grads.empty() ? torch::kFloat32 : grads.back().scalar_type());
+  grads.push_back(vote);
+  DG_RETURN_IF_ERROR(AllReduce(grads, true));
+  stop_agreed_ = vote.item<double>() > 0;
+  return Status::OK();
+}
+
+Result<bool> GradientSync::AgreeToStop() {
+  torch::Tensor vote = torch::full({1}, StopRequested() ? 1.0 : 0.0, torch::kFloat64);
+  DG_RETURN_IF_ERROR(AllReduce({vote}, false));
+  stop_agreed_ = vote.item<double>() > 0;
+  return stop_agreed_;
 }
 
 }  // namespace dg

@@ -48,7 +48,13 @@ class GradientSync {
   // if `average`.
   Status AllReduce(const std::vector<torch::Tensor>& tensors, bool average);
   // Averages the gradients of `params` (an undefined grad counts as zeros).
+  // The same collective carries each trainer's stop vote (StopRequested,
+  // common/base/stop_request.h): afterwards stop_agreed() says, identically
+  // on every trainer, whether any of them was asked to stop.
   Status AllReduceGradients(const std::vector<torch::Tensor>& params);
+  bool stop_agreed() const { return stop_agreed_; }
+  // The stop vote alone (between epochs, where no gradients move).
+  Result<bool> AgreeToStop();
 
  private:
   struct Group;      // the c10d store and process group (kept out of this header)
@@ -59,6 +65,7 @@ class GradientSync {
   GradientSyncOptions options_;
   std::unique_ptr<Group> g_;
   std::unique_ptr<PeerWatch> watch_;
+  bool stop_agreed_ = false;
 };
 
 }  // namespace dg

@@ -255,7 +255,7 @@ void RemoteBatchProvider::Shutdown(const Status& why) {
   shut_down_ = true;
   for (auto& s : slots_) {
     if (!s.conn) continue;
-    if (why.ok()) {
+    if (why.ok() || why.code() == Status::Code::kStopped) {
       s.conn->Send(MsgType::kShutdown, 0, seq_, BufferList(), /*close_after=*/true);
     } else {
       s.conn->SendError(seq_, Status::PeerLost("stopped the job: " + why.message()), /*close_after=*/true);

@@ -3,7 +3,7 @@
 # launcher's command line, records its pid, and behaves as fake_roles.json
 # (next to the config) says: servers listen on their derived port, trainers
 # sleep then exit with a code (recording when in exits_dir), samplers run until
-# SIGTERM.
+# SIGINT or SIGTERM.
 import json, os, signal, socket, subprocess, sys, time
 
 args = sys.argv[1:]
@@ -22,10 +22,11 @@ sets = [args[i + 1] for i, a in enumerate(args) if a == '--set']
 print('fake %s job=%s token=%s sets=%s cwd=%s' % (key, job_id, os.environ.get('DISTGNN_TOKEN', ''),
       ','.join(sets), os.getcwd()), flush=True)
 
-def on_term(*_):
-    print('fake %s got SIGTERM' % key, flush=True)
+def on_stop(sig, _):
+    print('fake %s got %s' % (key, signal.Signals(sig).name), flush=True)
     sys.exit(0)
-signal.signal(signal.SIGTERM, signal.SIG_IGN if b.get('ignore_term') else on_term)
+for sig in (signal.SIGTERM, signal.SIGINT):  # ignore_term: a role that will not stop
+    signal.signal(sig, signal.SIG_IGN if b.get('ignore_term') else on_stop)
 
 if b.get('grandchild'):  # a helper in the same process group that must die too
     c = subprocess.Popen(['sleep', '300'])

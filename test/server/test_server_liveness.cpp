@@ -167,6 +167,38 @@ TEST_CASE("SHUTDOWN and SIGTERM stop servers with exit 0", "[server][lifecycle]"
   CHECK(cluster.proc(1, 0).Output().find("SIGTERM") != std::string::npos);
 }
 
+TEST_CASE("SIGTERM: a server serves its connected trainer until it leaves, then exits 0; SIGINT stops it at once",
+          "[server][lifecycle][preemption]") {
+  auto tg = MakeTestGraph(300, 2000, 4, 2, 72);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 2, 1);
+  auto trainer = ConnectClient(*tg, cluster, FastClientOptions(), "", "trainer");
+  REQUIRE(trainer->Pull("labels", std::vector<int64_t>{1}).ok());
+  // SIGTERM to both: each still answers its trainer (which may be writing a checkpoint).
+  cluster.proc(0, 0).Signal(SIGTERM);
+  cluster.proc(1, 0).Signal(SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (cluster.proc(0, 0).Output().find("SIGTERM: serving 1 ") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(cluster.proc(0, 0).Output().find("SIGTERM: serving 1 ") != std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(cluster.proc(0, 0).running());
+  for (int64_t id : {int64_t{1}, int64_t{299}}) {
+    auto labels = trainer->Pull("labels", std::vector<int64_t>{id});
+    REQUIRE(labels.ok());
+  }
+  // Server 1 gets SIGINT on top: it stops now.
+  const auto t0 = std::chrono::steady_clock::now();
+  cluster.proc(1, 0).Signal(SIGINT);
+  CHECK(cluster.proc(1, 0).Wait(15) == 0);
+  CHECK(SecondsSince(t0) < 5);
+  // The trainer leaves: server 0 stops by itself.
+  trainer.reset();
+  CHECK(cluster.proc(0, 0).Wait(15) == 0);
+  CHECK(cluster.proc(0, 0).Output().find("every trainer and sampler has left") != std::string::npos);
+}
+
 TEST_CASE("bind and connect failures name the address, port and OS error", "[server][lifecycle]") {
   auto tg = MakeTestGraph(100, 500, 4, 1, 81);
   ServerCluster cluster;

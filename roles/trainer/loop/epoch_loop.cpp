@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/base/console.h"
+#include "common/base/stop_request.h"
 #include "roles/trainer/loop/model_selection.h"
 #include "roles/trainer/train_progress.h"
 #include "roles/trainer/trainer_util.h"
@@ -25,6 +26,7 @@ EpochLoop::EpochLoop(const TrainSpec& spec, const TrainHooks& hooks, EpochTask* 
 }
 
 Status EpochLoop::Run() {
+  InstallStopOnSigterm();
   try {
     int64_t start = 1;
     if (spec_.resume) {
@@ -33,6 +35,7 @@ Status EpochLoop::Run() {
     if (hooks_.writer()) DG_RETURN_IF_ERROR(metrics_.Start(start));
     if (hooks_.progress) hooks_.progress->epochs = spec_.epochs;
     for (int64_t epoch = start; epoch <= spec_.epochs; ++epoch) {
+      if (epoch > start) DG_RETURN_IF_ERROR(StopBetweenEpochs(epoch - 1));
       DG_ASSIGN_OR_RETURN(EpochStats st, TrainEpoch(epoch));
       DG_RETURN_IF_ERROR(EndEpoch(&st));
     }
@@ -93,7 +96,10 @@ Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
     Progress(epoch, st.steps, sums[0] / st.steps, sums[3] > 0 ? sums[2] / sums[3] : 0, Since(t0), st.wait_seconds,
              false);
     ++global_step_;
-    if (CheckpointDue(false) == Checkpoint::kStep) DG_RETURN_IF_ERROR(SaveStepCheckpoint(epoch, st.steps, sums, &st));
+    const bool stop = StopAgreed();
+    if (stop || CheckpointDue(false) == Checkpoint::kStep)
+      DG_RETURN_IF_ERROR(SaveStepCheckpoint(epoch, st.steps, sums, &st));
+    if (stop) return Stopped(epoch, st.steps);
   }
   st.seconds = Since(t0);
   st.split.wait = st.wait_seconds;
@@ -102,6 +108,35 @@ Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
     st.bytes_per_step = double(hooks_.network_bytes() - bytes0) / static_cast<double>(st.steps);
   Progress(epoch, st.steps, st.loss, st.train_acc, st.seconds, st.wait_seconds, true);
   return st;
+}
+
+// After a training step: whether any trainer was asked to stop (SIGTERM).
+// Every trainer learns it from the step's gradient all-reduce, so all of them
+// stop after the same step.
+bool EpochLoop::StopAgreed() const {
+  if (GradientSync* sync = task_->model().sync.get()) return sync->stop_agreed();
+  return StopRequested();
+}
+
+Status EpochLoop::StopBetweenEpochs(int64_t done_epoch) {
+  bool stop = StopRequested();
+  if (GradientSync* sync = task_->model().sync.get()) {
+    DG_ASSIGN_OR_RETURN(stop, sync->AgreeToStop());
+  }
+  if (!stop) return Status::OK();
+  const std::string where = hooks_.writer() ? "; checkpoint " + hooks_.OutPath("checkpoint.pt") : "";
+  return Status::Stopped("SIGTERM: stopped after epoch " + std::to_string(done_epoch) + " (step " +
+                         std::to_string(global_step_) + ")" + where + "; --resume continues");
+}
+
+// The step checkpoint of global_step_ is on disk (rank 0 wrote it before the
+// others returned from its collectives).
+Status EpochLoop::Stopped(int64_t epoch, int64_t batch) const {
+  std::string where;
+  if (hooks_.writer()) where = "; step checkpoint " + hooks_.OutPath("checkpoints/step-" + std::to_string(global_step_));
+  return Status::Stopped("SIGTERM: stopped after step " + std::to_string(global_step_) + " (epoch " +
+                         std::to_string(epoch) + ", batch " + std::to_string(batch) + ")" + where +
+                         "; --resume continues");
 }
 
 // The epoch's loss and counts over all trainers.

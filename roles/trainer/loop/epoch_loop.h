@@ -13,7 +13,16 @@
 //   outputs         a summary line, the epoch's metrics.jsonl line
 //                   (MetricsLog), checkpoint.pt with every trainer's RNG state
 // and at the end model.pt (best parameters), the final metrics line and the
-// task's outputs. Only rank 0 writes files; every rank makes the same
+// task's outputs.
+//
+// SIGTERM (common/base/stop_request.h) stops the run at the next step
+// boundary: the step a trainer is in finishes, every trainer learns of the
+// request from that step's gradient all-reduce (or, between epochs, from a
+// vote of its own), a step checkpoint is written as above, and Run returns
+// Status::Stopped, which the trainer role turns into exit code
+// kExitPreempted. --resume then continues bit-identically.
+//
+// Only rank 0 writes files; every rank makes the same
 // collectives in the same order.
 //
 // Restart exactness: a step checkpoint holds the parameters, optimizer, best
@@ -56,6 +65,9 @@ class EpochLoop {
   Checkpoint CheckpointDue(bool epoch_end) const;
   bool EvaluationDue(int64_t epoch) const { return epoch % spec_.eval_every == 0 || epoch == spec_.epochs; }
   Status EndEpoch(EpochStats* st);
+  bool StopAgreed() const;
+  Status StopBetweenEpochs(int64_t done_epoch);
+  Status Stopped(int64_t epoch, int64_t batch) const;
   Status Finish();
   void KeepBest(int64_t epoch, const Evaluation& e);
   Status AllReduceSums(double sums[5], EpochStats* st);
