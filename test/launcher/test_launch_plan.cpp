@@ -20,18 +20,18 @@ namespace {
 Result<JobConfig> LoadJob(const TempDir& dir, const std::string& machines_yaml, int parts, const std::string& extra,
                           const std::vector<std::string>& sets) {
   std::filesystem::create_directories(dir / "parts");
-    std::ofstream(dir / "parts/g.json") << "{\"num_parts\": " << parts
-                                        << ", \"orig_nids\": \"orig_nids.npy\", \"parts\": [{\"dir\": \"p0\"}, "
-                                           "{\"dir\": \"p1\"}]}";
-    std::filesystem::create_directories(dir / "parts/p0");
-    std::filesystem::create_directories(dir / "parts/p1");
-    std::ofstream(dir / "parts/orig_nids.npy") << "x";
-    std::ofstream(dir / "m.pt") << "x";
-    std::ofstream(dir / "job.yaml") << "job: g\npartition: parts/g.json\nmachines:"
-                                    << (machines_yaml.rfind("{", 0) == 0 ? " " : "\n") << machines_yaml << extra
-                                    << "train: {model: m.pt}\n";
-    unsetenv("DISTGNN_TOKEN");
-    return LoadJobConfig(dir / "job.yaml", sets);
+  std::ofstream(dir / "parts/g.json") << "{\"num_parts\": " << parts
+                                      << ", \"orig_nids\": \"orig_nids.npy\", \"parts\": [{\"dir\": \"p0\"}, "
+                                         "{\"dir\": \"p1\"}]}";
+  std::filesystem::create_directories(dir / "parts/p0");
+  std::filesystem::create_directories(dir / "parts/p1");
+  std::ofstream(dir / "parts/orig_nids.npy") << "x";
+  std::ofstream(dir / "m.pt") << "x";
+  std::ofstream(dir / "job.yaml") << "job: g\npartition: parts/g.json\nmachines:"
+                                  << (machines_yaml.rfind("{", 0) == 0 ? " " : "\n") << machines_yaml << extra
+                                  << "train: {model: m.pt}\n";
+  unsetenv("DISTGNN_TOKEN");
+  return LoadJobConfig(dir / "job.yaml", sets);
 }
 
 struct Job {
@@ -244,12 +244,11 @@ TEST_CASE("scheduler slurm: every process is an srun step on its node, the token
     INFO(p.label);
     CHECK(p.remote);
     CHECK(p.stdin_text == "s3cr3t\n");
-    REQUIRE(p.command.size() == 11);
-    CHECK(std::vector<std::string>(p.command.begin(), p.command.begin() + 10) ==
+    REQUIRE(p.command.size() == 10);
+    CHECK(std::vector<std::string>(p.command.begin(), p.command.begin() + 9) ==
           std::vector<std::string>{"srun", "--nodes=1", "--ntasks=1", "--nodelist=node" + std::to_string(p.machine),
-                                   "--overlap", "--kill-on-bad-exit=0", "--quiet", "/bin/sh", "-c",
-                                   p.command[9]});
-    CHECK(p.command[10].rfind("cd " + job.dir.path() + " && IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && "
+                                   "--overlap", "--kill-on-bad-exit=0", "--quiet", "/bin/sh", "-c"});
+    CHECK(p.command[9].rfind("cd " + job.dir.path() + " && IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && "
                               "exec /shared/distgnn --role ", 0) == 0);
     for (const auto& a : p.command) CHECK(a.find("s3cr3t") == std::string::npos);
     // pkill finds the role on its node, never the srun client carrying its command.
