@@ -28,6 +28,9 @@ int RunLaunch(int argc, char** argv) {
       ("server-timeout", po::value(&o.settings.server_timeout_s)->default_value(60),
        "seconds for every server to accept connections")
       ("grace", po::value(&o.settings.grace_s)->default_value(5), "seconds between SIGTERM and SIGKILL")
+      ("scheduler", po::value<std::string>(),
+       "direct | slurm: how each process is started (= --set scheduler=NAME; default: slurm for machines: "
+       "{from: slurm}, else here or over ssh as each machine says)")
       ("metrics-port", po::value(&o.metrics_port), "every process serves Prometheus /metrics from this base port (= --set ports.metrics=N)")
       ("verbose,v", "echo every line of every process (default: trainer 0's progress and every warning/error)")
       ("quiet", "do not echo process output (it still goes to the log files)")
@@ -37,6 +40,7 @@ int RunLaunch(int argc, char** argv) {
   po::variables_map vm;
   Status st = cli::Parse(desc, argc, argv, &vm, &pos);
   if (!st.ok()) return cli::ExitCode(argv[0], st);
+  if (vm.count("scheduler")) o.sets.push_back("scheduler=" + vm["scheduler"].as<std::string>());
   o.resume = vm.count("resume") > 0;
   o.requeue = vm.count("requeue") > 0;
   o.metrics_port_given = vm.count("metrics-port") > 0;

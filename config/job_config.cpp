@@ -21,6 +21,7 @@
 
 #include "common/storage/link_split.h"
 #include "config/partition_summary.h"
+#include "config/slurm_allocation.h"
 #include "config/train_yaml.h"
 #include "config/yaml_checker.h"
 #include "config/yaml_overrides.h"
@@ -33,7 +34,8 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
                                            "ports",     "processes", "train",  "output_dir",
-                                           "network",   "limits",    "restart", "verify_checksums"};
+                                           "network",   "limits",    "restart", "verify_checksums",
+                                           "scheduler"};
 const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port",   "ssh_key",
                                                "workspace", "binary", "ssh_options"};
 const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "metrics"};
@@ -86,9 +88,25 @@ Status ExpectFile(const Checker& c, const YAML::Node& n, const std::string& key,
   return Status::OK();
 }
 
+// `machines: {from: slurm}`: the nodes of the allocation (slurm_allocation.h).
+Status LoadSlurmMachines(const Checker& c, const YAML::Node& n, JobConfig* cfg) {
+  DG_RETURN_IF_ERROR(c.CheckKeys(n, "machines", {"from"}));
+  std::string from;
+  DG_RETURN_IF_ERROR(c.String(n["from"], "machines.from", true, &from));
+  if (from != "slurm")
+    return c.Err(n["from"], "machines.from", "expected slurm (the nodes of the Slurm allocation), got '" + from + "'");
+  auto machines = SlurmAllocationMachines();
+  if (!machines.ok()) return c.Err(n["from"], "machines.from", machines.status().message());
+  cfg->machines = std::move(*machines);
+  cfg->machine_source = MachineSource::kSlurm;
+  cfg->scheduler = Scheduler::kSlurm;
+  return Status::OK();
+}
+
 Status LoadMachines(const Checker& c, const YAML::Node& seq, const std::string& base_dir, JobConfig* cfg) {
+  if (seq.IsMap() && seq["from"]) return LoadSlurmMachines(c, seq, cfg);
   if (!seq.IsSequence() || seq.size() == 0)
-    return c.Err(seq, "machines", "expected a non-empty list of {host: ...}, got " + Describe(seq));
+    return c.Err(seq, "machines", "expected a non-empty list of {host: ...} or {from: slurm}, got " + Describe(seq));
   for (size_t m = 0; m < seq.size(); ++m) {
     const YAML::Node n = seq[m];
     const std::string p = "machines[" + std::to_string(m) + "]";
@@ -121,6 +139,7 @@ Status LoadMachines(const Checker& c, const YAML::Node& seq, const std::string& 
     }
     if (mc.ssh.empty() && (!mc.workspace.empty() || !mc.ssh_key.empty()))
       return c.Err(n, p, "workspace/ssh_key given without an ssh target; add ssh: user@host");
+    mc.slurm_node = mc.host;
     cfg->machines.push_back(mc);
   }
   return Status::OK();
@@ -322,6 +341,15 @@ Status LoadNetwork(const Checker& c, const YAML::Node& n, JobConfig* cfg) {
   return Status::OK();
 }
 
+Status LoadScheduler(const Checker& c, const YAML::Node& n, Scheduler* out) {
+  std::string word;
+  DG_RETURN_IF_ERROR(c.String(n, "scheduler", true, &word));
+  if (!Parse(word, out))
+    return c.Err(n, "scheduler",
+                 "expected direct (here or over ssh, as each machine says) or slurm (srun steps), got '" + word + "'");
+  return Status::OK();
+}
+
 Status LoadRestart(const Checker& c, const YAML::Node& rs, RestartConfig* restart) {
   DG_RETURN_IF_ERROR(c.Map(rs, "restart"));
   DG_RETURN_IF_ERROR(c.CheckKeys(rs, "restart", kRestartKeys));
@@ -347,10 +375,16 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
 
   if (!r["machines"]) return c.Err(r, "machines", "missing (one {host: ...} per partition)");
   DG_RETURN_IF_ERROR(LoadMachines(c, r["machines"], cfg.base_dir, &cfg));
+  if (cfg.num_machines() != summary->num_parts && cfg.machine_source == MachineSource::kSlurm)
+    return c.Err(r["machines"], "machines.from",
+                 "the Slurm allocation has " + std::to_string(cfg.num_machines()) + " node(s), but " + cfg.partition +
+                     " has num_parts " + std::to_string(summary->num_parts) + " (ask for one node per partition: "
+                     "sbatch --nodes=" + std::to_string(summary->num_parts) + ")");
   if (cfg.num_machines() != summary->num_parts)
     return c.Err(r["machines"], "machines",
                  std::to_string(cfg.num_machines()) + " machines listed, but " + cfg.partition + " has num_parts " +
                      std::to_string(summary->num_parts) + " (one machine per partition, in partition order)");
+  if (const YAML::Node sch = r["scheduler"]) DG_RETURN_IF_ERROR(LoadScheduler(c, sch, &cfg.scheduler));
   DG_RETURN_IF_ERROR(LoadPortsAndProcesses(c, r, &cfg));
   DG_RETURN_IF_ERROR(LoadTrain(c, r, *summary, &cfg));
 
@@ -376,6 +410,14 @@ Result<JobConfig> LoadJobConfig(const std::string& yaml_path, const std::vector<
   } catch (const std::exception& e) {
     return Status::InvalidArgument(yaml_path + ": " + e.what());
   }
+}
+
+const char* Name(Scheduler v) { return v == Scheduler::kSlurm ? "slurm" : "direct"; }
+
+bool Parse(const std::string& word, Scheduler* out) {
+  for (Scheduler v : {Scheduler::kDirect, Scheduler::kSlurm})
+    if (word == Name(v)) return *out = v, true;
+  return false;
 }
 
 int JobConfig::CoresPerMachine(int machine) const {

@@ -26,7 +26,22 @@ struct MachineConfig {
   // `ssh -o` options (e.g. "StrictHostKeyChecking=accept-new").
   std::string binary;
   std::vector<std::string> ssh_options;
+  // The Slurm node it is (srun --nodelist): the node's name for machines
+  // from a Slurm allocation, else its host.
+  std::string slurm_node;
 };
+
+// Where the machine list comes from: the YAML's list, or the Slurm
+// allocation the process runs in (`machines: {from: slurm}`, slurm_allocation.h).
+enum class MachineSource { kList, kSlurm };
+
+// How `launch` starts each process on its machine (the top-level key
+// `scheduler`, or `launch --scheduler`): kDirect runs it here or over ssh as
+// the machine's entry says; kSlurm runs it as a step of the Slurm allocation
+// (srun on the machine's node). Default: kSlurm for machines from Slurm.
+enum class Scheduler { kDirect, kSlurm };
+const char* Name(Scheduler v);
+bool Parse(const std::string& word, Scheduler* out);
 
 // restart: what `launch` does when a process or host of the job is lost:
 // relaunch the whole job from its last complete checkpoint up to `max` times,
@@ -59,6 +74,8 @@ struct JobConfig {
   std::string partition;      // resolved path of the partition json
   std::string token;          // cluster token; env DISTGNN_TOKEN overrides ""
   std::vector<MachineConfig> machines;
+  MachineSource machine_source = MachineSource::kList;
+  Scheduler scheduler = Scheduler::kDirect;
   int server_port = 30050;
   int trainer_port = 30200;
   int rendezvous_port = 29500;

@@ -20,6 +20,8 @@ PACKAGES=(
   catch2
   # tests: the ssh launch path, and loading a model exported from Python
   openssh-server openssh-client rsync python3-torch
+  # tests: launch under Slurm (scripts/slurm-cluster.sh: slurmctld, slurmd, the clients, munge)
+  slurmctld slurmd slurm-client munge
   procps time
   # the run report's plots (distgnn report), and the browser its test renders it in
   gnuplot-nox chromium

@@ -1,6 +1,7 @@
 #include "roles/launcher/launch_plan.h"
 
 #include "common/net/handshake.h"
+#include "roles/launcher/process_starter.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -92,13 +93,6 @@ std::string RegexEscape(const std::string& s) {
   return out;
 }
 
-// "cd WS" for a remote shell; keeps a leading ~/ unquoted so it expands.
-std::string CdCommand(const std::string& dir) {
-  if (dir == "~") return "cd";
-  if (dir.rfind("~/", 0) == 0) return "cd ~/" + ShellQuote(dir.substr(2));
-  return "cd " + ShellQuote(dir);
-}
-
 }  // namespace
 
 Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt) {
@@ -119,13 +113,13 @@ Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt)
     p.rank = rank;
     p.host = mc.host;
     p.port = port;
-    p.remote = !mc.ssh.empty();
-    const bool in_workspace = p.remote && !mc.workspace.empty();
+    const ProcessStarter& starter = StarterFor(cfg, m);
+    p.remote = starter.remote();
+    const bool in_workspace = !mc.ssh.empty() && !mc.workspace.empty();
     p.workdir = in_workspace ? mc.workspace : cfg.base_dir;
     std::string binary = !opt.override_binary.empty() ? opt.override_binary
                          : !mc.binary.empty()         ? mc.binary
-                         : p.remote                   ? opt.remote_binary
-                                                      : opt.local_binary;
+                                                      : starter.DefaultBinary(opt);
     p.role_argv = {binary,
                    "--role", RoleName(role),
                    "--config", in_workspace ? config_name : cfg.path,
@@ -137,24 +131,9 @@ Result<LaunchPlan> BuildLaunchPlan(const JobConfig& cfg, const PlanOptions& opt)
     if (!cfg.token.empty() && !p.remote) p.env.emplace_back("DISTGNN_TOKEN", cfg.token);
     if (const char* lvl = std::getenv("DISTGNN_LOG_LEVEL")) p.env.emplace_back("DISTGNN_LOG_LEVEL", lvl);
     if (p.remote) {
-      // The token goes through ssh's stdin (one line), never into an argv.
-      std::string remote = CdCommand(p.workdir) + " && ";
-      if (!cfg.token.empty()) {
-        p.stdin_text = cfg.token + "\n";
-        remote += "IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && ";
-      }
-      remote += "exec ";
-      if (!p.env.empty()) {
-        remote += "env";
-        for (const auto& [k, v] : p.env) remote += " " + k + "=" + ShellQuote(v);
-        remote += " ";
-      }
-      // '--job-id' is quoted on purpose: the local ssh client's own command line
-      // then never matches the pkill patterns (when a "remote" host is this host).
-      for (size_t a = 0; a < p.role_argv.size(); ++a)
-        remote += (a ? " " : "") + (p.role_argv[a] == "--job-id" ? "'--job-id'" : ShellQuote(p.role_argv[a]));
-      p.command = SshPrefix(mc);
-      p.command.push_back(remote);
+      // The token goes through the command's stdin (one line), never into an argv.
+      if (!cfg.token.empty()) p.stdin_text = cfg.token + "\n";
+      p.command = starter.Shell(mc, RemoteRoleCommand(p, !cfg.token.empty()));
     } else {
       p.command = p.role_argv;
     }
@@ -212,7 +191,7 @@ std::string FormatPlan(const JobConfig& cfg, const LaunchPlan& plan) {
       << "config:     " << cfg.path << "\n"
       << "partition:  " << cfg.partition << " (" << cfg.num_machines() << " parts)\n"
       << "model:      " << cfg.train.model << "\n"
-      << "token:      " << (cfg.token.empty() ? "none" : "set (DISTGNN_TOKEN in the environment; over ssh on stdin)") << "\n"
+      << "token:      " << (cfg.token.empty() ? "none" : "set (DISTGNN_TOKEN in the environment; over ssh or srun on stdin)") << "\n"
       << "processes:  per machine " << cfg.servers_per_machine << " server(s), " << cfg.trainers_per_machine
       << " trainer(s), " << cfg.samplers_per_trainer << " sampler(s) per trainer\n"
       << "rendezvous: " << cfg.RendezvousHost() << ":" << cfg.rendezvous_port << " (trainer 0)\n"
@@ -232,7 +211,7 @@ std::string FormatPlan(const JobConfig& cfg, const LaunchPlan& plan) {
                            : p.role == Role::kTrainer ? MetricsRole::kTrainer
                                                       : MetricsRole::kSampler;
     if (cfg.metrics_port > 0) out << " metrics :" << cfg.MetricsPort(mr, p.machine, p.index);
-    out << (p.remote ? " via ssh " + cfg.machines[p.machine].ssh : std::string(" (local)"));
+    out << " " << StarterFor(cfg, p.machine).Via(cfg.machines[p.machine]);
     if (p.role == Role::kSampler && cfg.samplers_per_trainer > 0)
       out << " serves trainer " << p.index / cfg.samplers_per_trainer;
     std::string cmd = ShellJoin(p.command);

@@ -11,13 +11,16 @@
 // on remote hosts (pkill -f), and the --set overrides are the launch's own.
 // The cluster token never goes into an argv (`ps` shows those to everyone):
 // local processes get it in their environment (DISTGNN_TOKEN); ssh processes
-// read it from ssh's stdin (ProcessSpec::stdin_text).
+// read it from ssh's stdin (ProcessSpec::stdin_text), srun steps from srun's.
 //
-// Local machines (no `ssh` key) run the command directly in the config's
-// folder; ssh machines run `ssh -o BatchMode=yes ... TARGET 'cd WS && IFS= read
+// Each machine's processes are started by its ProcessStarter
+// (process_starter.h). Local machines (no `ssh` key) run the command directly
+// in the config's folder; ssh machines run `ssh -o BatchMode=yes ... TARGET 'cd WS && IFS= read
 // -r DISTGNN_TOKEN && export DISTGNN_TOKEN && exec BINARY ...'` (CONFIG is then the config's file name inside
 // the workspace, where `distgnn copy` puts it; without a workspace the same
-// absolute paths are assumed on a shared filesystem).
+// absolute paths are assumed on a shared filesystem). With `scheduler: slurm`
+// (machines: {from: slurm}) every process is an srun step on its machine's
+// node running the same shell command as over ssh (srun_starter.cpp).
 #pragma once
 
 #include <string>
@@ -38,12 +41,12 @@ struct ProcessSpec {
   int rank = 0;   // global: server m*S+i, trainer m*T+t, sampler m*T*K+i
   std::string host;
   int port = 0;   // listening port (servers, trainers); 0 for samplers
-  bool remote = false;
+  bool remote = false;                 // started through ssh or srun (process_starter.h)
   std::string workdir;                 // where the role runs (cd there first)
   std::vector<std::string> role_argv;  // BINARY --role ... (what runs on the host)
   std::vector<std::pair<std::string, std::string>> env;  // extra environment (local processes)
-  std::string stdin_text;              // written to the process's stdin (ssh: the token line)
-  std::vector<std::string> command;    // what the launcher execs: role_argv or ssh ...
+  std::string stdin_text;              // written to the process's stdin (ssh, srun: the token line)
+  std::vector<std::string> command;    // what the launcher execs: role_argv, ssh ... or srun ...
   std::string label;                   // "machine/role/rank", e.g. "1/trainer/1"
   std::string log_file;                // RUN_DIR/logs/<machine>-<role>-<index>.log
   std::string kill_pattern;            // pkill -f regex matching exactly this process

@@ -20,6 +20,7 @@
 #include "roles/launcher/child_process.h"
 #include "roles/launcher/console_view.h"
 #include "roles/launcher/launch_lease.h"
+#include "roles/launcher/process_starter.h"
 #include "common/storage/partition.h"
 #include "roles/job/job_client.h"
 #include "roles/job/role_args.h"
@@ -346,10 +347,7 @@ class Launcher {
       what += ": ssh failed (host " + cfg_.machines[m].ssh +
               " unreachable, refused the key, or the remote process was killed)";
       // A crashed or cut-off host does not answer a fresh ssh either: name it so.
-      std::vector<std::string> probe = SshPrefix(cfg_.machines[m]);
-      probe.insert(probe.begin() + 1, {"-o", "ConnectTimeout=3"});
-      probe.push_back("true");
-      if (RunWithin(probe, 5) != 0) {
+      if (RunWithin(StarterFor(cfg_, m).Shell(cfg_.machines[m], "true", /*probe=*/true), 5) != 0) {
         unreachable_.insert(m);
         return Fail(&p, "machine " + std::to_string(m) + " (" + cfg_.machines[m].host + ") is unreachable: " + what +
                             "; a fresh ssh to it fails too");
@@ -457,8 +455,8 @@ class Launcher {
     }
     std::vector<pid_t> pids;
     for (const auto& [m, pat] : patterns) {
-      std::vector<std::string> argv = SshPrefix(cfg_.machines[m]);
-      argv.push_back("pkill -" + std::string(sig) + " -f " + ShellQuote(pat) + "; true");
+      std::vector<std::string> argv =
+          StarterFor(cfg_, m).Shell(cfg_.machines[m], "pkill -" + std::string(sig) + " -f " + ShellQuote(pat) + "; true");
       pid_t pid = SpawnChild(argv, "", {}, -1);
       if (pid > 0) pids.push_back(pid);
     }

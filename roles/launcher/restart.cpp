@@ -12,6 +12,7 @@
 
 #include "common/io/json_writer.h"
 #include "roles/launcher/child_process.h"
+#include "roles/launcher/process_starter.h"
 
 namespace dg {
 namespace {
@@ -22,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 Status WaitForMachines(const JobConfig& cfg, const LaunchPlan& plan, double wait_seconds) {
-  std::map<int, std::string> patterns;  // ssh machine -> the failed attempt's processes
+  std::map<int, std::string> patterns;  // remote machine -> the failed attempt's processes
   for (const ProcessSpec& p : plan.processes)
     if (p.remote) patterns[p.machine] = plan.host_kill_pattern;
   const auto deadline = Clock::now() + std::chrono::duration<double>(wait_seconds);
@@ -30,9 +31,8 @@ Status WaitForMachines(const JobConfig& cfg, const LaunchPlan& plan, double wait
   for (const auto& [m, pat] : patterns) {
     bool back = false;
     while (true) {
-      std::vector<std::string> argv = SshPrefix(cfg.machines[m]);
-      argv.insert(argv.begin() + 1, {"-o", "ConnectTimeout=3"});
-      argv.push_back("pkill -KILL -f " + ShellQuote(pat) + "; true");
+      std::vector<std::string> argv =
+          StarterFor(cfg, m).Shell(cfg.machines[m], "pkill -KILL -f " + ShellQuote(pat) + "; true", /*probe=*/true);
       const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
       if (RunWithin(argv, std::max(1.0, std::min(10.0, left))) == 0) {
         back = true;

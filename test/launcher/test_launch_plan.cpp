@@ -16,23 +16,30 @@ using dg::test::TempDir;
 
 namespace {
 
+// Writes a partition stub of `parts` parts, a model stub and job.yaml into dir; loads it.
+Result<JobConfig> LoadJob(const TempDir& dir, const std::string& machines_yaml, int parts, const std::string& extra,
+                          const std::vector<std::string>& sets) {
+  std::filesystem::create_directories(dir / "parts");
+  std::ofstream(dir / "parts/g.json") << "{\"num_parts\": " << parts
+                                      << ", \"orig_nids\": \"orig_nids.npy\", \"parts\": [{\"dir\": \"p0\"}, "
+                                         "{\"dir\": \"p1\"}]}";
+  std::filesystem::create_directories(dir / "parts/p0");
+  std::filesystem::create_directories(dir / "parts/p1");
+  std::ofstream(dir / "parts/orig_nids.npy") << "x";
+  std::ofstream(dir / "m.pt") << "x";
+  std::ofstream(dir / "job.yaml") << "job: g\npartition: parts/g.json\nmachines:"
+                                  << (machines_yaml.rfind("{", 0) == 0 ? " " : "\n") << machines_yaml << extra
+                                  << "train: {model: m.pt}\n";
+  unsetenv("DISTGNN_TOKEN");
+  return LoadJobConfig(dir / "job.yaml", sets);
+}
+
 struct Job {
   TempDir dir;
   JobConfig cfg;
   Job(const std::string& machines_yaml, int parts, const std::string& extra = "",
       const std::vector<std::string>& sets = {}) {
-    std::filesystem::create_directories(dir / "parts");
-    std::ofstream(dir / "parts/g.json") << "{\"num_parts\": " << parts
-                                        << ", \"orig_nids\": \"orig_nids.npy\", \"parts\": [{\"dir\": \"p0\"}, "
-                                           "{\"dir\": \"p1\"}]}";
-    std::filesystem::create_directories(dir / "parts/p0");
-    std::filesystem::create_directories(dir / "parts/p1");
-    std::ofstream(dir / "parts/orig_nids.npy") << "x";
-    std::ofstream(dir / "m.pt") << "x";
-    std::ofstream(dir / "job.yaml") << "job: g\npartition: parts/g.json\nmachines:\n"
-                                    << machines_yaml << extra << "train: {model: m.pt}\n";
-    unsetenv("DISTGNN_TOKEN");
-    auto r = LoadJobConfig(dir / "job.yaml", sets);
+    auto r = LoadJob(dir, machines_yaml, parts, extra, sets);
     INFO((r.ok() ? "" : r.status().message()));
     REQUIRE(r.ok());
     cfg = *r;
@@ -224,4 +231,46 @@ TEST_CASE("a job without a token gets a random one per launch, handed over outsi
   REQUIRE(warnings.size() == 2);
   CHECK(warnings[0].find("keep that file private") != std::string::npos);
   CHECK(warnings[1].find("only 5 characters") != std::string::npos);
+}
+
+TEST_CASE("scheduler slurm: every process is an srun step on its node, the token on srun's stdin", "[plan]") {
+  Job job("  - host: node0\n  - host: node1\n", 2, "scheduler: slurm\ntoken: s3cr3t\n");
+  PlanOptions opt;
+  opt.local_binary = "/shared/distgnn";
+  opt.job_id = "g-abc";
+  auto plan = BuildLaunchPlan(job.cfg, opt);
+  REQUIRE(plan.ok());
+  for (const ProcessSpec& p : plan->processes) {
+    INFO(p.label);
+    CHECK(p.remote);
+    CHECK(p.stdin_text == "s3cr3t\n");
+    REQUIRE(p.command.size() == 10);
+    CHECK(std::vector<std::string>(p.command.begin(), p.command.begin() + 9) ==
+          std::vector<std::string>{"srun", "--nodes=1", "--ntasks=1", "--nodelist=node" + std::to_string(p.machine),
+                                   "--overlap", "--kill-on-bad-exit=0", "--quiet", "/bin/sh", "-c"});
+    CHECK(p.command[9].rfind("cd " + job.dir.path() + " && IFS= read -r DISTGNN_TOKEN && export DISTGNN_TOKEN && "
+                              "exec /shared/distgnn --role ", 0) == 0);
+    for (const auto& a : p.command) CHECK(a.find("s3cr3t") == std::string::npos);
+    // pkill finds the role on its node, never the srun client carrying its command.
+    CHECK(Matches(p.kill_pattern, Cmdline(p.role_argv)));
+    CHECK_FALSE(Matches(p.kill_pattern, Cmdline(p.command)));
+  }
+  CHECK(FormatPlan(job.cfg, *plan).find("on node0:") != std::string::npos);
+  CHECK(FormatPlan(job.cfg, *plan).find("via srun on node node1") != std::string::npos);
+}
+
+TEST_CASE("machines from slurm outside an allocation, an unknown source or scheduler: one error naming the key",
+          "[plan]") {
+  TempDir dir;
+  unsetenv("SLURM_JOB_NODELIST");
+  auto r = LoadJob(dir, "{from: slurm}\n", 2, "", {});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message().find("key 'machines.from'") != std::string::npos);
+  CHECK(r.status().message().find("SLURM_JOB_NODELIST is not set") != std::string::npos);
+  r = LoadJob(dir, "{from: pbs}\n", 2, "", {});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message().find("expected slurm") != std::string::npos);
+  r = LoadJob(dir, "  - host: a\n  - host: b\n", 2, "scheduler: kubernetes\n", {});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message().find("key 'scheduler'") != std::string::npos);
 }

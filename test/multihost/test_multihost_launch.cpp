@@ -69,14 +69,7 @@ struct MultiHostJob {
 };
 
 // distgnn processes (the binary itself, not ssh clients) alive in host h.
-std::vector<pid_t> DistgnnOn(const NetnsCluster& c, int h) {
-  std::vector<pid_t> out;
-  for (pid_t p : c.Pids(h)) {
-    std::string cmd = ReadFile("/proc/" + std::to_string(p) + "/cmdline");
-    if (cmd.rfind(DistgnnBin() + std::string(1, '\0'), 0) == 0) out.push_back(p);
-  }
-  return out;
-}
+std::vector<pid_t> DistgnnOn(const NetnsCluster& c, int h) { return c.DistgnnPids(h); }
 
 bool NoDistgnnOn(const NetnsCluster& c, const std::vector<int>& hosts) {
   for (int h : hosts)

@@ -17,7 +17,7 @@ namespace dg::test {
 
 namespace {
 
-std::string Script() { return SourceDir() + "/scripts/netns-cluster.sh"; }
+std::string Script(const std::string& name = "netns-cluster.sh") { return SourceDir() + "/scripts/" + name; }
 
 // The full path of `ip` (Subprocess execs without a PATH search).
 std::string IpBinary() {
@@ -45,7 +45,7 @@ std::string ShellOutput(const std::string& cmd) {
   return out;
 }
 
-NetnsCluster::NetnsCluster(int hosts, const std::string& flags) {
+NetnsCluster::NetnsCluster(int hosts, const std::string& flags, const std::string& script) : script_(script) {
   static std::atomic<int> counter{0};
   prefix = "t" + std::to_string(getpid()) + std::string(1, static_cast<char>('a' + counter++ % 26));
   state_dir = "/tmp/distgnn-netns-" + prefix;
@@ -66,20 +66,20 @@ NetnsCluster::NetnsCluster(int hosts, const std::string& flags) {
       int devnull = open("/dev/null", O_RDWR);
       dup2(devnull, 1);
       dup2(devnull, 2);
-      execl("/bin/bash", "bash", Script().c_str(), "down", "--prefix", prefix.c_str(), static_cast<char*>(nullptr));
+      execl("/bin/bash", "bash", Script(script_).c_str(), "down", "--prefix", prefix.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     close(fds[0]);  // fds[1] stays open (close-on-exec) for this process's lifetime
   }
   const std::string log = state_dir + ".up.log";
-  const int rc = std::system(("bash " + Quote(Script()) + " up " + std::to_string(hosts) + " --prefix " + prefix +
+  const int rc = std::system(("bash " + Quote(Script(script_)) + " up " + std::to_string(hosts) + " --prefix " + prefix +
                               " " + flags + " > " + log + " 2>&1")
                                  .c_str());
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::remove(log.c_str());
   if (rc != 0) {
-    skip_reason = "scripts/netns-cluster.sh up failed: " + text;
+    skip_reason = "scripts/" + script_ + " up failed: " + text;
     return;
   }
   std::ifstream h(state_dir + "/hosts");
@@ -93,7 +93,7 @@ NetnsCluster::~NetnsCluster() {
     waitpid(watchdog_, nullptr, 0);
   }
   if (geteuid() == 0)
-    std::system(("bash " + Quote(Script()) + " down --prefix " + prefix + " > /dev/null 2>&1").c_str());
+    std::system(("bash " + Quote(Script(script_)) + " down --prefix " + prefix + " > /dev/null 2>&1").c_str());
 }
 
 std::string NetnsCluster::SecondAddress(int h) const {
@@ -124,6 +124,16 @@ std::vector<pid_t> NetnsCluster::Pids(int h) const {
   std::vector<pid_t> out;
   for (pid_t p; in >> p;)
     if (ProcessAlive(p)) out.push_back(p);
+  return out;
+}
+
+std::vector<pid_t> NetnsCluster::DistgnnPids(int h) const {
+  std::vector<pid_t> out;
+  for (pid_t p : Pids(h)) {
+    std::ifstream in("/proc/" + std::to_string(p) + "/cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.rfind(DistgnnBin() + std::string(1, '\0'), 0) == 0) out.push_back(p);
+  }
   return out;
 }
 

@@ -17,7 +17,10 @@ namespace dg::test {
 class NetnsCluster {
  public:
   // flags: extra `up` flags, e.g. "--second-address" or "--rate 1gbit".
-  explicit NetnsCluster(int hosts, const std::string& flags = "");
+  // script: the scripts/ file that brings the cluster up and down (one that
+  // makes the namespace hosts with netns-cluster.sh under the same prefix,
+  // e.g. slurm-cluster.sh); actions (Do) always go to netns-cluster.sh.
+  explicit NetnsCluster(int hosts, const std::string& flags = "", const std::string& script = "netns-cluster.sh");
   ~NetnsCluster();
   NetnsCluster(const NetnsCluster&) = delete;
   NetnsCluster& operator=(const NetnsCluster&) = delete;
@@ -38,10 +41,13 @@ class NetnsCluster {
   int Do(const std::string& action, int h) const;
   // Live processes in host h's namespace.
   std::vector<pid_t> Pids(int h) const;
+  // distgnn processes (the binary itself, not an ssh or srun client) alive in host h.
+  std::vector<pid_t> DistgnnPids(int h) const;
   // `ss -ltnp` lines of host h naming a distgnn process.
   std::vector<std::string> DistgnnListeners(int h) const;
 
  private:
+  std::string script_;
   pid_t watchdog_ = -1;
 };
 
