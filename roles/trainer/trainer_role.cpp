@@ -316,6 +316,9 @@ Result<TrainRun> BuildRun(TrainerProcess* p) {
                                                      if (cache) WriteFeatureCacheMetrics(*cache, rank, &out);
                                                      AddProcessMetrics(&out, Since(metrics_start));
                                                      return out.str();
+                                                   },
+                                                   [progress = &p->progress] {
+                                                     return progress->joined ? "" : "loading the model and joining the other trainers";
                                                    }));
   TrainRun run{p->spec(), TrainHooks()};
   TrainSpec& spec = run.spec;
