@@ -1,5 +1,6 @@
 #include "roles/job/role_args.h"
 
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "roles/job/machine_hosts.h"
@@ -33,8 +34,10 @@ Result<JobConfig> LoadRoleJob(const RoleArgs& a, const std::string& role_name) {
   DG_RETURN_IF_ERROR(CheckIndex(index, "--index", ProcessIndexVariables(), per_machine,
                                 per_machine_key + " gives " + std::to_string(per_machine) + " " + role_name +
                                     "(s) per machine"));
+  // Before SetupLogging (which needs the rank): a logger of its own, on stderr as every role's lines.
+  spdlog::logger log("identity", std::make_shared<spdlog::sinks::stderr_sink_st>());
   for (const std::string& line : {DescribeIndex("machine", machine), DescribeIndex("index", index)})
-    if (!line.empty()) spdlog::info("{}: {}", role_name, line);
+    if (!line.empty()) log.info("{}: {}", role_name, line);
   DG_RETURN_IF_ERROR(ResolveMachineHosts(&job, a.machine));
   return job;
 }
