@@ -317,8 +317,9 @@ Result<TrainRun> BuildRun(TrainerProcess* p) {
                                                      AddProcessMetrics(&out, Since(metrics_start));
                                                      return out.str();
                                                    },
-                                                   [progress = &p->progress] {
-                                                     return progress->joined ? "" : "loading the model and joining the other trainers";
+                                                   [progress = &p->progress]() -> std::string {
+                                                     if (progress->joined) return "";
+                                                     return "loading the model and joining the other trainers";
                                                    }));
   TrainRun run{p->spec(), TrainHooks()};
   TrainSpec& spec = run.spec;

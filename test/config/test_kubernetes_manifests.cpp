@@ -15,6 +15,7 @@
 #include <set>
 
 #include "config/job_config.h"
+#include "roles/job/machine_identity.h"
 #include "test/support/test_support.h"
 
 using namespace dg;
@@ -167,7 +168,10 @@ TEST_CASE("the Kubernetes example runs each machine's roles with --machine auto,
       INFO(flag);
       CHECK(accepted[role].count(flag));
     }
-    CHECK(flags["--machine"] == "auto");  // JOB_COMPLETION_INDEX (roles/job/machine_identity.h)
+    // JOB_COMPLETION_INDEX, which Kubernetes sets: the container sets none of the variables --machine auto reads.
+    CHECK(flags["--machine"] == "auto");
+    for (const YAML::Node& e : c["env"])
+      for (const std::string& v : MachineIndexVariables()) CHECK(e["name"].as<std::string>() != v);
     indices[role].insert(std::stoi(flags["--index"]));
     // A server never ends by itself: it runs beside the others and is stopped when they end.
     CHECK((role == "server") == (sidecars.count(name) == 1));
