@@ -1,13 +1,33 @@
 #include "cmd/role_flags.h"
 
+#include <cstdlib>
+
 namespace dg {
+namespace {
+
+// --machine and --index as text ("auto" or a number), resolved when parsed
+// (roles/job/machine_identity.h); LoadRoleJob checks them against the YAML.
+cli::po::typed_value<std::string>* IndexFlag(const char* default_text, const std::vector<std::string>& variables,
+                                               int* value, IndexSource* from) {
+  return cli::po::value<std::string>()->default_value(default_text)->notifier(
+      [&variables, value, from](const std::string& text) {
+        const IndexChoice c = ChooseIndex(text, variables, [](const char* name) { return std::getenv(name); });
+        *value = c.value;
+        *from = c.from;
+      });
+}
+
+}  // namespace
 
 void AddRoleOptions(cli::po::options_description* desc, RoleArgs* a) {
   desc->add_options()
       ("role", cli::po::value(&a->role), "server | sampler | trainer")
       ("config", cli::po::value(&a->config), "job YAML")
-      ("machine", cli::po::value(&a->machine), "machine index M in the job YAML (= partition id)")
-      ("index", cli::po::value(&a->index)->default_value(0), "which of this role's processes on the machine")
+      ("machine", IndexFlag("auto", MachineIndexVariables(), &a->machine, &a->machine_from),
+       "machine index M in the job YAML (= partition id); auto: from SLURM_NODEID, JOB_COMPLETION_INDEX, "
+       "GROUP_RANK or RANK, the first one set")
+      ("index", IndexFlag("0", ProcessIndexVariables(), &a->index, &a->index_from),
+       "which of this role's processes on the machine; auto: from SLURM_LOCALID or LOCAL_RANK")
       ("job-id", cli::po::value(&a->job_id), "job id (set by distgnn launch; marks the process)")
       ("lease", cli::po::value(&a->lease),
        "HOST:PORT of the launcher's lease (set by distgnn launch): without word from it for "

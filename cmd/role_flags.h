@@ -1,6 +1,7 @@
 // The flags every role process shares (roles/job/role_args.h says what they
 // mean): --role, --config, --machine, --index, --job-id, --set, --log-level,
-// --metrics-port.
+// --metrics-port. --machine and --index take a number or auto; auto reads the
+// environment as they are parsed (roles/job/machine_identity.h).
 #pragma once
 
 #include "cmd/cli.h"

@@ -17,8 +17,8 @@ namespace {
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket socket, const MetricsHttpServer::Render* render)
-      : stream_(std::move(socket)), render_(render) {}
+  HttpSession(tcp::socket socket, const MetricsHttpServer::Render* render, const MetricsHttpServer::ReadyCheck* ready)
+      : stream_(std::move(socket)), render_(render), ready_(ready) {}
 
   void Start() {
     stream_.expires_after(std::chrono::seconds(5));
@@ -42,6 +42,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       res_.result(http::status::ok);
       res_.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
       res_.body() = (*render_)();
+    } else if (path == "/healthz") {
+      Plain(http::status::ok, "ok");
+    } else if (path == "/readyz") {
+      const std::string why = *ready_ ? (*ready_)() : "";
+      if (why.empty()) Plain(http::status::ok, "ready");
+      else Plain(http::status::service_unavailable, "not ready: " + why);
     } else {
       res_.result(http::status::not_found);
       res_.set(http::field::content_type, "text/plain");
@@ -55,11 +61,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     });
   }
 
+  void Plain(http::status status, const std::string& line) {
+    res_.result(status);
+    res_.set(http::field::content_type, "text/plain");
+    res_.body() = line + "\n";
+  }
+
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   http::request<http::string_body> req_;
   http::response<http::string_body> res_;
   const MetricsHttpServer::Render* render_;
+  const MetricsHttpServer::ReadyCheck* ready_;
 };
 
 }  // namespace
@@ -68,6 +81,7 @@ struct MetricsHttpServer::Impl {
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   Render render;
+  ReadyCheck ready;
   std::string host;
   int port = 0;
   std::thread thread;
@@ -75,7 +89,7 @@ struct MetricsHttpServer::Impl {
   void Accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket s) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (!ec) std::make_shared<HttpSession>(std::move(s), &render)->Start();
+      if (!ec) std::make_shared<HttpSession>(std::move(s), &render, &ready)->Start();
       Accept();
     });
   }
@@ -84,9 +98,10 @@ struct MetricsHttpServer::Impl {
 MetricsHttpServer::MetricsHttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(const std::string& host, int port,
-                                                                     Render render) {
+                                                                     Render render, ReadyCheck ready) {
   auto impl = std::make_unique<Impl>();
   impl->render = std::move(render);
+  impl->ready = std::move(ready);
   impl->host = host;
   const std::string where = host + ":" + std::to_string(port);
   beast::error_code ec;
@@ -122,7 +137,7 @@ MetricsHttpServer::~MetricsHttpServer() {
 int MetricsHttpServer::port() const { return impl_->port; }
 const std::string& MetricsHttpServer::host() const { return impl_->host; }
 
-Result<std::string> HttpGet(const std::string& host, int port, const std::string& path, double timeout_seconds) {
+Result<HttpReply> HttpFetch(const std::string& host, int port, const std::string& path, double timeout_seconds) {
   const std::string where = "http://" + host + ":" + std::to_string(port) + path;
   asio::io_context io;
   tcp::resolver resolver(io);
@@ -149,9 +164,15 @@ Result<std::string> HttpGet(const std::string& host, int port, const std::string
   });
   io.run();
   if (failure) return Status::PeerLost(where + ": " + failure.message());
-  if (res.result() != http::status::ok)
-    return Status::Protocol(where + ": HTTP " + std::to_string(res.result_int()));
-  return res.body();
+  return HttpReply{static_cast<int>(res.result_int()), res.body()};
+}
+
+Result<std::string> HttpGet(const std::string& host, int port, const std::string& path, double timeout_seconds) {
+  DG_ASSIGN_OR_RETURN(HttpReply reply, HttpFetch(host, port, path, timeout_seconds));
+  if (reply.status != 200)
+    return Status::Protocol("http://" + host + ":" + std::to_string(port) + path + ": HTTP " +
+                            std::to_string(reply.status));
+  return std::move(reply.body);
 }
 
 }  // namespace dg

@@ -1,16 +1,29 @@
 #include "roles/job/role_args.h"
 
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "roles/job/machine_hosts.h"
+
 namespace dg {
+namespace {
+
+// The machine or index as the flags and the environment gave it (a RoleArgs
+// filled in by code rather than by flags has a value and no text).
+IndexChoice ChoiceOf(int value, const IndexSource& from) {
+  IndexChoice c{value, from};
+  if (c.from.text.empty()) c.from.text = std::to_string(value);
+  return c;
+}
+
+}  // namespace
 
 Result<JobConfig> LoadRoleJob(const RoleArgs& a, const std::string& role_name) {
   if (a.config.empty()) return Status::InvalidArgument("--config JOB.yaml is required");
-  if (a.machine < 0) return Status::InvalidArgument("--config needs --machine M");
   DG_ASSIGN_OR_RETURN(JobConfig job, LoadJobConfig(a.config, a.sets));
-  if (a.machine >= job.num_machines())
-    return Status::InvalidArgument("--machine " + std::to_string(a.machine) + ": " + a.config + " has " +
-                                   std::to_string(job.num_machines()) + " machines");
+  const IndexChoice machine = ChoiceOf(a.machine, a.machine_from), index = ChoiceOf(a.index, a.index_from);
+  DG_RETURN_IF_ERROR(CheckIndex(machine, "--machine", MachineIndexVariables(), job.num_machines(),
+                                a.config + " has " + std::to_string(job.num_machines()) + " machines"));
   const bool server = role_name == "server", trainer = role_name == "trainer";
   const int per_machine = server ? job.servers_per_machine
                           : trainer ? job.trainers_per_machine
@@ -18,19 +31,25 @@ Result<JobConfig> LoadRoleJob(const RoleArgs& a, const std::string& role_name) {
   const std::string per_machine_key = server ? "processes.servers"
                                       : trainer ? "processes.trainers"
                                                 : "processes.trainers x processes.samplers_per_trainer";
-  if (a.index < 0 || a.index >= per_machine)
-    return Status::InvalidArgument("--index " + std::to_string(a.index) + ": " + per_machine_key + " gives " +
-                                   std::to_string(per_machine) + " " + role_name + "(s) per machine");
+  DG_RETURN_IF_ERROR(CheckIndex(index, "--index", ProcessIndexVariables(), per_machine,
+                                per_machine_key + " gives " + std::to_string(per_machine) + " " + role_name +
+                                    "(s) per machine"));
+  // Before SetupLogging (which needs the rank): a logger of its own, on stderr as every role's lines.
+  spdlog::logger log("identity", std::make_shared<spdlog::sinks::stderr_sink_st>());
+  for (const std::string& line : {DescribeIndex("machine", machine), DescribeIndex("index", index)})
+    if (!line.empty()) log.info("{}: {}", role_name, line);
+  DG_RETURN_IF_ERROR(ResolveMachineHosts(&job, a.machine));
   return job;
 }
 
 Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args, const JobConfig* job,
                                                              MetricsRole role, const std::string& host,
-                                                             MetricsHttpServer::Render render) {
+                                                             MetricsHttpServer::Render render,
+                                                             MetricsHttpServer::ReadyCheck ready) {
   int port = args.metrics_port;
   if (port < 0) port = job ? job->MetricsPort(role, args.machine, args.index) : 0;
   if (port <= 0 && args.metrics_port != 0) return std::unique_ptr<MetricsHttpServer>();
-  DG_ASSIGN_OR_RETURN(auto server, MetricsHttpServer::Start(host, port, std::move(render)));
+  DG_ASSIGN_OR_RETURN(auto server, MetricsHttpServer::Start(host, port, std::move(render), std::move(ready)));
   spdlog::info("metrics on http://{}:{}/metrics", host, server->port());
   return server;
 }

@@ -1,8 +1,9 @@
 // What every role process shares when it runs from a job YAML: its flags
-//   --config JOB.yaml --machine M [--index I] [--job-id ID] [--set key=value ...]
+//   --config JOB.yaml [--machine M|auto] [--index I|auto] [--job-id ID] [--set key=value ...]
 //   [--metrics-port N] [--lease HOST:PORT]
 // (parsed by cmd/role_flags.h), loading and checking its job, and its metrics
-// endpoint.
+// endpoint. --machine auto (the default) and --index auto take the indices
+// from the environment (Slurm, Kubernetes, torchrun: roles/job/machine_identity.h).
 // --job-id only marks the process for the launcher (so teardown can find it);
 // --set overrides single keys of the YAML, exactly as `distgnn launch --set`.
 // --lease (set by distgnn launch) ties the process to its launcher: see
@@ -15,6 +16,7 @@
 
 #include "common/net/metrics_http.h"
 #include "config/job_config.h"
+#include "roles/job/machine_identity.h"
 
 namespace dg {
 
@@ -31,20 +33,29 @@ struct RoleArgs {
   std::string role, config, job_id, log_level;
   std::string lease;  // HOST:PORT of the launcher's lease; "" = none (started by hand or by systemd)
   int machine = -1, index = 0;
+  // Where machine and index came from (roles/job/machine_identity.h): the
+  // variable and its text with auto; variable "" when the flag gave them.
+  IndexSource machine_from, index_from;
   int metrics_port = -1;  // -1: from the YAML (ports.metrics, derived); 0: any free port; N: that port
   std::vector<std::string> sets;
 };
 
-// Loads the YAML with the overrides and checks --machine and --index against
-// it (role_name: "server", "sampler" or "trainer").
+// Loads the YAML with the overrides, checks --machine and --index against it
+// (role_name: "server", "sampler" or "trainer") and resolves its hosts
+// (roles/job/machine_hosts.h). When the environment gave the machine or the
+// index, logs where from ("trainer: machine 1 from SLURM_NODEID=1"), the
+// process's first line.
 Result<JobConfig> LoadRoleJob(const RoleArgs& args, const std::string& role_name);
 
 // Starts this process's metrics endpoint on host at --metrics-port, else at
 // the YAML's derived port (job may be null: standalone); nullptr when neither
-// asks for one. Logs "metrics on http://HOST:PORT/metrics".
+// asks for one. Logs "metrics on http://HOST:PORT/metrics". It also answers
+// /healthz and /readyz (common/net/metrics_http.h); `ready` says why the role
+// is not ready yet (null: ready while the endpoint runs).
 Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args, const JobConfig* job,
                                                              MetricsRole role, const std::string& host,
-                                                             MetricsHttpServer::Render render);
+                                                             MetricsHttpServer::Render render,
+                                                             MetricsHttpServer::ReadyCheck ready = nullptr);
 
 // With --lease, holds a lease on the launcher (network.peer_timeout_seconds,
 // the job's token): when it ends (launcher killed, cut off or frozen) the

@@ -250,6 +250,7 @@ Status Sampler::Run() {
   auto inbox = std::make_shared<Inbox>();
   DG_ASSIGN_OR_RETURN(std::shared_ptr<Connection> conn, DialTrainer(io, o, inbox));
   spdlog::info("connected to {}", o.trainer_name);
+  if (o.counters) o.counters->connected = true;
   BatchStream stream(conn, source_, o);
   while (true) {
     bool done = false;

@@ -37,6 +37,7 @@ class DistGraphClient;
 
 // Live counters for the metrics endpoint (written by Run, read by any thread).
 struct SamplerCounters {
+  std::atomic<bool> connected{false};  // to the trainer (the servers are connected before Run)
   std::atomic<int64_t> epoch{0}, batches{0}, seeds{0}, bytes_sent{0}, credits{0};
   std::atomic<double> sample_seconds{0}, gather_seconds{0};
 };

@@ -4,7 +4,8 @@
 // Sampler I of machine M serves trainer I / samplers_per_trainer of that
 // machine; its global rank (the HELLO rank the trainer checks) is
 // M * trainers * samplers_per_trainer + I. It reaches every server of the job
-// (its own machine's partition through the mmap) and dials its trainer.
+// (its own machine's partition through the mmap) and dials its trainer; its
+// /readyz says ready once it has both.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -85,6 +86,8 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
                 counters.gather_seconds.load(), r);
     AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     return out.str();
+  }, [&counters, waiting = "connected to every server; waiting for " + o.trainer_name] {
+    return counters.connected ? std::string() : waiting;
   }));
   // Link prediction: link batches of this sampler's trainer's edges.
   std::unique_ptr<LinkSamplerState> link;

@@ -6,9 +6,12 @@
 // With --config, the partition, bind address (machines[M].host), port
 // (ports.server + M * servers + I), token and limits come from the job YAML;
 // the standalone flags (for tests and systemd units) override single values.
-// --metrics-port (or ports.metrics) serves Prometheus metrics (server_metrics.cpp).
+// --metrics-port (or ports.metrics) serves Prometheus metrics (server_metrics.cpp),
+// /healthz and /readyz (ready once it listens with its part checked).
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -16,12 +19,56 @@
 #include "roles/job/role_args.h"
 #include "common/base/logging.h"
 #include "common/net/message_bytes.h"
+#include "common/net/prometheus.h"
 #include "common/storage/partition_check.h"
 #include "config/job_config.h"
 #include "roles/server/graph_server.h"
 #include "roles/server/server_role.h"
 
 namespace dg {
+
+namespace {
+
+// Checks the part, listens and serves until SHUTDOWN or a signal; the metrics
+// endpoint (with /healthz and /readyz) runs from the start.
+Status Serve(const ServerOptions& opt, const RoleArgs& args, const JobConfig* job, bool checksums) {
+  // The endpoint answers while the part is checked and mapped: /healthz at
+  // once, /readyz 503 until the server listens with its part checked.
+  std::atomic<GraphServer*> serving{nullptr};
+  const auto started = std::chrono::steady_clock::now();
+  const std::string not_ready = "checking and mapping part " + std::to_string(opt.part) + " of " +
+                                opt.partition_config + " before listening on " + opt.host + ":" +
+                                std::to_string(opt.port);
+  auto metrics = StartRoleMetrics(
+      args, job, MetricsRole::kServer, opt.host,
+      [&serving, started] {
+        if (GraphServer* srv = serving.load()) return srv->MetricsText();
+        PromText out;
+        AddProcessMetrics(&out, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        return out.str();
+      },
+      [&serving, not_ready] { return serving.load() ? std::string() : not_ready; });
+  if (!metrics.ok()) {
+    spdlog::error("{}", metrics.status().ToString());
+    return metrics.status();
+  }
+  // A damaged part is refused here, before anything listens (common/storage/partition_check.h).
+  DG_ASSIGN_OR_RETURN(std::string checked, CheckServedPart(opt.partition_config, opt.part, checksums));
+  spdlog::info("{}", checked);
+  auto server = GraphServer::Create(opt);
+  if (!server.ok()) {
+    spdlog::error("{}", server.status().ToString());
+    return server.status();
+  }
+  serving = server->get();
+  Status run = (*server)->Run();
+  metrics->reset();  // before the server goes
+  spdlog::info("{}", MessageBytesLogLine(MessageBytesSnapshot()));  // distgnn report reads it
+  spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
+  return run;
+}
+
+}  // namespace
 
 Status RunServerProcess(const ServerProcessOptions& flags) {
   const RoleArgs& args = flags.role;
@@ -84,27 +131,7 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
 
   SetupLogging("server", opt.part, args.log_level);
   if (job.ok()) HoldLaunchLease(args, *job, "server");
-  // A damaged part is refused here, before anything listens (common/storage/partition_check.h).
-  const bool checksums = flags.verify_checksums || (job.ok() && job->verify_checksums);
-  DG_ASSIGN_OR_RETURN(std::string checked, CheckServedPart(opt.partition_config, opt.part, checksums));
-  spdlog::info("{}", checked);
-  auto server = GraphServer::Create(opt);
-  if (!server.ok()) {
-    spdlog::error("{}", server.status().ToString());
-    return server.status();
-  }
-  GraphServer* srv = server->get();
-  auto metrics = StartRoleMetrics(args, job.ok() ? &*job : nullptr, MetricsRole::kServer, opt.host,
-                                  [srv] { return srv->MetricsText(); });
-  if (!metrics.ok()) {
-    spdlog::error("{}", metrics.status().ToString());
-    return metrics.status();
-  }
-  Status run = (*server)->Run();
-  metrics->reset();  // before the server goes
-  spdlog::info("{}", MessageBytesLogLine(MessageBytesSnapshot()));  // distgnn report reads it
-  spdlog::info("peak RSS {:.1f} MB", PeakRssBytes() / 1048576.0);
-  return run;
+  return Serve(opt, args, job.ok() ? &*job : nullptr, flags.verify_checksums || (job.ok() && job->verify_checksums));
 }
 
 }  // namespace dg

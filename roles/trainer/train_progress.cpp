@@ -29,6 +29,8 @@ void WriteTrainProgressMetrics(const TrainProgress& p, int rank, PromText* out) 
   out->Gauge("distgnn_trainer_last_epoch_seconds", "Duration of the last finished epoch.",
              p.last_epoch_seconds.load(), r);
   out->Gauge("distgnn_trainer_done", "1 when training has finished.", p.done.load() ? 1 : 0, r);
+  out->Gauge("distgnn_trainer_joined", "1 once this trainer has joined its peers (or, alone, loaded its model).",
+             p.joined.load() ? 1 : 0, r);
 }
 
 }  // namespace dg

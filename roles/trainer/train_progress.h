@@ -23,6 +23,7 @@ struct TrainProgress {
   std::atomic<double> epoch_seconds{0};     // this epoch so far
   std::atomic<double> last_epoch_seconds{0};
   std::atomic<bool> done{false};
+  std::atomic<bool> joined{false};          // joined its peers (gloo), or alone with its model loaded
 };
 
 class PromText;

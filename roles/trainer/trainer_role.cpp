@@ -316,6 +316,10 @@ Result<TrainRun> BuildRun(TrainerProcess* p) {
                                                      if (cache) WriteFeatureCacheMetrics(*cache, rank, &out);
                                                      AddProcessMetrics(&out, Since(metrics_start));
                                                      return out.str();
+                                                   },
+                                                   [progress = &p->progress]() -> std::string {
+                                                     if (progress->joined) return "";
+                                                     return "loading the model and joining the other trainers";
                                                    }));
   TrainRun run{p->spec(), TrainHooks()};
   TrainSpec& spec = run.spec;

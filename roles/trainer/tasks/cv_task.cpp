@@ -131,6 +131,7 @@ Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const Trai
   t->m_.params = std::move(model.params);
   t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
   DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
+  if (hooks.progress) hooks.progress->joined = true;
   DG_RETURN_IF_ERROR(t->InitHistory());
   DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
   return t;

@@ -68,6 +68,7 @@ Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const 
   t->typed_ = IsTypedModel(t->m_.module);
   t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
   DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
+  if (hooks.progress) hooks.progress->joined = true;
   DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
   spdlog::info("link prediction: model {} scores pairs with {}", spec.model,
                t->has_score_ ? "its score(h_src, h_dst)" : "the dot product");

@@ -31,6 +31,7 @@ Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const 
                                    spec.model + " has none");
   t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
   DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
+  if (hooks.progress) hooks.progress->joined = true;
   DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
   return t;
 }
