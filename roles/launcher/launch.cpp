@@ -107,10 +107,11 @@ void Requeue(const std::string& program) {
                  program.c_str());
     return;
   }
-  const int rc = RunWithin({"scontrol", "requeue", job}, 30);
-  if (rc == 0) std::printf("launch: requeued Slurm job %s; it resumes from the checkpoint\n", job);
-  else std::fprintf(stderr, "%s: warning: scontrol requeue %s failed (exit %d)\n", program.c_str(), job, rc);
+  // Said first: Slurm ends this batch script as it requeues the job.
+  std::printf("launch: requeueing Slurm job %s (scontrol requeue); the next run resumes from the checkpoint\n", job);
   std::fflush(stdout);
+  const int rc = RunWithin({"scontrol", "requeue", job}, 30);
+  if (rc != 0) std::fprintf(stderr, "%s: warning: scontrol requeue %s failed (exit %d)\n", program.c_str(), job, rc);
 }
 
 }  // namespace

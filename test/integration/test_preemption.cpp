@@ -85,7 +85,7 @@ int64_t LaunchAndPreempt(const DistJob& job, const std::function<pid_t(Subproces
 
 }  // namespace
 
-TEST_CASE("train-local: SIGTERM stops after the current step with a step checkpoint and exit 4; --resume ends "
+TEST_CASE("train-local: SIGTERM stops after the current step with a step checkpoint and exit 4, --resume ends "
           "bit-identical",
           "[preemption][checkpoint][cora]") {
   TempDir dir;
@@ -131,7 +131,7 @@ TEST_CASE("train-local: SIGTERM stops after the current step with a step checkpo
 }
 
 TEST_CASE("launch: SIGTERM to the launcher mid-epoch, every trainer stops after the same step with a checkpoint, "
-          "exit 4; launch --resume ends bit-identical",
+          "exit 4, launch --resume ends bit-identical",
           "[preemption][launch][embedding][cora]") {
   DistJob full(EmbeddingJob(3));
   const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);

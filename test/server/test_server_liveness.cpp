@@ -167,7 +167,7 @@ TEST_CASE("SHUTDOWN and SIGTERM stop servers with exit 0", "[server][lifecycle]"
   CHECK(cluster.proc(1, 0).Output().find("SIGTERM") != std::string::npos);
 }
 
-TEST_CASE("SIGTERM: a server serves its connected trainer until it leaves, then exits 0; SIGINT stops it at once",
+TEST_CASE("SIGTERM: a server serves its connected trainer until it leaves, then exits 0, SIGINT stops it at once",
           "[server][lifecycle][preemption]") {
   auto tg = MakeTestGraph(300, 2000, 4, 2, 72);
   ServerCluster cluster;

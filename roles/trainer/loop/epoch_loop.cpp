@@ -97,9 +97,11 @@ Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
              false);
     ++global_step_;
     const bool stop = StopAgreed();
-    if (stop || CheckpointDue(false) == Checkpoint::kStep)
+    if (stop || CheckpointDue(false) == Checkpoint::kStep) {
+      const double before = st.checkpoint_seconds;
       DG_RETURN_IF_ERROR(SaveStepCheckpoint(epoch, st.steps, sums, &st));
-    if (stop) return Stopped(epoch, st.steps);
+      if (stop) return Stopped(epoch, st.steps, st.checkpoint_seconds - before);
+    }
   }
   st.seconds = Since(t0);
   st.split.wait = st.wait_seconds;
@@ -131,9 +133,14 @@ Status EpochLoop::StopBetweenEpochs(int64_t done_epoch) {
 
 // The step checkpoint of global_step_ is on disk (rank 0 wrote it before the
 // others returned from its collectives).
-Status EpochLoop::Stopped(int64_t epoch, int64_t batch) const {
+Status EpochLoop::Stopped(int64_t epoch, int64_t batch, double checkpoint_seconds) const {
   std::string where;
-  if (hooks_.writer()) where = "; step checkpoint " + hooks_.OutPath("checkpoints/step-" + std::to_string(global_step_));
+  if (hooks_.writer()) {
+    char took[32];
+    std::snprintf(took, sizeof took, "%.3f", checkpoint_seconds);
+    where = "; step checkpoint " + hooks_.OutPath("checkpoints/step-" + std::to_string(global_step_)) +
+            " written in " + took + " s";
+  }
   return Status::Stopped("SIGTERM: stopped after step " + std::to_string(global_step_) + " (epoch " +
                          std::to_string(epoch) + ", batch " + std::to_string(batch) + ")" + where +
                          "; --resume continues");
