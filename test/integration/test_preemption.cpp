@@ -21,12 +21,11 @@ namespace {
 namespace fs = std::filesystem;
 
 // The step N of "stopped after step N" (mid-epoch) or "stopped after epoch E
-// (step N)" (between epochs) in a log ("" when absent); *mid_epoch says which.
-std::string StoppedStep(const std::string& log, bool* mid_epoch = nullptr) {
+// (step N)" (between epochs) in a log ("" when absent).
+std::string StoppedStep(const std::string& log) {
   static const std::regex re("stopped after (step ([0-9]+)|epoch [0-9]+ \\(step ([0-9]+)\\))");
   std::smatch m;
   if (!std::regex_search(log, m, re)) return "";
-  if (mid_epoch) *mid_epoch = m[2].matched;
   return m[2].matched ? m[2].str() : m[3].str();
 }
 
@@ -71,13 +70,12 @@ int64_t LaunchAndPreempt(const DistJob& job, const std::function<pid_t(Subproces
   const std::string t1_log = ReadFile(job.run_dir() + "/logs/1-trainer-0.log");
   INFO(t0_log);
   INFO(t1_log);
-  bool mid_epoch = false;
-  const std::string step = StoppedStep(t0_log, &mid_epoch);
+  const std::string step = StoppedStep(t0_log);
   REQUIRE(!step.empty());
   CHECK(StoppedStep(t1_log) == step);  // the stop vote: the same step on every trainer
   const std::vector<int64_t> complete = CompleteSteps(job.run_dir());
   REQUIRE(!complete.empty());
-  if (mid_epoch) CHECK(complete.back() == std::stoll(step));  // between epochs: checkpoint.pt
+  CHECK(complete.back() == std::stoll(step));  // between epochs too: one at the epoch's end
   CHECK(FindProcesses(std::string(job.dir() / "job.yaml")).empty());
   WARN("SIGTERM to launch exit: " << seconds << " s");
   return std::stoll(step);
@@ -115,11 +113,10 @@ TEST_CASE("train-local: SIGTERM stops after the current step with a step checkpo
   const std::string out = p.Output();
   INFO(out);
   CHECK(out.find("stopped: SIGTERM: stopped after ") != std::string::npos);
-  // Mid-epoch: a step checkpoint of that step; between epochs: checkpoint.pt.
-  bool mid_epoch = false;
-  const std::string step = StoppedStep(out, &mid_epoch);
+  // Mid-epoch or between epochs: a step checkpoint of that step.
+  const std::string step = StoppedStep(out);
   REQUIRE(!step.empty());
-  if (mid_epoch) CHECK(CompleteSteps(dir / "stopped") == std::vector<int64_t>{std::stoll(step)});
+  CHECK(CompleteSteps(dir / "stopped") == std::vector<int64_t>{std::stoll(step)});
 
   args = {"train-local"};
   args.insert(args.end(), common.begin(), common.end());

@@ -126,7 +126,13 @@ Status EpochLoop::StopBetweenEpochs(int64_t done_epoch) {
     DG_ASSIGN_OR_RETURN(stop, sync->AgreeToStop());
   }
   if (!stop) return Status::OK();
-  const std::string where = hooks_.writer() ? "; checkpoint " + hooks_.OutPath("checkpoint.pt") : "";
+  // A step checkpoint at the epoch's end (batch 0: resume at the next epoch),
+  // for the servers' part: checkpoint.pt holds only the trainers' state.
+  double sums[5] = {0, 0, 0, 0, 0};
+  EpochStats st;
+  if (last_step_checkpoint_ != global_step_) DG_RETURN_IF_ERROR(SaveStepCheckpoint(done_epoch, 0, sums, &st));
+  const std::string where =
+      hooks_.writer() ? "; step checkpoint " + hooks_.OutPath("checkpoints/step-" + std::to_string(global_step_)) : "";
   return Status::Stopped("SIGTERM: stopped after epoch " + std::to_string(done_epoch) + " (step " +
                          std::to_string(global_step_) + ")" + where + "; --resume continues");
 }

@@ -18,7 +18,8 @@
 // SIGTERM (common/base/stop_request.h) stops the run at the next step
 // boundary: the step a trainer is in finishes, every trainer learns of the
 // request from that step's gradient all-reduce (or, between epochs, from a
-// vote of its own), a step checkpoint is written as above, and Run returns
+// vote of its own), a step checkpoint is written as above (between epochs:
+// one at the epoch's end, batch 0), and Run returns
 // Status::Stopped, which the trainer role turns into exit code
 // kExitPreempted. --resume then continues bit-identically.
 //
@@ -91,6 +92,7 @@ class EpochLoop {
   int64_t best_epoch_ = 0;  // 0 = none
   Evaluation best_;
   int64_t global_step_ = 0;  // training steps so far, every epoch (step checkpoint N)
+  int64_t last_step_checkpoint_ = -1;  // the global step of the last step checkpoint written
   // Where a mid-epoch step checkpoint resumes: the epoch, the batches done in
   // it and this trainer's sums so far (loss, steps, correct, count, items).
   int64_t resume_epoch_ = 0, resume_batch_ = 0;

@@ -86,6 +86,7 @@ Status EpochLoop::SaveStepCheckpoint(int64_t epoch, int64_t batch, const double 
              << ", \"servers\": " << (hooks_.server_checkpoint ? "true" : "false");
     DG_RETURN_IF_ERROR(PublishStepDir(hooks_.out_dir, global_step_, spec_.checkpoint_keep, manifest.str()));
   }
+  last_step_checkpoint_ = global_step_;
   st->checkpoints += 1;
   st->checkpoint_seconds += Since(t0);
   return Status::OK();
