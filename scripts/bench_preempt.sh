@@ -3,7 +3,8 @@
 # (uniform random 100k nodes / 2M edges, 100-d features, all nodes train,
 # SAGE hidden 16, batch 1000, fanouts [10, 25]): 2 partitions on 127.0.0.1,
 # 1 server and 1 trainer each (trainers sample in threads), launched with
-# `distgnn launch`. Per run, SIGTERM goes to `launch` mid-epoch 2 and the
+# `distgnn launch`. Per run, SIGTERM goes to `launch` mid-epoch (half of
+# epoch 1's time after its line) and the
 # script records:
 #   to_checkpoint_s  SIGTERM -> the step checkpoint's manifest.json exists
 #                    (the checkpoint is complete: servers' part and trainer 0's)
