@@ -69,6 +69,40 @@ inline void CheckSameRun(const std::string& run_a, const std::string& run_b, con
   CHECK(EpochValues(run_a + "/metrics.jsonl", eval_key) == EpochValues(run_b + "/metrics.jsonl", eval_key));
 }
 
+// Cora, 2 partitions, batch 10 (kBatch10): 7 steps per trainer per epoch, a
+// step checkpoint every 3 steps, a persistent 16-dim DistEmbedding beside the
+// features, `samplers` sampler processes per trainer.
+inline DistJobOptions EmbeddingCheckpointJob(int samplers, int epochs) {
+  DistJobOptions o;
+  o.parts = 2;
+  o.samplers = samplers;
+  o.epochs = epochs;
+  o.peer_timeout_seconds = 3;
+  o.extra_train_yaml =
+      "checkpoint_every_steps: 3, embedding: {dim: 16, optimizer: sparse_adam, lr: 0.05, persistent: true}";
+  o.model = {"--arch", "sage", "--in-dim", "1449", "--hidden", "32", "--classes", "7", "--layers", "2"};
+  return o;
+}
+inline const std::vector<std::string> kBatch10 = {"--set", "train.batch_size=10"};
+
+// `train-local COMMON --out OUT EXTRA...` to its end.
+inline RunResult TrainLocalTo(const std::vector<std::string>& common, const std::string& out,
+                              const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{"train-local"};
+  args.insert(args.end(), common.begin(), common.end());
+  args.insert(args.end(), {"--out", out});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunDistgnn(args, 300);
+}
+
+// `train-local COMMON --out OUT` started in the background (log OUT.log).
+inline void StartTrainLocal(Subprocess* p, const std::vector<std::string>& common, const std::string& out) {
+  std::vector<std::string> args{DistgnnBin(), "train-local"};
+  args.insert(args.end(), common.begin(), common.end());
+  args.insert(args.end(), {"--out", out});
+  p->Start(args, out + ".log");
+}
+
 // `train-local ARGS --out DIR/full` to the end, and `train-local ARGS --out
 // DIR/killed` SIGKILLed once step checkpoint `kill_at` is complete, then run
 // again with --resume: both end with the same parameters (model.pt) and the
@@ -77,28 +111,19 @@ inline void CheckSameRun(const std::string& run_a, const std::string& run_b, con
 inline void CheckTrainLocalResumeExact(const TempDir& dir, const std::vector<std::string>& common, int64_t kill_at,
                                        int64_t last_step, const std::string& eval_key) {
   namespace fs = std::filesystem;
-  std::vector<std::string> args{"train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "full"});
-  auto full = RunDistgnn(args, 300);
+  auto full = TrainLocalTo(common, dir / "full");
   INFO(full.output);
   REQUIRE(full.exit_code == 0);
 
-  args = {DistgnnBin(), "train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "killed"});
   Subprocess p;
-  p.Start(args, dir / "killed.log");
+  StartTrainLocal(&p, common, dir / "killed");
   const std::string manifest = dir / ("killed/checkpoints/step-" + std::to_string(kill_at) + "/manifest.json");
   REQUIRE(WaitFor(240, [&] { return fs::exists(manifest) || !p.running(); }));
   p.Signal(SIGKILL);
   p.Wait(10);
   const std::vector<int64_t> left = CompleteSteps(dir / "killed");
   REQUIRE(!left.empty());
-  args = {"train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "killed", "--resume"});
-  auto resumed = RunDistgnn(args, 300);
+  auto resumed = TrainLocalTo(common, dir / "killed", {"--resume"});
   INFO(resumed.output);
   REQUIRE(resumed.exit_code == 0);
   if (left.back() < last_step)

@@ -29,23 +29,6 @@ std::string StoppedStep(const std::string& log) {
   return m[2].matched ? m[2].str() : m[3].str();
 }
 
-// Cora, 2 partitions with a persistent DistEmbedding on the servers (so the
-// checkpoint has a server part), batch 10: 7 steps per epoch, a scheduled
-// step checkpoint every 3 steps.
-DistJobOptions EmbeddingJob(int epochs) {
-  DistJobOptions o;
-  o.parts = 2;
-  o.samplers = 1;
-  o.epochs = epochs;
-  o.peer_timeout_seconds = 3;
-  o.extra_train_yaml =
-      "checkpoint_every_steps: 3, embedding: {dim: 16, optimizer: sparse_adam, lr: 0.05, persistent: true}";
-  o.model = {"--arch", "sage", "--in-dim", "1449", "--hidden", "32", "--classes", "7", "--layers", "2"};
-  return o;
-}
-
-const std::vector<std::string> kBatch10 = {"--set", "train.batch_size=10"};
-
 // Starts `launch` of `job`, waits for step checkpoint 3, sends SIGTERM to
 // `victim(launch)`, and checks the preemption: exit 4, every trainer stopped
 // after the same step, that step's checkpoint complete, nothing left running.
@@ -95,18 +78,12 @@ TEST_CASE("train-local: SIGTERM stops after the current step with a step checkpo
   const std::vector<std::string> common{"--dataset", CoraDir(), "--undirected", "--model", dir / "m.pt",
                                         "--fanouts", "5,10", "--batch-size", "16", "--epochs", "40", "--lr", "0.01",
                                         "--seed", "3", "--threads", "1"};
-  std::vector<std::string> args{"train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "full"});
-  auto full = RunDistgnn(args, 300);
+  auto full = TrainLocalTo(common, dir / "full");
   INFO(full.output);
   REQUIRE(full.exit_code == 0);
 
-  args = {DistgnnBin(), "train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "stopped"});
   Subprocess p;
-  p.Start(args, dir / "stopped.log");
+  StartTrainLocal(&p, common, dir / "stopped");
   REQUIRE(WaitFor(120, [&] { return fs::exists(dir / "stopped/checkpoint.pt") || !p.running(); }));
   p.Signal(SIGTERM);
   CHECK(p.Wait(60) == dg::kExitPreempted);
@@ -118,10 +95,7 @@ TEST_CASE("train-local: SIGTERM stops after the current step with a step checkpo
   REQUIRE(!step.empty());
   CHECK(CompleteSteps(dir / "stopped") == std::vector<int64_t>{std::stoll(step)});
 
-  args = {"train-local"};
-  args.insert(args.end(), common.begin(), common.end());
-  args.insert(args.end(), {"--out", dir / "stopped", "--resume"});
-  auto resumed = RunDistgnn(args, 300);
+  auto resumed = TrainLocalTo(common, dir / "stopped", {"--resume"});
   INFO(resumed.output);
   REQUIRE(resumed.exit_code == 0);
   CheckSameRun(dir / "full", dir / "stopped", "val_acc");
@@ -130,9 +104,9 @@ TEST_CASE("train-local: SIGTERM stops after the current step with a step checkpo
 TEST_CASE("launch: SIGTERM to the launcher mid-epoch, every trainer stops after the same step with a checkpoint, "
           "exit 4, launch --resume ends bit-identical",
           "[preemption][launch][embedding][cora]") {
-  DistJob full(EmbeddingJob(3));
+  DistJob full(EmbeddingCheckpointJob(1, 3));
   const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
-  DistJob job(EmbeddingJob(3));
+  DistJob job(EmbeddingCheckpointJob(1, 3));
   LaunchAndPreempt(job, [](Subprocess& launch) { return launch.pid(); });
   std::vector<std::string> argv{"launch", job.dir() / "job.yaml", "--resume"};
   argv.insert(argv.end(), kBatch10.begin(), kBatch10.end());
@@ -150,7 +124,7 @@ TEST_CASE("launch: SIGTERM to the launcher mid-epoch, every trainer stops after 
 TEST_CASE("a trainer that gets SIGTERM itself (systemd, the kubelet): the other trainer stops after the same step, "
           "launch reports the preemption with exit 4",
           "[preemption][launch][cora]") {
-  DistJob job(EmbeddingJob(3));
+  DistJob job(EmbeddingCheckpointJob(1, 3));
   const std::string yaml = job.dir() / "job.yaml";
   LaunchAndPreempt(job, [&](Subprocess&) { return LaunchedTrainer(yaml, 1); });
 }

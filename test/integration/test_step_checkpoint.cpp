@@ -22,22 +22,6 @@ namespace fs = std::filesystem;
 
 std::string FileBytes(const std::string& path) { return ReadFile(path); }
 
-// Cora, 2 partitions, batch 10: 7 steps per trainer per epoch, a step
-// checkpoint every 3 steps, a persistent 16-dim DistEmbedding beside the features.
-DistJobOptions EmbeddingJob(int samplers, int epochs) {
-  DistJobOptions o;
-  o.parts = 2;
-  o.samplers = samplers;
-  o.epochs = epochs;
-  o.peer_timeout_seconds = 3;
-  o.extra_train_yaml =
-      "checkpoint_every_steps: 3, embedding: {dim: 16, optimizer: sparse_adam, lr: 0.05, persistent: true}";
-  o.model = {"--arch", "sage", "--in-dim", "1449", "--hidden", "32", "--classes", "7", "--layers", "2"};
-  return o;
-}
-
-const std::vector<std::string> kBatch10 = {"--set", "train.batch_size=10"};
-
 std::string Embedding(const DistJob& job, int part) {
   return FileBytes(job.dir() / ("parts/part" + std::to_string(part) + "/tensors/embedding.npy"));
 }
@@ -65,10 +49,10 @@ TEST_CASE("train-local with an embedding, SIGKILLed after a mid-epoch step check
 TEST_CASE("2 servers + 2 trainers with a DistEmbedding: stopped after a mid-epoch step checkpoint and resumed, "
           "bit-identical parameters and embedding",
           "[checkpoint][distributed][embedding][cora]") {
-  DistJob full(EmbeddingJob(0, 3));
+  DistJob full(EmbeddingCheckpointJob(0, 3));
   const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
   // 2 epochs = 14 steps: complete checkpoints 9 and 12 (keep 2); 12 is batch 5 of epoch 2.
-  DistJob part(EmbeddingJob(0, 2));
+  DistJob part(EmbeddingCheckpointJob(0, 2));
   RunToCompletion(part, 2, 0.0, kBatch10);
   CHECK(CompleteSteps(part.run_dir()) == std::vector<int64_t>{9, 12});
   for (int p = 0; p < 2; ++p)
@@ -86,9 +70,9 @@ TEST_CASE("2 servers + 2 trainers with a DistEmbedding: stopped after a mid-epoc
 TEST_CASE("2 servers + 2 trainers + samplers with a DistEmbedding: trainer 1 SIGKILLed mid-epoch, every process "
           "killed, resumed: bit-identical parameters and embedding",
           "[checkpoint][distributed][embedding][cora]") {
-  DistJob full(EmbeddingJob(1, 3));
+  DistJob full(EmbeddingCheckpointJob(1, 3));
   const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
-  DistJob job(EmbeddingJob(1, 3));
+  DistJob job(EmbeddingCheckpointJob(1, 3));
   job.StartAll(kBatch10);
   // Step 9 is batch 2 of epoch 2.
   REQUIRE(WaitFor(120, [&] { return fs::exists(job.run_dir() + "/checkpoints/step-9/manifest.json"); }));
@@ -107,9 +91,9 @@ TEST_CASE("2 servers + 2 trainers + samplers with a DistEmbedding: trainer 1 SIG
 TEST_CASE("launch --max-restarts 1: a trainer SIGKILLed mid-epoch, the job restarts from its step checkpoint and "
           "ends bit-identical, run.json lists the restart",
           "[checkpoint][launch][embedding][cora]") {
-  DistJob full(EmbeddingJob(1, 3));
+  DistJob full(EmbeddingCheckpointJob(1, 3));
   const std::string reference = RunToCompletion(full, 2, 0.0, kBatch10);
-  DistJob job(EmbeddingJob(1, 3));
+  DistJob job(EmbeddingCheckpointJob(1, 3));
   LaunchKillRestart(job, {"--set", "train.batch_size=10"}, 9, 1);
   CHECK(ReadSummary(job.run_dir(), 0).fingerprint == reference);
   CHECK(ReadSummary(job.run_dir(), 1).fingerprint == reference);
@@ -127,7 +111,7 @@ TEST_CASE("launch --max-restarts 1: a trainer SIGKILLed mid-epoch, the job resta
 
 TEST_CASE("launch --max-restarts 1: a job that loses a trainer twice exits non-zero naming both failures",
           "[checkpoint][launch][cora]") {
-  DistJob job(EmbeddingJob(0, 3));
+  DistJob job(EmbeddingCheckpointJob(0, 3));
   Subprocess launch;
   launch.Start({DistgnnBin(), "launch", job.dir() / "job.yaml", "--set", "train.batch_size=10", "--max-restarts", "1"},
                job.dir() / "launch.log");
