@@ -8,6 +8,8 @@
 // without a stop, bit for bit.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "test/integration/cora_launch_job.h"
@@ -19,12 +21,15 @@ using namespace dg::test;
 
 namespace {
 
+namespace fs = std::filesystem;
+
 // Cora in 2 parts with a persistent DistEmbedding on the servers, batch 10
 // (7 steps an epoch per trainer), 30 epochs (long enough to be stopped), one
 // torch thread per trainer (as many on two namespace hosts as on one
 // 127.0.0.1, so the sums are the same bits); `machines` is the YAML's
-// machines: value.
-void PrepareEmbeddingJob(const TempDir& dir, const std::string& machines, int port_base) {
+// machines: value. The YAML is at dir/`yaml` and names its files relative to
+// itself, the partition, model and runs being in dir.
+void PrepareEmbeddingJob(const TempDir& dir, const std::string& yaml, const std::string& machines, int port_base) {
   auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--method", "metis",
                        "--name", "cora", "--out", dir / "parts"},
                       120);
@@ -35,14 +40,19 @@ void PrepareEmbeddingJob(const TempDir& dir, const std::string& machines, int po
                  120);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  std::ofstream y(dir / "job.yaml");
-  y << "job: cora\npartition: parts/cora.json\nmachines: " << machines << "\n"
+  const fs::path yaml_path = fs::path(dir.path()) / yaml;
+  fs::create_directories(yaml_path.parent_path());
+  std::string up;  // from the YAML's folder back to dir
+  for (const auto& part : fs::path(yaml).parent_path()) up += part.empty() ? "" : "../";
+  std::ofstream y(yaml_path);
+  y << "job: cora\npartition: " << up << "parts/cora.json\nmachines: " << machines << "\n"
     << "ports: {server: " << port_base << ", trainer: " << port_base + 10 << ", rendezvous: " << port_base + 20
     << "}\nprocesses: {servers: 1, trainers: 1, samplers_per_trainer: 1}\n"
     << "network: {peer_timeout_seconds: 3, heartbeat_seconds: 1}\n"
-    << "train: {model: sage.pt, fanouts: [10, 25], batch_size: 10, epochs: 30, lr: 0.01, weight_decay: 0.0005, "
-       "seed: 0, intra_op_threads: 1, embedding: {dim: 16, optimizer: sparse_adam, lr: 0.05, persistent: true}}\n"
-       "output_dir: runs\n";
+    << "train: {model: " << up << "sage.pt, fanouts: [10, 25], batch_size: 10, epochs: 30, lr: 0.01, "
+    << "weight_decay: 0.0005, seed: 0, intra_op_threads: 1, "
+    << "embedding: {dim: 16, optimizer: sparse_adam, lr: 0.05, persistent: true}}\n"
+    << "output_dir: " << up << "runs\n";
 }
 
 std::string Table(const TempDir& dir, int part) {
@@ -58,21 +68,20 @@ TEST_CASE("slurm: the time-limit signal to launch mid-epoch: every trainer check
   if (!c.skip_reason.empty()) DG_SKIP_OR_FAIL("no Slurm cluster: " << c.skip_reason);
   // The same job run through without a stop, on 127.0.0.1.
   TempDir ref;
-  PrepareEmbeddingJob(ref, "[{host: 127.0.0.1}, {host: 127.0.0.1}]", 7500);
+  PrepareEmbeddingJob(ref, "job.yaml", "[{host: 127.0.0.1}, {host: 127.0.0.1}]", 7500);
   auto full = RunDistgnn({"launch", ref / "job.yaml"}, 300);
   INFO(full.output);
   REQUIRE(full.exit_code == 0);
 
+  // The shipped batch script as it is (`exec distgnn launch config/examples/slurm/job.yaml
+  // --resume --requeue`, its #SBATCH lines), run from a folder laid out as the repository.
   TempDir dir;
-  PrepareEmbeddingJob(dir, "{from: slurm}", 7400);
-  {
-    std::ofstream s(dir / "train.sbatch");
-    s << "#!/bin/bash\nexec " << DistgnnBin() << " launch " << dir / "job.yaml" << " --resume --requeue\n";
-  }
+  PrepareEmbeddingJob(dir, "config/examples/slurm/job.yaml", "{from: slurm}", 7400);
+  fs::copy_file(SourceDir() + "/config/examples/slurm/train.sbatch", dir / "train.sbatch");
+  setenv("DISTGNN", DistgnnBin().c_str(), 1);  // sbatch passes the environment on
   std::string error;
-  const std::string id = c.Submit({"--nodes=2", "--requeue", "--open-mode=append", "-D", dir.path(), "-o",
-                                   dir / "launch.out", dir / "train.sbatch"},
-                                  &error);
+  const std::string id =
+      c.Submit({"--open-mode=append", "-D", dir.path(), "-o", dir / "launch.out", dir / "train.sbatch"}, &error);
   INFO("sbatch: " << error);
   REQUIRE(!id.empty());
   const std::string metrics = dir / "runs/cora/metrics.jsonl";
