@@ -125,7 +125,7 @@ class Launcher {
     ShutdownServers();
     Stop(Select(Role::kServer));
     for (auto& p : procs_) {
-      if (p->stop_requested && !(WIFEXITED(p->wait_status) && WEXITSTATUS(p->wait_status) == 0) &&
+      if (p->stop_requested && ExitCode(*p) != 0 &&
           !(WIFSIGNALED(p->wait_status) && WTERMSIG(p->wait_status) == SIGINT))
         Say("note: [" + p->spec->label + "] " + DescribeExit(p->wait_status) + " during shutdown");
     }
@@ -289,9 +289,7 @@ class Launcher {
     return "preempted: " + where + " (distgnn launch --resume continues)";
   }
 
-  static bool LostAPeer(const Proc& p) {
-    return WIFEXITED(p.wait_status) && WEXITSTATUS(p.wait_status) == kExitPeerLost;
-  }
+  static bool LostAPeer(const Proc& p) { return ExitCode(p) == kExitPeerLost; }
 
   // The failure to name. A process that ended because it lost a peer is a
   // consequence; the peer's own end (killed, crashed, failed) is usually seen

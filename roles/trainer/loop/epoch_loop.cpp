@@ -100,7 +100,10 @@ Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
     if (stop || CheckpointDue(false) == Checkpoint::kStep) {
       const double before = st.checkpoint_seconds;
       DG_RETURN_IF_ERROR(SaveStepCheckpoint(epoch, st.steps, sums, &st));
-      if (stop) return Stopped(epoch, st.steps, st.checkpoint_seconds - before);
+      if (stop)
+        return Stopped("step " + std::to_string(global_step_) + " (epoch " + std::to_string(epoch) + ", batch " +
+                           std::to_string(st.steps) + ")",
+                       st.checkpoint_seconds - before);
     }
   }
   st.seconds = Since(t0);
@@ -130,26 +133,30 @@ Status EpochLoop::StopBetweenEpochs(int64_t done_epoch) {
   // for the servers' part: checkpoint.pt holds only the trainers' state.
   double sums[5] = {0, 0, 0, 0, 0};
   EpochStats st;
-  if (last_step_checkpoint_ != global_step_) DG_RETURN_IF_ERROR(SaveStepCheckpoint(done_epoch, 0, sums, &st));
-  const std::string where =
-      hooks_.writer() ? "; step checkpoint " + hooks_.OutPath("checkpoints/step-" + std::to_string(global_step_)) : "";
-  return Status::Stopped("SIGTERM: stopped after epoch " + std::to_string(done_epoch) + " (step " +
-                         std::to_string(global_step_) + ")" + where + "; --resume continues");
+  double write_seconds = -1;  // already written (a scheduled one of this step)
+  if (last_step_checkpoint_ != global_step_) {
+    DG_RETURN_IF_ERROR(SaveStepCheckpoint(done_epoch, 0, sums, &st));
+    write_seconds = st.checkpoint_seconds;
+  }
+  return Stopped("epoch " + std::to_string(done_epoch) + " (step " + std::to_string(global_step_) + ")",
+                 write_seconds);
 }
 
-// The step checkpoint of global_step_ is on disk (rank 0 wrote it before the
-// others returned from its collectives).
-Status EpochLoop::Stopped(int64_t epoch, int64_t batch, double checkpoint_seconds) const {
+// Once the step checkpoint of global_step_ is on disk (rank 0 wrote it before
+// the others returned from its collectives): "SIGTERM: stopped after AFTER;
+// step checkpoint DIR written in S s; --resume continues" (write_seconds < 0:
+// it was written before).
+Status EpochLoop::Stopped(const std::string& after, double write_seconds) const {
   std::string where;
   if (hooks_.writer()) {
-    char took[32];
-    std::snprintf(took, sizeof took, "%.3f", checkpoint_seconds);
-    where = "; step checkpoint " + hooks_.OutPath("checkpoints/step-" + std::to_string(global_step_)) +
-            " written in " + took + " s";
+    where = "; step checkpoint " + hooks_.OutPath("checkpoints/step-" + std::to_string(global_step_));
+    if (write_seconds >= 0) {
+      char took[32];
+      std::snprintf(took, sizeof took, "%.3f", write_seconds);
+      where += std::string(" written in ") + took + " s";
+    }
   }
-  return Status::Stopped("SIGTERM: stopped after step " + std::to_string(global_step_) + " (epoch " +
-                         std::to_string(epoch) + ", batch " + std::to_string(batch) + ")" + where +
-                         "; --resume continues");
+  return Status::Stopped("SIGTERM: stopped after " + after + where + "; --resume continues");
 }
 
 // The epoch's loss and counts over all trainers.

@@ -68,7 +68,7 @@ class EpochLoop {
   Status EndEpoch(EpochStats* st);
   bool StopAgreed() const;
   Status StopBetweenEpochs(int64_t done_epoch);
-  Status Stopped(int64_t epoch, int64_t batch, double checkpoint_seconds) const;
+  Status Stopped(const std::string& after, double write_seconds) const;
   Status Finish();
   void KeepBest(int64_t epoch, const Evaluation& e);
   Status AllReduceSums(double sums[5], EpochStats* st);
