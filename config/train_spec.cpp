@@ -195,8 +195,8 @@ Status CheckNumbers(const Rules& r, const TrainSpec& s) {
       {"train.log_every", s.log_every},
       {"train.num_classes", double(s.num_classes)},
       {"train.embedding.dim", double(s.embedding.dim)},
-      {"train.embedding.lr", s.embedding.lr},
-      {"train.embedding.init_scale", s.embedding.init_scale},
+      {"train.embedding.lr", s.embedding.lr_or_default()},
+      {"train.embedding.init_scale", s.embedding.init_scale_or_default()},
       {"train.negative.k", s.link.negative_k},
       {"train.eval_negatives", s.link.eval_negatives},
   };

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,13 +41,19 @@ enum class ModelSelection { kValMetric, kValLoss };
 struct EmbeddingSpec {
   int64_t dim = 0;  // 0 = no embedding
   SparseOptimizerKind optimizer = SparseOptimizerKind::kAdam;  // sparse_adam
-  double lr = 0.01;
   bool features = true;            // false: the embedding is the model's whole input
   std::string name = "embedding";  // the DistTensor's name
   bool persistent = false;         // saved to the partitions at the end, reloaded later
-  double init_scale = 0.1;         // rows start uniform in [-init_scale, init_scale)
+  // Rows start uniform in [-init_scale, init_scale) and learn at lr. Unset:
+  // the default of the rows' use -- 0.1 and 0.01 (DGL's), or, for the
+  // featureless types of a typed model, 0 and 0.001
+  // (roles/trainer/model/model_embedding.h).
+  std::optional<double> lr;
+  std::optional<double> init_scale;
 
   bool uses_features() const { return dim == 0 || features; }
+  double lr_or_default() const { return lr.value_or(0.01); }
+  double init_scale_or_default() const { return init_scale.value_or(0.1); }
 };
 
 // task link: training edges, negatives, evaluation negatives.

@@ -112,6 +112,16 @@ Status ReadFanouts(const Reader& r, const YAML::Node& train, TrainSpec* t) {
   return Status::OK();
 }
 
+// A number the YAML may leave out (nullopt: the default is chosen later).
+Status OptionalDouble(const Reader& r, const YAML::Node& n, const char* field, const char* key,
+                      std::optional<double>* out) {
+  if (!n[field]) return Status::OK();
+  double v = 0;
+  DG_RETURN_IF_ERROR(r.Double(n, field, key, &v));
+  *out = v;
+  return Status::OK();
+}
+
 Status ReadEmbedding(const Reader& r, const YAML::Node& train, EmbeddingSpec* e) {
   const YAML::Node n = r.At(train, "embedding", "train.embedding");
   if (!n) return Status::OK();
@@ -121,11 +131,11 @@ Status ReadEmbedding(const Reader& r, const YAML::Node& train, EmbeddingSpec* e)
   if (!n["dim"]) return c.Err(n, "train.embedding.dim", "missing (width of the learnable per-node rows, e.g. 64)");
   DG_RETURN_IF_ERROR(r.Int(n, "dim", "train.embedding.dim", &e->dim));
   DG_RETURN_IF_ERROR(r.Enum(n, "optimizer", "train.embedding.optimizer", &e->optimizer));
-  DG_RETURN_IF_ERROR(r.Double(n, "lr", "train.embedding.lr", &e->lr));
+  DG_RETURN_IF_ERROR(OptionalDouble(r, n, "lr", "train.embedding.lr", &e->lr));
   DG_RETURN_IF_ERROR(r.Bool(n, "features", "train.embedding.features", &e->features));
   DG_RETURN_IF_ERROR(r.String(n, "name", "train.embedding.name", &e->name));
   DG_RETURN_IF_ERROR(r.Bool(n, "persistent", "train.embedding.persistent", &e->persistent));
-  return r.Double(n, "init_scale", "train.embedding.init_scale", &e->init_scale);
+  return OptionalDouble(r, n, "init_scale", "train.embedding.init_scale", &e->init_scale);
 }
 
 Status ReadLink(const Reader& r, const YAML::Node& train, TrainSpec* t) {

@@ -1,6 +1,8 @@
 // `distgnn model export`: writes a ready GNN (sage | gcn | gat) as a TorchScript
 // file compiled from TorchScript source in C++ (roles/trainer/model/model_export.h).
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "cmd/cli.h"
 #include "config/train_spec.h"
@@ -23,9 +25,10 @@ int RunModel(int argc, char** argv) {
        "rgcn | hetero-sage: or the typed partition's NAME.json to read them from")
       ("undirected", cli::po::bool_switch(&typed.undirected),
        "rgcn | hetero-sage: the graph is trained with --undirected (a rev_ relation per edge type)")
-      ("embedding-dim", cli::po::value(&spec.embedding_dim)->default_value(0),
-       "rgcn | hetero-sage: width of the node embedding (the input of featureless types; train with the same "
-       "--embedding-dim)")
+      ("embedding-dim", cli::po::value(&spec.embedding_dim),
+       "rgcn | hetero-sage: width of the learnt row per node that featureless node types read (default: --hidden "
+       "when a node type has no features; 0: one learnt vector shared by each featureless type's nodes). The model "
+       "records it: train-local and launch take it without a flag")
       ("bases", cli::po::value(&spec.bases)->default_value(0), "rgcn: number of bases (0 = one per relation)")
       ("hidden", cli::po::value(&spec.hidden)->default_value(256),
        "hidden width (gat: all heads together; rgcn, hetero-sage: 64 unless given)")
@@ -53,6 +56,7 @@ int RunModel(int argc, char** argv) {
     st = Status::InvalidArgument("--classes is required (the output width) unless --task link");
   // 64 as in DGL's RGCN examples and the IMDB figures of docs/models.md.
   if (IsTypedArch(spec.arch) && vm["hidden"].defaulted()) spec.hidden = 64;
+  if (IsTypedArch(spec.arch) && !vm.count("embedding-dim")) spec.embedding_dim = kEmbeddingDimAuto;
   if (st.ok() && kind == TrainTask::kLink) {
     if (vm.count("classes"))
       st = Status::InvalidArgument("--classes goes with --task node; a link model outputs an embedding (--out-dim)");
@@ -70,11 +74,17 @@ int RunModel(int argc, char** argv) {
     st = Status::InvalidArgument("--in-dim is required (the input feature width)");
   }
   if (st.ok()) st = ExportModel(spec, out);
-  if (st.ok())
-    std::printf("wrote %s model (%d layers, %lld -> %lld -> %lld) to %s\n", Name(spec.arch),
-                spec.layers, static_cast<long long>(spec.in_dim),
-                static_cast<long long>(spec.hidden), static_cast<long long>(spec.classes),
-                out.c_str());
+  if (st.ok()) {
+    const auto& dims = spec.type_feature_dims;
+    const bool featureless = std::find(dims.begin(), dims.end(), 0) != dims.end();
+    const std::string embedding =
+        !featureless              ? ""
+        : spec.embedding_dim > 0 ? "; featureless types: " + std::to_string(spec.embedding_dim) + " learnt columns per node"
+                                 : "; featureless types: one learnt vector per type";
+    std::printf("wrote %s model (%d layers, %lld -> %lld -> %lld%s) to %s\n", Name(spec.arch), spec.layers,
+                static_cast<long long>(spec.in_dim), static_cast<long long>(spec.hidden),
+                static_cast<long long>(spec.classes), embedding.c_str(), out.c_str());
+  }
   return cli::ExitCode(argv[0], st);
 }
 

@@ -54,12 +54,15 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("save-predictions", po::bool_switch(&s->save_predictions), "write predictions.npy (all nodes)")
       ("save-embeddings", po::bool_switch(&s->save_embeddings), "write embeddings.npy (all nodes)")
       ("embedding-dim", po::value(&s->embedding.dim)->default_value(0),
-       "learnable per-node input rows of this width (0 = none), trained with a sparse optimizer")
+       "learnable per-node input rows of this width (0 = none), trained with a sparse optimizer; default: what "
+       "the model records (a typed model's featureless types; a dataset without features: the model's input width)")
       ("embedding-optimizer", po::value(&e->embedding_optimizer)->default_value("sparse_adam"),
        "sparse_adam | sparse_adagrad")
-      ("embedding-lr", po::value(&s->embedding.lr)->default_value(0.01), "embedding learning rate")
-      ("embedding-init-scale", po::value(&s->embedding.init_scale)->default_value(0.1),
-       "embedding rows start uniform in [-S, S) (train.embedding.init_scale)")
+      ("embedding-lr", po::value<double>()->notifier([s](double v) { s->embedding.lr = v; }),
+       "embedding learning rate (default 0.01; 0.001 for the featureless types of a typed model)")
+      ("embedding-init-scale", po::value<double>()->notifier([s](double v) { s->embedding.init_scale = v; }),
+       "embedding rows start uniform in [-S, S) (train.embedding.init_scale; default 0.1; 0 for the featureless "
+       "types of a typed model: each node starts as its type's learnt vector)")
       ("no-features", po::bool_switch(no_features), "ignore features.npy: the embedding is the whole input")
       ("merge-types", po::bool_switch(&s->merge_types),
        "typed dataset: merge all node and edge types into one (for a homogeneous model)")

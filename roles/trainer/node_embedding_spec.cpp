@@ -3,9 +3,9 @@
 namespace dg {
 
 Result<NodeEmbeddingOptions> NodeEmbeddingOptionsFrom(const EmbeddingSpec& e, uint64_t seed) {
-  DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, MakeNodeEmbeddingOptions(e.dim, e.optimizer, e.lr, seed));
+  DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, MakeNodeEmbeddingOptions(e.dim, e.optimizer, e.lr_or_default(), seed));
   eo.name = e.name;
-  eo.init_scale = e.init_scale;
+  eo.init_scale = e.init_scale_or_default();
   eo.persistent = e.persistent;
   return eo;
 }

@@ -18,6 +18,7 @@
 #include "report/run_data.h"
 #include "roles/trainer/control_variate.h"
 #include "roles/trainer/link_trainer.h"
+#include "roles/trainer/model/model_embedding.h"
 #include "roles/trainer/node_embedding_spec.h"
 #include "roles/trainer/train_local_source.h"
 
@@ -110,12 +111,28 @@ void WriteReport(const std::string& out_dir) {
   else spdlog::warn("no report: {}", report.status().message());
 }
 
+bool HasFeatures(const std::string& dir) {
+  return std::filesystem::exists(dir + "/features.npy") || std::filesystem::exists(dir + "/features.npy.gz");
+}
+
+// The node embedding the model reads where the flags give no width
+// (model_embedding.h): a typed model's featureless types, or every node of a
+// dataset without features.
+Result<TrainSpec> WithModelEmbedding(const TrainSpec& spec, bool typed) {
+  TrainSpec s = spec;
+  if (typed) DG_RETURN_IF_ERROR(TakeTypedModelEmbedding(s.model, "--embedding-dim", &s.embedding));
+  else if (!HasFeatures(s.dataset_dir))
+    DG_RETURN_IF_ERROR(TakeFeaturelessModelEmbedding(s.model, "--embedding-dim", &s.embedding));
+  return s;
+}
+
 }  // namespace
 
-Status TrainLocal(const TrainSpec& spec, const LocalRun& run) {
+Status TrainLocal(const TrainSpec& flags, const LocalRun& run) {
   SetupLogging("train-local", 0);
-  std::unique_ptr<LocalGraphSource> source =
-      IsTypedDatasetDir(spec.dataset_dir) ? MakeTypedInMemorySource() : MakeInMemorySource();
+  const bool typed = IsTypedDatasetDir(flags.dataset_dir);
+  std::unique_ptr<LocalGraphSource> source = typed ? MakeTypedInMemorySource() : MakeInMemorySource();
+  DG_ASSIGN_OR_RETURN(const TrainSpec spec, WithModelEmbedding(flags, typed));
   DG_RETURN_IF_ERROR(source->Check(spec));
   bool started = false;
   const Status st = spec.task == TrainTask::kLink ? RunLinkTask(source.get(), spec, run, &started)

@@ -42,6 +42,7 @@
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"
+#include "roles/trainer/model/model_embedding.h"
 #include "roles/trainer/node_embedding_spec.h"
 #include "roles/trainer/trainer_util.h"
 #include "roles/trainer/typed_job.h"
@@ -190,7 +191,10 @@ Status LoadJob(TrainerProcess* p) {
   HoldLaunchLease(args, p->job, "trainer");
   DG_ASSIGN_OR_RETURN(p->partition, LoadAnyPartitionConfig(p->job.partition));
   const TrainMode mode = p->options.mode;
-  if (p->partition.typed()) return CheckTypedTrainerJob(p->job, p->partition, mode);
+  if (p->partition.typed()) {
+    DG_RETURN_IF_ERROR(CheckTypedTrainerJob(p->job, p->partition, mode));
+    return TakeTypedModelEmbedding(p->job.train.model, p->job.path + ": train.embedding.dim", &p->job.train.embedding);
+  }
   if (mode != TrainMode::kTrain) return Status::OK();
   DG_ASSIGN_OR_RETURN(bool typed_model, ModelIsTyped(p->spec().model));
   if (typed_model)

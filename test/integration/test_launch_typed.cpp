@@ -1,6 +1,7 @@
 // `distgnn launch` on a typed partition with the real roles: bundled IMDB
 // (--undirected), 2 partitions, 2 machines of 127.0.0.1 with a server and a
-// trainer each, RGCN with a node embedding for the featureless types, once
+// trainer each, RGCN with learnt rows for the featureless types (export's
+// default, which the job and train-local take from the model file), once
 // with the trainers sampling in their own threads and once with a sampler
 // process per trainer. Test accuracy (at the best validation epoch) must be
 // within one point of train-local's with the same model, seed and epochs
@@ -27,7 +28,7 @@ void WriteTypedJob(const TempDir& dir, const std::string& name, int samplers_per
     << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
     << "processes: {servers: 1, trainers: 1, samplers_per_trainer: " << samplers_per_trainer << "}\n"
     << "train: {model: rgcn.pt, fanouts: [10, 10], batch_size: 64, epochs: " << kEpochs
-    << ", lr: 0.005, seed: 0, intra_op_threads: 1, embedding: {dim: 64, lr: 0.01}}\noutput_dir: runs\n";
+    << ", lr: 0.005, seed: 0, intra_op_threads: 1}\noutput_dir: runs\n";
 }
 
 double LaunchTestAcc(const TempDir& dir, const std::string& name) {
@@ -52,14 +53,14 @@ TEST_CASE("launch trains RGCN on a 2-partition typed IMDB within a point of trai
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   // The types, feature widths and relations come from the partition.
-  r = RunDistgnn({"model", "export", "--arch", "rgcn", "--partition-config", dir / "parts/imdb.json", "--embedding-dim",
-                  "64", "--hidden", "64", "--bases", "2", "--seed", "0", "-o", dir / "rgcn.pt"},
+  r = RunDistgnn({"model", "export", "--arch", "rgcn", "--partition-config", dir / "parts/imdb.json", "--hidden", "64",
+                  "--bases", "2", "--seed", "0", "-o", dir / "rgcn.pt"},
                  120);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.output.find("2733 -> 64 -> 3") != std::string::npos);  // 2669 movie features + 64 embedding columns
-  r = RunDistgnn({"train-local", "--dataset", imdb, "--undirected", "--model", dir / "rgcn.pt", "--embedding-dim", "64",
-                  "--fanouts", "10,10", "--batch-size", "128", "--epochs", std::to_string(kEpochs), "--lr", "0.005",
+  // 2669 movie features + 64 embedding columns (the hidden width, by default)
+  CHECK(r.output.find("2733 -> 64 -> 3; featureless types: 64 learnt columns per node") != std::string::npos);
+  r = RunDistgnn({"train-local", "--dataset", imdb, "--undirected", "--model", dir / "rgcn.pt", "--fanouts", "10,10", "--batch-size", "128", "--epochs", std::to_string(kEpochs), "--lr", "0.005",
                   "--seed", "0", "--threads", "1", "--out", dir / "local"},
                  300);
   INFO(r.output);
@@ -69,6 +70,9 @@ TEST_CASE("launch trains RGCN on a 2-partition typed IMDB within a point of trai
   WriteTypedJob(dir, "samplers", 1);
   const double threads = LaunchTestAcc(dir, "threads");
   const double samplers = LaunchTestAcc(dir, "samplers");
+  // The job's YAML names no embedding: the trainers take the model's.
+  CHECK(ReadFile(dir / "runs/threads/logs/0-trainer-0.log").find("node embedding: 64 learnt columns per node") !=
+        std::string::npos);
   WARN("IMDB RGCN test accuracy: train-local " << local << ", launch (sampling threads) " << threads
                                                << ", launch (sampler processes) " << samplers);
   CHECK(local > 0.5);  // well above the majority class (0.36)

@@ -212,8 +212,8 @@ TEST_CASE("typed layer-wise inference refuses save_predictions, an unsaved embed
                        "--name", "imdb", "--out", dir / "parts"},
                       120);
   REQUIRE(r.exit_code == 0);
-  r = RunDistgnn({"model", "export", "--arch", "hetero-sage", "--partition-config", dir / "parts/imdb.json", "-o",
-                  dir / "hsage.pt"});
+  r = RunDistgnn({"model", "export", "--arch", "hetero-sage", "--partition-config", dir / "parts/imdb.json",
+                  "--embedding-dim", "16", "-o", dir / "hsage.pt"});
   REQUIRE(r.exit_code == 0);
   WriteJob(dir, "refuse", "hsage.pt", ", save_predictions: true");
   std::string out = FailedInfer(dir, "refuse");
@@ -225,6 +225,13 @@ TEST_CASE("typed layer-wise inference refuses save_predictions, an unsaved embed
   INFO(out);
   CHECK(out.find("the node embedding 'embedding' is not on the servers") != std::string::npos);
   CHECK(out.find("train.embedding.persistent: true") != std::string::npos);
+  // A width other than the one the model was exported with.
+  WriteJob(dir, "otherwidth", "hsage.pt", ", embedding: {dim: 32, persistent: true}");
+  out = FailedInfer(dir, "otherwidth");
+  INFO(out);
+  CHECK(out.find("train.embedding.dim is 32 but ") != std::string::npos);
+  CHECK(out.find("hsage.pt reads 16 embedding columns (its embedding_dim; model export --embedding-dim)") !=
+        std::string::npos);
   // A typed model with forward and forward_layer but no forward_input.
   {
     torch::jit::Module m("NoInput");

@@ -160,6 +160,38 @@ TEST_CASE("train-local without features: a learnable embedding (sparse_adam) tra
   CHECK(r.output.find("1465-dim input rows") != std::string::npos);
 }
 
+// Cora without features.npy (edges, labels, split only): no flag names an
+// embedding, so the model's input width becomes a learnt row per node, and the
+// graph alone must beat the majority class of the test nodes (the best
+// constant prediction).
+TEST_CASE("train-local on a graph without features learns input rows by default, above the majority class") {
+  test::TempDir dir;
+  const std::string data = dir / "cora-featureless";
+  std::filesystem::create_directories(data);
+  for (const char* f : {"edges.tsv", "labels.npy", "split.npy"})
+    std::filesystem::copy_file(test::CoraDir() + "/" + f, data + "/" + f);
+  Export({"--arch", "sage", "--in-dim", "64", "--hidden", "64", "--classes", "7", "-o", dir / "sage.pt"});
+  auto r = test::RunDistgnn({"train-local", "--dataset", data, "--undirected", "--model", dir / "sage.pt", "--epochs",
+                             "30", "--seed", "0", "--threads", "2", "--out", dir / "run"},
+                            300);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("no features: the model's input is a learnt row of 64 columns per node") != std::string::npos);
+  auto labels = NpyRead(data + "/labels.npy");
+  auto split = NpyRead(data + "/split.npy");
+  REQUIRE(labels.ok());
+  REQUIRE(split.ok());
+  std::map<int64_t, int64_t> test_counts;
+  int64_t tests = 0, most = 0;
+  for (int64_t i = 0; i < labels->shape[0]; ++i)
+    if (split->as<int8_t>()[i] == 2) ++test_counts[labels->as<int64_t>()[i]], ++tests;
+  for (const auto& [y, n] : test_counts) most = std::max(most, n);
+  const double baseline = static_cast<double>(most) / tests;  // the best constant prediction
+  const double acc = Field(ReadLines(dir / "run/metrics.jsonl").back(), "test_acc");
+  INFO("test accuracy " << acc << ", the test nodes' majority class " << baseline);
+  CHECK(acc > baseline + 0.1);
+}
+
 TEST_CASE("checkpoint, kill, --resume: continues at the next epoch with the same parameters") {
   test::TempDir dir;
   Export({"--arch", "sage", "--in-dim", "1433", "--hidden", "32", "--classes", "7", "-o",

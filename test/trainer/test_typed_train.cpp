@@ -36,7 +36,8 @@ TEST_CASE("train-local trains RGCN on the typed IMDB graph and refuses mismatche
                              "16", "--bases", "2", "-o", rgcn});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.output.find("2669 -> 16 -> 3") != std::string::npos);  // movie features; classes from meta.json
+  // movie features + learnt rows of the hidden width for the featureless types; classes from meta.json
+  CHECK(r.output.find("2685 -> 16 -> 3; featureless types: 16 learnt columns per node") != std::string::npos);
   r = test::RunDistgnn({"train-local", "--dataset", Imdb(), "--undirected", "--model", rgcn, "--fanouts", "5,5",
                         "--epochs", "3", "--batch-size", "256", "--lr", "0.01", "--threads", "2", "--out",
                         dir.path() + "/run"},
@@ -56,15 +57,24 @@ TEST_CASE("train-local trains RGCN on the typed IMDB graph and refuses mismatche
                         "--epochs", "1", "--out", dir.path() + "/bad2"});
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("--merge-types needs a homogeneous one") != std::string::npos);
+  // The model records its embedding width; another one is named with the flag.
+  r = test::RunDistgnn({"train-local", "--dataset", Imdb(), "--undirected", "--model", rgcn, "--embedding-dim", "8",
+                        "--epochs", "1", "--out", dir.path() + "/bad3"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--embedding-dim is 8 but " + rgcn + " reads 16 embedding columns") != std::string::npos);
+  // --embedding-dim 0: one learnt vector per featureless type, no embedding to train.
+  r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", Imdb(), "--undirected", "--hidden", "16",
+                        "--embedding-dim", "0", "-o", rgcn});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("2669 -> 16 -> 3; featureless types: one learnt vector per type") != std::string::npos);
   r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--in-dim", "4", "--dataset", Imdb(), "-o", rgcn});
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("reads the feature widths from --dataset") != std::string::npos);
 }
 
-// The graph is worth something: RGCN with export's defaults (no node embedding,
-// one weight per relation) against the MLP on the same movie features, same
-// seed, epochs, batch and learning rate (docs/models.md, 8 epochs, seeds 0-2:
-// 0.617-0.627 and 0.533-0.541; RGCN peaks at epoch 2-4).
+// The graph is worth something: RGCN with export's defaults (learnt rows for
+// the featureless types, one weight per relation) against the MLP on the same
+// movie features, same seed, epochs, batch and learning rate (docs/models.md).
 TEST_CASE("the exported RGCN beats an MLP on the movie features of IMDB", "[typed]") {
   test::TempDir dir;
   const std::string rgcn = dir.path() + "/rgcn.pt", mlp = dir.path() + "/mlp.pt";

@@ -59,6 +59,9 @@ bool Parse(const std::string& word, ModelArch* out);
 // "sage, gcn, gat, mlp, rgcn or hetero-sage", for messages.
 std::string ModelArchChoices();
 
+// ModelSpec::embedding_dim for "chosen from the types" (typed_model_spec.h).
+constexpr int64_t kEmbeddingDimAuto = -1;
+
 struct ModelSpec {
   ModelArch arch = ModelArch::kSage;
   int64_t in_dim = 0;
@@ -71,8 +74,9 @@ struct ModelSpec {
   int heads = 8;              // gat only
   uint64_t seed = 0;
   // rgcn | hetero-sage: the feature width of each node type (0 = none), the
-  // node embedding's width (the input of featureless types) and the relations.
-  // in_dim is then max(type_feature_dims) + embedding_dim (set by the export).
+  // node embedding's width (the input of featureless types; 0: one learnt
+  // vector per featureless type) and the relations. in_dim is then
+  // max(type_feature_dims) + embedding_dim (set by the export).
   std::vector<int64_t> type_feature_dims;
   int64_t embedding_dim = 0;
   int num_relations = 0;

@@ -43,7 +43,14 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
     spec->classes = classes;
   }
   int64_t fmax = 0;
-  for (int64_t f : spec->type_feature_dims) fmax = std::max(fmax, f);
+  bool featureless_type = false;
+  for (int64_t f : spec->type_feature_dims) {
+    fmax = std::max(fmax, f);
+    featureless_type = featureless_type || f == 0;
+  }
+  // Learnt rows per node: a vector shared by a type's nodes cannot tell two
+  // of them apart (docs/models.md "Featureless node types").
+  if (spec->embedding_dim == kEmbeddingDimAuto) spec->embedding_dim = featureless_type ? spec->hidden : 0;
   spec->in_dim = fmax + spec->embedding_dim;
   return Status::OK();
 }

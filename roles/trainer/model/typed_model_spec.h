@@ -20,7 +20,8 @@ struct TypedModelSource {
 };
 
 // Fills spec->type_feature_dims, num_relations, in_dim and (if 0) classes;
-// spec->embedding_dim must be set. Exactly one of dataset / partition_config.
+// spec->embedding_dim kEmbeddingDimAuto becomes spec->hidden when a node type
+// has no features, else 0. Exactly one of dataset / partition_config.
 Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec);
 
 }  // namespace dg

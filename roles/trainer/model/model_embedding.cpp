@@ -1,0 +1,60 @@
+#include "roles/trainer/model/model_embedding.h"
+
+#include <spdlog/spdlog.h>
+
+#include "roles/trainer/model/model_runner.h"
+
+namespace dg {
+namespace {
+
+// An int attribute of the module; -1 when it has none.
+Result<int64_t> IntAttribute(const std::string& model_path, const char* name) {
+  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(model_path));
+  if (!module.hasattr(name)) return int64_t{-1};
+  const c10::IValue v = module.attr(name);
+  return v.isInt() ? v.toInt() : int64_t{-1};
+}
+
+Status Mismatch(const std::string& key, int64_t given, const std::string& model_path, const char* attribute,
+                int64_t recorded, const std::string& hint) {
+  return Status::InvalidArgument(key + " is " + std::to_string(given) + " but " + model_path + " reads " +
+                                 std::to_string(recorded) + " embedding columns (its " + attribute + "; " + hint +
+                                 "): give " + std::to_string(recorded) + " or leave the width out");
+}
+
+}  // namespace
+
+Status TakeTypedModelEmbedding(const std::string& model_path, const std::string& key, EmbeddingSpec* embedding) {
+  DG_ASSIGN_OR_RETURN(int64_t recorded, IntAttribute(model_path, "embedding_dim"));
+  if (recorded < 0) return Status::OK();
+  if (embedding->dim > 0 && embedding->dim != recorded)
+    return Mismatch(key, embedding->dim, model_path, "embedding_dim", recorded, "model export --embedding-dim");
+  if (recorded == 0) return Status::OK();
+  if (embedding->dim == 0)
+    spdlog::info("node embedding: {} learnt columns per node for the featureless types, as {} records "
+                 "(model export --embedding-dim)", recorded, model_path);
+  embedding->dim = recorded;
+  // Each row starts at zero, so a node starts as its type's learnt vector (the
+  // model's input bias), and moves slowly: random starts and fast rows let a
+  // few labels be memorised through neighbours' rows (docs/models.md
+  // "Featureless node types").
+  if (!embedding->init_scale) embedding->init_scale = kFeaturelessTypeInitScale;
+  if (!embedding->lr) embedding->lr = kFeaturelessTypeLr;
+  return Status::OK();
+}
+
+Status TakeFeaturelessModelEmbedding(const std::string& model_path, const std::string& key,
+                                     EmbeddingSpec* embedding) {
+  DG_ASSIGN_OR_RETURN(int64_t in_dim, IntAttribute(model_path, "in_dim"));
+  if (in_dim <= 0) return Status::OK();
+  if (embedding->dim > 0 && embedding->dim != in_dim)
+    return Mismatch(key, embedding->dim, model_path, "in_dim", in_dim, "model export --in-dim");
+  if (embedding->dim == 0)
+    spdlog::info("no features: the model's input is a learnt row of {} columns per node ({}'s in_dim)", in_dim,
+                 model_path);
+  embedding->dim = in_dim;
+  embedding->features = false;
+  return Status::OK();
+}
+
+}  // namespace dg

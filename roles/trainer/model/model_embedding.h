@@ -1,0 +1,35 @@
+// The node embedding a model reads, taken from the model file so that a job
+// need not repeat the width: `distgnn model export` records it.
+//
+//  - A typed model (rgcn, hetero-sage) records `embedding_dim`, the width of
+//    the learnt rows its featureless node types read (0: one learnt vector per
+//    featureless type instead). The trainer and train-local take it when the
+//    user gives no width (train.embedding.dim, --embedding-dim), with the
+//    start scale and learning rate below unless the user sets them.
+//  - On a homogeneous dataset without features, a model's `in_dim` is the
+//    width of a learnt row per node that is the model's whole input
+//    (train-local's --no-features --embedding-dim in_dim).
+//
+// A width the user gives that differs from the model's is an error naming
+// both; a model that records nothing (written by hand) changes nothing.
+#pragma once
+
+#include <string>
+
+#include "common/base/status.h"
+#include "config/train_spec.h"
+
+namespace dg {
+
+// The start scale and learning rate of a typed model's featureless rows when
+// the user sets none (train.embedding.init_scale / lr).
+constexpr double kFeaturelessTypeInitScale = 0;
+constexpr double kFeaturelessTypeLr = 0.001;
+
+// key: the user's name for the width, e.g. "--embedding-dim" or
+// "job.yaml: train.embedding.dim".
+Status TakeTypedModelEmbedding(const std::string& model_path, const std::string& key, EmbeddingSpec* embedding);
+Status TakeFeaturelessModelEmbedding(const std::string& model_path, const std::string& key,
+                                     EmbeddingSpec* embedding);
+
+}  // namespace dg
