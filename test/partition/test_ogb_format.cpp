@@ -337,3 +337,40 @@ TEST_CASE("ogb format under --memory-budget: a bad line names OGB's file and lin
   for (const auto& e : fs::directory_iterator(tmp.path()))
     CHECK(e.path().filename().string().find("spill") == std::string::npos);
 }
+
+TEST_CASE("generate --format ogb: OGB's files partition as the same graph written as .npy, byte for byte",
+          "[ogb][ooc][generate]") {
+  test::TempDir tmp;
+  const std::vector<std::string> shape = {"--nodes", "3000", "--edges", "40000", "--feat-dim", "8", "--classes", "4",
+                                          "--seed", "3"};
+  auto gen = [&](const std::vector<std::string>& extra, const std::string& out) {
+    std::vector<std::string> args = {"generate"};
+    args.insert(args.end(), shape.begin(), shape.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--out", out});
+    auto r = test::RunDistgnn(args);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+  };
+  gen({}, tmp / "npy");
+  gen({"--format", "ogb"}, tmp / "ogb");
+  for (const char* f : {"raw/edge.csv.gz", "raw/node-feat.csv.gz", "raw/node-label.csv.gz", "raw/num-node-list.csv.gz",
+                        "raw/num-edge-list.csv.gz", "split/random/train.csv.gz", "split/random/valid.csv.gz",
+                        "split/random/test.csv.gz"})
+    CHECK(fs::exists(tmp / ("ogb/" + std::string(f))));
+  CHECK(!fs::exists(tmp / "ogb/npy"));
+  for (const std::string method : {"stream", "metis"}) {
+    INFO(method);
+    auto part = [&](const std::string& dataset, std::vector<std::string> extra, const std::string& out) {
+      std::vector<std::string> args = {"partition", "--dataset", tmp / dataset, "--num-parts", "3", "--method", method,
+                                       "--undirected", "--name", "g", "--out", tmp / out, "--memory-budget", "64M"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      auto r = test::RunDistgnn(args);
+      INFO(r.output);
+      REQUIRE(r.exit_code == 0);
+    };
+    part("npy", {}, "npy-" + method);
+    part("ogb", {"--format", "ogb"}, "ogb-" + method);
+    test::RequireSameTree(tmp / ("npy-" + method), tmp / ("ogb-" + method), 9);
+  }
+}
