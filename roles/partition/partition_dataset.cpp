@@ -6,6 +6,8 @@
 //                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
 //                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
+//   distgnn partition --dataset DIR --format ogb ...same partition flags...   (OGB's CSV files;
+//                     with --memory-budget streamed by ogb_input.h)
 //
 // Every user mistake is one line and a non-zero exit, and nothing is written:
 // flags are checked before reading, input before partitioning, and the output
