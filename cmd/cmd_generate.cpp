@@ -2,13 +2,16 @@
 // dst.npy, features.npy, labels.npy, split.npy), streamed to disk: R-MAT
 // (power law, learnable labels) or uniform G(n, m) (as dgl.rand_graph); see
 // roles/partition/synthetic_graph.h for the models. `--hetero mag` writes a
-// typed dataset shaped like ogbn-mag instead (roles/partition/synthetic_hetero.h).
+// typed dataset shaped like ogbn-mag instead (roles/partition/synthetic_hetero.h);
+// `--format ogb` the homogeneous one in OGB's raw/ + split/ CSV layout
+// (roles/partition/synthetic_ogb.h).
 #include <chrono>
 #include <cstdio>
 
 #include "cmd/cli.h"
 #include "roles/partition/synthetic_graph.h"
 #include "roles/partition/synthetic_hetero.h"
+#include "roles/partition/synthetic_ogb.h"
 
 namespace dg {
 
@@ -19,13 +22,15 @@ Status Run(int argc, char** argv) {
   SyntheticOptions o;
   std::string out;
   std::string split = "0.6,0.2";
-  std::string hetero, model;
+  std::string hetero, model, format;
   po::options_description desc("distgnn generate");
   desc.add_options()
       ("help,h", "show this help")
       ("nodes", po::value(&o.num_nodes)->required(), "number of nodes N (--hetero mag: number of papers)")
       ("hetero", po::value(&hetero), "mag: a typed dataset shaped like ogbn-mag (paper, author, institution, field_of_study; "
        "writes, cites, affiliated_with, has_topic; power-law degrees; paper labels and features)")
+      ("format", po::value(&format)->default_value("npy"), "npy (src.npy, dst.npy, features.npy, ...) | ogb (OGB's "
+       "raw/*.csv.gz + split/random/, as partition --format ogb reads; not with --hetero)")
       ("model", po::value(&model)->default_value("rmat"), "rmat (power law, no self loops) | uniform (E distinct uniform pairs, as dgl.rand_graph)")
       ("edges", po::value(&o.num_edges)->default_value(-1), "number of directed edges E (required without --hetero)")
       ("feat-dim", po::value(&o.feat_dim)->required(), "feature dimension F (float32)")
@@ -44,6 +49,10 @@ Status Run(int argc, char** argv) {
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
   if (!Parse(model, &o.model))
     return Status::InvalidArgument("--model: unknown model '" + model + "' (expected rmat or uniform)");
+  if (format != "npy" && format != "ogb")
+    return Status::InvalidArgument("--format: unknown format '" + format + "' (expected npy or ogb)");
+  if (!hetero.empty() && format == "ogb")
+    return Status::InvalidArgument("--format ogb writes the homogeneous layout; --hetero mag writes a typed .npy dataset");
   if (!hetero.empty()) {
     if (hetero != "mag") return Status::InvalidArgument("--hetero: unknown shape '" + hetero + "' (expected mag)");
     if (o.num_edges >= 0) return Status::InvalidArgument("--edges does not go with --hetero mag (edge counts follow the papers)");
@@ -55,7 +64,13 @@ Status Run(int argc, char** argv) {
     return Status::OK();
   }
   if (o.num_edges < 0) return Status::InvalidArgument("--edges is required (the number of directed edges)");
-  return GenerateDataset(o, out, vm["force"].as<bool>());
+  if (format == "npy") return GenerateDataset(o, out, vm["force"].as<bool>());
+  const auto t0 = std::chrono::steady_clock::now();
+  DG_RETURN_IF_ERROR(WriteSyntheticOgb(o, out, vm["force"].as<bool>()));
+  std::printf("generated %s (%s, OGB layout): %lld nodes, %lld edges, %d features, %d classes in %.2f s\n", out.c_str(),
+              Name(o.model), (long long)o.num_nodes, (long long)o.num_edges, o.feat_dim, o.num_classes,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return Status::OK();
 }
 
 }  // namespace

@@ -17,7 +17,54 @@ bool Exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-std::vector<std::string> SubDirs(const std::string& dir) {
+// float32 [rows, F] from a CSV of F numbers per line; rows must equal `rows` if >= 0.
+Result<Array> ReadFeatures(const std::string& path, int64_t rows) {
+  std::vector<float> v;
+  int64_t cols = 0, n = 0;
+  DG_RETURN_IF_ERROR(ForEachOgbFeatureRow(path, [&](int64_t, const double* x, int64_t k) {
+    cols = k;
+    for (int64_t j = 0; j < k; ++j) v.push_back(static_cast<float>(x[j]));
+    return Status::OK();
+  }, &n));
+  DG_RETURN_IF_ERROR(CheckOgbRows(path, n, rows, "rows"));
+  Array a = Array::Zeros(DType::kFloat32, {n, cols});
+  std::copy(v.begin(), v.end(), a.as<float>());
+  return a;
+}
+
+// int64 [rows] from a CSV of one number per line; nan -> -1.
+Result<Array> ReadLabels(const std::string& path, int64_t rows) {
+  std::vector<int64_t> v;
+  int64_t n = 0;
+  DG_RETURN_IF_ERROR(ForEachOgbLabel(path, [&](int64_t l) {
+    v.push_back(l);
+    return Status::OK();
+  }, &n));
+  DG_RETURN_IF_ERROR(CheckOgbRows(path, n, rows, "labels"));
+  Array a = Array::Zeros(DType::kInt64, {n});
+  std::copy(v.begin(), v.end(), a.as<int64_t>());
+  return a;
+}
+
+// split int8 [n] from DIR/{train,valid,test}.csv.gz.
+Result<Array> ReadSplit(const std::string& dir, int64_t n) {
+  Array a = Array::Zeros(DType::kInt8, {n});
+  std::fill(a.as<int8_t>(), a.as<int8_t>() + n, int8_t{-1});
+  DG_RETURN_IF_ERROR(FillOgbSplit(dir, n, a.as<int8_t>()));
+  return a;
+}
+
+
+}  // namespace
+
+std::string OgbCsvPath(const std::string& base) {
+  if (!Exists(base + ".csv.gz") && Exists(base + ".csv")) return base + ".csv";
+  return base + ".csv.gz";
+}
+
+bool OgbFileExists(const std::string& path) { return Exists(path); }
+
+std::vector<std::string> OgbSubDirs(const std::string& dir) {
   std::vector<std::string> names;
   DIR* d = ::opendir(dir.c_str());
   if (!d) return names;
@@ -31,70 +78,53 @@ std::vector<std::string> SubDirs(const std::string& dir) {
   return names;
 }
 
-// "<file>.csv.gz", or "<file>.csv" if only that exists.
-std::string CsvPath(const std::string& base) {
-  if (!Exists(base + ".csv.gz") && Exists(base + ".csv")) return base + ".csv";
-  return base + ".csv.gz";
-}
-
-// float32 [rows, F] from a CSV of F numbers per line; rows must equal `rows` if >= 0.
-Result<Array> ReadFeatures(const std::string& path, int64_t rows) {
-  std::vector<float> v;
-  int64_t cols = -1, n = 0;
-  DG_RETURN_IF_ERROR(ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
+Status ForEachOgbFeatureRow(const std::string& path, const OgbFeatureFn& fn, int64_t* rows) {
+  int64_t cols = -1;
+  *rows = 0;
+  return ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
     if (cols < 0) cols = k;
     if (k != cols)
       return Status::InvalidArgument(path + ":" + std::to_string(r + 1) + ": " + std::to_string(k) + " values, line 1 has " +
                                      std::to_string(cols));
-    for (int64_t j = 0; j < k; ++j) v.push_back(static_cast<float>(x[j]));
-    ++n;
-    return Status::OK();
-  }));
-  if (rows >= 0 && n != rows)
-    return Status::InvalidArgument(path + ": " + std::to_string(n) + " rows, expected " + std::to_string(rows) + " (one per node)");
-  Array a = Array::Zeros(DType::kFloat32, {n, std::max<int64_t>(cols, 0)});
-  std::copy(v.begin(), v.end(), a.as<float>());
-  return a;
+    ++*rows;
+    return fn(r, x, k);
+  });
 }
 
-// int64 [rows] from a CSV of one number per line; nan -> -1.
-Result<Array> ReadLabels(const std::string& path, int64_t rows) {
-  std::vector<int64_t> v;
-  DG_RETURN_IF_ERROR(ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
+Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64_t)>& fn, int64_t* rows) {
+  *rows = 0;
+  return ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
     if (k != 1) return Status::InvalidArgument(path + ":" + std::to_string(r + 1) + ": expected one label per line");
-    v.push_back(std::isnan(x[0]) ? -1 : static_cast<int64_t>(x[0]));
-    return Status::OK();
-  }));
-  if (rows >= 0 && static_cast<int64_t>(v.size()) != rows)
-    return Status::InvalidArgument(path + ": " + std::to_string(v.size()) + " labels, expected " + std::to_string(rows) +
-                                   " (one per node)");
-  Array a = Array::Zeros(DType::kInt64, {static_cast<int64_t>(v.size())});
-  std::copy(v.begin(), v.end(), a.as<int64_t>());
-  return a;
+    ++*rows;
+    return fn(std::isnan(x[0]) ? -1 : static_cast<int64_t>(x[0]));
+  });
 }
 
-// split int8 [n] from DIR/{train,valid,test}.csv.gz.
-Result<Array> ReadSplit(const std::string& dir, int64_t n) {
-  Array a = Array::Zeros(DType::kInt8, {n});
-  std::fill(a.as<int8_t>(), a.as<int8_t>() + n, int8_t{-1});
+Status FillOgbSplit(const std::string& dir, int64_t n, int8_t* split) {
   const char* names[] = {"train", "valid", "test"};
   for (int s = 0; s < 3; ++s) {
-    const std::string path = CsvPath(dir + "/" + names[s]);
+    const std::string path = OgbCsvPath(dir + "/" + names[s]);
     DG_RETURN_IF_ERROR(ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
       if (k == 0) return Status::OK();
       const int64_t id = static_cast<int64_t>(x[0]);
       if (k != 1 || id < 0 || id >= n || static_cast<double>(id) != x[0])
         return Status::InvalidArgument(path + ":" + std::to_string(r + 1) + ": expected a node id in [0, " +
                                        std::to_string(n) + ")");
-      a.as<int8_t>()[id] = static_cast<int8_t>(s);
+      split[id] = static_cast<int8_t>(s);
       return Status::OK();
     }));
   }
-  return a;
+  return Status::OK();
 }
 
-Result<std::string> SplitDir(const std::string& dir) {
-  std::vector<std::string> splits = SubDirs(dir + "/split");
+Status CheckOgbRows(const std::string& path, int64_t rows, int64_t expected, const std::string& what) {
+  if (expected < 0 || rows == expected) return Status::OK();
+  return Status::InvalidArgument(path + ": " + std::to_string(rows) + " " + what + ", expected " +
+                                 std::to_string(expected) + " (one per node)");
+}
+
+Result<std::string> OgbSplitDir(const std::string& dir) {
+  std::vector<std::string> splits = OgbSubDirs(dir + "/split");
   if (splits.size() == 1) return dir + "/split/" + splits[0];
   if (splits.empty()) return std::string();  // no split: no seeds
   std::string list;
@@ -102,7 +132,7 @@ Result<std::string> SplitDir(const std::string& dir) {
   return Status::InvalidArgument(dir + "/split: holds several splits (" + list + "); keep one");
 }
 
-Result<int64_t> SingleCount(const std::string& path) {
+Result<int64_t> ReadOgbCount(const std::string& path) {
   int64_t n = -1;
   DG_RETURN_IF_ERROR(ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
     if (r == 0 && k >= 1) n = static_cast<int64_t>(x[0]);
@@ -111,8 +141,6 @@ Result<int64_t> SingleCount(const std::string& path) {
   if (n < 0) return Status::InvalidArgument(path + ": expected the node count on line 1");
   return n;
 }
-
-}  // namespace
 
 bool IsOgbHeterogeneous(const std::string& dir) {
   return Exists(dir + "/raw/num-node-dict.csv.gz") || Exists(dir + "/raw/num-node-dict.csv");
@@ -124,22 +152,22 @@ Result<Dataset> LoadOgbDataset(const std::string& dir, const EdgeListOptions& op
   Dataset ds;
   ds.dir = dir;
   int64_t n = -1;
-  if (Exists(CsvPath(raw + "/num-node-list"))) {
-    DG_ASSIGN_OR_RETURN(n, SingleCount(CsvPath(raw + "/num-node-list")));
+  if (Exists(OgbCsvPath(raw + "/num-node-list"))) {
+    DG_ASSIGN_OR_RETURN(n, ReadOgbCount(OgbCsvPath(raw + "/num-node-list")));
   }
-  if (Exists(CsvPath(raw + "/node-feat"))) {
-    DG_ASSIGN_OR_RETURN(Array f, ReadFeatures(CsvPath(raw + "/node-feat"), n));
+  if (Exists(OgbCsvPath(raw + "/node-feat"))) {
+    DG_ASSIGN_OR_RETURN(Array f, ReadFeatures(OgbCsvPath(raw + "/node-feat"), n));
     n = f.shape[0];
     ds.node_data["features"] = std::move(f);
   }
-  const std::string edge_path = CsvPath(raw + "/edge");
+  const std::string edge_path = OgbCsvPath(raw + "/edge");
   DG_ASSIGN_OR_RETURN(ds.edges, ReadEdgeListText(edge_path, n));
   if (n < 0) n = ds.edges.max_id + 1;
   ds.num_nodes = n;
-  if (Exists(CsvPath(raw + "/node-label"))) {
-    DG_ASSIGN_OR_RETURN(ds.node_data["labels"], ReadLabels(CsvPath(raw + "/node-label"), n));
+  if (Exists(OgbCsvPath(raw + "/node-label"))) {
+    DG_ASSIGN_OR_RETURN(ds.node_data["labels"], ReadLabels(OgbCsvPath(raw + "/node-label"), n));
   }
-  DG_ASSIGN_OR_RETURN(std::string split, SplitDir(dir));
+  DG_ASSIGN_OR_RETURN(std::string split, OgbSplitDir(dir));
   if (!split.empty()) {
     DG_ASSIGN_OR_RETURN(ds.node_data["split"], ReadSplit(split, n));
   }
@@ -149,9 +177,17 @@ Result<Dataset> LoadOgbDataset(const std::string& dir, const EdgeListOptions& op
   return ds;
 }
 
-Result<TypedDataset> LoadOgbTypedDataset(const std::string& dir, const TypedLoadOptions& opts) {
+std::string OgbEdgeFile(const std::string& dir, const EdgeTypeData& et) {
+  return OgbCsvPath(dir + "/raw/relations/" + et.src_type + "___" + et.relation + "___" + et.dst_type + "/edge");
+}
+
+std::string OgbTypeFile(const std::string& dir, const std::string& type, const std::string& what) {
+  return OgbCsvPath(dir + "/raw/" + what + "/" + type + "/" + what);
+}
+
+Result<TypedDataset> ReadOgbTypedMeta(const std::string& dir) {
   const std::string raw = dir + "/raw";
-  const std::string dict = CsvPath(raw + "/num-node-dict");
+  const std::string dict = OgbCsvPath(raw + "/num-node-dict");
   DG_ASSIGN_OR_RETURN(std::vector<std::string> lines, ReadTextLines(dict));
   if (lines.size() < 2) return Status::InvalidArgument(dict + ": expected a header of node types and a line of counts");
   std::vector<std::string> names, counts;
@@ -183,7 +219,7 @@ Result<TypedDataset> LoadOgbTypedDataset(const std::string& dir, const TypedLoad
     }
     ds.node_types.push_back(std::move(nt));
   }
-  for (const std::string& rel : SubDirs(raw + "/relations")) {
+  for (const std::string& rel : OgbSubDirs(raw + "/relations")) {
     const size_t a = rel.find("___"), b = rel.rfind("___");
     if (a == std::string::npos || a == b)
       return Status::InvalidArgument(raw + "/relations/" + rel + ": expected a directory named <src>___<relation>___<dst>");
@@ -195,7 +231,29 @@ Result<TypedDataset> LoadOgbTypedDataset(const std::string& dir, const TypedLoad
     et.dst_type_id = ds.NodeTypeId(et.dst_type);
     if (et.src_type_id < 0 || et.dst_type_id < 0)
       return Status::InvalidArgument(raw + "/relations/" + rel + ": names a node type not in " + dict);
-    const std::string path = CsvPath(raw + "/relations/" + rel + "/edge");
+    ds.edge_types.push_back(std::move(et));
+  }
+  return ds;
+}
+
+Result<std::string> OgbTypedTarget(const std::string& dir, const TypedDataset& meta, const std::string& split) {
+  std::string target;
+  for (const NodeTypeData& nt : meta.node_types) {
+    if (!Exists(OgbTypeFile(dir, nt.name, "node-label"))) continue;
+    if (!target.empty())
+      return Status::InvalidArgument(dir + "/raw/node-label: labels for two types ('" + target + "', '" + nt.name +
+                                     "'); distgnn trains on one target type");
+    target = nt.name;
+  }
+  for (const NodeTypeData& nt : meta.node_types)
+    if (target.empty() && !split.empty() && Exists(split + "/" + nt.name)) target = nt.name;
+  return target;
+}
+
+Result<TypedDataset> LoadOgbTypedDataset(const std::string& dir, const TypedLoadOptions& opts) {
+  DG_ASSIGN_OR_RETURN(TypedDataset ds, ReadOgbTypedMeta(dir));
+  for (EdgeTypeData& et : ds.edge_types) {
+    const std::string path = OgbEdgeFile(dir, et);
     const int64_t ns = ds.node_types[et.src_type_id].count, nd = ds.node_types[et.dst_type_id].count;
     DG_ASSIGN_OR_RETURN(EdgeList el, ReadEdgeListText(path, std::max(ns, nd)));
     for (size_t k = 0; k < el.src.size(); ++k)
@@ -204,28 +262,20 @@ Result<TypedDataset> LoadOgbTypedDataset(const std::string& dir, const TypedLoad
                                        std::to_string(el.dst[k]) + ") is outside " + et.src_type + " x " + et.dst_type);
     et.src = std::move(el.src);
     et.dst = std::move(el.dst);
-    ds.edge_types.push_back(std::move(et));
   }
+  DG_ASSIGN_OR_RETURN(std::string split, OgbSplitDir(dir));
+  DG_ASSIGN_OR_RETURN(ds.target, OgbTypedTarget(dir, ds, split));
   for (NodeTypeData& nt : ds.node_types) {
-    const std::string feat = CsvPath(raw + "/node-feat/" + nt.name + "/node-feat");
+    const std::string feat = OgbTypeFile(dir, nt.name, "node-feat");
     if (Exists(feat)) {
       DG_ASSIGN_OR_RETURN(nt.data["features"], ReadFeatures(feat, nt.count));
     }
-    const std::string lab = CsvPath(raw + "/node-label/" + nt.name + "/node-label");
+    const std::string lab = OgbTypeFile(dir, nt.name, "node-label");
     if (Exists(lab)) {
       DG_ASSIGN_OR_RETURN(nt.data["labels"], ReadLabels(lab, nt.count));
-      if (!ds.target.empty())
-        return Status::InvalidArgument(raw + "/node-label: labels for two types ('" + ds.target + "', '" + nt.name +
-                                       "'); distgnn trains on one target type");
-      ds.target = nt.name;
     }
-  }
-  DG_ASSIGN_OR_RETURN(std::string split, SplitDir(dir));
-  if (!split.empty()) {
-    for (NodeTypeData& nt : ds.node_types) {
-      if (!Exists(split + "/" + nt.name)) continue;
+    if (!split.empty() && Exists(split + "/" + nt.name)) {
       DG_ASSIGN_OR_RETURN(nt.data["split"], ReadSplit(split + "/" + nt.name, nt.count));
-      if (ds.target.empty()) ds.target = nt.name;
     }
   }
   NormalizeTypedEdges(&ds, opts);

@@ -18,6 +18,8 @@
 // error names the file (and line).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "common/base/status.h"
@@ -32,5 +34,40 @@ bool IsOgbHeterogeneous(const std::string& dir);
 // Edges as in the files (opts applied: undirected, self loops, duplicates).
 Result<Dataset> LoadOgbDataset(const std::string& dir, const EdgeListOptions& opts);
 Result<TypedDataset> LoadOgbTypedDataset(const std::string& dir, const TypedLoadOptions& opts);
+
+// The pieces both readers share with the streamed one (roles/partition/
+// ogb_input.h), which writes the node files into .npy files a chunk at a time.
+
+// "<base>.csv.gz", or "<base>.csv" if only that exists.
+std::string OgbCsvPath(const std::string& base);
+bool OgbFileExists(const std::string& path);
+// The count on line 1 of num-node-list / num-edge-list (first field).
+Result<int64_t> ReadOgbCount(const std::string& path);
+// DIR/split/<name> if DIR/split holds one split, "" if none; an error if several.
+Result<std::string> OgbSplitDir(const std::string& dir);
+// The sorted subdirectory names of dir.
+std::vector<std::string> OgbSubDirs(const std::string& dir);
+
+// fn(row, values, F) per line of a node-feat CSV; every line has line 1's F
+// values (else an error naming file:line). *rows = the lines read.
+using OgbFeatureFn = std::function<Status(int64_t row, const double* values, int64_t f)>;
+Status ForEachOgbFeatureRow(const std::string& path, const OgbFeatureFn& fn, int64_t* rows);
+// fn(label) per line of a node-label CSV (nan -> -1). *rows = the lines read.
+Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64_t)>& fn, int64_t* rows);
+// Fills split[0, n) from split_dir/{train,valid,test}.csv.gz (0, 1, 2; others
+// untouched); ids outside [0, n) are an error naming file:line.
+Status FillOgbSplit(const std::string& split_dir, int64_t n, int8_t* split);
+// The typed layout without its edges or arrays: node types with their counts
+// (num-node-dict order), edge types in relation directory name order.
+Result<TypedDataset> ReadOgbTypedMeta(const std::string& dir);
+// raw/relations/<src>___<rel>___<dst>/edge.csv.gz of an edge type.
+std::string OgbEdgeFile(const std::string& dir, const EdgeTypeData& et);
+// raw/<what>/<type>/<what>.csv.gz (what: node-feat, node-label).
+std::string OgbTypeFile(const std::string& dir, const std::string& type, const std::string& what);
+// The target type: the one with labels (an error if two have), else the first
+// with a directory in split ("" = none).
+Result<std::string> OgbTypedTarget(const std::string& dir, const TypedDataset& meta, const std::string& split);
+// "<path>: R rows, expected N (one per node)" when rows != expected (expected >= 0).
+Status CheckOgbRows(const std::string& path, int64_t rows, int64_t expected, const std::string& what);
 
 }  // namespace dg

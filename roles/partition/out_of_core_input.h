@@ -1,8 +1,9 @@
 // Opening a partition input for the out-of-core path without reading it:
 // node arrays mmap'd (.npy.gz ones are read, they are small or the user's
-// choice), the edge list as mmap'd src/dst .npy columns. A text edge list is
-// parsed once into tmp_dir as .npy columns (it is read whole to do so: give
-// src.npy + dst.npy for graphs near the budget); .npy.gz columns likewise.
+// choice), the edge list as mmap'd src/dst .npy columns. A text edge list
+// (plain or gzip) is streamed in 8 MB blocks, twice: once to count the edges,
+// once to write them into tmp_dir as .npy columns; .npy.gz columns are
+// gunzipped there likewise.
 // Then the normalization options are applied out of core (edge_normalize.h).
 // num_nodes: --num-nodes, else the node arrays' rows, else max id + 1.
 #pragma once

@@ -6,6 +6,8 @@
 //                     [--memory-budget SIZE [--tmp-dir DIR] [--run-size SIZE]] [--stream-passes P]
 //   distgnn partition --edges FILE [--num-nodes N] [--node-data NAME=FILE.npy ...]
 //                     [--edge-data NAME=FILE.npy ...] ...same partition flags...
+//   distgnn partition --dataset DIR --format ogb ...same partition flags...   (OGB's CSV files;
+//                     with --memory-budget streamed by ogb_input.h)
 //
 // Every user mistake is one line and a non-zero exit, and nothing is written:
 // flags are checked before reading, input before partitioning, and the output
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +31,7 @@
 #include "common/base/logging.h"
 #include "common/io/npy.h"
 #include "roles/partition/merged_input.h"
+#include "roles/partition/ogb_input.h"
 #include "roles/partition/out_of_core_input.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partitioner.h"
@@ -53,9 +57,13 @@ Status ParseNamedFiles(const std::string& flag, const std::vector<std::string>& 
   return Status::OK();
 }
 
-Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
+// Writes the input's intermediate files into the scratch directory and
+// completes *src with them (--format ogb: ogb_input.h).
+using StageInputFn = std::function<Status(const std::string& scratch_dir, OutOfCoreSource* src)>;
+
+Status RunOutOfCore(OutOfCoreSource src, const EdgeListOptions& eo,
                     const std::map<std::string, std::string>& edge_files, bool normalize_features,
-                    PartitionOptions po) {
+                    PartitionOptions po, const StageInputFn& stage = nullptr) {
   if (!edge_files.empty())
     return Status::InvalidArgument("--edge-data is not supported with --memory-budget (edge arrays are gathered in memory)");
   auto t0 = std::chrono::steady_clock::now();
@@ -82,6 +90,7 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
   if (po.run_bytes) spill.sort_bytes = po.run_bytes;
   else spill.sort_bytes = std::max<uint64_t>(po.memory_budget / 2, 1 << 20);
   spill.merge_bytes = 32 << 20;
+  if (stage) DG_RETURN_IF_ERROR(stage(scratch.path(), &src));
   DG_ASSIGN_OR_RETURN(OutOfCoreInput in, OpenOutOfCoreInput(src, eo, spill, stdout));
   if (normalize_features) {
     auto it = in.node_data.find("features");
@@ -104,6 +113,58 @@ Status RunOutOfCore(const OutOfCoreSource& src, const EdgeListOptions& eo,
   std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
               cfg.num_parts, (long long)cfg.edge_cut, total, PeakRssBytes() / 1048576.0);
   return Status::OK();
+}
+
+// A typed dataset directory out of core (typed_input.h, merged_input.h), its
+// intermediate files in scratch_dir.
+Status RunTypedOutOfCore(const std::string& dir, const std::string& scratch_dir, const PartitionDatasetOptions& flags,
+                         const PartitionOptions& o, std::chrono::steady_clock::time_point t0) {
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  if (flags.drop_self_loops || flags.drop_duplicates)
+    return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
+                                   "out of core (--memory-budget); partition in memory");
+  if (flags.merge_types) return PartitionMergedOutOfCore(dir, flags.undirected, scratch_dir, o);
+  OutOfCoreInput in;
+  std::string src, dst;
+  DG_ASSIGN_OR_RETURN(TypeLayout layout, OpenTypedOutOfCore(dir, flags.undirected, scratch_dir, &src, &dst));
+  in.num_nodes = layout.num_nodes();
+  DG_ASSIGN_OR_RETURN(in.edges, EdgeSource::Map(src, dst));
+  in.types = std::make_shared<TypeLayout>(std::move(layout));
+  std::printf("  open input:        %.2f s (%lld nodes of %d types, %lld edges of %zu types)\n", seconds(),
+              (long long)in.num_nodes, in.types->num_types(), (long long)in.edges.size(), in.types->edge_types.size());
+  GraphInput check;
+  check.num_nodes = in.num_nodes;
+  DG_RETURN_IF_ERROR(ValidatePartitionRequest(check, o));
+  DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraphOutOfCore(&in, o));
+  std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
+              cfg.num_parts, (long long)cfg.edge_cut, seconds(), PeakRssBytes() / 1048576.0);
+  return Status::OK();
+}
+
+// --format ogb under --memory-budget: OGB's files staged into the scratch
+// directory (ogb_input.h), then the plain or typed out-of-core path. The node
+// count is checked against the budget before anything is read.
+Status RunOgbOutOfCore(const PartitionDatasetOptions& flags, const EdgeListOptions& eo, PartitionOptions po) {
+  const std::string& dir = flags.dataset;
+  auto t0 = std::chrono::steady_clock::now();
+  if (IsOgbHeterogeneous(dir)) {
+    DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadOgbTypedMeta(dir));
+    DG_RETURN_IF_ERROR(CheckMemoryBudget(meta.NumNodes(), 0, po));
+    po.normalize_features = flags.normalize_features;  // 'features' of every type, row by row
+    ScratchDir scratch;
+    DG_RETURN_IF_ERROR(scratch.Create(po.tmp_dir.empty() ? DefaultTmpRoot(po) : po.tmp_dir));
+    DG_ASSIGN_OR_RETURN(std::string staged, StageOgbTypedDataset(dir, scratch.path()));
+    return NameOgbEdgeFiles(RunTypedOutOfCore(staged, scratch.path(), flags, po, t0), dir, staged);
+  }
+  DG_ASSIGN_OR_RETURN(OgbCounts counts, ReadOgbCounts(dir));
+  if (counts.nodes >= 0)
+    DG_RETURN_IF_ERROR(CheckMemoryBudget(counts.nodes, std::max<int64_t>(counts.edges, 0) * (eo.undirected ? 2 : 1), po));
+  OutOfCoreSource src;
+  src.edges_file = OgbCsvPath(dir + "/raw/edge");
+  return RunOutOfCore(src, eo, {}, flags.normalize_features, po, [&](const std::string& scratch, OutOfCoreSource* s) {
+    DG_ASSIGN_OR_RETURN(*s, StageOgbDataset(dir, scratch));
+    return Status::OK();
+  });
 }
 
 // A typed dataset directory (typed_input.h): in memory, or out of core with a budget.
@@ -157,27 +218,9 @@ Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po
   if (o.memory_budget > 0 && edge_split)
     return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
   if (o.memory_budget > 0) {
-    if (flags.drop_self_loops || flags.drop_duplicates)
-      return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
-                                     "out of core (--memory-budget); partition in memory");
     ScratchDir scratch;
     DG_RETURN_IF_ERROR(scratch.Create(o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir));
-    if (flags.merge_types) return PartitionMergedOutOfCore(flags.dataset, flags.undirected, scratch.path(), o);
-    OutOfCoreInput in;
-    std::string src, dst;
-    DG_ASSIGN_OR_RETURN(TypeLayout layout, OpenTypedOutOfCore(flags.dataset, flags.undirected, scratch.path(), &src, &dst));
-    in.num_nodes = layout.num_nodes();
-    DG_ASSIGN_OR_RETURN(in.edges, EdgeSource::Map(src, dst));
-    in.types = std::make_shared<TypeLayout>(std::move(layout));
-    std::printf("  open input:        %.2f s (%lld nodes of %d types, %lld edges of %zu types)\n", seconds(),
-                (long long)in.num_nodes, in.types->num_types(), (long long)in.edges.size(), in.types->edge_types.size());
-    GraphInput check;
-    check.num_nodes = in.num_nodes;
-    DG_RETURN_IF_ERROR(ValidatePartitionRequest(check, o));
-    DG_ASSIGN_OR_RETURN(PartitionConfig cfg, PartitionGraphOutOfCore(&in, o));
-    std::printf("done: %s (%d parts, edge cut %lld) in %.2f s total, peak RSS %.1f MB\n", cfg.path.c_str(),
-                cfg.num_parts, (long long)cfg.edge_cut, seconds(), PeakRssBytes() / 1048576.0);
-    return Status::OK();
+    return RunTypedOutOfCore(flags.dataset, scratch.path(), flags, o, t0);
   }
   TypedLoadOptions lo;
   lo.undirected = flags.undirected;
@@ -277,12 +320,10 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
 
   const bool ogb = flags.format == InputFormat::kOgb;
   if (ogb && dataset.empty()) return Status::InvalidArgument("--format ogb reads a dataset directory: give --dataset DIR");
-  if (ogb && po_.memory_budget > 0)
-    return Status::InvalidArgument("--format ogb is read in memory (its CSV files are parsed whole); "
-                                   "drop --memory-budget, or convert to src.npy/dst.npy first");
   if (ogb && IsOgbHeterogeneous(dataset)) {
     if (!edge_items.empty() || flags.edge_split_given)
       return Status::InvalidArgument("--edge-data and --edge-split are not supported for an OGB typed dataset");
+    if (po_.memory_budget > 0) return RunOgbOutOfCore(flags, EdgeListOptions{}, po_);
     auto t0 = std::chrono::steady_clock::now();
     TypedLoadOptions lo;
     lo.undirected = flags.undirected;
@@ -335,6 +376,11 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
     DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(flags.edge_split, "--edge-split"));
     if (po_.memory_budget > 0)
       return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
+  }
+  if (po_.memory_budget > 0 && ogb) {
+    if (!edge_files.empty())
+      return Status::InvalidArgument("--edge-data is not supported with --memory-budget (edge arrays are gathered in memory)");
+    return RunOgbOutOfCore(flags, eo, po_);
   }
   if (po_.memory_budget > 0) return RunOutOfCore(ooc_src, eo, edge_files, flags.normalize_features, po_);
   EdgeListOptions raw = eo;  // read without normalizing; we normalize below (with origins if needed)

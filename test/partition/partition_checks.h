@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -245,6 +248,28 @@ inline PartitionConfig CheckTypedPartition(const std::string& json_path, const T
   for (char c : seen) REQUIRE(c);
   REQUIRE(cfg.edge_cut == cut);
   return cfg;
+}
+
+// Every file under a and b (relative paths) with equal bytes; at least min_files of them.
+inline void RequireSameTree(const std::string& a, const std::string& b, size_t min_files) {
+  namespace fs = std::filesystem;
+  auto read = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  std::vector<std::string> fa, fb;
+  for (const auto& e : fs::recursive_directory_iterator(a))
+    if (e.is_regular_file()) fa.push_back(fs::relative(e.path(), a).string());
+  for (const auto& e : fs::recursive_directory_iterator(b))
+    if (e.is_regular_file()) fb.push_back(fs::relative(e.path(), b).string());
+  std::sort(fa.begin(), fa.end());
+  std::sort(fb.begin(), fb.end());
+  REQUIRE(fa == fb);
+  REQUIRE(fa.size() >= min_files);
+  for (const std::string& f : fa) {
+    INFO(f);
+    CHECK(read(a + "/" + f) == read(b + "/" + f));
+  }
 }
 
 }  // namespace dg::test

@@ -92,19 +92,77 @@ void CheckNodeArrays(const std::map<std::string, Array>& got, const Truth& t) {
   for (int64_t i = 0; i < t.n; ++i) REQUIRE(got.at("split").as<int8_t>()[i] == t.split[i]);
 }
 
+// ogbn-products' layout under dir: n nodes, e edges, 4 features, 5 classes.
+Truth WriteHomogeneous(const std::string& dir, std::mt19937_64& rng, int64_t n, int64_t e) {
+  Truth t = RandomTypeFiles(rng, n, n, e, 4, 5);
+  WriteGz(dir + "/raw/edge.csv.gz", EdgeCsv(t));
+  WriteGz(dir + "/raw/node-feat.csv.gz", FeatCsv(t));
+  WriteGz(dir + "/raw/node-label.csv.gz", LabelCsv(t));
+  WriteGz(dir + "/raw/num-node-list.csv.gz", std::to_string(n) + "\n");
+  WriteGz(dir + "/raw/num-edge-list.csv.gz", std::to_string(e) + "\n");
+  WriteSplit(dir + "/split/sales_ranking", t);
+  return t;
+}
+
+const int64_t kAuthors = 120, kFields = 30, kInstitutions = 10, kPapers = 200;
+
+struct MagTruth {
+  Truth paper;
+  std::vector<Truth> rels;  // affiliated_with, writes, has_topic
+};
+
+// ogbn-mag's layout under dir (types in num-node-dict's order, which OGB writes sorted).
+MagTruth WriteMag(const std::string& dir, std::mt19937_64& rng) {
+  WriteGz(dir + "/raw/num-node-dict.csv.gz", "author,field_of_study,institution,paper\n120,30,10,200\n");
+  MagTruth m;
+  m.paper = RandomTypeFiles(rng, kPapers, kPapers, 600, 3, 4);  // paper cites paper, features, labels, split
+  WriteGz(dir + "/raw/relations/paper___cites___paper/edge.csv.gz", EdgeCsv(m.paper));
+  WriteGz(dir + "/raw/node-feat/paper/node-feat.csv.gz", FeatCsv(m.paper));
+  WriteGz(dir + "/raw/node-label/paper/node-label.csv.gz", LabelCsv(m.paper));
+  WriteSplit(dir + "/split/time/paper", m.paper);
+  struct Rel {
+    std::string name;
+    int64_t ns, nd;
+  };
+  const std::vector<Rel> rels = {{"author___affiliated_with___institution", kAuthors, kInstitutions},
+                                 {"author___writes___paper", kAuthors, kPapers},
+                                 {"paper___has_topic___field_of_study", kPapers, kFields}};
+  for (const Rel& r : rels) {
+    m.rels.push_back(RandomTypeFiles(rng, r.ns, r.nd, 400, 1, 2));
+    WriteGz(dir + "/raw/relations/" + r.name + "/edge.csv.gz", EdgeCsv(m.rels.back()));
+    WriteGz(dir + "/raw/relations/" + r.name + "/edge_reltype.csv.gz", "0\n");  // ignored
+  }
+  return m;
+}
+
+// `partition --format ogb` in memory and under a small budget (many spilled
+// runs): every output file the same.
+void RequireSameAsInMemory(const test::TempDir& tmp, const std::string& dir, std::vector<std::string> flags,
+                           const std::string& tag, size_t min_files) {
+  std::vector<std::string> a = {"partition", "--dataset", dir, "--format", "ogb", "--num-parts", "3",
+                                "--name", "g", "--seed", "5"};
+  a.insert(a.end(), flags.begin(), flags.end());
+  std::vector<std::string> b = a;
+  a.insert(a.end(), {"--out", tmp / ("mem-" + tag)});
+  b.insert(b.end(), {"--out", tmp / ("ooc-" + tag), "--memory-budget", "64M", "--run-size", "16K", "--tmp-dir",
+                     tmp.path()});
+  auto ra = test::RunDistgnn(a);
+  INFO(ra.output);
+  REQUIRE(ra.exit_code == 0);
+  auto rb = test::RunDistgnn(b);
+  INFO(rb.output);
+  REQUIRE(rb.exit_code == 0);
+  CHECK(rb.output.find("out of core") != std::string::npos);
+  test::RequireSameTree(tmp / ("mem-" + tag), tmp / ("ooc-" + tag), min_files);
+}
+
 }  // namespace
 
 TEST_CASE("ogb format: a homogeneous node property dataset (ogbn-products layout)", "[ogb]") {
   test::TempDir tmp;
   std::mt19937_64 rng(7);
   const std::string dir = tmp / "ogbn_toy";
-  Truth t = RandomTypeFiles(rng, 300, 300, 1500, 4, 5);
-  WriteGz(dir + "/raw/edge.csv.gz", EdgeCsv(t));
-  WriteGz(dir + "/raw/node-feat.csv.gz", FeatCsv(t));
-  WriteGz(dir + "/raw/node-label.csv.gz", LabelCsv(t));
-  WriteGz(dir + "/raw/num-node-list.csv.gz", "300\n");
-  WriteGz(dir + "/raw/num-edge-list.csv.gz", "1500\n");
-  WriteSplit(dir + "/split/sales_ranking", t);
+  Truth t = WriteHomogeneous(dir, rng, 300, 1500);
   REQUIRE(!IsOgbHeterogeneous(dir));
   auto ds = LoadOgbDataset(dir, EdgeListOptions{});
   INFO(ds.status().ToString());
@@ -137,27 +195,9 @@ TEST_CASE("ogb format: ogbn-mag's typed layout", "[ogb]") {
   test::TempDir tmp;
   std::mt19937_64 rng(11);
   const std::string dir = tmp / "mag";
-  // Types in num-node-dict's order (OGB writes them sorted).
-  const int64_t na = 120, nf = 30, ni = 10, np = 200;
-  WriteGz(dir + "/raw/num-node-dict.csv.gz", "author,field_of_study,institution,paper\n120,30,10,200\n");
-  Truth paper = RandomTypeFiles(rng, np, np, 600, 3, 4);  // paper cites paper, features, labels, split
-  WriteGz(dir + "/raw/relations/paper___cites___paper/edge.csv.gz", EdgeCsv(paper));
-  WriteGz(dir + "/raw/node-feat/paper/node-feat.csv.gz", FeatCsv(paper));
-  WriteGz(dir + "/raw/node-label/paper/node-label.csv.gz", LabelCsv(paper));
-  WriteSplit(dir + "/split/time/paper", paper);
-  struct Rel {
-    std::string name;
-    int64_t ns, nd;
-    Truth t;
-  };
-  std::vector<Rel> rels = {{"author___affiliated_with___institution", na, ni, {}},
-                           {"author___writes___paper", na, np, {}},
-                           {"paper___has_topic___field_of_study", np, nf, {}}};
-  for (Rel& r : rels) {
-    r.t = RandomTypeFiles(rng, r.ns, r.nd, 400, 1, 2);
-    WriteGz(dir + "/raw/relations/" + r.name + "/edge.csv.gz", EdgeCsv(r.t));
-    WriteGz(dir + "/raw/relations/" + r.name + "/edge_reltype.csv.gz", "0\n");  // ignored
-  }
+  const int64_t na = kAuthors, nf = kFields, ni = kInstitutions, np = kPapers;
+  MagTruth m = WriteMag(dir, rng);
+  const Truth& paper = m.paper;
   REQUIRE(IsOgbHeterogeneous(dir));
   auto ds = LoadOgbTypedDataset(dir, TypedLoadOptions{});
   INFO(ds.status().ToString());
@@ -176,8 +216,8 @@ TEST_CASE("ogb format: ogbn-mag's typed layout", "[ogb]") {
   CHECK(ds->edge_types[3].relation == "has_topic");
   CHECK(ds->edge_types[2].src == paper.src);
   CHECK(ds->edge_types[2].dst == paper.dst);
-  CHECK(ds->edge_types[0].src == rels[0].t.src);
-  CHECK(ds->edge_types[3].dst == rels[2].t.dst);
+  CHECK(ds->edge_types[0].src == m.rels[0].src);
+  CHECK(ds->edge_types[3].dst == m.rels[2].dst);
   CheckNodeArrays(ds->node_types[3].data, paper);
   CHECK(ds->node_types[0].data.empty());
 
@@ -226,4 +266,111 @@ TEST_CASE("ogb format: ogbn-mag's typed layout", "[ogb]") {
   }
   CHECK(papers == np);
   CHECK(wrong == 0);
+}
+
+TEST_CASE("ogb format under --memory-budget: the in-memory partition, byte for byte", "[ogb][ooc]") {
+  test::TempDir tmp;
+  std::mt19937_64 rng(3);
+  const std::string dir = tmp / "toy";
+  WriteHomogeneous(dir, rng, 400, 3000);
+  for (const std::string method : {"random", "stream", "metis"}) {
+    INFO(method);
+    RequireSameAsInMemory(tmp, dir, {"--method", method}, method, 9);
+    RequireSameAsInMemory(tmp, dir, {"--method", method, "--undirected", "--normalize-features"}, method + "-u", 9);
+  }
+  // The node count from node-feat's rows, then (no node-feat) from the largest edge id.
+  fs::remove(dir + "/raw/num-node-list.csv.gz");
+  RequireSameAsInMemory(tmp, dir, {"--method", "stream"}, "no-count", 9);
+  fs::remove(dir + "/raw/node-feat.csv.gz");
+  RequireSameAsInMemory(tmp, dir, {"--method", "random", "--drop-self-loops"}, "no-feat", 8);
+
+  const std::string mag = tmp / "mag";
+  WriteMag(mag, rng);
+  for (const std::string method : {"random", "stream", "metis"}) {
+    INFO(method);
+    RequireSameAsInMemory(tmp, mag, {"--method", method, "--undirected"}, "mag-" + method, 11);
+  }
+  RequireSameAsInMemory(tmp, mag, {"--merge-types", "--undirected"}, "mag-merged", 9);
+  // No scratch directories left behind.
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    CHECK(e.path().filename().string().find("spill") == std::string::npos);
+}
+
+TEST_CASE("ogb format under --memory-budget: a bad line names OGB's file and line, a small budget writes nothing",
+          "[ogb][ooc]") {
+  test::TempDir tmp;
+  std::mt19937_64 rng(5);
+  const std::string dir = tmp / "toy", mag = tmp / "mag";
+  WriteHomogeneous(dir, rng, 300, 1500);
+  WriteMag(mag, rng);
+  fs::create_directories(tmp / "outs");
+  auto run = [&](const std::string& d, const std::string& budget) {
+    return test::RunDistgnn({"partition", "--dataset", d, "--format", "ogb", "--num-parts", "2", "--method", "stream",
+                             "--name", "g", "--out", tmp / "outs/p", "--memory-budget", budget, "--tmp-dir", tmp.path()});
+  };
+  auto small = run(dir, "1M");
+  INFO(small.output);
+  CHECK(small.exit_code != 0);
+  CHECK(small.output.find("is too small for 300 nodes") != std::string::npos);
+  auto small_mag = run(mag, "1M");
+  CHECK(small_mag.exit_code != 0);
+  CHECK(small_mag.output.find("is too small for 360 nodes") != std::string::npos);
+
+  WriteGz(dir + "/raw/edge.csv.gz", "0,1\n2,3\n4;5\n");
+  auto bad_edge = run(dir, "64M");
+  INFO(bad_edge.output);
+  CHECK(bad_edge.exit_code != 0);
+  CHECK(bad_edge.output.find(dir + "/raw/edge.csv.gz:3") != std::string::npos);
+  WriteGz(dir + "/raw/node-feat.csv.gz", "1,2,3,4\n1,2,x,4\n");
+  auto bad_feat = run(dir, "64M");
+  INFO(bad_feat.output);
+  CHECK(bad_feat.exit_code != 0);
+  CHECK(bad_feat.output.find(dir + "/raw/node-feat.csv.gz:2") != std::string::npos);
+  WriteGz(mag + "/raw/relations/author___writes___paper/edge.csv.gz", "0,1\n1,500\n");
+  auto bad_rel = run(mag, "64M");
+  INFO(bad_rel.output);
+  CHECK(bad_rel.exit_code != 0);
+  CHECK(bad_rel.output.find(mag + "/raw/relations/author___writes___paper/edge.csv.gz") != std::string::npos);
+  CHECK(bad_rel.output.find("spill") == std::string::npos);  // not the link in the scratch directory
+
+  CHECK(fs::is_empty(tmp / "outs"));
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    CHECK(e.path().filename().string().find("spill") == std::string::npos);
+}
+
+TEST_CASE("generate --format ogb: OGB's files partition as the same graph written as .npy, byte for byte",
+          "[ogb][ooc][generate]") {
+  test::TempDir tmp;
+  const std::vector<std::string> shape = {"--nodes", "3000", "--edges", "40000", "--feat-dim", "8", "--classes", "4",
+                                          "--seed", "3"};
+  auto gen = [&](const std::vector<std::string>& extra, const std::string& out) {
+    std::vector<std::string> args = {"generate"};
+    args.insert(args.end(), shape.begin(), shape.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--out", out});
+    auto r = test::RunDistgnn(args);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+  };
+  gen({}, tmp / "npy");
+  gen({"--format", "ogb"}, tmp / "ogb");
+  for (const char* f : {"raw/edge.csv.gz", "raw/node-feat.csv.gz", "raw/node-label.csv.gz", "raw/num-node-list.csv.gz",
+                        "raw/num-edge-list.csv.gz", "split/random/train.csv.gz", "split/random/valid.csv.gz",
+                        "split/random/test.csv.gz"})
+    CHECK(fs::exists(tmp / ("ogb/" + std::string(f))));
+  CHECK(!fs::exists(tmp / "ogb/npy"));
+  for (const std::string method : {"stream", "metis"}) {
+    INFO(method);
+    auto part = [&](const std::string& dataset, std::vector<std::string> extra, const std::string& out) {
+      std::vector<std::string> args = {"partition", "--dataset", tmp / dataset, "--num-parts", "3", "--method", method,
+                                       "--undirected", "--name", "g", "--out", tmp / out, "--memory-budget", "64M"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      auto r = test::RunDistgnn(args);
+      INFO(r.output);
+      REQUIRE(r.exit_code == 0);
+    };
+    part("npy", {}, "npy-" + method);
+    part("ogb", {"--format", "ogb"}, "ogb-" + method);
+    test::RequireSameTree(tmp / ("npy-" + method), tmp / ("ogb-" + method), 9);
+  }
 }

@@ -30,23 +30,6 @@ std::string ReadAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-// Every file under a and b (relative paths) with equal bytes.
-void RequireSameTree(const std::string& a, const std::string& b) {
-  std::vector<std::string> fa, fb;
-  for (const auto& e : fs::recursive_directory_iterator(a))
-    if (e.is_regular_file()) fa.push_back(fs::relative(e.path(), a).string());
-  for (const auto& e : fs::recursive_directory_iterator(b))
-    if (e.is_regular_file()) fb.push_back(fs::relative(e.path(), b).string());
-  std::sort(fa.begin(), fa.end());
-  std::sort(fb.begin(), fb.end());
-  REQUIRE(fa == fb);
-  REQUIRE(fa.size() > 8);
-  for (const std::string& f : fa) {
-    INFO(f);
-    CHECK(ReadAll(a + "/" + f) == ReadAll(b + "/" + f));
-  }
-}
-
 int SortedRuns(const std::string& log) {
   std::smatch m;
   std::regex re("spill: +[0-9.]+ s \\(([0-9]+) sorted runs");
@@ -125,7 +108,7 @@ TEST_CASE("out of core with many spills = in memory, byte for byte (Cora, random
       INFO(rb.output);
       REQUIRE(rb.exit_code == 0);
       CHECK(SortedRuns(rb.output) >= 10);  // 24 KB runs = 1024 edges each
-      RequireSameTree(mem, ooc);
+      test::RequireSameTree(mem, ooc, 9);
     }
   }
   // No spill directories left behind.

@@ -25,22 +25,6 @@ std::string ReadAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-void RequireSameTree(const std::string& a, const std::string& b) {
-  std::vector<std::string> fa, fb;
-  for (const auto& e : fs::recursive_directory_iterator(a))
-    if (e.is_regular_file()) fa.push_back(fs::relative(e.path(), a).string());
-  for (const auto& e : fs::recursive_directory_iterator(b))
-    if (e.is_regular_file()) fb.push_back(fs::relative(e.path(), b).string());
-  std::sort(fa.begin(), fa.end());
-  std::sort(fb.begin(), fb.end());
-  REQUIRE(fa == fb);
-  REQUIRE(fa.size() > 10);
-  for (const std::string& f : fa) {
-    INFO(f);
-    CHECK(ReadAll(a + "/" + f) == ReadAll(b + "/" + f));
-  }
-}
-
 void Partition(const std::vector<std::string>& extra, const std::string& out) {
   std::vector<std::string> args = {"partition", "--dataset", ImdbDir(), "--name", "imdb", "--out", out};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -87,7 +71,7 @@ TEST_CASE("typed partition: out of core writes the same bytes as in memory", "[t
     Partition({"--undirected", "--num-parts", "2", "--method", method}, a);
     Partition({"--undirected", "--num-parts", "2", "--method", method, "--memory-budget", "256M", "--run-size", "64K"},
               b);
-    RequireSameTree(a, b);
+    test::RequireSameTree(a, b, 11);
   }
   auto ds = LoadTypedDataset(ImdbDir(), true);
   REQUIRE(ds.ok());
