@@ -45,6 +45,7 @@ struct EmbeddingSpec {
   std::string name = "embedding";  // the DistTensor's name
   bool persistent = false;         // saved to the partitions at the end, reloaded later
   double init_scale = 0.1;         // rows start uniform in [-init_scale, init_scale)
+  double weight_decay = 0;         // decoupled, every row every step (lazily; sparse_optimizer.h)
 
   bool uses_features() const { return dim == 0 || features; }
 };

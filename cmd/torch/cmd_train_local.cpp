@@ -60,6 +60,8 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("embedding-lr", po::value(&s->embedding.lr)->default_value(0.01), "embedding learning rate")
       ("embedding-init-scale", po::value(&s->embedding.init_scale)->default_value(0.1),
        "embedding rows start uniform in [-S, S) (train.embedding.init_scale)")
+      ("embedding-weight-decay", po::value(&s->embedding.weight_decay)->default_value(0),
+       "decoupled weight decay of every embedding row each step (train.embedding.weight_decay)")
       ("no-features", po::bool_switch(no_features), "ignore features.npy: the embedding is the whole input")
       ("merge-types", po::bool_switch(&s->merge_types),
        "typed dataset: merge all node and edge types into one (for a homogeneous model)")

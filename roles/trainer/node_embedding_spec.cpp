@@ -3,7 +3,8 @@
 namespace dg {
 
 Result<NodeEmbeddingOptions> NodeEmbeddingOptionsFrom(const EmbeddingSpec& e, uint64_t seed) {
-  DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo, MakeNodeEmbeddingOptions(e.dim, e.optimizer, e.lr, seed));
+  DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo,
+                      MakeNodeEmbeddingOptions(e.dim, e.optimizer, e.lr, seed, e.weight_decay));
   eo.name = e.name;
   eo.init_scale = e.init_scale;
   eo.persistent = e.persistent;
