@@ -13,6 +13,7 @@
 #include "common/net/codec.h"
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
+#include "common/storage/sparse_optimizer.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;
@@ -346,6 +347,93 @@ TEST_CASE("sparse Adagrad and Adam on the servers equal a dense reference, W = 2
   CHECK(adam.beta2 == 0.999);
   SECTION("sparse_adagrad") { RunSparseSteps(*tg, cluster, "emb_adagrad", ada); }
   SECTION("sparse_adam") { RunSparseSteps(*tg, cluster, "emb_adam", adam); }
+}
+
+namespace {
+
+// Steps 100.. of StepIds with weight decay, W = 2: after each step every row
+// pulled (touched or not) equals the in-process SparseOptimizerState fed the
+// same summed gradients and step numbers, read with its owed decay, bit for
+// bit; SAVE_TENSOR writes those values too.
+void RunDecaySteps(const TestGraph& tg, const ServerCluster& cluster, const std::string& name,
+                   const SparseOptimizerSpec& opt) {
+  const int64_t N = tg.g.num_nodes, D = 8;
+  const int kSteps = 6, W = 2;
+  auto client = ConnectClient(tg, cluster);
+  REQUIRE(client->InitTensor(Spec(name, N, D, /*persistent=*/true)).ok());
+  std::vector<float> table = PullAll(*client, name, N);
+  SparseOptimizerState local(opt, N, D);
+  std::vector<std::unique_ptr<DistGraphClient>> ranks;
+  for (int r = 0; r < W; ++r) {
+    auto c = DistGraphClient::Connect(tg.config, cluster.endpoints(), "", "trainer", r, FastClientOptions());
+    REQUIRE(c.ok());
+    ranks.push_back(std::move(*c));
+  }
+  auto expected = [&] {
+    std::vector<float> out = table;
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < D; ++j) out[i * D + j] *= local.ReadFactor(i);
+    return out;
+  };
+  for (int k = 0; k < kSteps; ++k) {
+    const uint64_t step = 100 + k;
+    std::vector<std::vector<int64_t>> ids(W);
+    std::vector<Array> grads(W);
+    std::vector<Status> status(W);
+    SparseGradSum sum(D);
+    for (int r = 0; r < W; ++r) {
+      ids[r] = StepIds(r, k, N);
+      grads[r] = RandomRows(ids[r].size(), D, 7000 + 10 * k + r, -2, 2);
+      sum.Add(ids[r].data(), ids[r].size(), grads[r].as<float>());
+    }
+    std::vector<std::thread> threads;
+    for (int r = 0; r < W; ++r)
+      threads.emplace_back([&, r] { status[r] = ranks[r]->SparseUpdate(name, opt, step, W, r, ids[r], grads[r]); });
+    for (auto& t : threads) t.join();
+    for (int r = 0; r < W; ++r) REQUIRE(status[r].ok());
+    local.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table.data(), step);
+    INFO(name << " step " << step);
+    CHECK(PullAll(*client, name, N) == expected());
+  }
+  REQUIRE(local.owes_decay());
+  REQUIRE(client->SaveTensor(name).ok());
+  std::vector<float> saved;
+  for (int p = 0; p < 3; ++p) {
+    auto f = NpyRead(tg.config.PartDir(p) + "/tensors/" + name + ".npy");
+    REQUIRE(f.ok());
+    saved.insert(saved.end(), f->as<float>(), f->as<float>() + f->numel());
+  }
+  CHECK(saved == expected());
+  CHECK(PullAll(*client, name, N) == expected());  // saving changed nothing
+}
+
+}  // namespace
+
+TEST_CASE("sparse optimizers with weight decay on the servers equal the in-process state, W = 2",
+          "[server][tensor][sparse]") {
+  auto tg = MakeTestGraph(600, 3000, 4, 3, 73);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 3, 1);
+  SparseOptimizerSpec ada = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, 0.05);
+  ada.weight_decay = 0.5;
+  SparseOptimizerSpec adam = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, 0.05);
+  adam.weight_decay = 0.5;
+  SECTION("sparse_adagrad") { RunDecaySteps(*tg, cluster, "wd_adagrad", ada); }
+  SECTION("sparse_adam") { RunDecaySteps(*tg, cluster, "wd_adam", adam); }
+  SECTION("a tensor keeps the weight decay of its first update") {
+    auto client = ConnectClient(*tg, cluster, FastClientOptions(), "", "trainer");
+    REQUIRE(client->InitTensor(Spec("wd_bound", tg->g.num_nodes, 8)).ok());
+    REQUIRE(client->SparseUpdate("wd_bound", ada, 1, 1, 0, {1}, RandomRows(1, 8, 1)).ok());
+    SparseOptimizerSpec other = ada;
+    other.weight_decay = 0.25;
+    Status st = client->SparseUpdate("wd_bound", other, 2, 1, 0, {1}, RandomRows(1, 8, 2));
+    CHECK(Contains(st, "SPARSE_UPDATE 'wd_bound': optimizer sparse_adagrad(lr=0.05, eps=1e-10, weight_decay=0.25) "
+                       "differs from sparse_adagrad(lr=0.05, eps=1e-10, weight_decay=0.5) of this tensor's first "
+                       "update"));
+    other.weight_decay = -1;
+    st = client->SparseUpdate("wd_bound", other, 2, 1, 0, {1}, RandomRows(1, 8, 2));
+    CHECK(Contains(st, "sparse_adagrad: weight_decay = -1 must be >= 0 and finite"));
+  }
 }
 
 TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serving", "[server][tensor][sparse]") {
