@@ -108,6 +108,7 @@ const std::vector<RangeRule> kRanges = {
     {"train.embedding.dim", "--embedding-dim", true, 0, false, 1 << 20, ""},
     {"train.embedding.lr", "--embedding-lr", false, 0, true, 1e3, ""},
     {"train.embedding.init_scale", "--embedding-init-scale", false, 0, false, 1e3, ""},
+    {"train.embedding.weight_decay", "--embedding-weight-decay", false, 0, false, 1e3, ""},
     {"train.negative.k", "--negatives", true, 1, false, 100000, ""},
     {"train.eval_negatives", "--eval-negatives", true, 1, false, 1000000, ""},
 };
@@ -197,6 +198,7 @@ Status CheckNumbers(const Rules& r, const TrainSpec& s) {
       {"train.embedding.dim", double(s.embedding.dim)},
       {"train.embedding.lr", s.embedding.lr_or_default()},
       {"train.embedding.init_scale", s.embedding.init_scale_or_default()},
+      {"train.embedding.weight_decay", s.embedding.weight_decay},
       {"train.negative.k", s.link.negative_k},
       {"train.eval_negatives", s.link.eval_negatives},
   };
@@ -225,6 +227,12 @@ Status CheckEmbedding(const Rules& r, const TrainSpec& s) {
     return r.Fail("train.embedding.features", "--no-features",
                   "needs " + r.Name("train.embedding.dim", "--embedding-dim") +
                       " > 0 (the model needs some input)");
+  // Each step multiplies every row by 1 - lr * weight_decay (with the larger
+  // default lr when none is set: the featureless types' default is smaller).
+  if (e.lr_or_default() * e.weight_decay >= 1)
+    return r.Fail("train.embedding.weight_decay", "--embedding-weight-decay",
+                  "times " + r.Name("train.embedding.lr", "--embedding-lr") + " must be < 1, got " +
+                      Num(e.lr_or_default() * e.weight_decay));
   if (e.name.empty()) return r.Fail("train.embedding.name", "", "expected a non-empty name");
   for (char ch : e.name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-')

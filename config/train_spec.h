@@ -50,6 +50,7 @@ struct EmbeddingSpec {
   // (roles/trainer/model/model_embedding.h).
   std::optional<double> lr;
   std::optional<double> init_scale;
+  double weight_decay = 0;  // decoupled, every row every step (lazily; sparse_optimizer.h)
 
   bool uses_features() const { return dim == 0 || features; }
   double lr_or_default() const { return lr.value_or(0.01); }

@@ -21,8 +21,8 @@ const std::vector<std::string> kTrainKeys = {
     "input_aggregation", "feature_wire_dtype", "feature_cache_mb",  // fewer bytes on the wire
     "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
-const std::vector<std::string> kEmbeddingKeys = {"dim", "optimizer", "lr", "features", "name", "persistent",
-                                                 "init_scale"};
+const std::vector<std::string> kEmbeddingKeys = {"dim",        "optimizer",  "lr",          "features",
+                                                 "name",       "persistent", "init_scale", "weight_decay"};
 
 // Reads the keys of one map of the section, recording each key's line.
 class Reader {
@@ -135,7 +135,8 @@ Status ReadEmbedding(const Reader& r, const YAML::Node& train, EmbeddingSpec* e)
   DG_RETURN_IF_ERROR(r.Bool(n, "features", "train.embedding.features", &e->features));
   DG_RETURN_IF_ERROR(r.String(n, "name", "train.embedding.name", &e->name));
   DG_RETURN_IF_ERROR(r.Bool(n, "persistent", "train.embedding.persistent", &e->persistent));
-  return OptionalDouble(r, n, "init_scale", "train.embedding.init_scale", &e->init_scale);
+  DG_RETURN_IF_ERROR(OptionalDouble(r, n, "init_scale", "train.embedding.init_scale", &e->init_scale));
+  return r.Double(n, "weight_decay", "train.embedding.weight_decay", &e->weight_decay);
 }
 
 Status ReadLink(const Reader& r, const YAML::Node& train, TrainSpec* t) {

@@ -63,6 +63,8 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("embedding-init-scale", po::value<double>()->notifier([s](double v) { s->embedding.init_scale = v; }),
        "embedding rows start uniform in [-S, S) (train.embedding.init_scale; default 0.1; 0 for the featureless "
        "types of a typed model: each node starts as its type's learnt vector)")
+      ("embedding-weight-decay", po::value(&s->embedding.weight_decay)->default_value(0),
+       "decoupled weight decay of every embedding row each step (train.embedding.weight_decay)")
       ("no-features", po::bool_switch(no_features), "ignore features.npy: the embedding is the whole input")
       ("merge-types", po::bool_switch(&s->merge_types),
        "typed dataset: merge all node and edge types into one (for a homogeneous model)")

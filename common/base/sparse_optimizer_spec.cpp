@@ -14,17 +14,18 @@ SparseOptimizerSpec SparseOptimizerSpec::Defaults(SparseOptimizerKind kind, doub
 }
 
 std::string SparseOptimizerSpec::ToString() const {
-  char buf[160];
+  char buf[160], wd[48] = "";
+  if (weight_decay != 0) std::snprintf(wd, sizeof(wd), ", weight_decay=%g", weight_decay);
   if (kind == SparseOptimizerKind::kAdam) {
-    std::snprintf(buf, sizeof(buf), "sparse_adam(lr=%g, eps=%g, betas=(%g, %g))", lr, eps, beta1, beta2);
+    std::snprintf(buf, sizeof(buf), "sparse_adam(lr=%g, eps=%g, betas=(%g, %g)%s)", lr, eps, beta1, beta2, wd);
   } else {
-    std::snprintf(buf, sizeof(buf), "%s(lr=%g, eps=%g)", SparseOptimizerName(kind), lr, eps);
+    std::snprintf(buf, sizeof(buf), "%s(lr=%g, eps=%g%s)", SparseOptimizerName(kind), lr, eps, wd);
   }
   return buf;
 }
 
 bool SparseOptimizerSpec::SameAs(const SparseOptimizerSpec& o) const {
-  if (kind != o.kind || lr != o.lr || eps != o.eps) return false;
+  if (kind != o.kind || lr != o.lr || eps != o.eps || weight_decay != o.weight_decay) return false;
   return kind != SparseOptimizerKind::kAdam || (beta1 == o.beta1 && beta2 == o.beta2);
 }
 
@@ -51,6 +52,10 @@ Status ValidateSparseOptimizer(const SparseOptimizerSpec& s) {
     if (!(s.beta1 >= 0 && s.beta1 < 1)) return bad("beta1", s.beta1, "in [0, 1)");
     if (!(s.beta2 >= 0 && s.beta2 < 1)) return bad("beta2", s.beta2, "in [0, 1)");
   }
+  if (!(s.weight_decay >= 0) || !std::isfinite(s.weight_decay))
+    return bad("weight_decay", s.weight_decay, ">= 0 and finite");
+  // Each step multiplies every row by 1 - lr * weight_decay: it must stay positive.
+  if (!(s.lr * s.weight_decay < 1)) return bad("lr * weight_decay", s.lr * s.weight_decay, "< 1");
   return Status::OK();
 }
 

@@ -119,6 +119,7 @@ void EncodeSparseUpdate(Encoder* e, const SparseUpdateRequest& r) {
   e->F64(r.optimizer.eps);
   e->F64(r.optimizer.beta1);
   e->F64(r.optimizer.beta2);
+  e->F64(r.optimizer.weight_decay);
   e->U64(r.step);
   e->U32(r.contributors);
   e->U32(r.rank);
@@ -135,6 +136,7 @@ Result<SparseUpdateRequest> DecodeSparseUpdate(const Frame& f) {
   r.optimizer.eps = d.F64();
   r.optimizer.beta1 = d.F64();
   r.optimizer.beta2 = d.F64();
+  r.optimizer.weight_decay = d.F64();
   r.step = d.U64();
   r.contributors = d.U32();
   r.rank = d.U32();

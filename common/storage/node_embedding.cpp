@@ -31,10 +31,11 @@ Status CheckEmbeddingGrads(const std::string& what, const std::vector<int64_t>& 
 }
 
 Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, SparseOptimizerKind optimizer, double lr,
-                                                      uint64_t job_seed) {
+                                                      uint64_t job_seed, double weight_decay) {
   NodeEmbeddingOptions eo;
   eo.dim = dim;
   eo.optimizer = SparseOptimizerSpec::Defaults(optimizer, lr);
+  eo.optimizer.weight_decay = weight_decay;
   DG_RETURN_IF_ERROR(ValidateSparseOptimizer(eo.optimizer));
   eo.seed = MixSeed(job_seed, 0xe3b);
   return eo;
@@ -71,12 +72,16 @@ Result<Array> LocalNodeEmbedding::Rows(const std::vector<int64_t>& ids) {
     if (ids[i] < 0 || ids[i] >= num_nodes_)
       return Status::InvalidArgument("embedding: node " + std::to_string(ids[i]) + " out of range [0, " +
                                      std::to_string(num_nodes_) + ")");
-    std::memcpy(out.as<float>() + i * dim_, table_.data() + ids[i] * dim_, dim_ * sizeof(float));
+    float* row = out.as<float>() + i * dim_;
+    std::memcpy(row, table_.data() + ids[i] * dim_, dim_ * sizeof(float));
+    const float f = state_.ReadFactor(ids[i]);  // weight decay the row still owes (sparse_optimizer.h)
+    if (f != 1.0f)
+      for (int64_t j = 0; j < dim_; ++j) row[j] *= f;
   }
   return out;
 }
 
-Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t /*step*/) {
+Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) {
   DG_RETURN_IF_ERROR(CheckEmbeddingGrads("embedding update", ids, grads, dim_));
   for (int64_t id : ids)
     if (id < 0 || id >= num_nodes_)
@@ -85,7 +90,7 @@ Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& 
   SparseGradSum sum(dim_, ids.size());  // duplicates summed, then one optimizer apply
   sum.Add(ids.data(), ids.size(), grads.as<float>());
   std::lock_guard<std::mutex> l(mu_);
-  state_.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table_.data());
+  state_.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table_.data(), step);
   return Status::OK();
 }
 

@@ -38,9 +38,11 @@ class NodeEmbedding {
  public:
   virtual ~NodeEmbedding() = default;
   virtual int64_t dim() const = 0;
-  // float32 [ids.size(), dim], rows in the order of ids.
+  // float32 [ids.size(), dim], rows in the order of ids, with any weight
+  // decay they owe applied (their value after the last step).
   virtual Result<Array> Rows(const std::vector<int64_t>& ids) = 0;
-  // grads: float32 [ids.size(), dim]; duplicate ids are summed.
+  // grads: float32 [ids.size(), dim]; duplicate ids are summed. `step`: the
+  // global step number, one more each step (the weight decay counts by it).
   virtual Status Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) = 0;
   // Step checkpoints: the table and its optimizer state into / out of the
   // directory `dir` (embedding.npy, embedding.sparse_opt). A DistNodeEmbedding
@@ -58,6 +60,7 @@ class LocalNodeEmbedding : public NodeEmbedding {
   Status Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) override;
   Status SaveState(const std::string& dir) override;
   Status LoadState(const std::string& dir) override;
+  // The stored rows: without the weight decay they still owe (Rows() applies it).
   const std::vector<float>& table() const { return table_; }
 
  private:
@@ -68,11 +71,11 @@ class LocalNodeEmbedding : public NodeEmbedding {
   std::mutex mu_;
 };
 
-// Options from the user's settings (the optimizer with its defaults at lr);
-// the table's seed derives from the job seed, the same for train-local and a
-// distributed job. Other fields keep their defaults.
+// Options from the user's settings (the optimizer with its defaults at lr,
+// and its weight decay); the table's seed derives from the job seed, the same
+// for train-local and a distributed job. Other fields keep their defaults.
 Result<NodeEmbeddingOptions> MakeNodeEmbeddingOptions(int64_t dim, SparseOptimizerKind optimizer, double lr,
-                                                      uint64_t job_seed);
+                                                      uint64_t job_seed, double weight_decay = 0);
 // Checks dim > 0 and the optimizer spec.
 Status ValidateNodeEmbeddingOptions(const NodeEmbeddingOptions& options);
 // The table as a tensor to create: float32 [num_nodes, dim], uniform

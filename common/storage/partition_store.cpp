@@ -154,6 +154,24 @@ int PartitionStore::TypeOfTensor(const std::string& name) const {
   return -1;
 }
 
+namespace {
+
+// Gathered rows of a table whose rows may owe weight decay: each is multiplied
+// by its read factor, so a reader sees the value after the last applied step
+// (common/storage/sparse_optimizer.h).
+void ApplyReadDecay(const SparseOptimizerState& opt, const int64_t* ids, size_t n, int64_t base, float* out,
+                    const int64_t* out_pos) {
+  const int64_t dim = opt.dim();
+  for (size_t i = 0; i < n; ++i) {
+    const float f = opt.ReadFactor(ids[i] - base);
+    if (f == 1.0f) continue;
+    float* row = out + (out_pos ? out_pos[i] : static_cast<int64_t>(i)) * dim;
+    for (int64_t j = 0; j < dim; ++j) row[j] *= f;
+  }
+}
+
+}  // namespace
+
 Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, const int64_t* ids,
                                   size_t n, uint8_t* out, const int64_t* out_pos) const {
   const Array* src = nullptr;
@@ -192,6 +210,8 @@ Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, cons
     base = part_.node_begin;
   }
   GatherRowBytes(src->data, src->row_bytes(), ids, n, base, out, out_pos);
+  if (mt && mt->optimizer && mt->optimizer->owes_decay())
+    ApplyReadDecay(*mt->optimizer, ids, n, base, reinterpret_cast<float*>(out), out_pos);
   return Status::OK();
 }
 
@@ -236,9 +256,12 @@ Status PartitionStore::Push(const std::string& name, const int64_t* ids, size_t 
   const int64_t elems = mt->data.row_elems();
   uint8_t* d = static_cast<uint8_t*>(mt->data.data);
   const uint8_t* s = static_cast<const uint8_t*>(rows.data);
+  SparseOptimizerState* opt = mt->optimizer.get();
   for (size_t i = 0; i < n; ++i) {
     uint8_t* dst = d + (ids[i] - part_.node_begin) * rb;
     const uint8_t* src = s + i * rb;
+    // A row owing weight decay gets it first: PUSH writes over or adds to its current value.
+    if (opt) opt->Settle(ids[i] - part_.node_begin, reinterpret_cast<float*>(dst));
     if (mode == PushMode::kOverwrite) {
       std::memcpy(dst, src, rb);
       continue;
@@ -527,7 +550,7 @@ Status PartitionStore::CheckSparseGrad(const std::string& name, const SparseOpti
   return CheckOptimizerMatch(name, *mt, spec);
 }
 
-Status PartitionStore::SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec,
+Status PartitionStore::SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec, uint64_t step,
                                     const std::vector<SparseGrad>& contributions) {
   for (const SparseGrad& g : contributions) DG_RETURN_IF_ERROR(CheckSparseGrad(name, spec, g));
   DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
@@ -541,11 +564,35 @@ Status PartitionStore::SparseUpdate(const std::string& name, const SparseOptimiz
   std::unique_lock<std::shared_mutex> lock(mt->mu);
   DG_RETURN_IF_ERROR(CheckOptimizerMatch(name, *mt, spec));
   if (!mt->optimizer) mt->optimizer = std::make_unique<SparseOptimizerState>(spec, part_.num_owned(), dim);
-  mt->optimizer->Apply(sum.rows().data(), sum.rows().size(), sum.sums(), mt->data.as<float>());
+  mt->optimizer->Apply(sum.rows().data(), sum.rows().size(), sum.sums(), mt->data.as<float>(), step);
   return Status::OK();
 }
 
 // ------------------------------------------------------------ persistence
+
+namespace {
+
+// A table whose rows owe weight decay, written as its readers see it (every
+// row times its read factor) in chunks, without changing the table.
+Status WriteDecayed(const std::string& path, const Array& table, const SparseOptimizerState& opt) {
+  NpyWriter w;
+  DG_RETURN_IF_ERROR(w.Open(path, table.dtype, table.shape));
+  const int64_t rows = table.shape[0], dim = opt.dim(), chunk = 4096;
+  std::vector<float> buf;
+  for (int64_t first = 0; first < rows; first += chunk) {
+    const int64_t n = std::min(chunk, rows - first);
+    buf.assign(table.as<float>() + first * dim, table.as<float>() + (first + n) * dim);
+    for (int64_t r = 0; r < n; ++r) {
+      const float f = opt.ReadFactor(first + r);
+      if (f != 1.0f)
+        for (int64_t j = 0; j < dim; ++j) buf[r * dim + j] *= f;
+    }
+    DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(float)));
+  }
+  return w.Finish();
+}
+
+}  // namespace
 
 Status PartitionStore::SaveTensor(const std::string& name, const std::string& dir) const {
   if (!holds_mutable_) return UnknownTensor("SAVE_TENSOR", name);
@@ -560,6 +607,8 @@ Status PartitionStore::SaveTensor(const std::string& name, const std::string& di
   if (ec) return Status::IOError("create " + dir + "/tensors: " + ec.message());
   std::lock_guard<std::mutex> save(save_mu_);
   std::shared_lock<std::shared_mutex> lock(mt->mu);
+  if (mt->optimizer && mt->optimizer->owes_decay())
+    return WriteDecayed(TensorFile(dir, name), mt->data, *mt->optimizer);
   return NpyWrite(TensorFile(dir, name), mt->data);
 }
 

@@ -99,8 +99,11 @@ class PartitionStore {
   // gradients of each row over all contributions in the order given (then in
   // id order within one), and applies `spec` once to every touched row under
   // the tensor's write lock (SparseOptimizerState; state made on first use and
-  // tied to that spec). All-or-nothing: on error nothing is written.
-  Status SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec,
+  // tied to that spec). `step` is the global step number (the lazy weight
+  // decay counts steps by it). All-or-nothing: on error nothing is written.
+  // Rows read from a tensor whose rows owe weight decay (GatherRows, Pull,
+  // SaveTensor) come out with it applied; the table itself keeps it owed.
+  Status SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec, uint64_t step,
                       const std::vector<SparseGrad>& contributions);
 
   // Persistence (server index 0 only; dir = this partition's directory).

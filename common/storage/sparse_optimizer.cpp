@@ -10,7 +10,9 @@ namespace dg {
 SparseOptimizerState::SparseOptimizerState(const SparseOptimizerSpec& spec, int64_t rows, int64_t dim)
     : spec_(spec), rows_(rows), dim_(dim) {}
 
-void SparseOptimizerState::Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights) {
+void SparseOptimizerState::Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights,
+                                 uint64_t step) {
+  if (spec_.weight_decay > 0) Decay(local_rows, n, weights, step);
   if (n == 0) return;
   if (spec_.kind == SparseOptimizerKind::kAdam) {
     ApplyAdam(local_rows, n, grads, weights);
@@ -63,6 +65,60 @@ void SparseOptimizerState::ApplyAdam(const int64_t* rows, size_t n, const float*
   }
 }
 
+// ------------------------------------------------------------ weight decay
+
+namespace {
+
+void Scale(float* w, int64_t dim, float factor) {
+  for (int64_t j = 0; j < dim; ++j) w[j] *= factor;
+}
+
+}  // namespace
+
+float SparseOptimizerState::DecayFactor(uint64_t steps) const {
+  return static_cast<float>(std::pow(1.0 - spec_.lr * spec_.weight_decay, static_cast<double>(steps)));
+}
+
+float SparseOptimizerState::ReadFactor(int64_t row) const {
+  if (decay_next_.empty()) return 1.0f;
+  const uint64_t owed = next_step_ - decay_next_[row];
+  return owed == 0 ? 1.0f : DecayFactor(owed);
+}
+
+void SparseOptimizerState::Settle(int64_t row, float* w) {
+  if (decay_next_.empty()) return;
+  const uint64_t owed = next_step_ - decay_next_[row];
+  if (owed > 0) Scale(w, dim_, DecayFactor(owed));
+  decay_next_[row] = next_step_;
+}
+
+// A step numbered below the last: the old numbering's decay is settled in
+// every row, and the new numbering owes from `step` on.
+void SparseOptimizerState::RestartDecay(float* weights, uint64_t step) {
+  for (int64_t r = 0; r < rows_; ++r) Settle(r, weights + r * dim_);
+  decay_next_.assign(static_cast<size_t>(rows_), step);
+}
+
+// Before the update of step `step`: the touched rows get the decay they owe
+// for skipped steps (one factor), then this step's; the others keep owing it.
+void SparseOptimizerState::Decay(const int64_t* rows, size_t n, float* weights, uint64_t step) {
+  if (decay_next_.empty()) {
+    decay_next_.assign(static_cast<size_t>(rows_), step);  // the table's first step: nothing owed before it
+  } else if (step < next_step_) {
+    RestartDecay(weights, step);
+  }
+  const float one_step = DecayFactor(1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t r = rows[i];
+    float* w = weights + r * dim_;
+    const uint64_t skipped = step - decay_next_[r];
+    if (skipped > 0) Scale(w, dim_, DecayFactor(skipped));
+    Scale(w, dim_, one_step);
+    decay_next_[r] = step + 1;
+  }
+  next_step_ = step + 1;
+}
+
 SparseGradSum::SparseGradSum(int64_t dim, size_t expected_ids) : dim_(dim) {
   slot_.reserve(expected_ids);
   rows_.reserve(expected_ids);
@@ -84,11 +140,14 @@ void SparseGradSum::Add(const int64_t* ids, size_t n, const float* grads, int64_
 }
 
 // ------------------------------------------------------------ state file
-// "DGSPOPT1", u8 kind, f64 lr, eps, beta1, beta2, i64 rows, dim, then four
-// arrays each as i64 count + elements: s, m, v (float32), steps (int64).
+// "DGSPOPT2", u8 kind, f64 lr, eps, beta1, beta2, weight_decay, i64 rows, dim,
+// u64 next_step, then five arrays each as i64 count + elements: s, m, v
+// (float32), steps (int64), decay_next (uint64). Format 1 ("DGSPOPT1") lacked
+// weight_decay, next_step and decay_next.
 namespace {
 
-constexpr char kStateMagic[8] = {'D', 'G', 'S', 'P', 'O', 'P', 'T', '1'};
+constexpr char kStateMagic[8] = {'D', 'G', 'S', 'P', 'O', 'P', 'T', '2'};
+constexpr char kStateMagicV1[8] = {'D', 'G', 'S', 'P', 'O', 'P', 'T', '1'};
 
 template <typename T>
 void PutVec(std::ofstream& out, const std::vector<T>& v) {
@@ -112,48 +171,72 @@ Status SparseOptimizerState::Save(const std::string& path) const {
   out.write(kStateMagic, sizeof(kStateMagic));
   const uint8_t kind = static_cast<uint8_t>(spec_.kind);
   out.write(reinterpret_cast<const char*>(&kind), 1);
-  for (double d : {spec_.lr, spec_.eps, spec_.beta1, spec_.beta2}) out.write(reinterpret_cast<const char*>(&d), 8);
+  for (double d : {spec_.lr, spec_.eps, spec_.beta1, spec_.beta2, spec_.weight_decay})
+    out.write(reinterpret_cast<const char*>(&d), 8);
   out.write(reinterpret_cast<const char*>(&rows_), 8);
   out.write(reinterpret_cast<const char*>(&dim_), 8);
+  out.write(reinterpret_cast<const char*>(&next_step_), 8);
   PutVec(out, s_);
   PutVec(out, m_);
   PutVec(out, v_);
   PutVec(out, steps_);
+  PutVec(out, decay_next_);
   out.flush();
   if (!out) return Status::IOError("write " + path + " failed");
   return Status::OK();
 }
+
+namespace {
+
+// The header after the magic: the spec, the shape and next_step.
+bool ReadHeader(std::ifstream& in, SparseOptimizerSpec* spec, int64_t* rows, int64_t* dim, uint64_t* next_step) {
+  uint8_t kind = 0;
+  double d[5];
+  if (!in.read(reinterpret_cast<char*>(&kind), 1) || !in.read(reinterpret_cast<char*>(d), sizeof(d)) ||
+      !in.read(reinterpret_cast<char*>(rows), 8) || !in.read(reinterpret_cast<char*>(dim), 8) ||
+      !in.read(reinterpret_cast<char*>(next_step), 8))
+    return false;
+  spec->kind = static_cast<SparseOptimizerKind>(kind);
+  spec->lr = d[0];
+  spec->eps = d[1];
+  spec->beta1 = d[2];
+  spec->beta2 = d[3];
+  spec->weight_decay = d[4];
+  return true;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<SparseOptimizerState>> SparseOptimizerState::Load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound("open " + path + " failed");
   auto bad = [&path](const std::string& why) { return Status::Corruption(path + ": " + why); };
   char magic[8];
-  if (!in.read(magic, 8) || std::memcmp(magic, kStateMagic, 8) != 0) return bad("not a sparse optimizer state file");
-  uint8_t kind = 0;
-  double d[4];
-  int64_t rows = 0, dim = 0;
-  if (!in.read(reinterpret_cast<char*>(&kind), 1) || !in.read(reinterpret_cast<char*>(d), sizeof(d)) ||
-      !in.read(reinterpret_cast<char*>(&rows), 8) || !in.read(reinterpret_cast<char*>(&dim), 8))
-    return bad("truncated header");
+  if (in.read(magic, 8) && std::memcmp(magic, kStateMagicV1, 8) == 0)
+    return bad("sparse optimizer state format 1 (written by an older distgnn, without weight decay state); "
+               "this distgnn reads format 2: start from a newer step checkpoint or without one");
+  if (!in || std::memcmp(magic, kStateMagic, 8) != 0) return bad("not a sparse optimizer state file");
   SparseOptimizerSpec spec;
-  spec.kind = static_cast<SparseOptimizerKind>(kind);
-  spec.lr = d[0];
-  spec.eps = d[1];
-  spec.beta1 = d[2];
-  spec.beta2 = d[3];
+  int64_t rows = 0, dim = 0;
+  uint64_t next_step = 0;
+  if (!ReadHeader(in, &spec, &rows, &dim, &next_step)) return bad("truncated header");
   Status valid = ValidateSparseOptimizer(spec);
   if (!valid.ok()) return bad(valid.message());
   if (rows < 0 || dim <= 0 || rows > (int64_t(1) << 40) / dim) return bad("bad shape");
   auto st = std::make_unique<SparseOptimizerState>(spec, rows, dim);
+  st->next_step_ = next_step;
   const int64_t elems = rows * dim;
   if (!GetVec(in, elems, &st->s_) || !GetVec(in, elems, &st->m_) || !GetVec(in, elems, &st->v_) ||
-      !GetVec(in, rows, &st->steps_))
+      !GetVec(in, rows, &st->steps_) || !GetVec(in, rows, &st->decay_next_))
     return bad("truncated or oversized state arrays");
   auto sized = [&](size_t n, int64_t want) { return n == 0 || static_cast<int64_t>(n) == want; };
   if (!sized(st->s_.size(), elems) || !sized(st->m_.size(), elems) || !sized(st->v_.size(), elems) ||
-      !sized(st->steps_.size(), rows))
+      !sized(st->steps_.size(), rows) || !sized(st->decay_next_.size(), rows))
     return bad("state arrays do not match the shape");
+  if (!st->decay_next_.empty() && spec.weight_decay == 0) return bad("decay steps without a weight decay");
+  for (uint64_t next : st->decay_next_)
+    if (next > next_step) return bad("a row's decay step is past the state's next step");
+  if (in.peek() != std::char_traits<char>::eof()) return bad("trailing bytes after the state arrays");
   return st;
 }
 

@@ -80,8 +80,10 @@ void GraphServer::MakeHandlerContext() {
   limits.peer_timeout_seconds = options_.connection.peer_timeout_seconds;
   sparse_steps_ = std::make_unique<SparseSteps>(
       io_, limits, pending_.get(),
-      [store = store_.get()](const std::string& name, const SparseOptimizerSpec& optimizer,
-                             const std::vector<SparseGrad>& grads) { return store->SparseUpdate(name, optimizer, grads); });
+      [store = store_.get()](const std::string& name, const SparseOptimizerSpec& optimizer, uint64_t step,
+                             const std::vector<SparseGrad>& grads) {
+        return store->SparseUpdate(name, optimizer, step, grads);
+      });
   context_.reset(new ServerContext{options_, config_, *store_, *aggregate_index_, part_dir_, *barriers_, *sparse_steps_,
                                    [this] { return MakeStats(); },
                                    [this](const std::string& why) { RequestShutdown(why); }});

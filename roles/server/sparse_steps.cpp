@@ -98,7 +98,7 @@ void SparseSteps::Finish(const Key& key, Step done) {
   std::vector<SparseGrad> grads;
   grads.reserve(done.reqs.size());
   for (const SparseUpdateRequest& r : done.reqs) grads.push_back(SparseGrad{r.ids, r.grads});  // rank order
-  Status applied = apply_(key.first, done.optimizer, grads);
+  Status applied = apply_(key.first, done.optimizer, key.second, grads);
   if (!applied.ok()) spdlog::warn("{}: {}", StepName(key.first, key.second), applied.message());
   for (const DeferredReply& w : done.waiters) w(applied);
 }

@@ -30,7 +30,7 @@ namespace dg {
 class SparseSteps {
  public:
   // Applies one complete step (PartitionStore::SparseUpdate on the server).
-  using ApplyFn = std::function<Status(const std::string& name, const SparseOptimizerSpec& optimizer,
+  using ApplyFn = std::function<Status(const std::string& name, const SparseOptimizerSpec& optimizer, uint64_t step,
                                        const std::vector<SparseGrad>& by_rank)>;
   struct Limits {
     int64_t max_pending_bytes = int64_t(1) << 30;

@@ -202,6 +202,14 @@ TEST_CASE("wrong types and out-of-range values name key, line and expectation", 
         std::string::npos);
   job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {optimizer: sparse_adam}"));
   CHECK(job.Error().find("key 'train.embedding.dim': missing") != std::string::npos);
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {dim: 16, weight_decay: 0.001}"));
+  auto decayed = LoadJobConfig(job.path());
+  REQUIRE(decayed.ok());
+  CHECK(decayed->train.embedding.weight_decay == 0.001);
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {dim: 16, weight_decay: -1}"));
+  CHECK(job.Error().find("key 'train.embedding.weight_decay': expected a number >= 0") != std::string::npos);
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {dim: 16, weight_decay: lots}"));
+  CHECK(job.Error().find("train.embedding.weight_decay") != std::string::npos);
   job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  embedding: {dim: 16, rate: 1}"));
   CHECK(job.Error().find("train.embedding") != std::string::npos);
   CHECK(job.Error().find("rate") != std::string::npos);

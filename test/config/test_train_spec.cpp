@@ -83,6 +83,7 @@ TEST_CASE("TrainSpec defaults are the job's and they validate", "[config][spec]"
   CHECK(s.link.eval_negatives == 100);
   CHECK(s.embedding.dim == 0);
   CHECK(s.embedding.uses_features());
+  CHECK(s.embedding.weight_decay == 0);
   CHECK(s.checkpoint_keep == 2);
   CHECK(ValidateTrainSpec(s, f.yaml).ok());
   CHECK(ValidateTrainSpec(s, f.flags).ok());
@@ -160,6 +161,12 @@ TEST_CASE("ValidateTrainSpec: every rule, named as the YAML and as the flags spe
        "--embedding-lr: expected a number > 0"},
       {"embedding scale", [](TrainSpec* s) { s->embedding.init_scale = -1; },
        "key 'train.embedding.init_scale': expected a number >= 0", "--embedding-init-scale"},
+      {"embedding weight decay", [](TrainSpec* s) { s->embedding.weight_decay = -0.5; },
+       "key 'train.embedding.weight_decay': expected a number >= 0 and <= 1000, got -0.5",
+       "--embedding-weight-decay: expected a number >= 0 and <= 1000, got -0.5"},
+      {"embedding decay factor", [](TrainSpec* s) { s->embedding.lr = 0.5, s->embedding.weight_decay = 4; },
+       "key 'train.embedding.weight_decay': times train.embedding.lr must be < 1, got 2",
+       "--embedding-weight-decay: times --embedding-lr must be < 1, got 2"},
       {"embedding name", [](TrainSpec* s) { s->embedding.name = "a/b"; },
        "key 'train.embedding.name': expected letters, digits", "expected letters, digits, '_' or '-', got 'a/b'"},
       {"no features, no embedding", [](TrainSpec* s) { s->embedding.features = false; },

@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
     r.name = "emb";
     r.optimizer.lr = 0.1;
     r.optimizer.eps = 1e-10;
+    r.optimizer.weight_decay = 1e-4;
     r.contributors = 2;
     r.rank = 1;
     r.ids = ids;

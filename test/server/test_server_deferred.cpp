@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -106,13 +107,14 @@ TEST_CASE("SparseSteps apply a step once, in rank order, when its last contribut
   std::thread io_thread([&] { io.run(); });
   PendingSlots slots(100);
   std::mutex mu;
-  std::vector<std::pair<uint64_t, std::vector<float>>> applied;  // (first grad of rank 0, all first grads)
+  std::vector<std::pair<uint64_t, std::vector<float>>> applied;  // (step, each rank's first grad)
   SparseSteps steps(io, SparseSteps::Limits{int64_t(1) << 30, 30.0}, &slots,
-                    [&](const std::string&, const SparseOptimizerSpec&, const std::vector<SparseGrad>& by_rank) {
+                    [&](const std::string&, const SparseOptimizerSpec&, uint64_t step,
+                        const std::vector<SparseGrad>& by_rank) {
                       std::vector<float> firsts;
                       for (const SparseGrad& g : by_rank) firsts.push_back(g.grads.as<float>()[0]);
                       std::lock_guard<std::mutex> l(mu);
-                      applied.emplace_back(0, firsts);
+                      applied.emplace_back(step, firsts);
                       return Status::OK();
                     });
   constexpr uint32_t kW = 6;
@@ -134,7 +136,13 @@ TEST_CASE("SparseSteps apply a step once, in rank order, when its last contribut
   REQUIRE(WaitFor([&] { return answers.size() == kW * kSteps; }, 10));
   for (const Status& st : answers.got) CHECK(st.ok());
   REQUIRE(applied.size() == size_t(kSteps));
-  for (auto& [unused, firsts] : applied) CHECK(firsts == std::vector<float>{0, 1, 2, 3, 4, 5});
+  std::set<uint64_t> stepped;
+  for (auto& [step, firsts] : applied) {
+    stepped.insert(step);
+    CHECK(firsts == std::vector<float>{0, 1, 2, 3, 4, 5});
+  }
+  CHECK(stepped.size() == size_t(kSteps));  // each step applied once, with its own number
+  CHECK(*stepped.rbegin() == uint64_t(kSteps - 1));
   CHECK(steps.open() == 0);
   CHECK(steps.pending_bytes() == 0);
   CHECK(slots.used() == 0);
@@ -150,7 +158,7 @@ TEST_CASE("SparseSteps refuse bad contributions and expire late steps naming the
   PendingSlots slots(100);
   std::atomic<int> applies{0};
   SparseSteps steps(io, SparseSteps::Limits{1000, 0.3}, &slots,
-                    [&](const std::string&, const SparseOptimizerSpec&, const std::vector<SparseGrad>&) {
+                    [&](const std::string&, const SparseOptimizerSpec&, uint64_t, const std::vector<SparseGrad>&) {
                       ++applies;
                       return Status::OK();
                     });

@@ -13,6 +13,7 @@
 #include "common/net/codec.h"
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
+#include "common/storage/sparse_optimizer.h"
 #include "test/server/server_fixture.h"
 
 using namespace dg;
@@ -348,6 +349,93 @@ TEST_CASE("sparse Adagrad and Adam on the servers equal a dense reference, W = 2
   SECTION("sparse_adam") { RunSparseSteps(*tg, cluster, "emb_adam", adam); }
 }
 
+namespace {
+
+// Steps 100.. of StepIds with weight decay, W = 2: after each step every row
+// pulled (touched or not) equals the in-process SparseOptimizerState fed the
+// same summed gradients and step numbers, read with its owed decay, bit for
+// bit; SAVE_TENSOR writes those values too.
+void RunDecaySteps(const TestGraph& tg, const ServerCluster& cluster, const std::string& name,
+                   const SparseOptimizerSpec& opt) {
+  const int64_t N = tg.g.num_nodes, D = 8;
+  const int kSteps = 6, W = 2;
+  auto client = ConnectClient(tg, cluster);
+  REQUIRE(client->InitTensor(Spec(name, N, D, /*persistent=*/true)).ok());
+  std::vector<float> table = PullAll(*client, name, N);
+  SparseOptimizerState local(opt, N, D);
+  std::vector<std::unique_ptr<DistGraphClient>> ranks;
+  for (int r = 0; r < W; ++r) {
+    auto c = DistGraphClient::Connect(tg.config, cluster.endpoints(), "", "trainer", r, FastClientOptions());
+    REQUIRE(c.ok());
+    ranks.push_back(std::move(*c));
+  }
+  auto expected = [&] {
+    std::vector<float> out = table;
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < D; ++j) out[i * D + j] *= local.ReadFactor(i);
+    return out;
+  };
+  for (int k = 0; k < kSteps; ++k) {
+    const uint64_t step = 100 + k;
+    std::vector<std::vector<int64_t>> ids(W);
+    std::vector<Array> grads(W);
+    std::vector<Status> status(W);
+    SparseGradSum sum(D);
+    for (int r = 0; r < W; ++r) {
+      ids[r] = StepIds(r, k, N);
+      grads[r] = RandomRows(ids[r].size(), D, 7000 + 10 * k + r, -2, 2);
+      sum.Add(ids[r].data(), ids[r].size(), grads[r].as<float>());
+    }
+    std::vector<std::thread> threads;
+    for (int r = 0; r < W; ++r)
+      threads.emplace_back([&, r] { status[r] = ranks[r]->SparseUpdate(name, opt, step, W, r, ids[r], grads[r]); });
+    for (auto& t : threads) t.join();
+    for (int r = 0; r < W; ++r) REQUIRE(status[r].ok());
+    local.Apply(sum.rows().data(), sum.rows().size(), sum.sums(), table.data(), step);
+    INFO(name << " step " << step);
+    CHECK(PullAll(*client, name, N) == expected());
+  }
+  REQUIRE(local.owes_decay());
+  REQUIRE(client->SaveTensor(name).ok());
+  std::vector<float> saved;
+  for (int p = 0; p < 3; ++p) {
+    auto f = NpyRead(tg.config.PartDir(p) + "/tensors/" + name + ".npy");
+    REQUIRE(f.ok());
+    saved.insert(saved.end(), f->as<float>(), f->as<float>() + f->numel());
+  }
+  CHECK(saved == expected());
+  CHECK(PullAll(*client, name, N) == expected());  // saving changed nothing
+}
+
+}  // namespace
+
+TEST_CASE("sparse optimizers with weight decay on the servers equal the in-process state, W = 2",
+          "[server][tensor][sparse]") {
+  auto tg = MakeTestGraph(600, 3000, 4, 3, 73);
+  ServerCluster cluster;
+  cluster.Start(tg->json, 3, 1);
+  SparseOptimizerSpec ada = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdagrad, 0.05);
+  ada.weight_decay = 0.5;
+  SparseOptimizerSpec adam = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, 0.05);
+  adam.weight_decay = 0.5;
+  SECTION("sparse_adagrad") { RunDecaySteps(*tg, cluster, "wd_adagrad", ada); }
+  SECTION("sparse_adam") { RunDecaySteps(*tg, cluster, "wd_adam", adam); }
+  SECTION("a tensor keeps the weight decay of its first update") {
+    auto client = ConnectClient(*tg, cluster, FastClientOptions(), "", "trainer");
+    REQUIRE(client->InitTensor(Spec("wd_bound", tg->g.num_nodes, 8)).ok());
+    REQUIRE(client->SparseUpdate("wd_bound", ada, 1, 1, 0, {1}, RandomRows(1, 8, 1)).ok());
+    SparseOptimizerSpec other = ada;
+    other.weight_decay = 0.25;
+    Status st = client->SparseUpdate("wd_bound", other, 2, 1, 0, {1}, RandomRows(1, 8, 2));
+    CHECK(Contains(st, "SPARSE_UPDATE 'wd_bound': optimizer sparse_adagrad(lr=0.05, eps=1e-10, weight_decay=0.25) "
+                       "differs from sparse_adagrad(lr=0.05, eps=1e-10, weight_decay=0.5) of this tensor's first "
+                       "update"));
+    other.weight_decay = -1;
+    st = client->SparseUpdate("wd_bound", other, 2, 1, 0, {1}, RandomRows(1, 8, 2));
+    CHECK(Contains(st, "sparse_adagrad: weight_decay = -1 must be >= 0 and finite"));
+  }
+}
+
 TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serving", "[server][tensor][sparse]") {
   auto tg = MakeTestGraph(600, 3000, 4, 3, 81);
   ServerCluster cluster;
@@ -465,4 +553,50 @@ TEST_CASE("bad SPARSE_UPDATE requests get exact errors and the servers keep serv
   CHECK(parked.code() == Status::Code::kPeerLost);
   CHECK(Contains(parked, "server shut down before SPARSE_UPDATE 'emb' step 20 completed (1 of 2 contributors arrived)"));
   for (int p = 0; p < 3; ++p) CHECK(cluster.proc(p, 0).Wait(20) == 0);
+}
+
+TEST_CASE("a partition's step checkpoint keeps the weight decay rows owe: resumed equals never stopped",
+          "[server][tensor][sparse]") {
+  auto tg = MakeTestGraph(300, 1500, 4, 1, 91);
+  const int64_t N = tg->g.num_nodes, D = 4;
+  auto open = [&] {
+    auto part = OpenLocalPartition(tg->config, 0);
+    REQUIRE(part.ok());
+    return std::make_unique<PartitionStore>(tg->config, std::move(*part), /*holds_mutable=*/true);
+  };
+  SparseOptimizerSpec adam = SparseOptimizerSpec::Defaults(SparseOptimizerKind::kAdam, 0.05);
+  adam.weight_decay = 0.5;
+  auto whole = open(), first = open();
+  bool created = false;
+  REQUIRE(whole->InitTensor(Spec("emb", N, D), &created).ok());
+  REQUIRE(first->InitTensor(Spec("emb", N, D), &created).ok());
+  auto step = [&](PartitionStore& s, int k) {
+    const std::vector<int64_t> ids = RandomIds(0, N, 20, 300 + k);  // most rows untouched in a step
+    SparseGrad g{Array::Zeros(DType::kInt64, {int64_t(ids.size())}), RandomRows(ids.size(), D, 400 + k)};
+    std::memcpy(g.ids.data, ids.data(), g.ids.nbytes());
+    REQUIRE(s.SparseUpdate("emb", adam, 50 + k, {g}).ok());
+  };
+  auto all = [&](PartitionStore& s) {
+    auto r = s.Pull(TensorKind::kNode, "emb", AllIds(N).data(), N);
+    REQUIRE(r.ok());
+    return std::vector<float>(r->as<float>(), r->as<float>() + r->numel());
+  };
+  TempDir dir;
+  for (int k = 0; k < 5; ++k) {
+    step(*whole, k);
+    step(*first, k);
+  }
+  REQUIRE(first->SaveCheckpoint(dir.path(), nullptr).ok());
+  auto stored = NpyRead(dir / "tensor-0.npy");
+  REQUIRE(stored.ok());
+  const std::vector<float> raw(stored->as<float>(), stored->as<float>() + stored->numel());
+  CHECK(raw != all(*first));  // rows are checkpointed without the decay they owe
+  auto resumed = open();
+  REQUIRE(resumed->LoadCheckpoint(dir.path(), nullptr).ok());
+  CHECK(all(*resumed) == all(*first));
+  for (int k = 5; k < 10; ++k) {
+    step(*whole, k);
+    step(*resumed, k);
+  }
+  CHECK(all(*resumed) == all(*whole));
 }
