@@ -3,14 +3,16 @@
 # machines of 127.0.0.1 with a server and a trainer each (sampling in the
 # trainers' threads), the models and settings of scripts/bench_hetero.sh:
 #   rgcn         typed partition, RGCN with export's defaults (one weight per
-#                relation, hidden 64, no embedding)
+#                relation, hidden 64, learnt rows for the featureless types)
+#   rgcn-shared  the same with one learnt vector per featureless type
+#                (--embedding-dim 0; docs/models.md's launch table)
 #   sage-merged  partition --merge-types, SAGE over padded features + a 64-wide
 #                node embedding (train.embedding), input dropout 0.5
 #   mlp          partition --merge-types, an MLP on the movie features, weight decay 5e-4
 # Each trainer takes half of train-local's batch (64 of 128), so a step sees as
 # many seeds. Prints, per model and seed, the test accuracy at the best
 # validation epoch, then per model the mean, min and max (docs/models.md quotes it).
-#   scripts/bench_hetero_launch.sh [--bin PATH] [--seeds "0 1 2"] [--epochs N] [--models "rgcn sage-merged mlp"]
+#   scripts/bench_hetero_launch.sh [--bin PATH] [--seeds "0 1 2"] [--epochs N] [--models "rgcn rgcn-shared sage-merged mlp"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$PWD/build/distgnn SEEDS="0 1 2" DATA=$PWD/data/imdb-hetero EPOCHS=8 MODELS="rgcn sage-merged mlp"
@@ -38,6 +40,10 @@ for seed in $SEEDS; do
       rgcn)
         "$BIN" model export --arch rgcn --partition-config "$WORK/typed/imdb.json" --hidden $H --seed "$seed" \
           -o "$WORK/$model.pt" >/dev/null
+        part=typed extra="" ;;
+      rgcn-shared)
+        "$BIN" model export --arch rgcn --partition-config "$WORK/typed/imdb.json" --hidden $H --embedding-dim 0 \
+          --seed "$seed" -o "$WORK/$model.pt" >/dev/null
         part=typed extra="" ;;
       sage-merged)
         "$BIN" model export --arch sage --in-dim $((F + EMB)) --hidden $H --classes 3 --input-dropout 0.5 --seed "$seed" \
