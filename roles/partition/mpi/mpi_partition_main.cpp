@@ -22,9 +22,11 @@
 #include <sstream>
 
 #include "common/base/logging.h"
+#include "common/storage/typed_dataset.h"
 #include "roles/partition/mpi/mpi_input.h"
 #include "roles/partition/mpi/mpi_output.h"
 #include "roles/partition/mpi/mpi_stage.h"
+#include "roles/partition/mpi/mpi_typed_input.h"
 #include "roles/partition/out_of_core.h"
 #include "roles/partition/partition_output.h"
 
@@ -48,7 +50,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
   std::string method, balance;  // words, parsed into f->method and f->balance_* below
   po::options_description desc("distgnn-mpi-partition (under mpirun)");
   desc.add_options()("help,h", "show this help")
-      ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy)")
+      ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy; or a typed dataset: meta.json, nodes/, edges/)")
       ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
       ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
       ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
@@ -101,6 +103,34 @@ void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 
   std::fflush(stdout);
 }
 
+// A typed dataset directory (mpi_typed_input.h) or a plain one (mpi_input.h).
+Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& scratch) {
+  if (!IsTypedDatasetDir(f.dataset)) return ReadShard(r, f.dataset, f.num_nodes, scratch);
+  if (f.num_nodes >= 0)
+    return Status::InvalidArgument("--num-nodes: " + f.dataset + " is a typed dataset; its meta.json gives the "
+                                   "node count of each type");
+  if (f.drop_self_loops || f.drop_duplicates)
+    return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
+                                   "(" + f.dataset + ") with --mpi; partition it on one machine");
+  return ReadTypedShard(r, f.dataset, f.undirected, scratch);
+}
+
+// What the balance measures count of each vertex of this rank's block.
+BlockVertices Vertices(const Rank& r, const ShardInput& in, const VertexBlocks& blocks) {
+  const int64_t first = blocks.First(r.rank), count = blocks.Count(r.rank);
+  BlockVertices v;
+  if (!in.types) {
+    v.train = BlockTrainFlags(in.node_data, first, count);
+    return v;
+  }
+  const TypeLayout& l = *in.types;
+  v.train = BlockTypedTrainFlags(l, first, count);
+  v.node_type = BlockNodeTypes(l, first, count);
+  v.type_names = l.node_types;
+  for (int t = 0; t < l.num_types(); ++t) v.type_counts.push_back(l.NumNodesOfType(t));
+  return v;
+}
+
 Status Run(const Rank& r, const Flags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   SharedStage stage;
@@ -111,7 +141,7 @@ Status Run(const Rank& r, const Flags& f) {
   auto scratch = std::make_unique<ScratchDir>();
   DG_RETURN_IF_ERROR(Agree(r, scratch->Create(f.tmp_dir.empty() ? stage.path() : f.tmp_dir)));
   RemoveOnSignal(scratch->path());
-  Result<ShardInput> read = ReadShard(r, f.dataset, f.num_nodes, scratch->path());
+  Result<ShardInput> read = ReadInput(r, f, scratch->path());
   DG_RETURN_IF_ERROR(Agree(r, read.status()));
   ShardInput in = std::move(*read);
   in.num_nodes = MaxAll(r, in.num_nodes);
@@ -119,13 +149,16 @@ Status Run(const Rank& r, const Flags& f) {
     return Agree(r, Status::InvalidArgument("--num-parts " + std::to_string(f.num_parts) + " exceeds the " +
                                             std::to_string(in.num_nodes) + " nodes of the graph"));
   const VertexBlocks blocks(in.num_nodes, r.size);
-  EdgeListOptions norm;
-  norm.undirected = f.undirected;
+  EdgeListOptions norm;  // a typed graph's --undirected is its rev_ types, already read
+  norm.undirected = f.undirected && !in.types;
   norm.drop_self_loops = f.drop_self_loops;
   norm.drop_duplicates = f.drop_duplicates;
   const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in.edges);
   Log(r, "partition (MPI, %.0f ranks): %.0f nodes, %.0f edges\n", r.size, static_cast<double>(in.num_nodes),
       static_cast<double>(num_edges));
+  if (in.types)
+    Log(r, "  typed: %.0f node types, %.0f edge types\n", in.types->num_types(),
+        static_cast<double>(in.types->edge_types.size()));
   Log(r, "  read and normalize: %.2f s\n", Since(t0));
 
   auto t = std::chrono::steady_clock::now();
@@ -137,8 +170,7 @@ Status Run(const Rank& r, const Flags& f) {
   ao.balance_edges = f.balance_edges;
   ao.imbalance = f.imbalance;
   ao.batch = f.batch;
-  const std::vector<uint8_t> train = BlockTrainFlags(in.node_data, blocks.First(r.rank), blocks.Count(r.rank));
-  Result<Assignment> assigned = AssignBlock(r, blocks, in.edges, train, ao);
+  Result<Assignment> assigned = AssignBlock(r, blocks, in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s\n", Since(t));
   for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
@@ -154,6 +186,7 @@ Status Run(const Rank& r, const Flags& f) {
   g.edges = &in.edges;
   g.part = &assigned->part;
   g.node_data = &in.node_data;
+  g.types = in.types.get();
   OutputOptions oo;
   oo.graph_name = f.name;
   oo.method = f.method;
