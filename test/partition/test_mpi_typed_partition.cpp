@@ -61,7 +61,7 @@ int64_t MetisCut(const TempDir& tmp, int k) {
 
 }  // namespace
 
-TEST_CASE("MPI partition of typed IMDB: valid for P = K and P < K, types balanced, deterministic",
+TEST_CASE("MPI partition of typed IMDB: valid for P = K and P < K with every type balanced and deterministic",
           "[partition][mpi][typed]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   auto ds = LoadTypedDataset(ImdbDir(), true);
@@ -101,7 +101,7 @@ TEST_CASE("MPI partition of typed IMDB: valid for P = K and P < K, types balance
   RequireSameTree(tmp / "imdb2-3", tmp / "again", 3 * 11 + 3 + 4);
 }
 
-TEST_CASE("MPI partition of a typed dataset refuses what it does not support, with one message",
+TEST_CASE("MPI partition of a typed dataset refuses what it does not support with one message",
           "[partition][mpi][typed]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   TempDir tmp;
