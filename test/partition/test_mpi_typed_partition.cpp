@@ -6,7 +6,8 @@
 // `partition verify` passes, every node type is within 10 % of the mean per
 // part (nodes and train nodes within 5 %), the aggregation index matches the
 // single-machine writer's, and a rerun with the same P, K and seed writes the
-// same bytes. The edge cut is reported beside METIS's.
+// same bytes. The edge cut is reported beside METIS's. A generated mag-shaped
+// graph (.npy edge files, a paper -> paper type) runs on 3 ranks into 4 parts.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -99,6 +100,26 @@ TEST_CASE("MPI partition of typed IMDB: valid for P = K and P < K with every typ
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   RequireSameTree(tmp / "imdb2-3", tmp / "again", 3 * 11 + 3 + 4);
+}
+
+TEST_CASE("MPI partition of a generated mag-shaped graph with .npy edge files on 3 ranks", "[partition][mpi][typed]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  TempDir tmp;
+  auto r = RunDistgnn({"generate", "--hetero", "mag", "--nodes", "5000", "--classes", "8", "--feat-dim", "8", "--seed",
+                       "1", "--out", tmp / "mag"});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(fs::exists(tmp / "mag/edges/paper__cites__paper.npy"));
+  r = RunMpi(3, {"--dataset", tmp / "mag", "--undirected", "--num-parts", "4", "--balance", "train", "--name", "mag",
+                 "--out", tmp / "parts"},
+             tmp / "log");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto ds = LoadTypedDataset(tmp / "mag", true);
+  REQUIRE(ds.ok());
+  const PartitionConfig cfg = CheckTypedPartition(tmp / "parts/mag.json", *ds, 4);
+  CheckTypeBalance(cfg, 0.10);
+  CheckNodeAndTrainBalance(cfg);
 }
 
 TEST_CASE("MPI partition of a typed dataset refuses what it does not support with one message",
