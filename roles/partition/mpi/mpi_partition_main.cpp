@@ -4,7 +4,7 @@
 //   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
 //          --name NAME --out DIR [--method scotch|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
-//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR]
+//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR] [--progress-timeout S]
 //
 // (`distgnn partition --mpi ...` under mpirun runs this binary.) Each rank reads
 // its rows of the edge list, the ranks normalize and partition it together
@@ -27,6 +27,7 @@
 #include "roles/partition/mpi/mpi_output.h"
 #include "roles/partition/mpi/mpi_stage.h"
 #include "roles/partition/mpi/mpi_typed_input.h"
+#include "roles/partition/mpi/mpi_watchdog.h"
 #include "roles/partition/out_of_core.h"
 #include "roles/partition/partition_output.h"
 
@@ -42,7 +43,7 @@ struct Flags {
   int num_parts = 0;
   int64_t num_nodes = -1, batch = 1 << 20;
   uint64_t seed = 0;
-  double imbalance = 0.03;
+  double imbalance = 0.03, progress_timeout = 900;
   bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
 };
 
@@ -65,6 +66,9 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("force", po::bool_switch(&f->force), "replace an existing output directory")
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
+      ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
+       "seconds without progress (a stage start or an exchange round) before a rank aborts the run, e.g. when "
+       "another host is cut off; 0 = never (must exceed PT-Scotch's longest step)")
       ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
   po::variables_map vm;
   try {
@@ -134,6 +138,7 @@ BlockVertices Vertices(const Rank& r, const ShardInput& in, const VertexBlocks& 
 Status Run(const Rank& r, const Flags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   SharedStage stage;
+  Progress("create the staging directory");
   DG_RETURN_IF_ERROR(stage.Create(r, f.out, f.force));
   // Scratch (gunzipped node arrays) inside the staging directory unless
   // --tmp-dir says otherwise: whoever removes the stage removes it too, even
@@ -141,6 +146,7 @@ Status Run(const Rank& r, const Flags& f) {
   auto scratch = std::make_unique<ScratchDir>();
   DG_RETURN_IF_ERROR(Agree(r, scratch->Create(f.tmp_dir.empty() ? stage.path() : f.tmp_dir)));
   RemoveOnSignal(scratch->path());
+  Progress("read input");
   Result<ShardInput> read = ReadInput(r, f, scratch->path());
   DG_RETURN_IF_ERROR(Agree(r, read.status()));
   ShardInput in = std::move(*read);
@@ -153,6 +159,7 @@ Status Run(const Rank& r, const Flags& f) {
   norm.undirected = f.undirected && !in.types;
   norm.drop_self_loops = f.drop_self_loops;
   norm.drop_duplicates = f.drop_duplicates;
+  Progress("normalize");
   const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in.edges);
   Log(r, "partition (MPI, %.0f ranks): %.0f nodes, %.0f edges\n", r.size, static_cast<double>(in.num_nodes),
       static_cast<double>(num_edges));
@@ -170,6 +177,7 @@ Status Run(const Rank& r, const Flags& f) {
   ao.balance_edges = f.balance_edges;
   ao.imbalance = f.imbalance;
   ao.batch = f.batch;
+  Progress("assign");
   Result<Assignment> assigned = AssignBlock(r, blocks, in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s\n", Since(t));
@@ -193,10 +201,13 @@ Status Run(const Rank& r, const Flags& f) {
   oo.num_parts = f.num_parts;
   oo.normalize_features = f.normalize;
   oo.batch = f.batch;
+  Progress("route and write");
   DG_ASSIGN_OR_RETURN(PartitionConfig cfg, WritePartition(r, &g, stage, oo));
   scratch.reset();
+  Progress("commit");
   DG_RETURN_IF_ERROR(stage.Commit(r));
   Log(r, "  route and write: %.2f s\n", Since(t));
+  Progress("report");
   if (r.rank == 0) LogPartStats(stdout, cfg);
   const double rss = static_cast<double>(MaxAll(r, PeakRssBytes())) / 1048576.0;
   Log(r, "  peak RSS (largest rank): %.1f MB\n", rss);
@@ -218,7 +229,10 @@ int main(int argc, char** argv) {
   bool help = false;
   dg::Status st = dg::mpi::ParseFlags(argc, argv, &f, &help);
   if (!st.ok() && r.rank == 0) std::fprintf(stderr, "distgnn-mpi-partition: %s\n", st.ToString().c_str());
-  if (st.ok() && !help) st = dg::mpi::Run(r, f);
+  if (st.ok() && !help) {
+    dg::mpi::StartWatchdog(r, f.progress_timeout);
+    st = dg::mpi::Run(r, f);
+  }
   MPI_Finalize();
   return st.ok() ? 0 : 1;
 }

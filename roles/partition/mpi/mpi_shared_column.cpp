@@ -25,6 +25,7 @@ Status WriteSharedColumn(const Rank& r, const std::string& path, bool leader, co
       if (c.owner != r.rank && l != r.rank) continue;
       for (int64_t off = 0; off < c.count; off += kMessage) {
         const int n = static_cast<int>(std::min(kMessage, c.count - off));
+        Progress();
         if (c.owner == r.rank && l == r.rank) {
           if (st.ok()) st = w.Append(mine.data() + at + off, static_cast<size_t>(n) * sizeof(int64_t));
         } else if (c.owner == r.rank) {
