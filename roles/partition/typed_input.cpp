@@ -117,10 +117,20 @@ Result<TypeLayout> OpenTypedLayout(const std::string& dir, bool undirected, cons
   AddEdgeTypes(ds, &l);
   const size_t forward = undirected ? ds.edge_types.size() / 2 : ds.edge_types.size();
   l.num_file_edge_types = static_cast<int>(forward);
-  // Pass 1: edge counts per type (npy headers; text parsed).
+  // Pass 1: edge counts per type (an .npy's header, so a rank of the MPI
+  // partitioner reads only its rows; text parsed). The ids are checked when read.
   std::vector<int64_t> count(forward, 0);
   for (size_t r = 0; r < forward; ++r) {
     const EdgeTypeData& et = ds.edge_types[r];
+    DG_ASSIGN_OR_RETURN(std::string path, TypedEdgeFile(dir, et));
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
+      DG_ASSIGN_OR_RETURN(Array a, NpyMap(path));
+      if (a.shape.size() != 2 || a.shape[1] != 2)
+        return Status::InvalidArgument(path + ": expected an [E, 2] array of (src, dst) pairs, got shape " +
+                                       a.ShapeString());
+      count[r] = a.shape[0];
+      continue;
+    }
     DG_RETURN_IF_ERROR(ForEachTypedEdge(dir, et, ds.node_types[et.src_type_id].count, ds.node_types[et.dst_type_id].count,
                                         [&](const int64_t*, const int64_t*, int64_t n) {
                                           count[r] += n;
