@@ -75,8 +75,7 @@ TypeLayout FlattenTypedDataset(TypedDataset* ds, EdgeList* edges) {
   return l;
 }
 
-Result<TypeLayout> OpenTypedOutOfCore(const std::string& dir, bool undirected, const std::string& scratch_dir,
-                                      std::string* src_path, std::string* dst_path) {
+Result<TypeLayout> OpenTypedLayout(const std::string& dir, bool undirected, const std::string& scratch_dir) {
   DG_ASSIGN_OR_RETURN(TypedDataset ds, ReadTypedMeta(dir));
   TypeLayout l;
   l.type_offsets = ds.TypeOffsets();
@@ -117,10 +116,21 @@ Result<TypeLayout> OpenTypedOutOfCore(const std::string& dir, bool undirected, c
   }
   AddEdgeTypes(ds, &l);
   const size_t forward = undirected ? ds.edge_types.size() / 2 : ds.edge_types.size();
-  // Pass 1: edge counts per type (npy headers; text parsed).
+  l.num_file_edge_types = static_cast<int>(forward);
+  // Pass 1: edge counts per type (an .npy's header, so a rank of the MPI
+  // partitioner reads only its rows; text parsed). The ids are checked when read.
   std::vector<int64_t> count(forward, 0);
   for (size_t r = 0; r < forward; ++r) {
     const EdgeTypeData& et = ds.edge_types[r];
+    DG_ASSIGN_OR_RETURN(std::string path, TypedEdgeFile(dir, et));
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
+      DG_ASSIGN_OR_RETURN(Array a, NpyMap(path));
+      if (a.shape.size() != 2 || a.shape[1] != 2)
+        return Status::InvalidArgument(path + ": expected an [E, 2] array of (src, dst) pairs, got shape " +
+                                       a.ShapeString());
+      count[r] = a.shape[0];
+      continue;
+    }
     DG_RETURN_IF_ERROR(ForEachTypedEdge(dir, et, ds.node_types[et.src_type_id].count, ds.node_types[et.dst_type_id].count,
                                         [&](const int64_t*, const int64_t*, int64_t n) {
                                           count[r] += n;
@@ -129,6 +139,24 @@ Result<TypeLayout> OpenTypedOutOfCore(const std::string& dir, bool undirected, c
   }
   l.edge_offsets.assign(1, 0);
   for (size_t r = 0; r < ds.edge_types.size(); ++r) l.edge_offsets.push_back(l.edge_offsets.back() + count[r % forward]);
+  return l;
+}
+
+EdgeTypeData FileEdgeType(const TypeLayout& l, int r) {
+  const PartitionConfig::EdgeType& e = l.edge_types[r];
+  EdgeTypeData et;
+  et.src_type = e.src;
+  et.relation = e.relation;
+  et.dst_type = e.dst;
+  et.src_type_id = e.src_type;
+  et.dst_type_id = e.dst_type;
+  return et;
+}
+
+Result<TypeLayout> OpenTypedOutOfCore(const std::string& dir, bool undirected, const std::string& scratch_dir,
+                                      std::string* src_path, std::string* dst_path) {
+  DG_ASSIGN_OR_RETURN(TypeLayout l, OpenTypedLayout(dir, undirected, scratch_dir));
+  const size_t forward = static_cast<size_t>(l.num_file_edge_types);
   const int64_t total = l.edge_offsets.back();
   // Pass 2 (and 3 for the reverse types): the flat columns.
   *src_path = scratch_dir + "/typed_src.npy";
@@ -137,12 +165,11 @@ Result<TypeLayout> OpenTypedOutOfCore(const std::string& dir, bool undirected, c
   DG_RETURN_IF_ERROR(ws.Open(*src_path, DType::kInt64, {total}));
   DG_RETURN_IF_ERROR(wd.Open(*dst_path, DType::kInt64, {total}));
   std::vector<int64_t> bs, bd;
-  for (size_t r = 0; r < ds.edge_types.size(); ++r) {
-    const EdgeTypeData& file = ds.edge_types[r % forward];  // a reverse type reads its forward type's file
+  for (size_t r = 0; r < l.edge_types.size(); ++r) {
+    const EdgeTypeData file = FileEdgeType(l, static_cast<int>(r % forward));  // a reverse type reads its forward type's file
     const bool reverse = r >= forward;
     const int64_t so = l.type_offsets[file.src_type_id], dof = l.type_offsets[file.dst_type_id];
-    DG_RETURN_IF_ERROR(ForEachTypedEdge(dir, file, ds.node_types[file.src_type_id].count,
-                                        ds.node_types[file.dst_type_id].count,
+    DG_RETURN_IF_ERROR(ForEachTypedEdge(dir, file, l.NumNodesOfType(file.src_type_id), l.NumNodesOfType(file.dst_type_id),
                                         [&](const int64_t* s, const int64_t* d, int64_t n) {
                                           bs.resize(n);
                                           bd.resize(n);

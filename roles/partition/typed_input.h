@@ -34,11 +34,13 @@ struct TypeLayout {
   std::vector<int64_t> edge_offsets;  // [R+1]: input edges of type r are [edge_offsets[r], edge_offsets[r+1])
   std::vector<std::map<std::string, Array>> node_data;  // per type: N_type rows each
   std::set<std::string> mapped;  // "<type>/<name>" of node arrays that are mmaps (pages may be dropped)
+  int num_file_edge_types = 0;  // OpenTypedLayout: the first edge types have files, the rest are their rev_ types
   int target_type = -1;
   int num_classes = 0;
 
   int num_types() const { return static_cast<int>(node_types.size()); }
   int64_t num_nodes() const { return type_offsets.back(); }
+  int64_t NumNodesOfType(int t) const { return type_offsets[t + 1] - type_offsets[t]; }
   int NodeType(int64_t input_id) const;
   int EdgeType(int64_t input_eid) const;
   // 1 per input node of the target type with split 0; empty without a split.
@@ -49,10 +51,17 @@ struct TypeLayout {
 // its node arrays into the layout.
 TypeLayout FlattenTypedDataset(TypedDataset* ds, EdgeList* edges);
 
-// The layout of a typed dataset directory without reading its edges: counts
-// from meta.json, node arrays mmap'd (gzip'd ones gunzipped into scratch_dir
-// first), then the flat src.npy / dst.npy columns written into scratch_dir
-// (rev_<rel> types appended with `undirected`); *src_path / *dst_path name them.
+// The layout of a typed dataset directory without keeping its edges: node
+// counts from meta.json, node arrays mmap'd (gzip'd ones gunzipped into
+// scratch_dir first), edge types (rev_<rel> types appended with `undirected`)
+// and their counts (one pass over each edge file).
+Result<TypeLayout> OpenTypedLayout(const std::string& dir, bool undirected, const std::string& scratch_dir);
+
+// Edge type r of the layout as ForEachTypedEdge takes it (names and type ids, no edges).
+EdgeTypeData FileEdgeType(const TypeLayout& l, int r);
+
+// OpenTypedLayout, then the flat src.npy / dst.npy columns written into
+// scratch_dir; *src_path / *dst_path name them.
 Result<TypeLayout> OpenTypedOutOfCore(const std::string& dir, bool undirected, const std::string& scratch_dir,
                                       std::string* src_path, std::string* dst_path);
 

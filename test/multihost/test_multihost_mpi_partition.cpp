@@ -4,11 +4,15 @@
 // ranks talk TCP on the hosts' addresses only. The output of P = K and P < K
 // runs passes the partition checks against Cora in memory; a rank killed on
 // host 1 ends the run within a bound, the message names rank 1, and no
-// output, staging directory or rank is left on any host.
+// output, staging directory or rank is left on any host. A pulled cable
+// (host 1's link down, its rank alive but unreachable) ends the run on host 0
+// through the ranks' progress deadline (mpi_watchdog.h), names the stage,
+// and leaves nothing once the link is back up.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +56,44 @@ std::vector<pid_t> RanksOn(const NetnsCluster& c, int h) {
   for (pid_t p : c.Pids(h))
     if (ReadAll("/proc/" + std::to_string(p) + "/cmdline").rfind(MpiBin() + std::string(1, '\0'), 0) == 0)
       out.push_back(p);
+  return out;
+}
+
+// A random 400k-node, 6M-edge graph in dir/ds: long enough to be cut off mid-run.
+void WriteBigGraph(const TempDir& dir) {
+  fs::create_directories(dir / "ds");
+  const int64_t n = 400000, m = 6000000;
+  Array src = Array::Zeros(DType::kInt64, {m}), dst = Array::Zeros(DType::kInt64, {m});
+  uint64_t x = 88172645463325252ull;
+  for (int64_t e = 0; e < m; ++e) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    src.as<int64_t>()[e] = static_cast<int64_t>(x % n);
+    dst.as<int64_t>()[e] = static_cast<int64_t>((x >> 20) % n);
+  }
+  REQUIRE(NpyWrite(dir / "ds/src.npy", src).ok());
+  REQUIRE(NpyWrite(dir / "ds/dst.npy", dst).ok());
+}
+
+// Waits until the staging directory of `name` is in dir and host h runs a rank; that rank's pids.
+std::vector<pid_t> WaitForRanks(const NetnsCluster& c, const TempDir& dir, Subprocess* run, const std::string& name,
+                                int h) {
+  std::vector<pid_t> ranks;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (ranks.empty() && run->running() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    bool staged = false;
+    for (const auto& e : fs::directory_iterator(dir.path()))
+      staged = staged || e.path().filename().string().rfind("." + name + ".tmp-mpi-", 0) == 0;
+    if (staged) ranks = RanksOn(c, h);
+  }
+  return ranks;
+}
+
+// Live processes of the run in host h: ranks and OpenMPI's daemons.
+std::vector<pid_t> RunProcessesOn(const NetnsCluster& c, int h) {
+  std::vector<pid_t> out = RanksOn(c, h);
+  for (pid_t p : c.Pids(h))
+    if (ReadAll("/proc/" + std::to_string(p) + "/cmdline").find("orted") != std::string::npos) out.push_back(p);
   return out;
 }
 
@@ -107,17 +149,7 @@ TEST_CASE("MPI partition: a rank killed on host 1 ends the run and leaves nothin
   if (!c.skip_reason.empty()) DG_SKIP_OR_FAIL("netns cluster: " + c.skip_reason);
   if (!fs::exists(MpiBin())) DG_SKIP_OR_FAIL(MpiBin() + " missing");
   TempDir dir;
-  fs::create_directories(dir / "ds");
-  const int64_t n = 400000, m = 6000000;  // long enough to be killed mid-run
-  Array src = Array::Zeros(DType::kInt64, {m}), dst = Array::Zeros(DType::kInt64, {m});
-  uint64_t x = 88172645463325252ull;
-  for (int64_t e = 0; e < m; ++e) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    src.as<int64_t>()[e] = static_cast<int64_t>(x % n);
-    dst.as<int64_t>()[e] = static_cast<int64_t>((x >> 20) % n);
-  }
-  REQUIRE(NpyWrite(dir / "ds/src.npy", src).ok());
-  REQUIRE(NpyWrite(dir / "ds/dst.npy", dst).ok());
+  WriteBigGraph(dir);  // long enough to be killed mid-run
   std::vector<std::string> argv = MpirunOn(c, {0, 1});
   for (const std::string& a : {std::string("--dataset"), dir / "ds", std::string("--num-parts"), std::string("2"),
                                std::string("--name"), std::string("big"), std::string("--out"), dir / "big",
@@ -151,4 +183,60 @@ TEST_CASE("MPI partition: a rank killed on host 1 ends the run and leaves nothin
   }
   CHECK(RanksOn(c, 0).empty());
   CHECK(RanksOn(c, 1).empty());
+}
+
+TEST_CASE("MPI partition: host 1 cut off mid-run ends the run on host 0 and leaves nothing once it is back",
+          "[multihost][mpi][partition]") {
+  NetnsCluster c(2);
+  if (!c.skip_reason.empty()) DG_SKIP_OR_FAIL("netns cluster: " + c.skip_reason);
+  if (!fs::exists(MpiBin())) DG_SKIP_OR_FAIL(MpiBin() + " missing");
+  TempDir dir;
+  WriteBigGraph(dir);
+  std::vector<std::string> argv = MpirunOn(c, {0, 1});
+  // mpirun's --timeout only backs the test up: the ranks' deadline ends the run.
+  argv.insert(std::find(argv.begin(), argv.end(), "mpirun") + 1, {"--timeout", "240"});
+  for (const std::string& a : {std::string("--dataset"), dir / "ds", std::string("--num-parts"), std::string("2"),
+                               std::string("--method"), std::string("random"), std::string("--name"),
+                               std::string("big"), std::string("--out"), dir / "big", std::string("--batch-edges"),
+                               std::string("100000"), std::string("--progress-timeout"), std::string("20")})
+    argv.push_back(a);
+  Subprocess run;
+  run.Start(argv, dir / "log");
+  const std::vector<pid_t> cut_off = WaitForRanks(c, dir, &run, "big", 1);
+  INFO("mpirun running: " << run.running() << "\n" << run.Output());
+  REQUIRE(cut_off.size() == 1);
+  REQUIRE(c.Do("cut", 1) == 0);
+  const auto cut = std::chrono::steady_clock::now();
+  // Host 0: its rank ends within the deadline and the abort's grace, naming the stage.
+  while (!RanksOn(c, 0).empty() && std::chrono::steady_clock::now() - cut < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const double rank_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
+  CHECK(RanksOn(c, 0).empty());
+  CHECK(rank_s < 45);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  CHECK(run.Output().find("no progress for 20 s in stage") != std::string::npos);
+  // mpirun waits on host 1's unreachable daemon to confirm the abort (docs/partitioning.md, "Failures").
+  const bool mpirun_waits = run.running();
+  // The link back: mpirun, host 1's rank (its own deadline) and daemon all end.
+  REQUIRE(c.Do("restore", 1) == 0);
+  const auto back = std::chrono::steady_clock::now();
+  const int rc = run.Wait(60);
+  INFO(run.Output());
+  REQUIRE(rc != -1);
+  CHECK(rc != 0);
+  while ((!RunProcessesOn(c, 0).empty() || !RunProcessesOn(c, 1).empty()) &&
+         std::chrono::steady_clock::now() - back < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const double back_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - back).count();
+  WARN("cut off: host 0's rank ended " << rank_s << " s after the cut; mpirun "
+                                        << (mpirun_waits ? "waited for the link" : "had ended") << "; everything ended "
+                                        << back_s << " s after the link was back");
+  CHECK(RunProcessesOn(c, 0).empty());
+  CHECK(RunProcessesOn(c, 1).empty());
+  CHECK(!test::ProcessAlive(cut_off[0]));
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    const std::string f = e.path().filename().string();
+    CHECK(f.find("big") == std::string::npos);  // no output, no staging directory
+    CHECK(f.find(".distgnn-spill") == std::string::npos);
+  }
 }

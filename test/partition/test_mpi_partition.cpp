@@ -24,50 +24,16 @@
 #include "common/storage/dataset.h"
 #include "common/storage/partition.h"
 #include "roles/partition/source_index.h"
+#include "test/partition/mpi_run.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/skip.h"
 #include "test/support/test_support.h"
 
 using namespace dg;
+using namespace dg::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string MpiBin() { return (fs::path(test::DistgnnBin()).parent_path() / "distgnn-mpi-partition").string(); }
-
-// mpirun's path (Subprocess does not search PATH); "" if absent.
-std::string MpirunPath() {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin");
-  for (std::string d; std::getline(dirs, d, ':');)
-    if (::access((d + "/mpirun").c_str(), X_OK) == 0) return d + "/mpirun";
-  return "";
-}
-
-bool HaveMpi() { return fs::exists(MpiBin()) && !MpirunPath().empty(); }
-
-std::vector<std::string> Mpirun(int np) {
-  return {MpirunPath(), "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(np), "--host",
-          "127.0.0.1:" + std::to_string(np)};
-}
-
-// mpirun's own --timeout ends every rank before the test gives up on it, so a
-// hung run leaves no rank behind.
-test::RunResult RunMpi(int np, const std::vector<std::string>& args, const std::string& log, double timeout = 180) {
-  std::vector<std::string> argv = Mpirun(np);
-  argv.insert(argv.begin() + 1, {"--timeout", std::to_string(static_cast<int>(timeout) - 10)});
-  argv.push_back(MpiBin());
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::Subprocess p;
-  p.Start(argv, log);
-  const int rc = p.Wait(timeout);
-  return {rc, p.Output()};
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
 
 test::ReferenceGraph CoraUndirected() {
   EdgeListOptions eo;
@@ -80,28 +46,6 @@ test::ReferenceGraph CoraUndirected() {
   g.dst = ds->edges.dst;
   g.node_data = ds->node_data;
   return g;
-}
-
-// Each part's agg_*.npy equals what the single-machine writer derives from the written CSRs.
-void CheckAggregateIndex(const PartitionConfig& cfg, const std::string& scratch) {
-  fs::copy(cfg.base_dir, scratch, fs::copy_options::recursive);
-  REQUIRE(WriteAggregateIndex(scratch, cfg).ok());
-  for (int p = 0; p < cfg.num_parts; ++p)
-    for (const char* f : {"agg_dst.npy", "agg_indptr.npy", "agg_src.npy"}) {
-      INFO("part " << p << " " << f);
-      const std::string got = ReadAll(cfg.PartDir(p) + "/" + f);
-      CHECK(!got.empty());
-      CHECK(got == ReadAll(scratch + "/" + cfg.parts[p].dir + "/" + f));
-    }
-}
-
-// Nothing named like the output (staging or old siblings) besides `keep` in dir.
-bool NoTraceOf(const std::string& dir, const std::string& name, const std::string& keep = "") {
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string f = e.path().filename().string();
-    if (f != keep && f.find(name) != std::string::npos) return false;
-  }
-  return true;
 }
 
 }  // namespace

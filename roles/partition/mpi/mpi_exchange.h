@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "roles/partition/mpi/mpi_watchdog.h"
 
 namespace dg::mpi {
 
@@ -53,6 +54,7 @@ void AllToAll(const Rank& r, int64_t n, int64_t batch, EmitFn emit, std::vector<
   std::vector<int> send_counts(r.size), recv_counts(r.size), send_displ(r.size), recv_displ(r.size);
   std::vector<char> send_buf;
   for (int64_t round = 0; round < rounds; ++round) {
+    Progress();
     const int64_t lo = std::min(n, round * batch), hi = std::min(n, lo + batch);
     for (auto& b : bucket) b.clear();
     for (int64_t i = lo; i < hi; ++i) emit(i, [&](int dest, const T& rec) { bucket[dest].push_back(rec); });

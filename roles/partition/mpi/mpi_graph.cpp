@@ -142,10 +142,12 @@ Result<LocalAdjacency> BuildAdjacency(const Rank& r, const VertexBlocks& blocks,
   return adj;
 }
 
-// One weight per vertex: each balanced measure (nodes; train nodes; in-edges)
-// contributes about the same total, so PT-Scotch balances their sum.
-std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, const std::vector<uint8_t>& train,
+// One weight per vertex: each balanced measure (nodes; train nodes; in-edges;
+// the nodes of each node type) contributes about the same total, so
+// PT-Scotch balances their sum.
+std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, const BlockVertices& bv,
                                       int64_t num_nodes, const AssignOptions& o) {
+  const std::vector<uint8_t>& train = bv.train;
   const int64_t n = static_cast<int64_t>(adj.in_degree.size());
   int64_t local_train = 0, local_in = 0;
   for (int64_t v = 0; v < n; ++v) {
@@ -153,12 +155,17 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
     local_in += adj.in_degree[v];
   }
   const int64_t num_train = SumAll(r, local_train), num_in = SumAll(r, local_in);
-  const int64_t unit = std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / 4 / std::max<int64_t>(1, num_nodes)));
+  const int64_t T = bv.node_type.empty() ? 0 : static_cast<int64_t>(bv.type_counts.size());
+  const int64_t unit =
+      std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / (4 + T) / std::max<int64_t>(1, num_nodes)));
   const int64_t ct = o.balance_train && num_train > 0 ? std::max<int64_t>(1, unit * num_nodes / num_train) : 0;
   const int64_t ce = o.balance_edges && num_in > 0 ? std::max<int64_t>(1, unit * num_nodes / num_in) : 0;
+  std::vector<int64_t> cty(static_cast<size_t>(T));
+  for (int64_t t = 0; t < T; ++t) cty[t] = std::max<int64_t>(1, unit * num_nodes / std::max<int64_t>(1, bv.type_counts[t]));
   std::vector<SCOTCH_Num> w(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v) {
-    const int64_t x = unit + ct * (train.empty() ? 0 : train[v]) + ce * adj.in_degree[v];
+    const int64_t x = unit + ct * (train.empty() ? 0 : train[v]) + ce * adj.in_degree[v] +
+                      (T ? cty[bv.node_type[v]] : 0);
     w[v] = static_cast<SCOTCH_Num>(std::min<int64_t>(x, kScotchMax / std::max<int64_t>(1, num_nodes)));
   }
   return w;
@@ -226,7 +233,7 @@ std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, cons
 }  // namespace
 
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
-                               const std::vector<uint8_t>& train, const AssignOptions& o) {
+                               const BlockVertices& bv, const AssignOptions& o) {
   const int64_t n = blocks.Count(r.rank);
   BalanceOptions bo;
   bo.num_parts = o.num_parts;
@@ -237,7 +244,7 @@ Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const 
   if (o.num_parts == 1 || o.method == MpiPartitionMethod::kRandom) {
     out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);
     std::vector<int64_t> in_degree = InDegrees(r, blocks, edges, o.batch);
-    RepairInput rin{&in_degree, &in_degree, &train};
+    RepairInput rin{&in_degree, &in_degree, &bv.train, &bv.node_type, &bv.type_names};
     out.balance = MeasureBalance(r, rin, bo, out.part);
     return out;
   }
@@ -246,11 +253,11 @@ Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const 
     return Status::InvalidArgument("the graph has " + std::to_string(num_nodes) + " nodes; Debian's PT-Scotch "
                                    "numbers them in a 32-bit SCOTCH_Num: use --method random");
   DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, edges, o.batch));
-  std::vector<SCOTCH_Num> w = VertexWeights(r, adj, train, num_nodes, o);
+  std::vector<SCOTCH_Num> w = VertexWeights(r, adj, bv, num_nodes, o);
   DG_ASSIGN_OR_RETURN(out.part, ScotchPart(r, &adj, &w, o));
   std::vector<int64_t> degree(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v) degree[v] = adj.vertloctab[v + 1] - adj.vertloctab[v];
-  RepairInput rin{&degree, &adj.in_degree, &train};
+  RepairInput rin{&degree, &adj.in_degree, &bv.train, &bv.node_type, &bv.type_names};
   out.balance = RepairBalance(r, rin, bo, &out.part);
   return out;
 }

@@ -61,17 +61,25 @@ struct AssignOptions {
   int64_t batch = 1 << 20;
 };
 
-// Part of each vertex of this rank's block. train: flags of the block's
-// vertices (empty = none). Both balance options fold into PT-Scotch's one
-// vertex weight (1 + train weight + in-degree weight); RepairBalance
-// (mpi_repair.h) then moves vertices off the parts above the cap of each
-// measure in turn.
+// What the balance measures count of each vertex of this rank's block.
+struct BlockVertices {
+  std::vector<uint8_t> train;           // train flags (empty = none)
+  std::vector<int32_t> node_type;       // node type ids (empty = untyped)
+  std::vector<std::string> type_names;  // by type id
+  std::vector<int64_t> type_counts;     // nodes of each type in the whole graph
+};
+
+// Part of each vertex of this rank's block. The balance options and the node
+// types fold into PT-Scotch's one vertex weight (1 + train weight + in-degree
+// weight + the weight of the vertex's type, each measure contributing about
+// as much as the node count); RepairBalance (mpi_repair.h) then moves
+// vertices off the parts above the cap of each measure in turn.
 struct Assignment {
   std::vector<int32_t> part;
   BalanceReport balance;
 };
 
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
-                                         const std::vector<uint8_t>& train, const AssignOptions& opts);
+                               const BlockVertices& vertices, const AssignOptions& opts);
 
 }  // namespace dg::mpi

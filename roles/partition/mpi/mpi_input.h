@@ -8,12 +8,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/base/array.h"
 #include "common/base/status.h"
 #include "roles/partition/mpi/mpi_graph.h"
+#include "roles/partition/typed_input.h"
 
 namespace dg::mpi {
 
@@ -21,6 +23,9 @@ struct ShardInput {
   int64_t num_nodes = 0;
   std::map<std::string, Array> node_data;  // every row, mapped
   std::vector<Edge> edges;                 // this rank's rows, ids = input positions
+  // A typed dataset (mpi_typed_input.h): the node arrays per type live here
+  // and node_data is empty; null for a homogeneous one.
+  std::shared_ptr<const TypeLayout> types;
 };
 
 // num_nodes < 0: from the node arrays, else the largest id + 1 (over all ranks).

@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "common/io/npy.h"
+#include "roles/partition/mpi/mpi_shared_column.h"
+#include "roles/partition/mpi/mpi_typed_output.h"
 #include "roles/partition/partition_output.h"
 #include "roles/partition/source_index.h"
 
@@ -93,9 +95,22 @@ struct Written {
   std::vector<int64_t> orig_eids;  // this rank's parts, concatenated
 };
 
-// Part p's CSR, edge cut, halo and node rows; edges = its in-edges sorted by (dst, id).
+// A typed part's edge_types.npy (the type of each in-edge, from its flat id)
+// and its node rows per type.
+Status WriteTypedPart(const std::string& dir, const TypeLayout& types, const Edge* edges, int64_t m,
+                      const int64_t* orig_nids, const std::vector<int64_t>& type_offsets, const NodeDataOptions& nd,
+                      PartInfo* info, LabelStats* labels) {
+  EdgeTypeWriter et;
+  DG_RETURN_IF_ERROR(et.Open(dir + "/edge_types.npy", static_cast<int>(types.edge_types.size()), m));
+  for (int64_t k = 0; k < m; ++k) DG_RETURN_IF_ERROR(et.Add(types.EdgeType(edges[k].id)));
+  DG_RETURN_IF_ERROR(et.Finish());
+  return WriteTypedPartNodeData(dir, types, orig_nids, type_offsets, nd, info, labels);
+}
+
+// Part p's CSR, edge cut, halo and node rows; edges = its in-edges sorted by
+// (dst, id). type_offsets: the part's row of node_type_offsets (typed graphs).
 Status WriteOnePart(const std::string& dir, int64_t nb, int64_t ne, const Edge* edges, int64_t m,
-                    const int64_t* orig_nids, const std::map<std::string, Array>& node_data,
+                    const int64_t* orig_nids, const GraphShards& g, const std::vector<int64_t>* type_offsets,
                     const OutputOptions& o, PartInfo* info, Written* w) {
   DG_RETURN_IF_ERROR(MakeDir(dir));
   std::vector<int64_t> indptr(static_cast<size_t>(ne - nb) + 1, 0), indices(static_cast<size_t>(m));
@@ -114,7 +129,8 @@ Status WriteOnePart(const std::string& dir, int64_t nb, int64_t ne, const Edge* 
   DG_RETURN_IF_ERROR(WriteColumn(dir + "/indices.npy", indices.data(), m));
   NodeDataOptions nd;
   nd.normalize_features = o.normalize_features;
-  return WritePartNodeData(dir, node_data, orig_nids, ne - nb, nb, nd, info, &w->labels);
+  if (g.types) return WriteTypedPart(dir, *g.types, edges, m, orig_nids, *type_offsets, nd, info, &w->labels);
+  return WritePartNodeData(dir, *g.node_data, orig_nids, ne - nb, nb, nd, info, &w->labels);
 }
 
 // Every part's aggregation index: the edges whose source the part owns, by
@@ -154,46 +170,11 @@ Status WriteAggregateIndexes(const Rank& r, const std::string& root, const std::
   return Status::OK();
 }
 
-// A global column (orig_nids.npy, orig_eids.npy) on every leader's storage:
-// part by part, each part's slice from the rank that wrote the part, in pieces
-// of 1M ids. One leader at a time, so sends and receives always match.
-Status WriteSharedColumn(const Rank& r, const std::string& path, bool leader, const PartLayout& L,
-                         const std::vector<int64_t>& part_sizes, const std::vector<int64_t>& mine) {
-  constexpr int64_t kPiece = 1 << 20;
-  const int K = L.num_parts;
-  int64_t total = 0;
-  for (int64_t n : part_sizes) total += n;
-  std::vector<int> leaders(r.size);
-  int me = leader ? 1 : 0;
-  MPI_Allgather(&me, 1, MPI_INT, leaders.data(), 1, MPI_INT, r.comm);
-  Status st;
-  for (int l = 0; l < r.size; ++l) {
-    if (!leaders[l]) continue;
-    NpyWriter w;
-    if (l == r.rank) st = w.Open(path, DType::kInt64, {total});
-    std::vector<int64_t> buf;
-    int64_t at = 0;  // position in mine
-    for (int p = 0; p < K; ++p) {
-      const int owner = L.RankOf(p);
-      if (owner != r.rank && l != r.rank) continue;
-      for (int64_t off = 0; off < part_sizes[p]; off += kPiece) {
-        const int n = static_cast<int>(std::min(kPiece, part_sizes[p] - off));
-        if (owner == r.rank && l == r.rank) {
-          if (st.ok()) st = w.Append(mine.data() + at + off, static_cast<size_t>(n) * sizeof(int64_t));
-        } else if (owner == r.rank) {
-          MPI_Send(mine.data() + at + off, n, MPI_INT64_T, l, 7, r.comm);
-          AddBytesSent(static_cast<int64_t>(n) * 8);
-        } else {
-          buf.resize(static_cast<size_t>(n));
-          MPI_Recv(buf.data(), n, MPI_INT64_T, owner, 7, r.comm, MPI_STATUS_IGNORE);
-          if (st.ok()) st = w.Append(buf.data(), static_cast<size_t>(n) * sizeof(int64_t));
-        }
-      }
-      if (owner == r.rank) at += part_sizes[p];
-    }
-    if (l == r.rank && st.ok()) st = w.Finish();
-  }
-  return st;
+// The pieces of a column with one slice per part, each held by the part's rank.
+std::vector<ColumnPiece> PartPieces(const PartLayout& L, const std::vector<int64_t>& part_sizes) {
+  std::vector<ColumnPiece> pieces;
+  for (int p = 0; p < L.num_parts; ++p) pieces.push_back({L.RankOf(p), part_sizes[p]});
+  return pieces;
 }
 
 // A per-part count that only the part's rank knows (-1 on the others): the
@@ -207,7 +188,7 @@ std::vector<int64_t> SumParts(const Rank& r, std::vector<int64_t> v) {
 
 PartitionConfig MakeConfig(const Rank& r, const GraphShards& g, const OutputOptions& o,
                            const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
-                           const Written& w) {
+                           const std::vector<std::vector<int64_t>>& type_offsets, const Written& w) {
   PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, Name(o.method), g.num_nodes, g.num_edges, node_map,
                                    edge_map, *g.node_data, {});
   const std::vector<int64_t> train = SumParts(r, w.num_train), val = SumParts(r, w.num_val),
@@ -222,6 +203,11 @@ PartitionConfig MakeConfig(const Rank& r, const GraphShards& g, const OutputOpti
   const int64_t max_label = MaxAll(r, w.labels.max_label);
   const int64_t negative = MaxAll(r, w.labels.negative ? 1 : 0);
   cfg.num_classes = negative ? 0 : max_label + 1;
+  if (g.types) {  // as the single-machine typed path: meta.json's num_classes first
+    TypedConfig(*g.types, &cfg);
+    cfg.node_type_offsets = type_offsets;
+    if (g.types->num_classes > 0) cfg.num_classes = g.types->num_classes;
+  }
   return cfg;
 }
 
@@ -253,6 +239,8 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
     if (L.RankOf(p) == r.rank) my_lo = std::min(my_lo, p), my_hi = p + 1;
   const int64_t first_new = my_lo < my_hi ? rn.node_map[my_lo] : 0;
   const std::vector<int64_t> orig_nids = GatherNodes(r, *g->blocks, rn, L, first_new, o.batch);
+  std::vector<std::vector<int64_t>> type_offsets;
+  if (g->types) type_offsets = PartTypeOffsets(r, *g->blocks, *g->types, *g->part, rn.node_map);
 
   Written w;
   w.part_edges.assign(K, 0);
@@ -265,7 +253,8 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
     while (end < edges.size() && edges[end].dst < ne) ++end;
     PartInfo info;
     st = WriteOnePart(stage.path() + "/part" + std::to_string(p), nb, ne, edges.data() + at,
-                      static_cast<int64_t>(end - at), orig_nids.data() + (nb - first_new), *g->node_data, o, &info, &w);
+                      static_cast<int64_t>(end - at), orig_nids.data() + (nb - first_new), *g,
+                      g->types ? &type_offsets[p] : nullptr, o, &info, &w);
     w.part_edges[p] = static_cast<int64_t>(end - at);
     w.num_train[p] = info.num_train;
     w.num_val[p] = info.num_val;
@@ -282,9 +271,13 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
     part_nodes[p] = rn.node_map[p + 1] - rn.node_map[p];
   }
   DG_RETURN_IF_ERROR(Agree(r, WriteAggregateIndexes(r, stage.path(), edges, rn.node_map, edge_map, L, o.batch)));
-  PartitionConfig cfg = MakeConfig(r, *g, o, rn.node_map, edge_map, w);
-  DG_RETURN_IF_ERROR(Agree(r, WriteSharedColumn(r, stage.path() + "/orig_nids.npy", stage.leader(), L, part_nodes, orig_nids)));
-  DG_RETURN_IF_ERROR(Agree(r, WriteSharedColumn(r, stage.path() + "/orig_eids.npy", stage.leader(), L, part_edges, w.orig_eids)));
+  PartitionConfig cfg = MakeConfig(r, *g, o, rn.node_map, edge_map, type_offsets, w);
+  const std::vector<int64_t> orig_column = g->types ? TypeLocalIds(*g->types, orig_nids) : orig_nids;
+  DG_RETURN_IF_ERROR(Agree(r, WriteSharedColumn(r, stage.path() + "/orig_nids.npy", stage.leader(),
+                                                PartPieces(L, part_nodes), orig_column)));
+  DG_RETURN_IF_ERROR(Agree(r, WriteSharedColumn(r, stage.path() + "/orig_eids.npy", stage.leader(),
+                                                PartPieces(L, part_edges), w.orig_eids)));
+  if (g->types) DG_RETURN_IF_ERROR(WriteTypeNids(r, stage, *g->blocks, *g->types, rn.new_id));
   DG_RETURN_IF_ERROR(Agree(r, WriteJson(r, stage, cfg)));
   return cfg;
 }

@@ -12,7 +12,9 @@
 // one more. There every part's in-edge CSR is sorted by (destination, edge id),
 // the in-memory partitioner's order, and written with the shared writers
 // (WritePartNodeData, AggregateIndexWriter): a run gives the files a
-// single-machine run with the same assignment gives.
+// single-machine run with the same assignment gives. A typed graph's parts
+// add edge_types.npy and their node rows per type (WriteTypedPartNodeData),
+// and the shared files the typed ids (mpi_typed_output.h).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,7 @@
 #include "roles/partition/mpi/mpi_graph.h"
 #include "roles/partition/mpi/mpi_stage.h"
 #include "roles/partition/partition_method.h"
+#include "roles/partition/typed_input.h"
 
 namespace dg::mpi {
 
@@ -50,6 +53,7 @@ struct GraphShards {
   std::vector<Edge>* edges = nullptr;           // this rank's; consumed
   const std::vector<int32_t>* part = nullptr;   // of this rank's block
   const std::map<std::string, Array>* node_data = nullptr;  // every row, mapped (shared storage)
+  const TypeLayout* types = nullptr;  // a typed graph (mpi_typed_output.h); null = homogeneous
 };
 
 // Writes this rank's parts into the stage, and the leaders' shared files;

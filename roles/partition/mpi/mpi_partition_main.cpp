@@ -4,7 +4,7 @@
 //   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
 //          --name NAME --out DIR [--method scotch|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
-//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR]
+//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR] [--progress-timeout S]
 //
 // (`distgnn partition --mpi ...` under mpirun runs this binary.) Each rank reads
 // its rows of the edge list, the ranks normalize and partition it together
@@ -22,9 +22,12 @@
 #include <sstream>
 
 #include "common/base/logging.h"
+#include "common/storage/typed_dataset.h"
 #include "roles/partition/mpi/mpi_input.h"
 #include "roles/partition/mpi/mpi_output.h"
 #include "roles/partition/mpi/mpi_stage.h"
+#include "roles/partition/mpi/mpi_typed_input.h"
+#include "roles/partition/mpi/mpi_watchdog.h"
 #include "roles/partition/out_of_core.h"
 #include "roles/partition/partition_output.h"
 
@@ -40,7 +43,7 @@ struct Flags {
   int num_parts = 0;
   int64_t num_nodes = -1, batch = 1 << 20;
   uint64_t seed = 0;
-  double imbalance = 0.03;
+  double imbalance = 0.03, progress_timeout = 900;
   bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
 };
 
@@ -48,7 +51,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
   std::string method, balance;  // words, parsed into f->method and f->balance_* below
   po::options_description desc("distgnn-mpi-partition (under mpirun)");
   desc.add_options()("help,h", "show this help")
-      ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy)")
+      ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy; or a typed dataset: meta.json, nodes/, edges/)")
       ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
       ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
       ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
@@ -63,6 +66,9 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("force", po::bool_switch(&f->force), "replace an existing output directory")
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
+      ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
+       "seconds without progress (a stage start or an exchange round) before a rank aborts the run, e.g. when "
+       "another host is cut off; 0 = never (must exceed PT-Scotch's longest step)")
       ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
   po::variables_map vm;
   try {
@@ -101,9 +107,38 @@ void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 
   std::fflush(stdout);
 }
 
+// A typed dataset directory (mpi_typed_input.h) or a plain one (mpi_input.h).
+Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& scratch) {
+  if (!IsTypedDatasetDir(f.dataset)) return ReadShard(r, f.dataset, f.num_nodes, scratch);
+  if (f.num_nodes >= 0)
+    return Status::InvalidArgument("--num-nodes: " + f.dataset + " is a typed dataset; its meta.json gives the "
+                                   "node count of each type");
+  if (f.drop_self_loops || f.drop_duplicates)
+    return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
+                                   "(" + f.dataset + ") with --mpi; partition it on one machine");
+  return ReadTypedShard(r, f.dataset, f.undirected, scratch);
+}
+
+// What the balance measures count of each vertex of this rank's block.
+BlockVertices Vertices(const Rank& r, const ShardInput& in, const VertexBlocks& blocks) {
+  const int64_t first = blocks.First(r.rank), count = blocks.Count(r.rank);
+  BlockVertices v;
+  if (!in.types) {
+    v.train = BlockTrainFlags(in.node_data, first, count);
+    return v;
+  }
+  const TypeLayout& l = *in.types;
+  v.train = BlockTypedTrainFlags(l, first, count);
+  v.node_type = BlockNodeTypes(l, first, count);
+  v.type_names = l.node_types;
+  for (int t = 0; t < l.num_types(); ++t) v.type_counts.push_back(l.NumNodesOfType(t));
+  return v;
+}
+
 Status Run(const Rank& r, const Flags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   SharedStage stage;
+  Progress("create the staging directory");
   DG_RETURN_IF_ERROR(stage.Create(r, f.out, f.force));
   // Scratch (gunzipped node arrays) inside the staging directory unless
   // --tmp-dir says otherwise: whoever removes the stage removes it too, even
@@ -111,7 +146,8 @@ Status Run(const Rank& r, const Flags& f) {
   auto scratch = std::make_unique<ScratchDir>();
   DG_RETURN_IF_ERROR(Agree(r, scratch->Create(f.tmp_dir.empty() ? stage.path() : f.tmp_dir)));
   RemoveOnSignal(scratch->path());
-  Result<ShardInput> read = ReadShard(r, f.dataset, f.num_nodes, scratch->path());
+  Progress("read input");
+  Result<ShardInput> read = ReadInput(r, f, scratch->path());
   DG_RETURN_IF_ERROR(Agree(r, read.status()));
   ShardInput in = std::move(*read);
   in.num_nodes = MaxAll(r, in.num_nodes);
@@ -119,13 +155,17 @@ Status Run(const Rank& r, const Flags& f) {
     return Agree(r, Status::InvalidArgument("--num-parts " + std::to_string(f.num_parts) + " exceeds the " +
                                             std::to_string(in.num_nodes) + " nodes of the graph"));
   const VertexBlocks blocks(in.num_nodes, r.size);
-  EdgeListOptions norm;
-  norm.undirected = f.undirected;
+  EdgeListOptions norm;  // a typed graph's --undirected is its rev_ types, already read
+  norm.undirected = f.undirected && !in.types;
   norm.drop_self_loops = f.drop_self_loops;
   norm.drop_duplicates = f.drop_duplicates;
+  Progress("normalize");
   const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in.edges);
   Log(r, "partition (MPI, %.0f ranks): %.0f nodes, %.0f edges\n", r.size, static_cast<double>(in.num_nodes),
       static_cast<double>(num_edges));
+  if (in.types)
+    Log(r, "  typed: %.0f node types, %.0f edge types\n", in.types->num_types(),
+        static_cast<double>(in.types->edge_types.size()));
   Log(r, "  read and normalize: %.2f s\n", Since(t0));
 
   auto t = std::chrono::steady_clock::now();
@@ -137,8 +177,8 @@ Status Run(const Rank& r, const Flags& f) {
   ao.balance_edges = f.balance_edges;
   ao.imbalance = f.imbalance;
   ao.batch = f.batch;
-  const std::vector<uint8_t> train = BlockTrainFlags(in.node_data, blocks.First(r.rank), blocks.Count(r.rank));
-  Result<Assignment> assigned = AssignBlock(r, blocks, in.edges, train, ao);
+  Progress("assign");
+  Result<Assignment> assigned = AssignBlock(r, blocks, in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s\n", Since(t));
   for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
@@ -154,16 +194,20 @@ Status Run(const Rank& r, const Flags& f) {
   g.edges = &in.edges;
   g.part = &assigned->part;
   g.node_data = &in.node_data;
+  g.types = in.types.get();
   OutputOptions oo;
   oo.graph_name = f.name;
   oo.method = f.method;
   oo.num_parts = f.num_parts;
   oo.normalize_features = f.normalize;
   oo.batch = f.batch;
+  Progress("route and write");
   DG_ASSIGN_OR_RETURN(PartitionConfig cfg, WritePartition(r, &g, stage, oo));
   scratch.reset();
+  Progress("commit");
   DG_RETURN_IF_ERROR(stage.Commit(r));
   Log(r, "  route and write: %.2f s\n", Since(t));
+  Progress("report");
   if (r.rank == 0) LogPartStats(stdout, cfg);
   const double rss = static_cast<double>(MaxAll(r, PeakRssBytes())) / 1048576.0;
   Log(r, "  peak RSS (largest rank): %.1f MB\n", rss);
@@ -185,7 +229,10 @@ int main(int argc, char** argv) {
   bool help = false;
   dg::Status st = dg::mpi::ParseFlags(argc, argv, &f, &help);
   if (!st.ok() && r.rank == 0) std::fprintf(stderr, "distgnn-mpi-partition: %s\n", st.ToString().c_str());
-  if (st.ok() && !help) st = dg::mpi::Run(r, f);
+  if (st.ok() && !help) {
+    dg::mpi::StartWatchdog(r, f.progress_timeout);
+    st = dg::mpi::Run(r, f);
+  }
   MPI_Finalize();
   return st.ok() ? 0 : 1;
 }

@@ -8,13 +8,25 @@ namespace dg::mpi {
 
 namespace {
 
-enum Measure { kNodes, kTrain, kEdges };
+enum Kind { kNodes, kTrain, kEdges, kType };
+
+struct Measure {
+  Kind kind;
+  int type = -1;  // kType: the node type counted
+};
+
+bool Typed(const RepairInput& in) { return in.node_type && !in.node_type->empty(); }
+
+int NumTypes(const RepairInput& in) {
+  return Typed(in) && in.type_names ? static_cast<int>(in.type_names->size()) : 0;
+}
 
 int64_t Value(const RepairInput& in, Measure m, int64_t v) {
-  switch (m) {
+  switch (m.kind) {
     case kNodes: return 1;
     case kTrain: return in.train->empty() ? 0 : (*in.train)[v];
     case kEdges: return (*in.in_degree)[v];
+    case kType: return (*in.node_type)[v] == m.type ? 1 : 0;
   }
   return 0;
 }
@@ -46,37 +58,61 @@ struct Move {
   int64_t amount;  // this rank's share
 };
 
-// The plan, identical on every rank; returns this rank's shares.
+// This rank's share of moving `amount` off part p: split across ranks by
+// their share of p's load (floor; the rest to the lowest ranks with room).
+int64_t MyShare(const Rank& r, const std::vector<int64_t>& loads, int K, int p, int64_t amount, int64_t source) {
+  int64_t given = 0;
+  std::vector<int64_t> share(r.size);
+  for (int k = 0; k < r.size; ++k) {
+    share[k] = static_cast<int64_t>((static_cast<__int128>(amount) * loads[static_cast<size_t>(k) * K + p]) / source);
+    given += share[k];
+  }
+  for (int k = 0; k < r.size && given < amount; ++k)
+    if (share[k] < loads[static_cast<size_t>(k) * K + p]) ++share[k], ++given;
+  return share[r.rank];
+}
+
+// The plan, identical on every rank; returns this rank's shares. First the
+// parts above the cap give down to mean * (1 + tol / 2) to parts below the
+// mean; then the parts below the floor take up to mean * (1 - tol / 2) from
+// the parts above the mean (a part can be short without any being over,
+// e.g. K = 3 with loads 1.04, 1.04, 0.92).
 std::vector<Move> PlanMoves(const Rank& r, const std::vector<int64_t>& loads, int K, double tol) {
-  std::vector<int64_t> g = PartTotals(loads, K, r.size);
+  const std::vector<int64_t> g0 = PartTotals(loads, K, r.size);
+  std::vector<int64_t> g = g0;
   const double mean = std::accumulate(g.begin(), g.end(), 0.0) / K;
   const int64_t cap = static_cast<int64_t>(std::floor(mean * (1 + tol)));
   const int64_t goal = static_cast<int64_t>(std::ceil(mean * (1 + tol / 2)));
+  const int64_t below = static_cast<int64_t>(std::floor(mean));
   std::vector<Move> mine;
+  auto move = [&](int p, int q, int64_t amount) {
+    const int64_t share = MyShare(r, loads, K, p, amount, g0[p]);
+    if (share > 0) mine.push_back({p, q, share});
+    g[p] -= amount;
+    g[q] += amount;
+  };
   int q = 0;
   for (int p = 0; p < K; ++p) {
     if (g[p] <= cap) continue;
     int64_t excess = g[p] - goal;
-    const int64_t source = g[p];
     for (; excess > 0 && q < K; ++q) {
-      const int64_t room = static_cast<int64_t>(std::floor(mean)) - g[q];
+      const int64_t room = below - g[q];
       if (room <= 0) continue;
       const int64_t amount = std::min(excess, room);
-      // Split across ranks by their share of part p (floor; the rest to the lowest ranks).
-      int64_t given = 0, share_mine = 0;
-      std::vector<int64_t> share(r.size);
-      for (int k = 0; k < r.size; ++k) {
-        share[k] = static_cast<int64_t>((static_cast<__int128>(amount) * loads[static_cast<size_t>(k) * K + p]) / source);
-        given += share[k];
-      }
-      for (int k = 0; k < r.size && given < amount; ++k)
-        if (share[k] < loads[static_cast<size_t>(k) * K + p]) ++share[k], ++given;
-      share_mine = share[r.rank];
-      if (share_mine > 0) mine.push_back({p, q, share_mine});
-      g[p] -= amount;
-      g[q] += amount;
+      move(p, q, amount);
       excess -= amount;
-      if (g[q] < static_cast<int64_t>(std::floor(mean))) break;  // q has room left for the next part
+      if (g[q] < below) break;  // q has room left for the next part
+    }
+  }
+  const int64_t floor_ = static_cast<int64_t>(std::ceil(mean * (1 - tol)));
+  const int64_t want = static_cast<int64_t>(std::ceil(mean * (1 - tol / 2)));
+  const int64_t above = static_cast<int64_t>(std::ceil(mean));
+  for (int t = 0; t < K; ++t) {
+    if (g[t] >= floor_) continue;
+    for (int p = 0; p < K && g[t] < want; ++p) {
+      const int64_t spare = g[p] - above;
+      if (p == t || spare <= 0 || g0[p] <= 0) continue;
+      move(p, t, std::min(want - g[t], spare));
     }
   }
   return mine;
@@ -90,25 +126,84 @@ std::vector<int64_t> CheapestFirst(const RepairInput& in) {
   return order;
 }
 
-std::vector<Measure> Active(const BalanceOptions& o) {
+// Vertices fall into classes by node type and train flag. A move of nodes,
+// or of one node type, takes from each class in proportion to its vertices
+// in the source part on this rank, so it keeps the other measures' ratios
+// (a move of cheap movies would otherwise take mostly train nodes).
+int Class(const RepairInput& in, int64_t v) {
+  const int train = in.train->empty() ? 0 : (*in.train)[v] != 0;
+  return (Typed(in) ? 2 * (*in.node_type)[v] : 0) + train;
+}
+
+std::vector<int64_t> ClassQuotas(const RepairInput& in, Measure m, const std::vector<int32_t>& part, int from,
+                                 int64_t amount) {
+  std::vector<int64_t> have(static_cast<size_t>(2 * std::max(1, NumTypes(in))), 0), quota(have.size(), 0);
+  for (size_t v = 0; v < part.size(); ++v)
+    if (part[v] == from && Value(in, m, static_cast<int64_t>(v)) > 0) ++have[Class(in, static_cast<int64_t>(v))];
+  const int64_t total = std::accumulate(have.begin(), have.end(), int64_t{0});
+  if (total == 0) return quota;
+  int64_t given = 0;
+  for (size_t c = 0; c < have.size(); ++c)
+    given += quota[c] = static_cast<int64_t>((static_cast<__int128>(amount) * have[c]) / total);
+  for (size_t c = 0; c < have.size() && given < amount; ++c)
+    if (quota[c] < have[c]) ++quota[c], ++given;
+  return quota;
+}
+
+// Moves this rank's share of one planned move: the cheapest vertices of the
+// source part that count in the measure (node and type moves keep to the
+// class quotas).
+void ApplyMove(const RepairInput& in, Measure m, const Move& mv, const std::vector<int64_t>& order,
+               std::vector<int32_t>* part) {
+  std::vector<int64_t> quota;
+  if (m.kind == kNodes || m.kind == kType) quota = ClassQuotas(in, m, *part, mv.from, mv.amount);
+  int64_t moved = 0;
+  for (size_t i = 0; i < order.size() && moved < mv.amount; ++i) {
+    const int64_t v = order[i];
+    const int64_t x = Value(in, m, v);
+    if ((*part)[v] != mv.from || x == 0) continue;
+    if (!quota.empty()) {
+      int64_t& left = quota[Class(in, v)];
+      if (left == 0) continue;
+      --left;
+    }
+    (*part)[v] = mv.to;
+    moved += x;
+  }
+}
+
+// Repair order: in-edges and train nodes first, then each node type, and the
+// node count last (its moves keep the types' proportions).
+std::vector<Measure> Active(const RepairInput& in, const BalanceOptions& o) {
   std::vector<Measure> m;
-  if (o.balance_edges) m.push_back(kEdges);
-  if (o.balance_train) m.push_back(kTrain);
-  m.push_back(kNodes);
+  if (o.balance_edges) m.push_back({kEdges});
+  if (o.balance_train) m.push_back({kTrain});
+  for (int t = 0; t < NumTypes(in); ++t) m.push_back({kType, t});
+  m.push_back({kNodes});
   return m;
 }
 
-const char* Name(Measure m) { return m == kNodes ? "nodes" : m == kTrain ? "train" : "edges"; }
+std::string Name(const RepairInput& in, Measure m) {
+  switch (m.kind) {
+    case kNodes: return "nodes";
+    case kTrain: return "train";
+    case kEdges: return "edges";
+    case kType: return "type " + (*in.type_names)[m.type];
+  }
+  return "";
+}
 
 }  // namespace
 
 BalanceReport MeasureBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o,
                              const std::vector<int32_t>& part) {
+  std::vector<Measure> measures{{kNodes}};
+  if (o.balance_train) measures.push_back({kTrain});
+  if (o.balance_edges) measures.push_back({kEdges});
+  for (int t = 0; t < NumTypes(in); ++t) measures.push_back({kType, t});
   BalanceReport rep;
-  for (Measure m : {kNodes, kTrain, kEdges}) {
-    if (m == kTrain && !o.balance_train) continue;
-    if (m == kEdges && !o.balance_edges) continue;
-    rep.measure.push_back(Name(m));
+  for (Measure m : measures) {
+    rep.measure.push_back(Name(in, m));
     rep.max_over_mean.push_back(MaxOverMean(PartTotals(GatherLoads(r, in, m, o.num_parts, part), o.num_parts, r.size)));
   }
   return rep;
@@ -118,19 +213,10 @@ BalanceReport RepairBalance(const Rank& r, const RepairInput& in, const BalanceO
   const int K = o.num_parts;
   if (K > 1) {
     const std::vector<int64_t> order = CheapestFirst(in);
-    for (int sweep = 0; sweep < 2; ++sweep) {
-      for (Measure m : Active(o)) {
-        const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, o.tolerance);
-        for (const Move& mv : moves) {
-          int64_t moved = 0;
-          for (size_t i = 0; i < order.size() && moved < mv.amount; ++i) {
-            const int64_t v = order[i];
-            const int64_t x = Value(in, m, v);
-            if ((*part)[v] != mv.from || x == 0) continue;
-            (*part)[v] = mv.to;
-            moved += x;
-          }
-        }
+    for (int sweep = 0; sweep < 3; ++sweep) {
+      for (Measure m : Active(in, o)) {
+        const double tol = m.kind == kType ? o.type_tolerance : o.tolerance;
+        for (const Move& mv : PlanMoves(r, GatherLoads(r, in, m, K, *part), K, tol)) ApplyMove(in, m, mv, order, part);
       }
     }
   }

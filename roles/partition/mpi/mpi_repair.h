@@ -1,12 +1,16 @@
 // The balance repair of the distributed partitioner. PT-Scotch balances one
 // vertex weight; the measures a partition is judged by are several (nodes,
-// train nodes, in-edges). For each measure in turn, every rank learns the
-// per-rank, per-part loads (MPI_Allgather) and computes the same plan: moves
-// of load from parts above the cap (the mean times 1 + tolerance) to parts
-// below the mean, each move split across ranks by their share of the source
-// part. A rank then moves its own vertices of that part, lowest degree first
-// (the fewest cut edges added), until its share is moved. Two sweeps over the
-// measures, as a later measure's moves shift the earlier ones.
+// train nodes, in-edges, and the nodes of each node type of a typed graph).
+// For each measure in turn, every rank learns the per-rank, per-part loads
+// (MPI_Allgather) and computes the same plan: moves of load from parts above
+// the cap (the mean times 1 + tolerance) to parts below the mean, then to
+// parts below the floor (the mean times 1 - tolerance) from parts above the
+// mean, each move split across ranks by their share of the source part. A
+// rank then moves its own vertices of that part, lowest degree first (the
+// fewest cut edges added), until its share is moved; in a typed graph a move
+// of nodes takes from each node type in proportion to its count, so it keeps
+// the per-type balance. Three sweeps over the measures, as a later measure's
+// moves shift the earlier ones.
 #pragma once
 
 #include <cstdint>
@@ -21,15 +25,19 @@ struct RepairInput {
   const std::vector<int64_t>* degree;     // arcs of each block vertex (the cost of moving it)
   const std::vector<int64_t>* in_degree;  // in-edges of each block vertex
   const std::vector<uint8_t>* train;      // train flags (empty = none)
+  const std::vector<int32_t>* node_type = nullptr;       // type id of each block vertex (null or empty = untyped)
+  const std::vector<std::string>* type_names = nullptr;  // by type id, for the report
 };
 
 struct BalanceOptions {
   int num_parts = 1;
   bool balance_train = false, balance_edges = false;
-  double tolerance = 0.04;
+  double tolerance = 0.04;       // nodes, train nodes, in-edges
+  double type_tolerance = 0.09;  // the nodes of each node type
 };
 
-// Largest part over the mean, per measure, after the repair ("nodes", "train", "edges").
+// Largest part over the mean, per measure, after the repair ("nodes", "train",
+// "edges", "type <name>" per node type).
 struct BalanceReport {
   std::vector<std::string> measure;
   std::vector<double> max_over_mean;

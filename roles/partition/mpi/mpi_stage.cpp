@@ -18,7 +18,8 @@ namespace {
 char g_stage_path[4096] = {0};    // what the signal handler removes
 char g_scratch_path[4096] = {0};
 
-void RemoveStageAndExit(int sig) {
+// Async-signal-safe: a forked `rm -rf`.
+void RemoveDirs() {
   if (g_stage_path[0] || g_scratch_path[0]) {
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -28,6 +29,10 @@ void RemoveStageAndExit(int sig) {
     }
     if (pid > 0) ::waitpid(pid, nullptr, 0);
   }
+}
+
+void RemoveStageAndExit(int sig) {
+  RemoveDirs();
   ::_exit(128 + sig);
 }
 
@@ -42,6 +47,8 @@ void CleanUpOnSignals(const std::string& path) {
 }
 
 }  // namespace
+
+void RemoveStageAndScratch() { RemoveDirs(); }
 
 void RemoveOnSignal(const std::string& scratch_dir) {
   std::strncpy(g_scratch_path, scratch_dir.c_str(), sizeof(g_scratch_path) - 1);

@@ -23,6 +23,10 @@ namespace dg::mpi {
 // A second directory (the rank's scratch) the signal handler also removes.
 void RemoveOnSignal(const std::string& scratch_dir);
 
+// Removes the uncommitted staging directory and the scratch directory now
+// (the progress watchdog before it aborts, mpi_watchdog.h).
+void RemoveStageAndScratch();
+
 class SharedStage {
  public:
   SharedStage() = default;
