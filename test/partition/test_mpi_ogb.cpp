@@ -176,6 +176,7 @@ TEST_CASE("MPI partition --format ogb: a bad edge line names OGB's file, line an
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK(r.output.find(edges + ":3") != std::string::npos);
+  CHECK(r.output.find(edges + ":3") == r.output.rfind(edges + ":3"));  // once, not once per rank
   CHECK(r.output.find("rank 0 on ") != std::string::npos);
   CHECK(r.output.find("spill") == std::string::npos);
   CHECK(fs::is_empty(tmp / "outs"));
