@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
 
 namespace dg::mpi {
 
@@ -24,14 +25,33 @@ Rank WorldRank() {
   return r;
 }
 
+namespace {
+
+// The lowest failed rank's message, on every rank (collective).
+std::string LowestMessage(const Rank& r, int lowest, const Status& st) {
+  std::string msg = r.rank == lowest ? st.ToString() : std::string();
+  int len = static_cast<int>(msg.size());
+  MPI_Bcast(&len, 1, MPI_INT, lowest, r.comm);
+  msg.resize(static_cast<size_t>(len));
+  MPI_Bcast(msg.data(), len, MPI_CHAR, lowest, r.comm);
+  return msg;
+}
+
+}  // namespace
+
 Status Agree(const Rank& r, const Status& st) {
   int failed_rank = st.ok() ? r.size : r.rank;
   int lowest = r.size;
   MPI_Allreduce(&failed_rank, &lowest, 1, MPI_INT, MPI_MIN, r.comm);
   if (lowest == r.size) return Status::OK();
+  // Ranks reading the same files fail alike: the lowest prints the message
+  // once, the others only a message of their own.
+  const std::string first = LowestMessage(r, lowest, st);
   if (!st.ok()) {
-    std::fprintf(stderr, "distgnn-mpi-partition: %s: %s\n", r.Name().c_str(), st.ToString().c_str());
-    std::fflush(stderr);
+    if (r.rank == lowest || st.ToString() != first) {
+      std::fprintf(stderr, "distgnn-mpi-partition: %s: %s\n", r.Name().c_str(), st.ToString().c_str());
+      std::fflush(stderr);
+    }
     return st;
   }
   return Status::PeerLost("rank " + std::to_string(lowest) + " failed (its message is above)");

@@ -32,8 +32,9 @@ struct Rank {
 
 Rank WorldRank();
 
-// All ranks learn whether every rank's status is OK. A failed rank prints its
-// own message (naming its rank and host) to stderr; every rank returns an
+// All ranks learn whether every rank's status is OK. The lowest failed rank
+// prints its message (naming its rank and host) to stderr, and every other
+// failed rank whose message differs prints its own; every rank returns an
 // error: its own, or one naming the lowest failed rank.
 Status Agree(const Rank& r, const Status& st);
 

@@ -35,6 +35,11 @@ Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, 
 
 Result<ShardInput> ReadShard(const Rank& r, const std::string& dir, int64_t num_nodes, const std::string& scratch) {
   DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(dir));
+  return ReadShardFiles(r, df, num_nodes, scratch);
+}
+
+Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& df, int64_t num_nodes,
+                                  const std::string& scratch) {
   ShardInput in;
   std::string from = num_nodes >= 0 ? "--num-nodes" : "";
   for (const auto& [name, given] : df.node_files) {

@@ -14,6 +14,7 @@
 
 #include "common/base/array.h"
 #include "common/base/status.h"
+#include "common/storage/dataset.h"
 #include "roles/partition/mpi/mpi_graph.h"
 #include "roles/partition/typed_input.h"
 
@@ -31,6 +32,11 @@ struct ShardInput {
 // num_nodes < 0: from the node arrays, else the largest id + 1 (over all ranks).
 Result<ShardInput> ReadShard(const Rank& r, const std::string& dataset_dir, int64_t num_nodes,
                              const std::string& scratch_dir);
+
+// The same from files listed by the caller (OGB's files staged into a plain
+// layout, mpi_ogb_input.h): errors name the files as listed.
+Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& files, int64_t num_nodes,
+                                  const std::string& scratch_dir);
 
 // Train flags (split == 0, else train_mask != 0) of one block of vertices; empty if neither array.
 std::vector<uint8_t> BlockTrainFlags(const std::map<std::string, Array>& node_data, int64_t first, int64_t count);

@@ -5,6 +5,7 @@
 //          --name NAME --out DIR [--method scotch|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR] [--progress-timeout S]
+//          [--format plain|ogb]
 //
 // (`distgnn partition --mpi ...` under mpirun runs this binary.) Each rank reads
 // its rows of the edge list, the ranks normalize and partition it together
@@ -22,8 +23,10 @@
 #include <sstream>
 
 #include "common/base/logging.h"
+#include "common/storage/ogb_dataset.h"
 #include "common/storage/typed_dataset.h"
 #include "roles/partition/mpi/mpi_input.h"
+#include "roles/partition/mpi/mpi_ogb_input.h"
 #include "roles/partition/mpi/mpi_output.h"
 #include "roles/partition/mpi/mpi_stage.h"
 #include "roles/partition/mpi/mpi_typed_input.h"
@@ -39,6 +42,7 @@ namespace po = boost::program_options;
 struct Flags {
   std::string dataset, name, out, tmp_dir;
   MpiPartitionMethod method = MpiPartitionMethod::kScotch;
+  InputFormat format = InputFormat::kPlain;
   bool balance_train = false, balance_edges = false;
   int num_parts = 0;
   int64_t num_nodes = -1, batch = 1 << 20;
@@ -48,10 +52,11 @@ struct Flags {
 };
 
 Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
-  std::string method, balance;  // words, parsed into f->method and f->balance_* below
+  std::string method, balance, format;  // words, parsed into f->method, f->balance_* and f->format below
   po::options_description desc("distgnn-mpi-partition (under mpirun)");
   desc.add_options()("help,h", "show this help")
       ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy; or a typed dataset: meta.json, nodes/, edges/)")
+      ("format", po::value(&format)->default_value("plain"), "plain | ogb (an OGB node property dataset as downloaded: raw/*.csv.gz, split/; ogbn-mag's typed layout too)")
       ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
       ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
       ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
@@ -86,6 +91,10 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
   }
   if (!Parse(method, &f->method))
     return Status::InvalidArgument("--method '" + method + "': expected scotch or random");
+  if (!Parse(format, &f->format))
+    return Status::InvalidArgument("--format: unknown format '" + format + "' (expected plain or ogb)");
+  if (f->format == InputFormat::kOgb && f->num_nodes >= 0)
+    return Status::InvalidArgument("--num-nodes: an OGB dataset gives its node count (raw/num-node-list)");
   if (f->num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1");
   if (f->batch < 1 || f->batch > (int64_t{1} << 24)) return Status::InvalidArgument("--batch-edges must be in [1, 16777216]");
   std::stringstream ss(balance);
@@ -107,15 +116,18 @@ void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 
   std::fflush(stdout);
 }
 
-// A typed dataset directory (mpi_typed_input.h) or a plain one (mpi_input.h).
+// OGB's files (mpi_ogb_input.h), a typed dataset directory (mpi_typed_input.h)
+// or a plain one (mpi_input.h).
 Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& scratch) {
-  if (!IsTypedDatasetDir(f.dataset)) return ReadShard(r, f.dataset, f.num_nodes, scratch);
+  const bool typed = f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
+  if (typed && (f.drop_self_loops || f.drop_duplicates))
+    return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
+                                   "(" + f.dataset + ") with --mpi; partition it on one machine");
+  if (f.format == InputFormat::kOgb) return ReadOgbShard(r, f.dataset, f.undirected, scratch);
+  if (!typed) return ReadShard(r, f.dataset, f.num_nodes, scratch);
   if (f.num_nodes >= 0)
     return Status::InvalidArgument("--num-nodes: " + f.dataset + " is a typed dataset; its meta.json gives the "
                                    "node count of each type");
-  if (f.drop_self_loops || f.drop_duplicates)
-    return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
-                                   "(" + f.dataset + ") with --mpi; partition it on one machine");
   return ReadTypedShard(r, f.dataset, f.undirected, scratch);
 }
 
