@@ -89,7 +89,9 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$MUNGE_SOCKET
+# cred_expire: step credentials' lifetime, and how long a requeued job waits
+# before it may start again (120 s by default).
+AuthInfo=socket=$MUNGE_SOCKET,cred_expire=15
 StateSaveLocation=$STATE/ctld
 SlurmdSpoolDir=$STATE/spool/%n
 SlurmctldPidFile=$STATE/slurmctld.pid

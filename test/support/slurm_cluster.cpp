@@ -54,4 +54,10 @@ std::vector<std::string> SlurmCluster::Steps(const std::string& job) const {
   return out;
 }
 
+std::string SlurmCluster::Diagnosis(const std::string& job) const {
+  const std::string state = "/tmp/distgnn-slurm-" + prefix;
+  return ClientOutput("scontrol show job " + job) +
+         ShellOutput("tail -n 40 " + state + "/slurmctld.log " + state + "/slurmd-*.log 2>&1");
+}
+
 }  // namespace dg::test

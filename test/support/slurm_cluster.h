@@ -29,6 +29,9 @@ class SlurmCluster : public NetnsCluster {
   std::string JobState(const std::string& job) const;
   // Steps of a job still listed by `squeue -s`.
   std::vector<std::string> Steps(const std::string& job) const;
+  // `scontrol show job` and the last lines of slurmctld's and every slurmd's
+  // log: why Slurm ended a job, for a failing test's messages.
+  std::string Diagnosis(const std::string& job) const;
 };
 
 }  // namespace dg::test
