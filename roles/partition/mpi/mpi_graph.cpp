@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
+#include "roles/partition/mpi/mpi_spill.h"
 
 namespace dg::mpi {
 
@@ -108,35 +109,49 @@ struct LocalAdjacency {
   std::vector<int64_t> in_degree;
 };
 
+// The in-degree of each vertex of this rank's block (self loops and duplicates counted).
+std::vector<int64_t> InDegrees(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
+                               int64_t batch) {
+  std::vector<int64_t> got;
+  AllToAll<int64_t>(r, static_cast<int64_t>(edges.size()), batch,
+                    [&](int64_t i, auto send) { send(blocks.Owner(edges[i].dst), edges[i].dst); }, &got);
+  std::vector<int64_t> deg(static_cast<size_t>(blocks.Count(r.rank)), 0);
+  for (int64_t v : got) ++deg[v - blocks.First(r.rank)];
+  return deg;
+}
+
+// Arc v -> u as one 64-bit key: v's offset in its owner's block in the high
+// half, u in the low half (both below 2^31: the node count is checked against
+// SCOTCH_Num first), so sorting the keys sorts the arcs by (v, u) at 8 bytes
+// an arc.
+uint64_t ArcKey(int64_t v_offset, int64_t u) { return (static_cast<uint64_t>(v_offset) << 32) | static_cast<uint64_t>(u); }
+
 Result<LocalAdjacency> BuildAdjacency(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
                                       int64_t batch) {
-  // (v, u >= 0): arc v -> u; (v, -1): one in-edge of v.
-  std::vector<Pair> got;
-  AllToAll<Pair>(r, static_cast<int64_t>(edges.size()), batch, [&](int64_t i, auto send) {
-    const Edge& e = edges[i];
-    send(blocks.Owner(e.dst), Pair{e.dst, -1});
-    if (e.src == e.dst) return;
-    send(blocks.Owner(e.src), Pair{e.src, e.dst});
-    send(blocks.Owner(e.dst), Pair{e.dst, e.src});
-  }, &got);
-  const int64_t first = blocks.First(r.rank), n = blocks.Count(r.rank);
   LocalAdjacency adj;
-  adj.in_degree.assign(static_cast<size_t>(n), 0);
-  for (const Pair& p : got)
-    if (p.b < 0) ++adj.in_degree[p.a - first];
-  got.erase(std::remove_if(got.begin(), got.end(), [](const Pair& p) { return p.b < 0; }), got.end());
-  SortUnique(&got);
+  adj.in_degree = InDegrees(r, blocks, edges, batch);
+  std::vector<uint64_t> got;
+  AllToAll<uint64_t>(r, static_cast<int64_t>(edges.size()), batch, [&](int64_t i, auto send) {
+    const Edge& e = edges[i];
+    if (e.src == e.dst) return;
+    const int src_owner = blocks.Owner(e.src), dst_owner = blocks.Owner(e.dst);
+    send(src_owner, ArcKey(e.src - blocks.First(src_owner), e.dst));
+    send(dst_owner, ArcKey(e.dst - blocks.First(dst_owner), e.src));
+  }, &got);
+  std::sort(got.begin(), got.end());
+  got.erase(std::unique(got.begin(), got.end()), got.end());
   const int64_t arcs = SumAll(r, static_cast<int64_t>(got.size()));
   if (arcs > kScotchMax)
     return Status::InvalidArgument(
         "the symmetric graph has " + std::to_string(arcs) + " arcs; Debian's PT-Scotch counts them in a 32-bit "
         "SCOTCH_Num (at most " + std::to_string(kScotchMax) + "): use --method random, or the single-machine "
         "`distgnn partition --memory-budget`");
+  const int64_t n = blocks.Count(r.rank);
   adj.vertloctab.assign(static_cast<size_t>(n) + 1, 0);
   adj.edgeloctab.resize(got.size());
   for (size_t k = 0; k < got.size(); ++k) {
-    ++adj.vertloctab[got[k].a - first + 1];
-    adj.edgeloctab[k] = static_cast<SCOTCH_Num>(got[k].b);
+    ++adj.vertloctab[(got[k] >> 32) + 1];
+    adj.edgeloctab[k] = static_cast<SCOTCH_Num>(got[k] & 0xffffffffu);
   }
   for (int64_t v = 0; v < n; ++v) adj.vertloctab[v + 1] += adj.vertloctab[v];
   return adj;
@@ -207,16 +222,6 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LocalAdjacency* adj, std:
   return std::vector<int32_t>(part.begin(), part.end() - 1);
 }
 
-std::vector<int64_t> InDegrees(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
-                               int64_t batch) {
-  std::vector<int64_t> got;
-  AllToAll<int64_t>(r, static_cast<int64_t>(edges.size()), batch,
-                    [&](int64_t i, auto send) { send(blocks.Owner(edges[i].dst), edges[i].dst); }, &got);
-  std::vector<int64_t> deg(static_cast<size_t>(blocks.Count(r.rank)), 0);
-  for (int64_t v : got) ++deg[v - blocks.First(r.rank)];
-  return deg;
-}
-
 // Balanced random parts: a seeded shuffle of the block, dealt round-robin from
 // the block's first global id, so every part gets N / K nodes give or take P.
 std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, const AssignOptions& o) {
@@ -232,33 +237,49 @@ std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, cons
 
 }  // namespace
 
-Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
-                               const BlockVertices& bv, const AssignOptions& o) {
-  const int64_t n = blocks.Count(r.rank);
-  BalanceOptions bo;
-  bo.num_parts = o.num_parts;
-  bo.balance_train = o.balance_train;
-  bo.balance_edges = o.balance_edges;
-  bo.tolerance = o.tolerance;
-  Assignment out;
-  if (o.num_parts == 1 || o.method == MpiPartitionMethod::kRandom) {
-    out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);
-    std::vector<int64_t> in_degree = InDegrees(r, blocks, edges, o.batch);
-    RepairInput rin{&in_degree, &in_degree, &bv.train, &bv.node_type, &bv.type_names};
-    out.balance = MeasureBalance(r, rin, bo, out.part);
-    return out;
-  }
-  const int64_t num_nodes = blocks.First(r.size);
+namespace {
+
+// PT-Scotch's parts for this rank's block, repaired. The rank's edges wait in
+// o.spill_dir meanwhile (when set): PT-Scotch's copies of the graph dominate
+// a rank's memory, and the edges are not read again until the output.
+Result<Assignment> ScotchAssign(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
+                                const BlockVertices& bv, const AssignOptions& o, const BalanceOptions& bo) {
+  const int64_t n = blocks.Count(r.rank), num_nodes = blocks.First(r.size);
   if (num_nodes > kScotchMax)
     return Status::InvalidArgument("the graph has " + std::to_string(num_nodes) + " nodes; Debian's PT-Scotch "
                                    "numbers them in a 32-bit SCOTCH_Num: use --method random");
-  DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, edges, o.batch));
+  DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, *edges, o.batch));
   std::vector<SCOTCH_Num> w = VertexWeights(r, adj, bv, num_nodes, o);
+  const size_t num_edges = edges->size();
+  const std::string spill = o.spill_dir.empty() ? "" : o.spill_dir + "/edges-" + std::to_string(r.rank) + ".bin";
+  if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Spill(spill, edges)));
+  Assignment out;
   DG_ASSIGN_OR_RETURN(out.part, ScotchPart(r, &adj, &w, o));
   std::vector<int64_t> degree(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v) degree[v] = adj.vertloctab[v + 1] - adj.vertloctab[v];
   RepairInput rin{&degree, &adj.in_degree, &bv.train, &bv.node_type, &bv.type_names};
   out.balance = RepairBalance(r, rin, bo, &out.part);
+  adj = LocalAdjacency();
+  if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Unspill(spill, num_edges, edges)));
+  return out;
+}
+
+}  // namespace
+
+Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
+                               const BlockVertices& bv, const AssignOptions& o) {
+  BalanceOptions bo;
+  bo.num_parts = o.num_parts;
+  bo.balance_train = o.balance_train;
+  bo.balance_edges = o.balance_edges;
+  bo.tolerance = o.tolerance;
+  if (o.num_parts > 1 && o.method == MpiPartitionMethod::kScotch) return ScotchAssign(r, blocks, edges, bv, o, bo);
+  const int64_t n = blocks.Count(r.rank);
+  Assignment out;
+  out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);
+  std::vector<int64_t> in_degree = InDegrees(r, blocks, *edges, o.batch);
+  RepairInput rin{&in_degree, &in_degree, &bv.train, &bv.node_type, &bv.type_names};
+  out.balance = MeasureBalance(r, rin, bo, out.part);
   return out;
 }
 

@@ -59,6 +59,7 @@ struct AssignOptions {
   double imbalance = 0.03;  // PT-Scotch's load imbalance ratio
   double tolerance = 0.04;  // the repair's cap: the mean times 1 + tolerance
   int64_t batch = 1 << 20;
+  std::string spill_dir;    // where the rank's edges wait while PT-Scotch runs ("" = in memory)
 };
 
 // What the balance measures count of each vertex of this rank's block.
@@ -79,7 +80,8 @@ struct Assignment {
   BalanceReport balance;
 };
 
-Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
+// *edges is left as it was (it is parked in opts.spill_dir while PT-Scotch runs).
+Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                const BlockVertices& vertices, const AssignOptions& opts);
 
 }  // namespace dg::mpi

@@ -28,6 +28,7 @@
 #include "roles/partition/mpi/mpi_input.h"
 #include "roles/partition/mpi/mpi_ogb_input.h"
 #include "roles/partition/mpi/mpi_output.h"
+#include "roles/partition/mpi/mpi_memory.h"
 #include "roles/partition/mpi/mpi_stage.h"
 #include "roles/partition/mpi/mpi_typed_input.h"
 #include "roles/partition/mpi/mpi_watchdog.h"
@@ -147,8 +148,14 @@ BlockVertices Vertices(const Rank& r, const ShardInput& in, const VertexBlocks& 
   return v;
 }
 
+// The largest rank's peak RSS in the stage that ends, in MB (collective).
+double StagePeakMb(const Rank& r, StagePeaks* peaks) {
+  return static_cast<double>(MaxAll(r, peaks->EndStage())) / 1048576.0;
+}
+
 Status Run(const Rank& r, const Flags& f) {
   const auto t0 = std::chrono::steady_clock::now();
+  StagePeaks peaks;
   SharedStage stage;
   Progress("create the staging directory");
   DG_RETURN_IF_ERROR(stage.Create(r, f.out, f.force));
@@ -178,7 +185,7 @@ Status Run(const Rank& r, const Flags& f) {
   if (in.types)
     Log(r, "  typed: %.0f node types, %.0f edge types\n", in.types->num_types(),
         static_cast<double>(in.types->edge_types.size()));
-  Log(r, "  read and normalize: %.2f s\n", Since(t0));
+  Log(r, "  read and normalize: %.2f s, largest rank's peak %.0f MB\n", Since(t0), StagePeakMb(r, &peaks));
 
   auto t = std::chrono::steady_clock::now();
   AssignOptions ao;
@@ -189,10 +196,11 @@ Status Run(const Rank& r, const Flags& f) {
   ao.balance_edges = f.balance_edges;
   ao.imbalance = f.imbalance;
   ao.batch = f.batch;
+  ao.spill_dir = scratch->path();
   Progress("assign");
-  Result<Assignment> assigned = AssignBlock(r, blocks, in.edges, Vertices(r, in, blocks), ao);
+  Result<Assignment> assigned = AssignBlock(r, blocks, &in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
-  Log(r, "  assign: %.2f s\n", Since(t));
+  Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
   for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
     if (r.rank == 0)
       std::printf("  balance %s: largest part %.3f x the mean\n", assigned->balance.measure[m].c_str(),
@@ -218,10 +226,10 @@ Status Run(const Rank& r, const Flags& f) {
   scratch.reset();
   Progress("commit");
   DG_RETURN_IF_ERROR(stage.Commit(r));
-  Log(r, "  route and write: %.2f s\n", Since(t));
+  Log(r, "  route and write: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
   Progress("report");
   if (r.rank == 0) LogPartStats(stdout, cfg);
-  const double rss = static_cast<double>(MaxAll(r, PeakRssBytes())) / 1048576.0;
+  const double rss = static_cast<double>(MaxAll(r, peaks.Peak())) / 1048576.0;
   Log(r, "  peak RSS (largest rank): %.1f MB\n", rss);
   Log(r, "  sent to other ranks: largest rank %.1f MB, all ranks %.1f MB\n",
       static_cast<double>(MaxAll(r, BytesSent())) / 1048576.0, static_cast<double>(SumAll(r, BytesSent())) / 1048576.0);
