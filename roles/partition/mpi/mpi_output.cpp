@@ -274,6 +274,7 @@ Status FinishShared(const Rank& r, const SharedStage& stage, const GraphShards& 
     const Status st = stage.leader() ? WriteLinkSplitJson(stage.path(), o.link, *g.held) : Status::OK();
     DG_RETURN_IF_ERROR(Agree(r, st));
   }
+  Progress("checksums");
   std::vector<std::string> mine;
   for (int p = my_lo; p < my_hi; ++p) mine.push_back(cfg->parts[p].dir);
   return Agree(r, GatherChecksums(r, stage.path(), mine, SharedFiles(g), &cfg->checksums));

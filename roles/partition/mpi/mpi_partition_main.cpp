@@ -165,6 +165,7 @@ Status CheckEdgeFlags(const Flags& f) {
 struct EdgeExtras {
   std::map<std::string, Array> arrays;
   std::vector<int64_t> origins;
+  LinkSplitOptions link;
   HeldOut held;
 };
 
@@ -188,8 +189,8 @@ Result<int64_t> Normalize(const Rank& r, const Flags& f, const VertexBlocks& blo
     DG_RETURN_IF_ERROR(Agree(r, st));
   }
   if (!f.edge_split) return num_edges;
-  LinkSplitOptions link{*f.edge_split, f.seed, f.undirected, in->num_nodes};
-  x->held = SplitShards(r, link, f.batch, &in->edges, f.edge_data.empty() ? nullptr : &x->origins);
+  x->link = LinkSplitOptions{*f.edge_split, f.seed, f.undirected, in->num_nodes};
+  x->held = SplitShards(r, x->link, f.batch, &in->edges, f.edge_data.empty() ? nullptr : &x->origins);
   if (r.rank == 0)
     std::printf("  edge split: %lld train / %lld val / %lld test edges\n", static_cast<long long>(x->held.num_train),
                 static_cast<long long>(x->held.num_val), static_cast<long long>(x->held.num_test));
@@ -282,7 +283,7 @@ Status Run(const Rank& r, const Flags& f) {
   oo.num_parts = f.num_parts;
   oo.normalize_features = f.normalize;
   oo.batch = f.batch;
-  if (f.edge_split) oo.link = LinkSplitOptions{*f.edge_split, f.seed, f.undirected, in.num_nodes};
+  oo.link = extras.link;
   Progress("route and write");
   DG_ASSIGN_OR_RETURN(PartitionConfig cfg, WritePartition(r, &g, stage, oo));
   scratch.reset();
