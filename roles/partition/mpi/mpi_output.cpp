@@ -228,7 +228,6 @@ Status WriteJson(const Rank& r, const SharedStage& stage, const PartitionConfig&
   return f ? Status::OK() : Status::IOError("write " + path + " failed");
 }
 
-
 // The held-out edges of this rank's parts in new ids, sorted by destination;
 // `at`: where the next part's slice starts.
 struct RoutedHeld {
