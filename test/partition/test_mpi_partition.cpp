@@ -3,7 +3,8 @@
 // is checked against the input graph in memory (partition_checks.h: every edge
 // once in its destination's part, ownership ranges, node rows by orig_nids,
 // seed files), each part's aggregation index against the single-machine
-// writer's (WriteAggregateIndex over the same CSRs), and a run is byte for
+// writer's (WriteAggregateIndex over the same CSRs), `partition verify` finds
+// every file matching its recorded checksum, and a run is byte for
 // byte the same for the same P, K and seed. `distgnn partition --mpi` runs
 // the same binary. User mistakes end every rank with one message and leave
 // nothing; a rank killed mid-run ends the run within a bound, the message
@@ -75,6 +76,10 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
     }
     CheckAggregateIndex(cfg, tmp / ("agg" + tag));
     CHECK(NoTraceOf(tmp.path(), ".cora" + tag + "."));
+    auto v = RunDistgnn({"partition", "verify", out + "/cora.json"});  // NAME.json records every file's SHA-256
+    INFO(v.output);
+    CHECK(v.exit_code == 0);
+    CHECK(v.output.find(std::to_string(k * 11 + 2) + " files match their SHA-256 checksums") != std::string::npos);
   }
   // The same P, K and seed: the same bytes, file for file.
   const std::string again = tmp / "again";

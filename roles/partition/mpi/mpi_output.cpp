@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "common/io/npy.h"
+#include "roles/partition/mpi/mpi_checksums.h"
+#include "roles/partition/mpi/mpi_edge_data.h"
 #include "roles/partition/mpi/mpi_shared_column.h"
 #include "roles/partition/mpi/mpi_typed_output.h"
 #include "roles/partition/partition_output.h"
@@ -190,7 +192,7 @@ PartitionConfig MakeConfig(const Rank& r, const GraphShards& g, const OutputOpti
                            const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
                            const std::vector<std::vector<int64_t>>& type_offsets, const Written& w) {
   PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, Name(o.method), g.num_nodes, g.num_edges, node_map,
-                                   edge_map, *g.node_data, {});
+                                   edge_map, *g.node_data, g.edge_data ? *g.edge_data : std::map<std::string, Array>{});
   const std::vector<int64_t> train = SumParts(r, w.num_train), val = SumParts(r, w.num_val),
                              test = SumParts(r, w.num_test), halo = SumParts(r, w.num_halo);
   for (int p = 0; p < o.num_parts; ++p) {
@@ -226,6 +228,57 @@ Status WriteJson(const Rank& r, const SharedStage& stage, const PartitionConfig&
   return f ? Status::OK() : Status::IOError("write " + path + " failed");
 }
 
+// The held-out edges of this rank's parts in new ids, sorted by destination;
+// `at`: where the next part's slice starts.
+struct RoutedHeld {
+  std::vector<Edge> val, test;
+  size_t val_at = 0, test_at = 0;
+};
+
+// Part [.., ne)'s val_edges.npy and test_edges.npy, each slice in the order
+// of the normalized list (edge id), as one machine writes them.
+Status WriteHeldOutPart(const std::string& dir, int64_t ne, RoutedHeld* h) {
+  auto slice = [ne](std::vector<Edge>* v, size_t* at) {
+    const size_t b = *at;
+    while (*at < v->size() && (*v)[*at].dst < ne) ++*at;
+    std::sort(v->begin() + b, v->begin() + *at, [](const Edge& x, const Edge& y) { return x.id < y.id; });
+    return std::make_pair(v->data() + b, static_cast<int64_t>(*at - b));
+  };
+  const auto val = slice(&h->val, &h->val_at), test = slice(&h->test, &h->test_at);
+  return WriteHeldOutEdges(dir, val.first, val.second, test.first, test.second);
+}
+
+// Files besides the CSR and node rows: edge arrays (origin: input row of each
+// of the part's edges) and held-out edges.
+Status WritePartExtras(const std::string& dir, int64_t ne, const GraphShards& g, const int64_t* origin, int64_t m,
+                       RoutedHeld* held) {
+  if (g.edge_data) DG_RETURN_IF_ERROR(WriteEdgeRows(dir, *g.edge_data, origin, m));
+  if (g.held) DG_RETURN_IF_ERROR(WriteHeldOutPart(dir, ne, held));
+  return Status::OK();
+}
+
+// The files only the leaders write, relative to OUT (rank 0 hashes them).
+std::vector<std::string> SharedFiles(const GraphShards& g) {
+  std::vector<std::string> files = {"orig_nids.npy", "orig_eids.npy"};
+  if (g.types)
+    for (const std::string& t : g.types->node_types) files.push_back("type_nids/" + t + ".npy");
+  if (g.held) files.push_back("link_split.json");
+  return files;
+}
+
+// link_split.json on every leader, then the checksums of every file into cfg (rank 0's).
+Status FinishShared(const Rank& r, const SharedStage& stage, const GraphShards& g, const OutputOptions& o,
+                    int my_lo, int my_hi, PartitionConfig* cfg) {
+  if (g.held) {
+    const Status st = stage.leader() ? WriteLinkSplitJson(stage.path(), o.link, *g.held) : Status::OK();
+    DG_RETURN_IF_ERROR(Agree(r, st));
+  }
+  Progress("checksums");
+  std::vector<std::string> mine;
+  for (int p = my_lo; p < my_hi; ++p) mine.push_back(cfg->parts[p].dir);
+  return Agree(r, GatherChecksums(r, stage.path(), mine, SharedFiles(g), &cfg->checksums));
+}
+
 }  // namespace
 
 Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const SharedStage& stage,
@@ -234,6 +287,13 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
   const PartLayout L{K, r.size};
   const Renumbered rn = Renumber(r, *g->part, K);
   const std::vector<Edge> edges = RouteEdges(r, *g->blocks, rn, L, g->edges, o.batch);
+  std::vector<int64_t> origin;  // input row of each of `edges` (--edge-data)
+  if (g->edge_data) origin = PullOrigins(r, *g->origins, edges, o.batch);
+  RoutedHeld held;
+  if (g->held) {
+    held.val = RouteEdges(r, *g->blocks, rn, L, &g->held->val, o.batch);
+    held.test = RouteEdges(r, *g->blocks, rn, L, &g->held->test, o.batch);
+  }
   int my_lo = K, my_hi = 0;  // this rank's parts: [my_lo, my_hi)
   for (int p = 0; p < K; ++p)
     if (L.RankOf(p) == r.rank) my_lo = std::min(my_lo, p), my_hi = p + 1;
@@ -255,6 +315,10 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
     st = WriteOnePart(stage.path() + "/part" + std::to_string(p), nb, ne, edges.data() + at,
                       static_cast<int64_t>(end - at), orig_nids.data() + (nb - first_new), *g,
                       g->types ? &type_offsets[p] : nullptr, o, &info, &w);
+    const int64_t* part_origin = g->edge_data ? origin.data() + at : nullptr;
+    if (st.ok())
+      st = WritePartExtras(stage.path() + "/part" + std::to_string(p), ne, *g, part_origin,
+                           static_cast<int64_t>(end - at), &held);
     w.part_edges[p] = static_cast<int64_t>(end - at);
     w.num_train[p] = info.num_train;
     w.num_val[p] = info.num_val;
@@ -278,6 +342,7 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
   DG_RETURN_IF_ERROR(Agree(r, WriteSharedColumn(r, stage.path() + "/orig_eids.npy", stage.leader(),
                                                 PartPieces(L, part_edges), w.orig_eids)));
   if (g->types) DG_RETURN_IF_ERROR(WriteTypeNids(r, stage, *g->blocks, *g->types, rn.new_id));
+  DG_RETURN_IF_ERROR(FinishShared(r, stage, *g, o, my_lo, my_hi, &cfg));
   DG_RETURN_IF_ERROR(Agree(r, WriteJson(r, stage, cfg)));
   return cfg;
 }

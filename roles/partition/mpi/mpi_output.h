@@ -14,7 +14,10 @@
 // (WritePartNodeData, AggregateIndexWriter): a run gives the files a
 // single-machine run with the same assignment gives. A typed graph's parts
 // add edge_types.npy and their node rows per type (WriteTypedPartNodeData),
-// and the shared files the typed ids (mpi_typed_output.h).
+// and the shared files the typed ids (mpi_typed_output.h). Edge arrays
+// (--edge-data, mpi_edge_data.h) and held-out link prediction edges
+// (--edge-split, mpi_edge_split.h) go to the parts of their edges; every rank
+// hashes the files it wrote and NAME.json records the digests (mpi_checksums.h).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@
 #include "common/base/array.h"
 #include "common/base/status.h"
 #include "common/storage/partition.h"
+#include "roles/partition/mpi/mpi_edge_split.h"
 #include "roles/partition/mpi/mpi_graph.h"
 #include "roles/partition/mpi/mpi_stage.h"
 #include "roles/partition/partition_method.h"
@@ -45,6 +49,7 @@ struct OutputOptions {
   int num_parts = 1;
   bool normalize_features = false;
   int64_t batch = 1 << 20;
+  LinkSplitOptions link;  // with GraphShards::held
 };
 
 struct GraphShards {
@@ -54,6 +59,11 @@ struct GraphShards {
   const std::vector<int32_t>* part = nullptr;   // of this rank's block
   const std::map<std::string, Array>* node_data = nullptr;  // every row, mapped (shared storage)
   const TypeLayout* types = nullptr;  // a typed graph (mpi_typed_output.h); null = homogeneous
+  // --edge-data: the mapped arrays (one row per input edge) and the input row
+  // of each edge this rank holds (mpi_edge_data.h); null = none.
+  const std::map<std::string, Array>* edge_data = nullptr;
+  const std::vector<int64_t>* origins = nullptr;
+  HeldOut* held = nullptr;  // --edge-split: this rank's held-out edges, consumed; null = none
 };
 
 // Writes this rank's parts into the stage, and the leaders' shared files;

@@ -5,7 +5,7 @@
 //          --name NAME --out DIR [--method scotch|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR] [--progress-timeout S]
-//          [--format plain|ogb]
+//          [--format plain|ogb] [--edge-data NAME=FILE.npy ...] [--edge-split TRAIN,VAL,TEST]
 //
 // (`distgnn partition --mpi ...` under mpirun runs this binary.) Each rank reads
 // its rows of the edge list, the ranks normalize and partition it together
@@ -20,11 +20,15 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "common/base/logging.h"
+#include "common/storage/link_split.h"
 #include "common/storage/ogb_dataset.h"
 #include "common/storage/typed_dataset.h"
+#include "roles/partition/mpi/mpi_edge_data.h"
+#include "roles/partition/mpi/mpi_edge_split.h"
 #include "roles/partition/mpi/mpi_input.h"
 #include "roles/partition/mpi/mpi_ogb_input.h"
 #include "roles/partition/mpi/mpi_output.h"
@@ -50,10 +54,13 @@ struct Flags {
   uint64_t seed = 0;
   double imbalance = 0.03, progress_timeout = 3600;
   bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
+  std::map<std::string, std::string> edge_data;  // --edge-data: name -> file
+  std::optional<EdgeSplitFractions> edge_split;
 };
 
 Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
-  std::string method, balance, format;  // words, parsed into f->method, f->balance_* and f->format below
+  std::string method, balance, format, edge_split;  // words, parsed into f->method, ... below
+  std::vector<std::string> edge_data;
   po::options_description desc("distgnn-mpi-partition (under mpirun)");
   desc.add_options()("help,h", "show this help")
       ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy; or a typed dataset: meta.json, nodes/, edges/)")
@@ -68,7 +75,10 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("drop-self-loops", po::bool_switch(&f->drop_self_loops), "drop edges u->u")
       ("drop-duplicates", po::bool_switch(&f->drop_duplicates), "keep one copy of each (src, dst)")
       ("normalize-features", po::bool_switch(&f->normalize), "divide each row of node array 'features' by its sum")
-      ("seed", po::value(&f->seed)->default_value(0), "random seed (PT-Scotch and the random method)")
+      ("seed", po::value(&f->seed)->default_value(0), "random seed (PT-Scotch, the random method, --edge-split)")
+      ("edge-data", po::value(&edge_data)->composing(), "NAME=FILE.npy edge array, one row per input edge, on storage every rank reads (repeatable)")
+      ("edge-split", po::value(&edge_split), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
+       "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy")
       ("force", po::bool_switch(&f->force), "replace an existing output directory")
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
@@ -98,6 +108,14 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
     return Status::InvalidArgument("--num-nodes: an OGB dataset gives its node count (raw/num-node-list)");
   if (f->num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1");
   if (f->batch < 1 || f->batch > (int64_t{1} << 24)) return Status::InvalidArgument("--batch-edges must be in [1, 16777216]");
+  Result<std::map<std::string, std::string>> named = ParseEdgeDataFlags(edge_data);
+  if (!named.ok()) return named.status();
+  f->edge_data = std::move(*named);
+  if (vm.count("edge-split")) {
+    Result<EdgeSplitFractions> fractions = ParseEdgeSplit(edge_split, "--edge-split");
+    if (!fractions.ok()) return fractions.status();
+    f->edge_split = *fractions;
+  }
   std::stringstream ss(balance);
   for (std::string item; std::getline(ss, item, ',');) {
     if (item == "train") f->balance_train = true;
@@ -132,6 +150,54 @@ Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& s
   return ReadTypedShard(r, f.dataset, f.undirected, scratch);
 }
 
+// --edge-data and --edge-split take a homogeneous dataset, as on one machine.
+Status CheckEdgeFlags(const Flags& f) {
+  if (f.edge_data.empty() && !f.edge_split) return Status::OK();
+  const bool typed = f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
+  if (typed && !f.edge_data.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
+  if (typed)
+    return Status::InvalidArgument("--edge-split with --mpi splits a homogeneous dataset; split a typed one "
+                                   "(--edge-split --link-etype) on one machine");
+  return Status::OK();
+}
+
+// The edge arrays of --edge-data with the input row of each edge this rank
+// holds, and the held-out edges of --edge-split.
+struct EdgeExtras {
+  std::map<std::string, Array> arrays;
+  std::vector<int64_t> origins;
+  LinkSplitOptions link;
+  HeldOut held;
+};
+
+// Normalizes the shards (with the origins of --edge-data worked out beside)
+// and takes out --edge-split's held-out edges; returns the graph's edge count.
+Result<int64_t> Normalize(const Rank& r, const Flags& f, const VertexBlocks& blocks, const EdgeListOptions& norm,
+                          ShardInput* in, EdgeExtras* x) {
+  const int64_t input_edges = SumAll(r, static_cast<int64_t>(in->edges.size()));
+  if (!f.edge_data.empty()) {
+    Result<std::map<std::string, Array>> mapped = MapEdgeArrays(f.edge_data, input_edges);
+    DG_RETURN_IF_ERROR(Agree(r, mapped.status()));
+    x->arrays = std::move(*mapped);
+    x->origins = NormalizedOrigins(r, blocks, norm, input_edges, f.batch, in->edges);
+  }
+  const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in->edges);
+  if (!f.edge_data.empty()) {  // a check of NormalizedOrigins against NormalizeShards
+    Status st;
+    if (x->origins.size() != in->edges.size())
+      st = Status::Internal("--edge-data: " + std::to_string(x->origins.size()) + " origins for " +
+                            std::to_string(in->edges.size()) + " normalized edges");
+    DG_RETURN_IF_ERROR(Agree(r, st));
+  }
+  if (!f.edge_split) return num_edges;
+  x->link = LinkSplitOptions{*f.edge_split, f.seed, f.undirected, in->num_nodes};
+  x->held = SplitShards(r, x->link, f.batch, &in->edges, f.edge_data.empty() ? nullptr : &x->origins);
+  if (r.rank == 0)
+    std::printf("  edge split: %lld train / %lld val / %lld test edges\n", static_cast<long long>(x->held.num_train),
+                static_cast<long long>(x->held.num_val), static_cast<long long>(x->held.num_test));
+  return x->held.num_train;
+}
+
 // What the balance measures count of each vertex of this rank's block.
 BlockVertices Vertices(const Rank& r, const ShardInput& in, const VertexBlocks& blocks) {
   const int64_t first = blocks.First(r.rank), count = blocks.Count(r.rank);
@@ -156,6 +222,7 @@ double StagePeakMb(const Rank& r, StagePeaks* peaks) {
 Status Run(const Rank& r, const Flags& f) {
   const auto t0 = std::chrono::steady_clock::now();
   StagePeaks peaks;
+  DG_RETURN_IF_ERROR(Agree(r, CheckEdgeFlags(f)));
   SharedStage stage;
   Progress("create the staging directory");
   DG_RETURN_IF_ERROR(stage.Create(r, f.out, f.force));
@@ -179,7 +246,8 @@ Status Run(const Rank& r, const Flags& f) {
   norm.drop_self_loops = f.drop_self_loops;
   norm.drop_duplicates = f.drop_duplicates;
   Progress("normalize");
-  const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in.edges);
+  EdgeExtras extras;
+  DG_ASSIGN_OR_RETURN(const int64_t num_edges, Normalize(r, f, blocks, norm, &in, &extras));
   Log(r, "partition (MPI, %.0f ranks): %.0f nodes, %.0f edges\n", r.size, static_cast<double>(in.num_nodes),
       static_cast<double>(num_edges));
   if (in.types)
@@ -215,12 +283,15 @@ Status Run(const Rank& r, const Flags& f) {
   g.part = &assigned->part;
   g.node_data = &in.node_data;
   g.types = in.types.get();
+  if (!f.edge_data.empty()) g.edge_data = &extras.arrays, g.origins = &extras.origins;
+  if (f.edge_split) g.held = &extras.held;
   OutputOptions oo;
   oo.graph_name = f.name;
   oo.method = f.method;
   oo.num_parts = f.num_parts;
   oo.normalize_features = f.normalize;
   oo.batch = f.batch;
+  oo.link = extras.link;
   Progress("route and write");
   DG_ASSIGN_OR_RETURN(PartitionConfig cfg, WritePartition(r, &g, stage, oo));
   scratch.reset();
