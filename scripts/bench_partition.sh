@@ -6,15 +6,13 @@
 #
 #   scripts/bench_partition.sh [BUILD_DIR] [WORK_DIR]    (env: NODES EDGES FEAT PARTS)
 #
-# --mpi: the same graph into K=2 parts with distgnn-mpi-partition on 1, 2 and 3
-# ranks (env RANKS, on 127.0.0.1, oversubscribed) against single-machine METIS:
-# edge cut (and its ratio to METIS's), balance per measure, peak RSS of the
-# largest rank, bytes sent by the largest rank and by all, wall time.
+# --mpi: partitioning across machines (scripts/bench_partition_mpi.sh: PT-Scotch
+# on 1, 2 and 3 namespace hosts against single-machine METIS and the stream
+# partitioner, on a uniform and an R-MAT graph).
 #
-#   scripts/bench_partition.sh --mpi [BUILD_DIR] [WORK_DIR]   (env: NODES EDGES FEAT RANKS)
+#   scripts/bench_partition.sh --mpi [BUILD_DIR] [WORK_DIR]   (env: see bench_partition_mpi.sh)
 set -euo pipefail
-MPI=0
-if [ "${1:-}" = "--mpi" ]; then MPI=1; shift; fi
+if [ "${1:-}" = "--mpi" ]; then shift; exec "$(dirname "$0")/bench_partition_mpi.sh" "$@"; fi
 BUILD=${1:-build}
 WORK=${2:-/tmp/distgnn-bench-partition}
 NODES=${NODES:-1000000}
@@ -30,34 +28,6 @@ mkdir -p "$WORK"
 DATA=$WORK/data-$NODES-$EDGES-$FEAT
 if [ ! -d "$DATA" ]; then
   "$BIN" generate --nodes "$NODES" --edges "$EDGES" --feat-dim "$FEAT" --classes 10 --seed 1 --out "$DATA"
-fi
-if [ "$MPI" = 1 ]; then
-  MPIBIN=$BUILD/distgnn-mpi-partition
-  [ -x "$MPIBIN" ] || { echo "bench_partition: no $MPIBIN (install OpenMPI and PT-Scotch: scripts/setup.sh; build)"; exit 1; }
-  LOG=$WORK/metis-2.log
-  /usr/bin/time -v "$BIN" partition --dataset "$DATA" --num-parts 2 --method metis --balance train,edges --name syn \
-      --out "$WORK/metis-2" --force > "$LOG" 2>&1 || { cat "$LOG"; exit 1; }
-  metis_cut=$(awk '/edge cut:/ { print $3; exit }' "$LOG")
-  metis_rss=$(awk '/Maximum resident/ { printf("%.0f", $NF / 1024) }' "$LOG")
-  metis_wall=$(awk '/Elapsed \(wall/ { n = split($NF, t, ":"); print (n == 3) ? t[1]*3600 + t[2]*60 + t[3] : t[1]*60 + t[2] }' "$LOG")
-  echo "METIS (1 machine, K=2): edge cut $metis_cut, peak RSS $metis_rss MB, wall $metis_wall s"
-  for P in ${RANKS:-1 2 3}; do
-    LOG=$WORK/mpi-$P.log
-    start=$(date +%s.%N)
-    mpirun --allow-run-as-root --oversubscribe -np "$P" --host "127.0.0.1:$P" "$MPIBIN" --dataset "$DATA" \
-        --num-parts 2 --balance train,edges --name syn --out "$WORK/mpi-$P" --force > "$LOG" 2>&1 || { cat "$LOG"; exit 1; }
-    wall=$(echo "$(date +%s.%N) - $start" | bc)
-    awk -v p="$P" -v mcut="$metis_cut" -v mrss="$metis_rss" -v wall="$wall" '
-      /edge cut:/          { cut = $3 }
-      /balance /           { bal = bal " " $2 " " $5 }
-      /peak RSS/           { rss = $(NF-1) }
-      /sent to other/      { sent = $7; total = $11 }
-      END {
-        printf("PT-Scotch, %d rank(s): edge cut %d (%.3f x METIS) | balance (largest/mean):%s | peak RSS largest rank %s MB (%.2f x METIS) | sent %s MB largest rank, %s MB all | wall %.1f s\n",
-               p, cut, cut / mcut, bal, rss, rss / mrss, sent, total, wall);
-      }' "$LOG"
-  done
-  exit 0
 fi
 for K in $PARTS; do
   OUT=$WORK/parts-$K
