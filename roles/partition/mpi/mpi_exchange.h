@@ -6,8 +6,10 @@
 // emit(i, send) calls send(dest_rank, record) for each record item i produces
 // (zero or more). Every round is one MPI_Alltoall of counts and one
 // MPI_Alltoallv of bytes, so a rank never holds more than one round's outgoing
-// records besides what it has received. The number of rounds is agreed (the
-// largest over ranks), so ranks with fewer items still take part.
+// records besides what it has received; *out is reserved to its final size
+// before the first round (emit runs once more to count, so it must not have
+// side effects). The number of rounds is agreed (the largest over ranks), so
+// ranks with fewer items still take part.
 #pragma once
 
 #include <mpi.h>
@@ -47,10 +49,24 @@ int64_t MaxAll(const Rank& r, int64_t v);
 int64_t BytesSent();
 void AddBytesSent(int64_t bytes);
 
+// Reserves room in *out for exactly what this rank will receive (a counting
+// pass over emit and one MPI_Alltoall of the totals): growing *out round by
+// round would reallocate it, holding up to three times its final size at once.
+template <typename T, typename EmitFn>
+void ReserveReceived(const Rank& r, int64_t n, EmitFn& emit, std::vector<T>* out) {
+  std::vector<int64_t> send_total(r.size, 0), recv_total(r.size, 0);
+  for (int64_t i = 0; i < n; ++i) emit(i, [&](int dest, const T&) { ++send_total[dest]; });
+  MPI_Alltoall(send_total.data(), 1, MPI_INT64_T, recv_total.data(), 1, MPI_INT64_T, r.comm);
+  int64_t total = 0;
+  for (int64_t t : recv_total) total += t;
+  out->reserve(out->size() + static_cast<size_t>(total));
+}
+
 template <typename T, typename EmitFn>
 void AllToAll(const Rank& r, int64_t n, int64_t batch, EmitFn emit, std::vector<T>* out) {
   static_assert(std::is_trivially_copyable<T>::value, "records travel as bytes");
   const int64_t rounds = MaxAll(r, (n + batch - 1) / batch);
+  ReserveReceived(r, n, emit, out);
   std::vector<std::vector<T>> bucket(r.size);
   std::vector<int> send_counts(r.size), recv_counts(r.size), send_displ(r.size), recv_displ(r.size);
   std::vector<char> send_buf;

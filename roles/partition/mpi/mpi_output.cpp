@@ -137,9 +137,11 @@ Status WriteOnePart(const std::string& dir, int64_t nb, int64_t ne, const Edge* 
 
 // Every part's aggregation index: the edges whose source the part owns, by
 // destination (CSR order within one), gathered on the part's rank.
-Status WriteAggregateIndexes(const Rank& r, const std::string& root, const std::vector<Edge>& edges,
+// *edges_in is emptied once sent (it is the stage's largest array).
+Status WriteAggregateIndexes(const Rank& r, const std::string& root, std::vector<Edge>* edges_in,
                              const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
                              const PartLayout& L, int64_t batch) {
+  const std::vector<Edge>& edges = *edges_in;
   struct AggEdge {
     int64_t pos, dst, src;  // pos: global edge position (CSR order)
   };
@@ -153,6 +155,7 @@ Status WriteAggregateIndexes(const Rank& r, const std::string& root, const std::
     const int src_part = PartOf(node_map, edges[i].src);
     send(L.RankOf(src_part), AggEdge{edge_map[p] + i - offset, edges[i].dst, edges[i].src});
   }, &got);
+  std::vector<Edge>().swap(*edges_in);
   std::sort(got.begin(), got.end(), [](const AggEdge& a, const AggEdge& b) { return a.pos < b.pos; });
   const int K = static_cast<int>(node_map.size()) - 1;
   for (int q = 0; q < K; ++q) {
@@ -286,7 +289,7 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
   const int K = o.num_parts;
   const PartLayout L{K, r.size};
   const Renumbered rn = Renumber(r, *g->part, K);
-  const std::vector<Edge> edges = RouteEdges(r, *g->blocks, rn, L, g->edges, o.batch);
+  std::vector<Edge> edges = RouteEdges(r, *g->blocks, rn, L, g->edges, o.batch);
   std::vector<int64_t> origin;  // input row of each of `edges` (--edge-data)
   if (g->edge_data) origin = PullOrigins(r, *g->origins, edges, o.batch);
   RoutedHeld held;
@@ -303,6 +306,7 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
   if (g->types) type_offsets = PartTypeOffsets(r, *g->blocks, *g->types, *g->part, rn.node_map);
 
   Written w;
+  w.orig_eids.reserve(edges.size());
   w.part_edges.assign(K, 0);
   for (auto* v : {&w.num_train, &w.num_val, &w.num_test, &w.num_halo}) v->assign(K, -1);  // -1: not this rank's (SumParts)
   Status st;
@@ -334,7 +338,7 @@ Result<PartitionConfig> WritePartition(const Rank& r, GraphShards* g, const Shar
     edge_map[p + 1] = edge_map[p] + part_edges[p];
     part_nodes[p] = rn.node_map[p + 1] - rn.node_map[p];
   }
-  DG_RETURN_IF_ERROR(Agree(r, WriteAggregateIndexes(r, stage.path(), edges, rn.node_map, edge_map, L, o.batch)));
+  DG_RETURN_IF_ERROR(Agree(r, WriteAggregateIndexes(r, stage.path(), &edges, rn.node_map, edge_map, L, o.batch)));
   PartitionConfig cfg = MakeConfig(r, *g, o, rn.node_map, edge_map, type_offsets, w);
   const std::vector<int64_t> orig_column = g->types ? TypeLocalIds(*g->types, orig_nids) : orig_nids;
   DG_RETURN_IF_ERROR(Agree(r, WriteSharedColumn(r, stage.path() + "/orig_nids.npy", stage.leader(),
