@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
+#include "roles/partition/mpi/mpi_neighbor_parts.h"
 #include "roles/partition/mpi/mpi_spill.h"
 
 namespace dg::mpi {
@@ -257,7 +258,16 @@ Result<Assignment> ScotchAssign(const Rank& r, const VertexBlocks& blocks, std::
   DG_ASSIGN_OR_RETURN(out.part, ScotchPart(r, &adj, &w, o));
   std::vector<int64_t> degree(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v) degree[v] = adj.vertloctab[v + 1] - adj.vertloctab[v];
+  std::vector<int64_t> starts(static_cast<size_t>(r.size) + 1);
+  for (int q = 0; q <= r.size; ++q) starts[q] = blocks.First(q);
+  static_assert(sizeof(SCOTCH_Num) == sizeof(int32_t), "BlockAdjacency reads 32-bit ids");
+  const BlockAdjacency block_adj{reinterpret_cast<const int32_t*>(adj.vertloctab.data()),
+                                 reinterpret_cast<const int32_t*>(adj.edgeloctab.data()), n, blocks.First(r.rank),
+                                 &starts};
   RepairInput rin{&degree, &adj.in_degree, &bv.train, &bv.node_type, &bv.type_names};
+  rin.arcs_to_parts = [&](const std::vector<int32_t>& part) {
+    return ArcsToParts(r, block_adj, part, o.num_parts, o.batch);
+  };
   out.balance = RepairBalance(r, rin, bo, &out.part);
   adj = LocalAdjacency();
   if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Unspill(spill, num_edges, edges)));

@@ -150,8 +150,33 @@ std::vector<int64_t> ClassQuotas(const RepairInput& in, Measure m, const std::ve
   return quota;
 }
 
-// Moves this rank's share of one planned move: the cheapest vertices of the
-// source part that count in the measure (node and type moves keep to the
+// The vertices of the move's source part that count in the measure, fewest
+// added cut arcs per unit moved first (ties by id); without neighbour counts
+// (arcs empty) the lowest degree first.
+std::vector<int64_t> MoveOrder(const RepairInput& in, Measure m, const Move& mv, const std::vector<int32_t>& part,
+                               const std::vector<int32_t>& arcs, int K, const std::vector<int64_t>& cheapest) {
+  if (arcs.empty()) return cheapest;
+  struct Candidate {
+    double cost;
+    int64_t v;
+  };
+  std::vector<Candidate> c;
+  for (size_t v = 0; v < part.size(); ++v) {
+    const int64_t x = Value(in, m, static_cast<int64_t>(v));
+    if (part[v] != mv.from || x == 0) continue;
+    // Arcs into the source part are cut by the move, arcs into the target
+    // part stop being cut: 2 a_from + a_others = added + degree >= 0.
+    const int64_t added = arcs[v * K + mv.from] - arcs[v * K + mv.to] + (*in.degree)[v];
+    c.push_back({static_cast<double>(added) / static_cast<double>(x), static_cast<int64_t>(v)});
+  }
+  std::sort(c.begin(), c.end(), [](const Candidate& a, const Candidate& b) { return a.cost != b.cost ? a.cost < b.cost : a.v < b.v; });
+  std::vector<int64_t> order(c.size());
+  for (size_t i = 0; i < c.size(); ++i) order[i] = c[i].v;
+  return order;
+}
+
+// Moves this rank's share of one planned move: the vertices of the source
+// part that count in the measure, in `order` (node and type moves keep to the
 // class quotas).
 void ApplyMove(const RepairInput& in, Measure m, const Move& mv, const std::vector<int64_t>& order,
                std::vector<int32_t>* part) {
@@ -212,11 +237,14 @@ BalanceReport MeasureBalance(const Rank& r, const RepairInput& in, const Balance
 BalanceReport RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o, std::vector<int32_t>* part) {
   const int K = o.num_parts;
   if (K > 1) {
-    const std::vector<int64_t> order = CheapestFirst(in);
+    const std::vector<int64_t> cheapest = CheapestFirst(in);
     for (int sweep = 0; sweep < 3; ++sweep) {
       for (Measure m : Active(in, o)) {
         const double tol = m.kind == kType ? o.type_tolerance : o.tolerance;
-        for (const Move& mv : PlanMoves(r, GatherLoads(r, in, m, K, *part), K, tol)) ApplyMove(in, m, mv, order, part);
+        const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, tol);
+        // Collective: every rank counts, whether or not it has a share to move.
+        const std::vector<int32_t> arcs = in.arcs_to_parts ? in.arcs_to_parts(*part) : std::vector<int32_t>();
+        for (const Move& mv : moves) ApplyMove(in, m, mv, MoveOrder(in, m, mv, *part, arcs, K, cheapest), part);
       }
     }
   }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct RepairInput {
   const std::vector<uint8_t>* train;      // train flags (empty = none)
   const std::vector<int32_t>* node_type = nullptr;       // type id of each block vertex (null or empty = untyped)
   const std::vector<std::string>* type_names = nullptr;  // by type id, for the report
+  // Arcs from each block vertex to each part under a given assignment
+  // (out[v * K + p]; collective). When set, a move takes the vertices that add
+  // the fewest cut arcs per unit moved; otherwise the lowest degree first.
+  std::function<std::vector<int32_t>(const std::vector<int32_t>& part)> arcs_to_parts;
 };
 
 struct BalanceOptions {

@@ -1,0 +1,68 @@
+#include "roles/partition/mpi/mpi_neighbor_parts.h"
+
+#include <algorithm>
+
+namespace dg::mpi {
+
+namespace {
+
+int OwnerOf(const std::vector<int64_t>& starts, int64_t v) {
+  return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), v) - starts.begin()) - 1;
+}
+
+// Distinct neighbours of the block that other ranks own, sorted.
+std::vector<int64_t> Ghosts(const BlockAdjacency& adj) {
+  const int64_t end = adj.first + adj.num_vertices;
+  std::vector<int64_t> g;
+  for (int64_t k = 0; k < adj.index[adj.num_vertices]; ++k)
+    if (adj.nbr[k] < adj.first || adj.nbr[k] >= end) g.push_back(adj.nbr[k]);
+  std::sort(g.begin(), g.end());
+  g.erase(std::unique(g.begin(), g.end()), g.end());
+  return g;
+}
+
+// The part of each ghost, asked of its owner.
+std::vector<int32_t> GhostParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& ghosts,
+                                const std::vector<int32_t>& part, int64_t batch) {
+  struct Ask {
+    int64_t vertex, slot;
+    int32_t from;
+  };
+  struct Answer {
+    int64_t slot;
+    int32_t part;
+  };
+  std::vector<Ask> asks;
+  AllToAll<Ask>(r, static_cast<int64_t>(ghosts.size()), batch, [&](int64_t i, auto send) {
+    send(OwnerOf(*adj.block_starts, ghosts[i]), Ask{ghosts[i], i, r.rank});
+  }, &asks);
+  std::vector<Answer> answers;
+  AllToAll<Answer>(r, static_cast<int64_t>(asks.size()), batch, [&](int64_t i, auto send) {
+    send(asks[i].from, Answer{asks[i].slot, part[asks[i].vertex - adj.first]});
+  }, &answers);
+  std::vector<int32_t> parts(ghosts.size(), 0);
+  for (const Answer& a : answers) parts[a.slot] = a.part;
+  return parts;
+}
+
+}  // namespace
+
+std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
+                                 int64_t batch) {
+  const std::vector<int64_t> ghosts = Ghosts(adj);
+  const std::vector<int32_t> ghost_part = GhostParts(r, adj, ghosts, part, batch);
+  const int64_t end = adj.first + adj.num_vertices;
+  std::vector<int32_t> out(static_cast<size_t>(adj.num_vertices) * K, 0);
+  for (int64_t v = 0; v < adj.num_vertices; ++v) {
+    for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k) {
+      const int64_t u = adj.nbr[k];
+      const int p = u >= adj.first && u < end
+                        ? part[u - adj.first]
+                        : ghost_part[std::lower_bound(ghosts.begin(), ghosts.end(), u) - ghosts.begin()];
+      ++out[static_cast<size_t>(v) * K + p];
+    }
+  }
+  return out;
+}
+
+}  // namespace dg::mpi
