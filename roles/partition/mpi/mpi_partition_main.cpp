@@ -72,8 +72,8 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
       ("progress-timeout", po::value(&f->progress_timeout)->default_value(3600),
-       "seconds without progress (a stage start or an exchange round) before a rank aborts the run, e.g. when "
-       "another host is cut off; 0 = never (must exceed PT-Scotch's longest step)")
+       "seconds without progress (a stage start, an exchange round or a completed MPI call, PT-Scotch's too) "
+       "before a rank aborts the run, e.g. when another host is cut off; 0 = never")
       ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
   po::variables_map vm;
   try {
@@ -225,6 +225,10 @@ Status Run(const Rank& r, const Flags& f) {
   Log(r, "  peak RSS (largest rank): %.1f MB\n", rss);
   Log(r, "  sent to other ranks: largest rank %.1f MB, all ranks %.1f MB\n",
       static_cast<double>(MaxAll(r, BytesSent())) / 1048576.0, static_cast<double>(SumAll(r, BytesSent())) / 1048576.0);
+  const ProgressStats ps = GetProgressStats();
+  Log(r, "  longest gap between progress marks: %.1f s (largest rank), %.0f completed MPI calls (all ranks)\n",
+      static_cast<double>(MaxAll(r, static_cast<int64_t>(ps.longest_gap_s * 1000))) / 1000.0,
+      static_cast<double>(SumAll(r, ps.mpi_marks)));
   Log(r, "done: %.0f parts in %.2f s\n", f.num_parts, Since(t0));
   return Status::OK();
 }

@@ -16,12 +16,25 @@ namespace dg::mpi {
 
 namespace {
 
-std::atomic<int64_t> g_last_ns{0};
+std::atomic<int64_t> g_last_ns{0};  // 0: no mark yet
+std::atomic<int64_t> g_longest_gap_ns{0};
+std::atomic<int64_t> g_mpi_marks{0};
 std::atomic<const char*> g_stage{"start"};
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// Resets the clock and keeps the longest gap between two marks.
+void Mark() {
+  const int64_t now = NowNs();
+  const int64_t prev = g_last_ns.exchange(now);
+  if (prev == 0) return;
+  const int64_t gap = now - prev;
+  int64_t longest = g_longest_gap_ns.load(std::memory_order_relaxed);
+  while (gap > longest && !g_longest_gap_ns.compare_exchange_weak(longest, gap)) {
+  }
 }
 
 [[noreturn]] void Abort(const std::string& who, double seconds) {
@@ -43,10 +56,22 @@ int64_t NowNs() {
 
 void Progress(const char* stage) {
   g_stage.store(stage);
-  g_last_ns.store(NowNs());
+  Mark();
 }
 
-void Progress() { g_last_ns.store(NowNs()); }
+void Progress() { Mark(); }
+
+void MpiProgress() {
+  g_mpi_marks.fetch_add(1, std::memory_order_relaxed);
+  Mark();
+}
+
+ProgressStats GetProgressStats() {
+  ProgressStats s;
+  s.longest_gap_s = static_cast<double>(g_longest_gap_ns.load()) / 1e9;
+  s.mpi_marks = g_mpi_marks.load();
+  return s;
+}
 
 void StartWatchdog(const Rank& r, double seconds) {
   if (seconds <= 0) return;
