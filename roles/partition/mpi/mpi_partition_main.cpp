@@ -120,9 +120,6 @@ void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 
 // or a plain one (mpi_input.h).
 Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& scratch) {
   const bool typed = f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
-  if (typed && (f.drop_self_loops || f.drop_duplicates))
-    return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
-                                   "(" + f.dataset + ") with --mpi; partition it on one machine");
   if (f.format == InputFormat::kOgb) return ReadOgbShard(r, f.dataset, f.undirected, scratch);
   if (!typed) return ReadShard(r, f.dataset, f.num_nodes, scratch);
   if (f.num_nodes >= 0)
@@ -171,8 +168,9 @@ Status Run(const Rank& r, const Flags& f) {
   norm.undirected = f.undirected && !in.types;
   norm.drop_self_loops = f.drop_self_loops;
   norm.drop_duplicates = f.drop_duplicates;
-  Progress("normalize");
-  const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in.edges);
+  Progress("normalize");  // a typed graph's drops are per edge type (mpi_typed_input.h)
+  const int64_t num_edges = in.types ? NormalizeTypedShards(r, blocks, norm, f.batch, &in)
+                                     : NormalizeShards(r, blocks, norm, f.batch, &in.edges);
   Log(r, "partition (MPI, %.0f ranks): %.0f nodes, %.0f edges\n", r.size, static_cast<double>(in.num_nodes),
       static_cast<double>(num_edges));
   if (in.types)
