@@ -224,9 +224,10 @@ Status Run(const Rank& r, const Flags& f) {
   Log(r, "  sent to other ranks: largest rank %.1f MB, all ranks %.1f MB\n",
       static_cast<double>(MaxAll(r, BytesSent())) / 1048576.0, static_cast<double>(SumAll(r, BytesSent())) / 1048576.0);
   const ProgressStats ps = GetProgressStats();
-  Log(r, "  longest gap between progress marks: %.1f s (largest rank), %.0f completed MPI calls (all ranks)\n",
-      static_cast<double>(MaxAll(r, static_cast<int64_t>(ps.longest_gap_s * 1000))) / 1000.0,
-      static_cast<double>(SumAll(r, ps.mpi_marks)));
+  auto max_s = [&](double s) { return static_cast<double>(MaxAll(r, static_cast<int64_t>(s * 1000))) / 1000.0; };
+  Log(r, "  longest wait in MPI without progress: %.1f s, longest gap between progress marks: %.1f s (largest rank), "
+         "%.0f completed MPI calls\n",
+      max_s(ps.longest_wait_s), max_s(ps.longest_gap_s), static_cast<double>(SumAll(r, ps.mpi_marks)));
   Log(r, "done: %.0f parts in %.2f s\n", f.num_parts, Since(t0));
   return Status::OK();
 }

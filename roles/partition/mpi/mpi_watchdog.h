@@ -4,14 +4,18 @@
 // and OpenMPI sees no failed process. Every rank therefore runs a thread
 // that watches a progress clock, reset at each stage start (Progress(stage)),
 // each exchange round or message (Progress()) and each MPI call that
-// completes communication, PT-Scotch's included (MpiProgress(), from the
-// PMPI wrappers of mpi_progress_shim.cpp). When the clock is older than the
-// deadline (--progress-timeout), the rank prints one line naming its rank,
-// host and stage, removes its staging and scratch directories (as on
-// SIGTERM, mpi_stage.h) and calls MPI_Abort; if the process is still alive
-// 10 s later (an abort that waits on the unreachable host) it exits itself.
-// The deadline must exceed the longest compute between two completed MPI
-// calls; the run's summary prints the longest gap it saw.
+// completes communication, PT-Scotch's included (the PMPI wrappers of
+// mpi_progress_shim.cpp). The clock counts only waiting: it runs while a
+// thread of the rank is inside a blocking MPI call (or polls a request that
+// has not completed) and is reset when the rank enters one after computing,
+// so a long computation between two MPI calls (PT-Scotch refining a band
+// graph on every rank for minutes) is never a stall, while a wait on a peer
+// that is gone is. When the clock is older than the deadline
+// (--progress-timeout), the rank prints one line naming its rank, host and
+// stage, removes its staging and scratch directories (as on SIGTERM,
+// mpi_stage.h) and calls MPI_Abort; if the process is still alive 10 s later
+// (an abort that waits on the unreachable host) it exits itself. The run's
+// summary prints the longest wait it saw (GetProgressStats).
 #pragma once
 
 #include <cstdint>
@@ -26,13 +30,18 @@ void StartWatchdog(const Rank& r, double seconds);
 void Progress(const char* stage);
 // The clock reset within the stage.
 void Progress();
-// The clock reset by a completed MPI call (any thread; an atomic exchange and
-// a rarely taken compare-exchange, cheap beside the call).
-void MpiProgress();
+
+// From the PMPI wrappers (any thread; a few atomic operations, cheap beside
+// the call). Around a blocking call: EnterMpi() before, LeaveMpi(completed)
+// after. A test: Polled(completed).
+void EnterMpi();
+void LeaveMpi(bool completed);
+void Polled(bool completed);
 
 struct ProgressStats {
-  double longest_gap_s = 0;  // between two marks of this rank
-  int64_t mpi_marks = 0;     // MpiProgress() calls so far
+  double longest_wait_s = 0;  // the clock's longest run inside MPI, ended by a completed call
+  double longest_gap_s = 0;   // between two marks, computing included
+  int64_t mpi_marks = 0;      // completed MPI calls so far
 };
 ProgressStats GetProgressStats();
 
