@@ -1,6 +1,6 @@
 // The progress deadline of distgnn-mpi-partition (mpi_watchdog.h) against
 // PT-Scotch: a run whose SCOTCH_dgraphPart computes for several times
-// --progress-timeout completes and its output verifies, since the clock runs
+// --progress-timeout completes and `partition verify` passes, since the clock runs
 // only while a rank waits inside MPI and PT-Scotch's own calls reach the
 // PMPI wrappers of mpi_progress_shim.cpp (on Cora, PT-Scotch's run counts
 // more completed MPI calls than --method random's). The summary's longest
@@ -10,9 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/storage/dataset.h"
 #include "test/partition/mpi_run.h"
-#include "test/partition/partition_checks.h"
 #include "test/support/skip.h"
 #include "test/support/test_support.h"
 
@@ -61,7 +59,7 @@ TEST_CASE("MPI partition: PT-Scotch computing for longer than --progress-timeout
           "[partition][mpi][liveness]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   TempDir tmp;
-  // PT-Scotch takes 8 to 18 s here on 2 ranks (2 cores shared with other jobs).
+  // PT-Scotch takes 7 to 18 s here on 2 ranks (2 cores shared with other jobs).
   auto gen = RunDistgnn({"generate", "--nodes", "100000", "--edges", "1000000", "--feat-dim", "4", "--classes", "4",
                          "--seed", "1", "--out", tmp / "ds"});
   INFO(gen.output);
@@ -73,7 +71,7 @@ TEST_CASE("MPI partition: PT-Scotch computing for longer than --progress-timeout
   INFO(r.output);
   CHECK(r.output.find("no progress for") == std::string::npos);
   REQUIRE(r.exit_code == 0);
-  // PT-Scotch alone outlasted the deadline (2.5 to 6 times over here)...
+  // PT-Scotch alone outlasted the deadline (2.4 to 6 times over here)...
   const double assign = NumberAfter(r.output, "  assign: ");
   CHECK(assign > timeout);
   // ...while no wait inside MPI came near it.
@@ -83,16 +81,6 @@ TEST_CASE("MPI partition: PT-Scotch computing for longer than --progress-timeout
   WARN("liveness: PT-Scotch's stage took " << assign << " s under a " << timeout << " s deadline; longest wait in "
                                            << "MPI " << wait << " s, longest gap between marks "
                                            << NumberAfter(r.output, "longest gap between progress marks: ") << " s");
-  EdgeListOptions eo;
-  eo.undirected = true;
-  auto ds = LoadDataset(tmp / "ds", eo);
-  REQUIRE(ds.ok());
-  ReferenceGraph g;
-  g.num_nodes = ds->num_nodes;
-  g.src = ds->edges.src;
-  g.dst = ds->edges.dst;
-  g.node_data = ds->node_data;
-  CheckPartition(tmp / "parts/g.json", g, 2);
   auto v = RunDistgnn({"partition", "verify", tmp / "parts/g.json"});
   INFO(v.output);
   CHECK(v.exit_code == 0);

@@ -1,8 +1,8 @@
 // Completed MPI communication counts as progress for the watchdog
 // (mpi_watchdog.h), PT-Scotch's included. SCOTCH_dgraphPart is one call that
 // runs for many minutes on a large graph without returning to us, so stage
-// marks alone would force a deadline longer than PT-Scotch's whole compute
-// (an hour by default), and a cut-off host would be noticed only that late.
+// marks alone forced a deadline longer than PT-Scotch's whole compute (it
+// was an hour), and a cut-off host was noticed only that late.
 // PT-Scotch talks to the other ranks all along, though: through the MPI
 // profiling interface (PMPI) this executable defines the MPI functions that
 // block or complete communication, each calling its PMPI_ twin between
