@@ -47,7 +47,7 @@ struct Flags {
   int num_parts = 0;
   int64_t num_nodes = -1, batch = 1 << 20;
   uint64_t seed = 0;
-  double imbalance = 0.03, progress_timeout = 300;
+  double imbalance = 0.03, progress_timeout = 900;
   bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
 };
 
@@ -71,7 +71,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("force", po::bool_switch(&f->force), "replace an existing output directory")
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
-      ("progress-timeout", po::value(&f->progress_timeout)->default_value(300),
+      ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
        "seconds a rank waits inside MPI without progress (a stage start, an exchange round or a completed MPI "
        "call, PT-Scotch's too) before it aborts the run, e.g. when another host is cut off; 0 = never")
       ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
