@@ -8,10 +8,15 @@
 // single-machine writer's, and a rerun with the same P, K and seed writes the
 // same bytes. The edge cut is reported beside METIS's. A generated mag-shaped
 // graph (.npy edge files, a paper -> paper type) runs on 3 ranks into 4 parts.
+// IMDB with added self loops and duplicates keeps, under --drop-self-loops and
+// --drop-duplicates, the edge set per type of `distgnn partition`, ids included.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 
+#include "common/io/npy.h"
 #include "common/storage/partition.h"
 #include "common/storage/typed_dataset.h"
 #include "test/partition/mpi_run.h"
@@ -122,16 +127,127 @@ TEST_CASE("MPI partition of a generated mag-shaped graph with .npy edge files on
   CheckNodeAndTrainBalance(cfg);
 }
 
+namespace {
+
+// IMDB plus self loops and duplicates: the starring file repeats its first
+// 300 lines, and two movie -> movie types share their first pairs (the same
+// pair in two types is two edges), hold self loops and repeat pairs; one is
+// a text file, the other an [E, 2] .npy.
+void WriteImdbWithLoopsAndDuplicates(const std::string& dir) {
+  fs::copy(ImdbDir(), dir, fs::copy_options::recursive);
+  const std::string starring = dir + "/edges/movie__starring__actor.tsv";
+  const std::string text = ReadAll(starring);
+  size_t cut = 0;
+  for (int k = 0; k < 300; ++k) cut = text.find('\n', cut) + 1;
+  std::ofstream(starring, std::ios::app) << text.substr(0, cut);
+  const int64_t movies = 4181;
+  std::vector<std::pair<int64_t, int64_t>> similar, remake;
+  for (int64_t i = 0; i < 3000; ++i) {
+    const int64_t a = (i * 7919) % movies, b = (i * 104729 + 13) % movies;
+    similar.push_back({a, i % 10 == 0 ? a : b});  // every tenth a self loop
+    if (i % 3 == 0) similar.push_back({a, i % 10 == 0 ? a : b});
+    if (i < 500) remake.push_back(similar.back());
+    remake.push_back({b, i % 7 == 0 ? b : a});
+  }
+  std::ofstream sim(dir + "/edges/movie__similar__movie.tsv");
+  for (auto [a, b] : similar) sim << a << '\t' << b << '\n';
+  Array rm = Array::Zeros(DType::kInt64, {static_cast<int64_t>(remake.size()), 2});
+  for (size_t k = 0; k < remake.size(); ++k) {
+    rm.as<int64_t>()[2 * k] = remake[k].first;
+    rm.as<int64_t>()[2 * k + 1] = remake[k].second;
+  }
+  REQUIRE(NpyWrite(dir + "/edges/movie__remake__movie.npy", rm).ok());
+  std::ofstream(dir + "/meta.json") << TypedMetaJson(
+      {{"movie", movies}, {"director", 2082}, {"actor", 5257}, {"keyword", 2669}},
+      {{"movie", "directed_by", "director"}, {"movie", "starring", "actor"}, {"movie", "has_keyword", "keyword"},
+       {"movie", "similar", "movie"}, {"movie", "remake", "movie"}},
+      "movie", 3);
+}
+
+// (type-local src, type-local dst) of every edge of a typed partition, per edge type, sorted.
+std::vector<std::vector<std::pair<int64_t, int64_t>>> EdgesByType(const std::string& json) {
+  auto cfg = LoadAnyPartitionConfig(json);
+  REQUIRE(cfg.ok());
+  auto on = NpyMap(cfg->base_dir + "/" + cfg->orig_nids);
+  REQUIRE(on.ok());
+  const int64_t* orig = on->as<int64_t>();
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> out(cfg->edge_types.size());
+  for (int p = 0; p < cfg->num_parts; ++p) {
+    auto lp = OpenLocalPartition(*cfg, p);
+    REQUIRE(lp.ok());
+    const int64_t* ip = lp->indptr.as<int64_t>();
+    const int64_t* ix = lp->indices.as<int64_t>();
+    const uint8_t* et = lp->edge_types.as<uint8_t>();
+    for (int64_t i = 0; i < lp->num_owned(); ++i)
+      for (int64_t j = ip[i]; j < ip[i + 1]; ++j) out[et[j]].push_back({orig[ix[j]], orig[lp->node_begin + i]});
+  }
+  for (auto& v : out) std::sort(v.begin(), v.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("MPI partition of a typed dataset drops self loops and duplicates per edge type as on one machine",
+          "[partition][mpi][typed]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  TempDir tmp;
+  const std::string ds_dir = tmp / "ds";
+  WriteImdbWithLoopsAndDuplicates(ds_dir);
+  struct Case {
+    int np;
+    std::vector<std::string> flags;
+    TypedLoadOptions lo;
+  };
+  const std::vector<Case> cases = {
+      {2, {"--undirected", "--drop-self-loops", "--drop-duplicates"}, {true, true, true}},
+      {3, {"--drop-self-loops"}, {false, true, false}},
+      {2, {"--drop-duplicates"}, {false, false, true}},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const std::string tag = std::to_string(c);
+    std::vector<std::string> common = {"--dataset", ds_dir, "--num-parts", "2", "--name", "g"};
+    common.insert(common.end(), cases[c].flags.begin(), cases[c].flags.end());
+    std::vector<std::string> mpi_args = common, one_args = {"partition"};
+    mpi_args.insert(mpi_args.end(), {"--out", tmp / ("mpi" + tag)});
+    one_args.insert(one_args.end(), common.begin(), common.end());
+    one_args.insert(one_args.end(), {"--out", tmp / ("one" + tag)});
+    auto r = RunMpi(cases[c].np, mpi_args, tmp / ("log" + tag));
+    INFO("case " << c << " P=" << cases[c].np << "\n" << r.output);
+    REQUIRE(r.exit_code == 0);
+    auto one = RunDistgnn(one_args);
+    INFO(one.output);
+    REQUIRE(one.exit_code == 0);
+    // Ids included: edge i of type e is NormalizeTypedEdges' edge i.
+    auto ds = LoadTypedDataset(ds_dir, cases[c].lo);
+    REQUIRE(ds.ok());
+    CheckTypedPartition(tmp / ("mpi" + tag + "/g.json"), *ds, 2);
+    const auto mpi_edges = EdgesByType(tmp / ("mpi" + tag + "/g.json"));
+    const auto one_edges = EdgesByType(tmp / ("one" + tag + "/g.json"));
+    REQUIRE(mpi_edges.size() == (cases[c].lo.undirected ? 10u : 5u));
+    for (size_t e = 0; e < mpi_edges.size(); ++e) {
+      INFO("edge type " << e);
+      CHECK(mpi_edges[e].size() == one_edges[e].size());
+      CHECK(mpi_edges[e] == one_edges[e]);
+    }
+    // The cases remove something, and the pairs the two movie types share stay in both.
+    auto raw = LoadTypedDataset(ds_dir, TypedLoadOptions{});
+    REQUIRE(raw.ok());
+    CHECK(ds->NumEdges() < raw->NumEdges() * (cases[c].lo.undirected ? 2 : 1));
+    const std::pair<int64_t, int64_t> shared{7919 % 4181, (104729 + 13) % 4181};  // i = 1 above
+    for (int e : {3, 4}) CHECK(std::count(mpi_edges[e].begin(), mpi_edges[e].end(), shared) >= 1);
+  }
+}
+
 TEST_CASE("MPI partition of a typed dataset refuses what it does not support with one message",
           "[partition][mpi][typed]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   TempDir tmp;
-  auto r = RunMpi(2, {"--dataset", ImdbDir(), "--drop-duplicates", "--num-parts", "2", "--name", "x", "--out",
+  auto r = RunMpi(2, {"--dataset", ImdbDir(), "--num-nodes", "100", "--num-parts", "2", "--name", "x", "--out",
                       tmp / "x"},
                   tmp / "log", 60);
   INFO(r.output);
   CHECK(r.exit_code != 0);
-  CHECK(r.output.find("not supported for a typed dataset") != std::string::npos);
+  CHECK(r.output.find("is a typed dataset; its meta.json gives the node count") != std::string::npos);
   CHECK(r.output.find("rank 0 on ") != std::string::npos);
   CHECK(NoTraceOf(tmp.path(), "x"));
 }

@@ -52,7 +52,7 @@ struct Flags {
   int num_parts = 0;
   int64_t num_nodes = -1, batch = 1 << 20;
   uint64_t seed = 0;
-  double imbalance = 0.03, progress_timeout = 3600;
+  double imbalance = 0.03, progress_timeout = 900;
   bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
   std::map<std::string, std::string> edge_data;  // --edge-data: name -> file
   std::optional<EdgeSplitFractions> edge_split;
@@ -82,9 +82,9 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("force", po::bool_switch(&f->force), "replace an existing output directory")
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
-      ("progress-timeout", po::value(&f->progress_timeout)->default_value(3600),
-       "seconds without progress (a stage start or an exchange round) before a rank aborts the run, e.g. when "
-       "another host is cut off; 0 = never (must exceed PT-Scotch's longest step)")
+      ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
+       "seconds a rank waits inside MPI without progress (a stage start, an exchange round or a completed MPI "
+       "call, PT-Scotch's too) before it aborts the run, e.g. when another host is cut off; 0 = never")
       ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
   po::variables_map vm;
   try {
@@ -139,9 +139,6 @@ void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 
 // or a plain one (mpi_input.h).
 Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& scratch) {
   const bool typed = f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
-  if (typed && (f.drop_self_loops || f.drop_duplicates))
-    return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "
-                                   "(" + f.dataset + ") with --mpi; partition it on one machine");
   if (f.format == InputFormat::kOgb) return ReadOgbShard(r, f.dataset, f.undirected, scratch);
   if (!typed) return ReadShard(r, f.dataset, f.num_nodes, scratch);
   if (f.num_nodes >= 0)
@@ -181,7 +178,9 @@ Result<int64_t> Normalize(const Rank& r, const Flags& f, const VertexBlocks& blo
     x->arrays = std::move(*mapped);
     x->origins = NormalizedOrigins(r, blocks, norm, input_edges, f.batch, in->edges);
   }
-  const int64_t num_edges = NormalizeShards(r, blocks, norm, f.batch, &in->edges);
+  // A typed graph's drops are per edge type (mpi_typed_input.h).
+  const int64_t num_edges = in->types ? NormalizeTypedShards(r, blocks, norm, f.batch, in)
+                                      : NormalizeShards(r, blocks, norm, f.batch, &in->edges);
   if (!f.edge_data.empty()) {  // a check of NormalizedOrigins against NormalizeShards
     Status st;
     if (x->origins.size() != in->edges.size())
@@ -304,6 +303,11 @@ Status Run(const Rank& r, const Flags& f) {
   Log(r, "  peak RSS (largest rank): %.1f MB\n", rss);
   Log(r, "  sent to other ranks: largest rank %.1f MB, all ranks %.1f MB\n",
       static_cast<double>(MaxAll(r, BytesSent())) / 1048576.0, static_cast<double>(SumAll(r, BytesSent())) / 1048576.0);
+  const ProgressStats ps = GetProgressStats();
+  auto max_s = [&](double s) { return static_cast<double>(MaxAll(r, static_cast<int64_t>(s * 1000))) / 1000.0; };
+  Log(r, "  longest wait in MPI without progress: %.1f s, longest gap between progress marks: %.1f s (largest rank), "
+         "%.0f completed MPI calls\n",
+      max_s(ps.longest_wait_s), max_s(ps.longest_gap_s), static_cast<double>(SumAll(r, ps.mpi_marks)));
   Log(r, "done: %.0f parts in %.2f s\n", f.num_parts, Since(t0));
   return Status::OK();
 }

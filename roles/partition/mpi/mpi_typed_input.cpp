@@ -68,6 +68,40 @@ Result<ShardInput> ReadTypedShard(const Rank& r, const std::string& dir, bool un
   return in;
 }
 
+int64_t NormalizeTypedShards(const Rank& r, const VertexBlocks& blocks, const EdgeListOptions& opts, int64_t batch,
+                             ShardInput* in) {
+  if (!opts.drop_self_loops && !opts.drop_duplicates) return SumAll(r, static_cast<int64_t>(in->edges.size()));
+  TypeLayout l = *in->types;  // node arrays are shared, not copied
+  const int F = l.num_file_edge_types;
+  const bool undirected = static_cast<int>(l.edge_types.size()) > F;
+  // This rank's edges of each file type in input order (its rows of the type
+  // follow the lower ranks', as NormalizeShards' filter renumbering needs).
+  std::vector<std::vector<Edge>> by_type(static_cast<size_t>(F));
+  for (const Edge& e : in->edges) {
+    const int t = l.EdgeType(e.id);
+    if (t < F) by_type[t].push_back(e);
+  }
+  std::vector<Edge>().swap(in->edges);
+  EdgeListOptions o;
+  o.drop_self_loops = opts.drop_self_loops;
+  o.drop_duplicates = opts.drop_duplicates;
+  std::vector<int64_t> count(static_cast<size_t>(F));
+  for (int t = 0; t < F; ++t) count[t] = NormalizeShards(r, blocks, o, batch, &by_type[t]);
+  l.edge_offsets.assign(1, 0);  // the file types, then their rev_ types
+  for (int pass = 0; pass < (undirected ? 2 : 1); ++pass)
+    for (int t = 0; t < F; ++t) l.edge_offsets.push_back(l.edge_offsets.back() + count[t]);
+  for (int t = 0; t < F; ++t) {
+    for (const Edge& e : by_type[t]) {
+      in->edges.push_back({e.src, e.dst, l.edge_offsets[t] + e.id});
+      if (undirected) in->edges.push_back({e.dst, e.src, l.edge_offsets[F + t] + e.id});
+    }
+    std::vector<Edge>().swap(by_type[t]);
+  }
+  const int64_t total = l.edge_offsets.back();
+  in->types = std::make_shared<const TypeLayout>(std::move(l));
+  return total;
+}
+
 std::vector<int32_t> BlockNodeTypes(const TypeLayout& l, int64_t first, int64_t count) {
   std::vector<int32_t> type(static_cast<size_t>(count));
   int t = count > 0 ? l.NodeType(first) : 0;

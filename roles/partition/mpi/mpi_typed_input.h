@@ -9,7 +9,8 @@
 // and under --undirected the rev_ copy of edge i of file type e is edge i of
 // type e + (number of file types), with its ends swapped. The typed
 // --undirected adds types instead of merging arcs, so no edge is dropped and
-// the ranks need no exchange to normalize.
+// the ranks need no exchange to normalize unless self loops or duplicates are
+// dropped (NormalizeTypedShards).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,19 @@ namespace dg::mpi {
 
 Result<ShardInput> ReadTypedShard(const Rank& r, const std::string& dataset_dir, bool undirected,
                                   const std::string& scratch_dir);
+
+// --drop-self-loops and --drop-duplicates (opts.undirected is ignored: the
+// rev_ types are read) on a typed shard, the single-machine rule
+// (NormalizeTypedEdges): within each edge type a self loop (only a type whose
+// source and destination node types are the same has them) or a repeated
+// (src, dst) is dropped, while the same pair in two edge types is two edges.
+// Each file edge type goes through NormalizeShards on its own (sorted by
+// (src, dst) on the source's owner when dropping duplicates, else filtered in
+// input order), so edge i of type e becomes edge_offsets[e] + i with the new
+// counts, NormalizeTypedEdges' ids; the rev_ types are rebuilt from the kept
+// edges and in->types gets the new edge offsets. Returns the number of edges.
+int64_t NormalizeTypedShards(const Rank& r, const VertexBlocks& blocks, const EdgeListOptions& opts, int64_t batch,
+                             ShardInput* in);
 
 // Node type ids and train flags (the target type's split == 0; empty without
 // a split) of the block [first, first + count).
