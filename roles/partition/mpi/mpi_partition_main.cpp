@@ -23,7 +23,6 @@
 #include <optional>
 #include <sstream>
 
-#include "common/base/logging.h"
 #include "common/storage/link_split.h"
 #include "common/storage/ogb_dataset.h"
 #include "common/storage/typed_dataset.h"
