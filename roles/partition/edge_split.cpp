@@ -34,25 +34,15 @@ Status WriteGlobalLinkSplit(const PartitionConfig& cfg, const HeldOutEdges& held
       DG_RETURN_IF_ERROR(NpyWrite(cfg.PartDir(p) + "/" + which + "_edges.npy", a));
     }
   }
-  const std::string path = cfg.base_dir + "/link_split.json";
-  std::ofstream f(path + ".tmp");
-  f << "{\"fractions\": ";
-  if (fractions[0] < 0)  // the dataset's edge_split.npy
-    f << "null";
-  else
-    f << "[" << JsonNumber(fractions[0]) << ", " << JsonNumber(fractions[1]) << ", " << JsonNumber(fractions[2]) << "]";
-  f << ", \"seed\": " << seed << ", \"undirected\": " << (undirected ? "true" : "false")
-    << ", \"num_train\": " << num_train_edges << ", \"num_val\": " << held.val.src.size()
-    << ", \"num_test\": " << held.test.src.size();
-  if (!etype.empty())
-    f << ", \"etype\": " << JsonQuote(etype) << ", \"reverse_etype\": "
-      << (reverse_etype.empty() ? std::string("null") : JsonQuote(reverse_etype));
-  f << "}\n";
-  f.close();
-  if (!f) return Status::IOError("write " + path + " failed");
-  std::error_code ec;
-  std::filesystem::rename(path + ".tmp", path, ec);
-  if (ec) return Status::IOError("rename " + path + ": " + ec.message());
+  LinkSplitSummary summary{fractions,
+                           seed,
+                           undirected,
+                           num_train_edges,
+                           static_cast<int64_t>(held.val.src.size()),
+                           static_cast<int64_t>(held.test.src.size()),
+                           etype,
+                           reverse_etype};
+  DG_RETURN_IF_ERROR(WriteLinkSplitJson(cfg.base_dir, summary));
   PartitionConfig with_split = cfg;
   return RecordAddedFiles(&with_split);  // the held-out edges and link_split.json get checksums too
 }
@@ -67,6 +57,29 @@ Status MapIds(const std::string& path, const Array& map, std::vector<int64_t>* i
 }
 
 }  // namespace
+
+Status WriteLinkSplitJson(const std::string& base_dir, const LinkSplitSummary& s) {
+  const std::string path = base_dir + "/link_split.json";
+  std::ofstream f(path + ".tmp");
+  f << "{\"fractions\": ";
+  if (s.fractions[0] < 0)  // the dataset's edge_split.npy
+    f << "null";
+  else
+    f << "[" << JsonNumber(s.fractions[0]) << ", " << JsonNumber(s.fractions[1]) << ", " << JsonNumber(s.fractions[2])
+      << "]";
+  f << ", \"seed\": " << s.seed << ", \"undirected\": " << (s.undirected ? "true" : "false")
+    << ", \"num_train\": " << s.num_train << ", \"num_val\": " << s.num_val << ", \"num_test\": " << s.num_test;
+  if (!s.etype.empty())
+    f << ", \"etype\": " << JsonQuote(s.etype) << ", \"reverse_etype\": "
+      << (s.reverse_etype.empty() ? std::string("null") : JsonQuote(s.reverse_etype));
+  f << "}\n";
+  f.close();
+  if (!f) return Status::IOError("write " + path + " failed");
+  std::error_code ec;
+  std::filesystem::rename(path + ".tmp", path, ec);
+  if (ec) return Status::IOError("rename " + path + ": " + ec.message());
+  return Status::OK();
+}
 
 Status WriteLinkSplit(const PartitionConfig& cfg, const HeldOutEdges& held, const EdgeSplitFractions& fractions,
                       uint64_t seed, bool undirected, int64_t num_train_edges) {

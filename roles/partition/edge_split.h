@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "common/base/status.h"
 #include "common/storage/link_split.h"
@@ -26,6 +27,17 @@
 #include "common/storage/typed_dataset.h"
 
 namespace dg {
+
+// What OUT/link_split.json records (layout: common/storage/link_split.h).
+struct LinkSplitSummary {
+  EdgeSplitFractions fractions{};  // fractions[0] < 0: the dataset's own edge_split.npy (null)
+  uint64_t seed = 0;
+  bool undirected = false;
+  int64_t num_train = 0, num_val = 0, num_test = 0;
+  std::string etype, reverse_etype;  // a typed split's edge type ("" = homogeneous); reverse "" = none
+};
+// Writes base_dir/link_split.json under a temporary name and renames it into place.
+Status WriteLinkSplitJson(const std::string& base_dir, const LinkSplitSummary& s);
 
 Status WriteLinkSplit(const PartitionConfig& cfg, const HeldOutEdges& held, const EdgeSplitFractions& fractions,
                       uint64_t seed, bool undirected, int64_t num_train_edges);

@@ -42,8 +42,6 @@
 
 namespace dg {
 
-namespace {
-
 Status ParseNamedFiles(const std::string& flag, const std::vector<std::string>& items,
                        std::map<std::string, std::string>* out) {
   for (const std::string& item : items) {
@@ -56,6 +54,8 @@ Status ParseNamedFiles(const std::string& flag, const std::vector<std::string>& 
   }
   return Status::OK();
 }
+
+namespace {
 
 // Writes the input's intermediate files into the scratch directory and
 // completes *src with them (--format ogb: ogb_input.h).

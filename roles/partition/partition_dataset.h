@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct PartitionDatasetOptions {
 };
 
 Status PartitionDataset(const PartitionDatasetOptions& options);
+
+// `--node-data` / `--edge-data` items NAME=FILE.npy into *out (name -> file);
+// a malformed item or a name given twice is one error naming `flag`.
+Status ParseNamedFiles(const std::string& flag, const std::vector<std::string>& items,
+                       std::map<std::string, std::string>* out);
 
 // A typed dataset already in memory (the OGB reader, tests) -> a typed
 // partition; progress and the "done" line on stdout. Empties ds's edges.

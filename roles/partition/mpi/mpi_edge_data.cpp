@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "common/io/npy.h"
+#include "roles/partition/partition_dataset.h"
 #include "roles/partition/partition_output.h"
 
 namespace dg::mpi {
@@ -28,16 +29,10 @@ struct Keyed {
 
 Result<std::map<std::string, std::string>> ParseEdgeDataFlags(const std::vector<std::string>& items) {
   std::map<std::string, std::string> out;
-  for (const std::string& item : items) {
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      return Status::InvalidArgument("--edge-data '" + item + "': expected NAME=FILE.npy");
-    const std::string name = item.substr(0, eq);
+  DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", items, &out));
+  for (const auto& [name, file] : out)
     if (!FileName(name))
-      return Status::InvalidArgument("--edge-data '" + item + "': NAME must be letters, digits, '_', '-', '.'");
-    if (out.count(name)) return Status::InvalidArgument("--edge-data: name '" + name + "' given twice");
-    out[name] = item.substr(eq + 1);
-  }
+      return Status::InvalidArgument("--edge-data '" + name + "=" + file + "': NAME must be letters, digits, '_', '-', '.'");
   return out;
 }
 

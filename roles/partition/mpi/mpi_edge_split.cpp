@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <tuple>
 
-#include "common/io/json_writer.h"
 #include "common/io/npy.h"
 
 namespace dg::mpi {
@@ -114,17 +112,6 @@ Status WriteHeldOutEdges(const std::string& part_dir, const Edge* val, int64_t n
     DG_RETURN_IF_ERROR(NpyWrite(part_dir + "/" + which + "_edges.npy", a));
   }
   return Status::OK();
-}
-
-Status WriteLinkSplitJson(const std::string& dir, const LinkSplitOptions& o, const HeldOut& held) {
-  const std::string path = dir + "/link_split.json";
-  std::ofstream f(path);
-  f << "{\"fractions\": [" << JsonNumber(o.fractions[0]) << ", " << JsonNumber(o.fractions[1]) << ", "
-    << JsonNumber(o.fractions[2]) << "], \"seed\": " << o.seed << ", \"undirected\": "
-    << (o.undirected ? "true" : "false") << ", \"num_train\": " << held.num_train << ", \"num_val\": "
-    << held.num_val << ", \"num_test\": " << held.num_test << "}\n";
-  f.close();
-  return f ? Status::OK() : Status::IOError("write " + path + " failed");
 }
 
 }  // namespace dg::mpi

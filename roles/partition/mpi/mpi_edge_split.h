@@ -51,7 +51,4 @@ HeldOut SplitShards(const Rank& r, const LinkSplitOptions& o, int64_t batch, std
 Status WriteHeldOutEdges(const std::string& part_dir, const Edge* val, int64_t num_val, const Edge* test,
                          int64_t num_test);
 
-// dir/link_split.json as `partition --edge-split` writes it.
-Status WriteLinkSplitJson(const std::string& dir, const LinkSplitOptions& o, const HeldOut& held);
-
 }  // namespace dg::mpi

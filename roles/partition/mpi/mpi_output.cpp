@@ -8,6 +8,7 @@
 #include "roles/partition/mpi/mpi_edge_data.h"
 #include "roles/partition/mpi/mpi_shared_column.h"
 #include "roles/partition/mpi/mpi_typed_output.h"
+#include "roles/partition/edge_split.h"
 #include "roles/partition/partition_output.h"
 #include "roles/partition/source_index.h"
 
@@ -273,7 +274,9 @@ std::vector<std::string> SharedFiles(const GraphShards& g) {
 Status FinishShared(const Rank& r, const SharedStage& stage, const GraphShards& g, const OutputOptions& o,
                     int my_lo, int my_hi, PartitionConfig* cfg) {
   if (g.held) {
-    const Status st = stage.leader() ? WriteLinkSplitJson(stage.path(), o.link, *g.held) : Status::OK();
+    const LinkSplitSummary summary{o.link.fractions, o.link.seed,        o.link.undirected,
+                                   g.held->num_train, g.held->num_val, g.held->num_test};
+    const Status st = stage.leader() ? WriteLinkSplitJson(stage.path(), summary) : Status::OK();
     DG_RETURN_IF_ERROR(Agree(r, st));
   }
   Progress("checksums");
