@@ -241,8 +241,8 @@ std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, cons
 namespace {
 
 // PT-Scotch's parts for this rank's block, repaired. The rank's edges wait in
-// o.spill_dir meanwhile (when set): PT-Scotch's copies of the graph dominate
-// a rank's memory, and the edges are not read again until the output.
+// o.spill_dir meanwhile (when set): PT-Scotch's copies of the graph are the
+// assignment's largest memory, and the edges are not read again until the output.
 Result<Assignment> ScotchAssign(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                 const BlockVertices& bv, const AssignOptions& o, const BalanceOptions& bo) {
   const int64_t n = blocks.Count(r.rank), num_nodes = blocks.First(r.size);

@@ -134,10 +134,15 @@ void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 
   std::fflush(stdout);
 }
 
+// Whether --dataset (in --format) is a typed graph.
+bool IsTypedInput(const Flags& f) {
+  return f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
+}
+
 // OGB's files (mpi_ogb_input.h), a typed dataset directory (mpi_typed_input.h)
 // or a plain one (mpi_input.h).
 Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& scratch) {
-  const bool typed = f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
+  const bool typed = IsTypedInput(f);
   if (f.format == InputFormat::kOgb) return ReadOgbShard(r, f.dataset, f.undirected, scratch);
   if (!typed) return ReadShard(r, f.dataset, f.num_nodes, scratch);
   if (f.num_nodes >= 0)
@@ -149,7 +154,7 @@ Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& s
 // --edge-data and --edge-split take a homogeneous dataset, as on one machine.
 Status CheckEdgeFlags(const Flags& f) {
   if (f.edge_data.empty() && !f.edge_split) return Status::OK();
-  const bool typed = f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
+  const bool typed = IsTypedInput(f);
   if (typed && !f.edge_data.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
   if (typed)
     return Status::InvalidArgument("--edge-split with --mpi splits a homogeneous dataset; split a typed one "

@@ -237,7 +237,7 @@ BalanceReport MeasureBalance(const Rank& r, const RepairInput& in, const Balance
 BalanceReport RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o, std::vector<int32_t>* part) {
   const int K = o.num_parts;
   if (K > 1) {
-    const std::vector<int64_t> cheapest = CheapestFirst(in);
+    const std::vector<int64_t> cheapest = in.arcs_to_parts ? std::vector<int64_t>() : CheapestFirst(in);
     for (int sweep = 0; sweep < 3; ++sweep) {
       for (Measure m : Active(in, o)) {
         const double tol = m.kind == kType ? o.type_tolerance : o.tolerance;

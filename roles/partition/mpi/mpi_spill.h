@@ -1,6 +1,7 @@
 // Records parked in a file while a stage that does not read them runs, so
 // their memory is free meanwhile: a rank's edge list waits on disk while
-// PT-Scotch, whose copies of the graph dominate the rank's memory, partitions.
+// PT-Scotch, whose copies of the graph are the assignment's largest memory,
+// partitions.
 #pragma once
 
 #include <cstddef>
