@@ -1,5 +1,7 @@
 #include "test/server/server_fixture.h"
 
+#include <algorithm>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -41,8 +43,10 @@ void ServerCluster::Start(const std::string& json, int num_parts, int servers_pe
       std::vector<std::string> argv = {DistgnnBin(), "--role", "server", "--partition-config", json,
                                        "--part", std::to_string(p), "--index", std::to_string(i),
                                        "--host", "127.0.0.1", "--port", "0",
-                                       "--threads", "2", "--token", token, "--heartbeat", "0.2",
-                                       "--peer-timeout", "3"};
+                                       "--threads", "2", "--token", token, "--heartbeat", "0.2"};
+      // --peer-timeout 3 unless the test sets its own.
+      if (std::find(extra.begin(), extra.end(), "--peer-timeout") == extra.end())
+        argv.insert(argv.end(), {"--peer-timeout", "3"});
       argv.insert(argv.end(), extra.begin(), extra.end());
       auto proc = std::make_unique<Subprocess>();
       proc->Start(argv, *logdir_ / ("server" + std::to_string(p) + "_" + std::to_string(i) + ".log"));
