@@ -3,7 +3,8 @@
 // is checked against the input graph in memory (partition_checks.h: every edge
 // once in its destination's part, ownership ranges, node rows by orig_nids,
 // seed files), each part's aggregation index against the single-machine
-// writer's (WriteAggregateIndex over the same CSRs), `partition verify` finds
+// writer's (WriteAggregateIndex over the same CSRs), the cut refinement
+// cuts no more than the repair left, `partition verify` finds
 // every file matching its recorded checksum, and a run is byte for
 // byte the same for the same P, K and seed. `distgnn partition --mpi` runs
 // the same binary. User mistakes end every rank with one message and leave
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -74,6 +76,10 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
       CHECK(pi.num_nodes <= 1.05 * g.num_nodes / k + 1);
       CHECK(pi.num_train <= 1.05 * train / k + 1);
     }
+    // The cut refinement after the repair never cuts more than it found.
+    std::smatch refine;
+    REQUIRE(std::regex_search(r.output, refine, std::regex("refine: cut ([0-9]+) -> ([0-9]+) edges")));
+    CHECK(std::stoll(refine[2]) <= std::stoll(refine[1]));
     CheckAggregateIndex(cfg, tmp / ("agg" + tag));
     CHECK(NoTraceOf(tmp.path(), ".cora" + tag + "."));
     auto v = RunDistgnn({"partition", "verify", out + "/cora.json"});  // NAME.json records every file's SHA-256

@@ -268,7 +268,9 @@ Result<Assignment> ScotchAssign(const Rank& r, const VertexBlocks& blocks, std::
   rin.arcs_to_parts = [&](const std::vector<int32_t>& part) {
     return ArcsToParts(r, block_adj, part, o.num_parts, o.batch);
   };
-  out.balance = RepairBalance(r, rin, bo, &out.part);
+  RepairBalance(r, rin, bo, &out.part);
+  out.refine = RefineCut(r, rin, bo, &out.part);
+  out.balance = MeasureBalance(r, rin, bo, out.part);
   adj = LocalAdjacency();
   if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Unspill(spill, num_edges, edges)));
   return out;

@@ -22,6 +22,7 @@
 #include "common/base/status.h"
 #include "common/storage/dataset.h"
 #include "roles/partition/mpi/mpi_exchange.h"
+#include "roles/partition/mpi/mpi_refine.h"
 #include "roles/partition/mpi/mpi_repair.h"
 #include "roles/partition/partition_method.h"
 
@@ -74,10 +75,12 @@ struct BlockVertices {
 // types fold into PT-Scotch's one vertex weight (1 + train weight + in-degree
 // weight + the weight of the vertex's type, each measure contributing about
 // as much as the node count); RepairBalance (mpi_repair.h) then moves
-// vertices off the parts above the cap of each measure in turn.
+// vertices off the parts above the cap of each measure in turn, and RefineCut
+// (mpi_refine.h) moves vertices back to cut fewer arcs within every cap.
 struct Assignment {
   std::vector<int32_t> part;
   BalanceReport balance;
+  RefineReport refine;  // PT-Scotch only
 };
 
 // *edges is left as it was (it is parked in opts.spill_dir while PT-Scotch runs).

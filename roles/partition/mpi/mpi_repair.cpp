@@ -8,51 +8,6 @@ namespace dg::mpi {
 
 namespace {
 
-enum Kind { kNodes, kTrain, kEdges, kType };
-
-struct Measure {
-  Kind kind;
-  int type = -1;  // kType: the node type counted
-};
-
-bool Typed(const RepairInput& in) { return in.node_type && !in.node_type->empty(); }
-
-int NumTypes(const RepairInput& in) {
-  return Typed(in) && in.type_names ? static_cast<int>(in.type_names->size()) : 0;
-}
-
-int64_t Value(const RepairInput& in, Measure m, int64_t v) {
-  switch (m.kind) {
-    case kNodes: return 1;
-    case kTrain: return in.train->empty() ? 0 : (*in.train)[v];
-    case kEdges: return (*in.in_degree)[v];
-    case kType: return (*in.node_type)[v] == m.type ? 1 : 0;
-  }
-  return 0;
-}
-
-// loads[r * K + p]: rank r's load of part p.
-std::vector<int64_t> GatherLoads(const Rank& r, const RepairInput& in, Measure m, int K,
-                                 const std::vector<int32_t>& part) {
-  std::vector<int64_t> mine(K, 0), all(static_cast<size_t>(K) * r.size);
-  for (size_t v = 0; v < part.size(); ++v) mine[part[v]] += Value(in, m, static_cast<int64_t>(v));
-  MPI_Allgather(mine.data(), K, MPI_INT64_T, all.data(), K, MPI_INT64_T, r.comm);
-  return all;
-}
-
-std::vector<int64_t> PartTotals(const std::vector<int64_t>& loads, int K, int P) {
-  std::vector<int64_t> g(K, 0);
-  for (int q = 0; q < P; ++q)
-    for (int p = 0; p < K; ++p) g[p] += loads[static_cast<size_t>(q) * K + p];
-  return g;
-}
-
-double MaxOverMean(const std::vector<int64_t>& g) {
-  const double sum = std::accumulate(g.begin(), g.end(), 0.0);
-  if (sum <= 0) return 1.0;
-  return *std::max_element(g.begin(), g.end()) / (sum / g.size());
-}
-
 struct Move {
   int from, to;
   int64_t amount;  // this rank's share
@@ -139,7 +94,7 @@ std::vector<int64_t> ClassQuotas(const RepairInput& in, Measure m, const std::ve
                                  int64_t amount) {
   std::vector<int64_t> have(static_cast<size_t>(2 * std::max(1, NumTypes(in))), 0), quota(have.size(), 0);
   for (size_t v = 0; v < part.size(); ++v)
-    if (part[v] == from && Value(in, m, static_cast<int64_t>(v)) > 0) ++have[Class(in, static_cast<int64_t>(v))];
+    if (part[v] == from && MeasureValue(in, m, static_cast<int64_t>(v)) > 0) ++have[Class(in, static_cast<int64_t>(v))];
   const int64_t total = std::accumulate(have.begin(), have.end(), int64_t{0});
   if (total == 0) return quota;
   int64_t given = 0;
@@ -162,7 +117,7 @@ std::vector<int64_t> MoveOrder(const RepairInput& in, Measure m, const Move& mv,
   };
   std::vector<Candidate> c;
   for (size_t v = 0; v < part.size(); ++v) {
-    const int64_t x = Value(in, m, static_cast<int64_t>(v));
+    const int64_t x = MeasureValue(in, m, static_cast<int64_t>(v));
     if (part[v] != mv.from || x == 0) continue;
     // Arcs into the source part are cut by the move, arcs into the target
     // part stop being cut: 2 a_from + a_others = added + degree >= 0.
@@ -181,11 +136,11 @@ std::vector<int64_t> MoveOrder(const RepairInput& in, Measure m, const Move& mv,
 void ApplyMove(const RepairInput& in, Measure m, const Move& mv, const std::vector<int64_t>& order,
                std::vector<int32_t>* part) {
   std::vector<int64_t> quota;
-  if (m.kind == kNodes || m.kind == kType) quota = ClassQuotas(in, m, *part, mv.from, mv.amount);
+  if (m.kind == MeasureKind::kNodes || m.kind == MeasureKind::kType) quota = ClassQuotas(in, m, *part, mv.from, mv.amount);
   int64_t moved = 0;
   for (size_t i = 0; i < order.size() && moved < mv.amount; ++i) {
     const int64_t v = order[i];
-    const int64_t x = Value(in, m, v);
+    const int64_t x = MeasureValue(in, m, v);
     if ((*part)[v] != mv.from || x == 0) continue;
     if (!quota.empty()) {
       int64_t& left = quota[Class(in, v)];
@@ -201,34 +156,20 @@ void ApplyMove(const RepairInput& in, Measure m, const Move& mv, const std::vect
 // node count last (its moves keep the types' proportions).
 std::vector<Measure> Active(const RepairInput& in, const BalanceOptions& o) {
   std::vector<Measure> m;
-  if (o.balance_edges) m.push_back({kEdges});
-  if (o.balance_train) m.push_back({kTrain});
-  for (int t = 0; t < NumTypes(in); ++t) m.push_back({kType, t});
-  m.push_back({kNodes});
+  if (o.balance_edges) m.push_back({MeasureKind::kEdges});
+  if (o.balance_train) m.push_back({MeasureKind::kTrain});
+  for (int t = 0; t < NumTypes(in); ++t) m.push_back({MeasureKind::kType, t});
+  m.push_back({MeasureKind::kNodes});
   return m;
-}
-
-std::string Name(const RepairInput& in, Measure m) {
-  switch (m.kind) {
-    case kNodes: return "nodes";
-    case kTrain: return "train";
-    case kEdges: return "edges";
-    case kType: return "type " + (*in.type_names)[m.type];
-  }
-  return "";
 }
 
 }  // namespace
 
 BalanceReport MeasureBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o,
                              const std::vector<int32_t>& part) {
-  std::vector<Measure> measures{{kNodes}};
-  if (o.balance_train) measures.push_back({kTrain});
-  if (o.balance_edges) measures.push_back({kEdges});
-  for (int t = 0; t < NumTypes(in); ++t) measures.push_back({kType, t});
   BalanceReport rep;
-  for (Measure m : measures) {
-    rep.measure.push_back(Name(in, m));
+  for (Measure m : CheckedMeasures(in, o)) {
+    rep.measure.push_back(MeasureName(in, m));
     rep.max_over_mean.push_back(MaxOverMean(PartTotals(GatherLoads(r, in, m, o.num_parts, part), o.num_parts, r.size)));
   }
   return rep;
@@ -240,8 +181,7 @@ BalanceReport RepairBalance(const Rank& r, const RepairInput& in, const BalanceO
     const std::vector<int64_t> cheapest = in.arcs_to_parts ? std::vector<int64_t>() : CheapestFirst(in);
     for (int sweep = 0; sweep < 3; ++sweep) {
       for (Measure m : Active(in, o)) {
-        const double tol = m.kind == kType ? o.type_tolerance : o.tolerance;
-        const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, tol);
+        const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, Tolerance(o, m));
         // Collective: every rank counts, whether or not it has a share to move.
         const std::vector<int32_t> arcs = in.arcs_to_parts ? in.arcs_to_parts(*part) : std::vector<int32_t>();
         for (const Move& mv : moves) ApplyMove(in, m, mv, MoveOrder(in, m, mv, *part, arcs, K, cheapest), part);

@@ -6,40 +6,19 @@
 // the cap (the mean times 1 + tolerance) to parts below the mean, then to
 // parts below the floor (the mean times 1 - tolerance) from parts above the
 // mean, each move split across ranks by their share of the source part. A
-// rank then moves its own vertices of that part, lowest degree first (the
-// fewest cut edges added), until its share is moved; in a typed graph a move
+// rank then moves its own vertices of that part, those that add the fewest
+// cut arcs per unit moved first, until its share is moved; in a typed graph a move
 // of nodes takes from each node type in proportion to its count, so it keeps
 // the per-type balance. Three sweeps over the measures, as a later measure's
 // moves shift the earlier ones.
 #pragma once
 
-#include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "roles/partition/mpi/mpi_exchange.h"
+#include "roles/partition/mpi/mpi_measures.h"
 
 namespace dg::mpi {
-
-struct RepairInput {
-  const std::vector<int64_t>* degree;     // arcs of each block vertex (the cost of moving it)
-  const std::vector<int64_t>* in_degree;  // in-edges of each block vertex
-  const std::vector<uint8_t>* train;      // train flags (empty = none)
-  const std::vector<int32_t>* node_type = nullptr;       // type id of each block vertex (null or empty = untyped)
-  const std::vector<std::string>* type_names = nullptr;  // by type id, for the report
-  // Arcs from each block vertex to each part under a given assignment
-  // (out[v * K + p]; collective). When set, a move takes the vertices that add
-  // the fewest cut arcs per unit moved; otherwise the lowest degree first.
-  std::function<std::vector<int32_t>(const std::vector<int32_t>& part)> arcs_to_parts;
-};
-
-struct BalanceOptions {
-  int num_parts = 1;
-  bool balance_train = false, balance_edges = false;
-  double tolerance = 0.04;       // nodes, train nodes, in-edges
-  double type_tolerance = 0.09;  // the nodes of each node type
-};
 
 // Largest part over the mean, per measure, after the repair ("nodes", "train",
 // "edges", "type <name>" per node type).
