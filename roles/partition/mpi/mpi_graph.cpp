@@ -158,9 +158,14 @@ Result<LocalAdjacency> BuildAdjacency(const Rank& r, const VertexBlocks& blocks,
   return adj;
 }
 
-// One weight per vertex: each balanced measure (nodes; train nodes; in-edges;
-// the nodes of each node type) contributes about the same total, so
-// PT-Scotch balances their sum.
+// One weight per vertex: each balanced measure (nodes; train nodes; the nodes
+// of each node type) contributes about the same total, and in-edges
+// kEdgeWeight times that, so PT-Scotch balances their sum with the in-edges
+// nearly even. In-edges sit on few vertices (the hubs of a skewed graph), so
+// the repair can move them only by cutting many arcs; nodes and train nodes
+// are spread over many low-degree vertices, which it moves at little cut.
+constexpr int64_t kEdgeWeight = 8;
+
 std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, const BlockVertices& bv,
                                       int64_t num_nodes, const AssignOptions& o) {
   const std::vector<uint8_t>& train = bv.train;
@@ -172,18 +177,28 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
   }
   const int64_t num_train = SumAll(r, local_train), num_in = SumAll(r, local_in);
   const int64_t T = bv.node_type.empty() ? 0 : static_cast<int64_t>(bv.type_counts.size());
+  // The sum of all weights stays below kScotchMax (+ 2: rounding up).
+  const int64_t shares = 2 + T + (o.balance_train ? 1 : 0) + (o.balance_edges ? kEdgeWeight : 0);
   const int64_t unit =
-      std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / (4 + T) / std::max<int64_t>(1, num_nodes)));
+      std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / shares / std::max<int64_t>(1, num_nodes)));
   const int64_t ct = o.balance_train && num_train > 0 ? std::max<int64_t>(1, unit * num_nodes / num_train) : 0;
-  const int64_t ce = o.balance_edges && num_in > 0 ? std::max<int64_t>(1, unit * num_nodes / num_in) : 0;
+  const int64_t ce =
+      o.balance_edges && num_in > 0 ? std::max<int64_t>(1, kEdgeWeight * unit * num_nodes / num_in) : 0;
   std::vector<int64_t> cty(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) cty[t] = std::max<int64_t>(1, unit * num_nodes / std::max<int64_t>(1, bv.type_counts[t]));
-  std::vector<SCOTCH_Num> w(static_cast<size_t>(n));
+  std::vector<int64_t> x(static_cast<size_t>(n));
+  int64_t local_sum = 0;
   for (int64_t v = 0; v < n; ++v) {
-    const int64_t x = unit + ct * (train.empty() ? 0 : train[v]) + ce * adj.in_degree[v] +
-                      (T ? cty[bv.node_type[v]] : 0);
-    w[v] = static_cast<SCOTCH_Num>(std::min<int64_t>(x, kScotchMax / std::max<int64_t>(1, num_nodes)));
+    x[v] = unit + ct * (train.empty() ? 0 : train[v]) + ce * adj.in_degree[v] + (T ? cty[bv.node_type[v]] : 0);
+    local_sum += x[v];
   }
+  // Rounding up (a weight of at least 1 per measure) can still pass the limit
+  // on a dense graph: then every weight shrinks in proportion.
+  const int64_t sum = SumAll(r, local_sum);
+  const double scale = sum > kScotchMax ? static_cast<double>(kScotchMax) / static_cast<double>(sum) : 1.0;
+  std::vector<SCOTCH_Num> w(static_cast<size_t>(n));
+  for (int64_t v = 0; v < n; ++v)
+    w[v] = static_cast<SCOTCH_Num>(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(x[v]) * scale)));
   return w;
 }
 

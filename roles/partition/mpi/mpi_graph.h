@@ -74,7 +74,8 @@ struct BlockVertices {
 // Part of each vertex of this rank's block. The balance options and the node
 // types fold into PT-Scotch's one vertex weight (1 + train weight + in-degree
 // weight + the weight of the vertex's type, each measure contributing about
-// as much as the node count); RepairBalance (mpi_repair.h) then moves
+// as much as the node count, in-edges 8 times as much: the repair moves them
+// least cheaply); RepairBalance (mpi_repair.h) then moves
 // vertices off the parts above the cap of each measure in turn, and RefineCut
 // (mpi_refine.h) moves vertices back to cut fewer arcs within every cap.
 struct Assignment {

@@ -3,15 +3,17 @@
 // PT-Scotch balances one folded weight and the repair then moves vertices to
 // balance each measure, which cuts arcs; the refinement wins them back.
 //
-// Each round splits the parts into sources and sinks (by one bit of the part
-// index, each bit in both directions in turn); a vertex in a source part moves
-// to the sink part holding most of its neighbours when that cuts fewer arcs.
-// As sink vertices stay put, a move never cuts more than its gain says, even
-// when neighbours move in the same round. Every rank may move into a part 1/P
-// of the room under each measure's cap (and out of a part 1/P of its load
-// above each floor), best gain first, so the parts stay within the repair's
-// tolerances. Rounds stop when a full cycle of directions gains less than
-// 0.5 % of the cut, or after max_rounds.
+// Each round pairs the parts on the two sides of one bit of the part index
+// (each bit in turn); a vertex moves to the part across holding most of its
+// neighbours when that cuts fewer arcs. Every rank may move into a part 1/P
+// of the room under each measure's cap and out of a part 1/P of its load
+// above each floor, so the parts stay within the repair's tolerances. Moves go
+// best gain first, FM-style: a pass may run past the room by one tolerance
+// band so that moves one way can wait for the moves the other way that make
+// room for them (a swap), and then keeps the best prefix that fits. Two
+// neighbours crossing each other can make a round gain less than it counted,
+// so a round that cut more is undone. Rounds stop when a cycle over the bits
+// gains less than 0.5 % of the cut, or after max_rounds.
 #pragma once
 
 #include <cstdint>
