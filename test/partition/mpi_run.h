@@ -52,6 +52,13 @@ inline RunResult RunMpi(int np, const std::vector<std::string>& args, const std:
   return {rc, p.Output()};
 }
 
+// The number printed right after `label` in a run's output; -1 if absent.
+inline double NumberAfter(const std::string& output, const std::string& label) {
+  const size_t at = output.find(label);
+  if (at == std::string::npos) return -1;
+  return std::strtod(output.c_str() + at + label.size(), nullptr);
+}
+
 inline std::string ReadAll(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());

@@ -20,12 +20,6 @@ using namespace dg::test;
 namespace {
 
 // The first number after `label` in the run's output; -1 if absent.
-double NumberAfter(const std::string& output, const std::string& label) {
-  const size_t at = output.find(label);
-  if (at == std::string::npos) return -1;
-  return std::strtod(output.c_str() + at + label.size(), nullptr);
-}
-
 // The count of the summary's "N completed MPI calls"; -1 if absent.
 double CompletedCalls(const std::string& output) {
   const size_t at = output.find(" completed MPI calls");
