@@ -78,7 +78,7 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
     }
     // The cut refinement after the repair never cuts more than it found.
     std::smatch refine;
-    REQUIRE(std::regex_search(r.output, refine, std::regex("refine: cut ([0-9]+) -> ([0-9]+) edges")));
+    REQUIRE(std::regex_search(r.output, refine, std::regex("refine: cut ([0-9]+) -> ([0-9]+) undirected edges")));
     CHECK(std::stoll(refine[2]) <= std::stoll(refine[1]));
     CheckAggregateIndex(cfg, tmp / ("agg" + tag));
     CHECK(NoTraceOf(tmp.path(), ".cora" + tag + "."));

@@ -273,7 +273,7 @@ Status Run(const Rank& r, const Flags& f) {
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
   if (assigned->refine.rounds > 0)
-    Log(r, "  refine: cut %.0f -> %.0f edges after the repair, %.0f moves\n",
+    Log(r, "  refine: cut %.0f -> %.0f undirected edges after the repair, %.0f moves\n",
         static_cast<double>(assigned->refine.cut_before), static_cast<double>(assigned->refine.cut_after),
         static_cast<double>(assigned->refine.moved));
   for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
