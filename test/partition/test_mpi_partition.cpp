@@ -38,10 +38,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-test::ReferenceGraph CoraUndirected() {
+// The graph of dataset `dir` as the partitioner reads it.
+test::ReferenceGraph Reference(const std::string& dir, bool undirected) {
   EdgeListOptions eo;
-  eo.undirected = true;
-  auto ds = LoadDataset(test::CoraDir(), eo);
+  eo.undirected = undirected;
+  auto ds = LoadDataset(dir, eo);
   REQUIRE(ds.ok());
   test::ReferenceGraph g;
   g.num_nodes = ds->num_nodes;
@@ -55,7 +56,7 @@ test::ReferenceGraph CoraUndirected() {
 
 TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[partition][mpi][cora]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
-  const test::ReferenceGraph g = CoraUndirected();
+  const test::ReferenceGraph g = Reference(test::CoraDir(), true);
   test::TempDir tmp;
   for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {2, 3}, {3, 5}}) {
     const std::string tag = std::to_string(np) + "-" + std::to_string(k);
@@ -117,13 +118,7 @@ TEST_CASE("MPI partition: balancing train nodes and in-edges of an R-MAT graph e
                          "--classes", "4", "--seed", "1", "--out", ds});
   INFO(gen.output);
   REQUIRE(gen.exit_code == 0);
-  auto loaded = LoadDataset(ds, EdgeListOptions{});
-  REQUIRE(loaded.ok());
-  test::ReferenceGraph g;
-  g.num_nodes = loaded->num_nodes;
-  g.src = loaded->edges.src;
-  g.dst = loaded->edges.dst;
-  g.node_data = loaded->node_data;
+  const test::ReferenceGraph g = Reference(ds, false);
   for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}}) {
     const std::string tag = std::to_string(np) + "-" + std::to_string(k);
     auto metis = RunDistgnn({"partition", "--dataset", ds, "--num-parts", std::to_string(k), "--method", "metis",
