@@ -175,20 +175,18 @@ BalanceReport MeasureBalance(const Rank& r, const RepairInput& in, const Balance
   return rep;
 }
 
-BalanceReport RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o, std::vector<int32_t>* part) {
+void RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o, std::vector<int32_t>* part) {
   const int K = o.num_parts;
-  if (K > 1) {
-    const std::vector<int64_t> cheapest = in.arcs_to_parts ? std::vector<int64_t>() : CheapestFirst(in);
-    for (int sweep = 0; sweep < 3; ++sweep) {
-      for (Measure m : Active(in, o)) {
-        const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, Tolerance(o, m));
-        // Collective: every rank counts, whether or not it has a share to move.
-        const std::vector<int32_t> arcs = in.arcs_to_parts ? in.arcs_to_parts(*part) : std::vector<int32_t>();
-        for (const Move& mv : moves) ApplyMove(in, m, mv, MoveOrder(in, m, mv, *part, arcs, K, cheapest), part);
-      }
+  if (K < 2) return;
+  const std::vector<int64_t> cheapest = in.arcs_to_parts ? std::vector<int64_t>() : CheapestFirst(in);
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    for (Measure m : Active(in, o)) {
+      const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, Tolerance(o, m));
+      // Collective: every rank counts, whether or not it has a share to move.
+      const std::vector<int32_t> arcs = in.arcs_to_parts ? in.arcs_to_parts(*part) : std::vector<int32_t>();
+      for (const Move& mv : moves) ApplyMove(in, m, mv, MoveOrder(in, m, mv, *part, arcs, K, cheapest), part);
     }
   }
-  return MeasureBalance(r, in, o, *part);
 }
 
 }  // namespace dg::mpi

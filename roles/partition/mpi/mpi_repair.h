@@ -20,16 +20,17 @@
 
 namespace dg::mpi {
 
-// Largest part over the mean, per measure, after the repair ("nodes", "train",
-// "edges", "type <name>" per node type).
+// Moves vertices of *part until every measure is within its tolerance (collective).
+void RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o, std::vector<int32_t>* part);
+
+// Largest part over the mean, per measure ("nodes", "train", "edges",
+// "type <name>" per node type).
 struct BalanceReport {
   std::vector<std::string> measure;
   std::vector<double> max_over_mean;
 };
 
-BalanceReport RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o, std::vector<int32_t>* part);
-
-// The same ratios without repairing.
+// The ratios of `part` (collective).
 BalanceReport MeasureBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o,
                              const std::vector<int32_t>& part);
 
