@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
+#include "roles/partition/mpi/mpi_linked_graph.h"
 #include "roles/partition/mpi/mpi_neighbor_parts.h"
 #include "roles/partition/mpi/mpi_spill.h"
 
@@ -104,9 +105,12 @@ int64_t NormalizeShards(const Rank& r, const VertexBlocks& blocks, const EdgeLis
 namespace {
 
 // This rank's rows of the symmetric adjacency without loops or duplicate arcs
-// (what SCOTCH_dgraphBuild takes), and the in-degree of its vertices.
+// (what SCOTCH_dgraphBuild takes), each arc weighing the directed edges it
+// stands for (both directions and their duplicates: the cut PT-Scotch and
+// the refinement minimize is the edge cut the partition reports), and the
+// in-degree of its vertices.
 struct LocalAdjacency {
-  std::vector<SCOTCH_Num> vertloctab, edgeloctab;
+  std::vector<SCOTCH_Num> vertloctab, edgeloctab, edgeweights;
   std::vector<int64_t> in_degree;
 };
 
@@ -140,7 +144,17 @@ Result<LocalAdjacency> BuildAdjacency(const Rank& r, const VertexBlocks& blocks,
     send(dst_owner, ArcKey(e.dst - blocks.First(dst_owner), e.src));
   }, &got);
   std::sort(got.begin(), got.end());
-  got.erase(std::unique(got.begin(), got.end()), got.end());
+  // Each distinct arc once, with the number of its copies as its weight.
+  size_t distinct = 0;
+  for (size_t k = 0; k < got.size();) {
+    size_t end = k;
+    while (end < got.size() && got[end] == got[k]) ++end;
+    got[distinct] = got[k];
+    adj.edgeweights.push_back(static_cast<SCOTCH_Num>(std::min<size_t>(end - k, kScotchMax)));
+    ++distinct;
+    k = end;
+  }
+  got.resize(distinct);
   const int64_t arcs = SumAll(r, static_cast<int64_t>(got.size()));
   if (arcs > kScotchMax)
     return Status::InvalidArgument(
@@ -204,10 +218,12 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
 
 // PT-Scotch in a context that is deterministic (no thread races decide) with
 // a fixed random seed, so a run is repeatable for the same P, K and seed.
-Result<std::vector<int32_t>> ScotchPart(const Rank& r, LocalAdjacency* adj, std::vector<SCOTCH_Num>* weights,
-                                        const AssignOptions& o) {
-  const SCOTCH_Num n = static_cast<SCOTCH_Num>(adj->vertloctab.size() - 1);
-  const SCOTCH_Num arcs = static_cast<SCOTCH_Num>(adj->edgeloctab.size());
+Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const AssignOptions& o) {
+  const SCOTCH_Num n = static_cast<SCOTCH_Num>(lg->vertloctab.size() - 1);
+  const SCOTCH_Num arcs = static_cast<SCOTCH_Num>(lg->edgeloctab.size());
+  lg->edgeloctab.push_back(0);  // never a null pointer, for a block without linked vertices
+  lg->weights.push_back(0);
+  lg->edge_weights.push_back(0);
   SCOTCH_Context ctx;
   SCOTCH_Dgraph g, bound;
   SCOTCH_Strat strat;
@@ -220,8 +236,8 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LocalAdjacency* adj, std:
   SCOTCH_stratInit(&strat);
   const bool graph = SCOTCH_dgraphInit(&g, r.comm) == 0;
   bool bound_ok = false;
-  if (graph && SCOTCH_dgraphBuild(&g, 0, n, n, adj->vertloctab.data(), adj->vertloctab.data() + 1, weights->data(),
-                                  nullptr, arcs, arcs, adj->edgeloctab.data(), nullptr, nullptr) == 0) {
+  if (graph && SCOTCH_dgraphBuild(&g, 0, n, n, lg->vertloctab.data(), lg->vertloctab.data() + 1, lg->weights.data(),
+                                  nullptr, arcs, arcs, lg->edgeloctab.data(), nullptr, lg->edge_weights.data()) == 0) {
     ++step;
     bound_ok = SCOTCH_contextBindDgraph(&ctx, &g, &bound) == 0;
     if (bound_ok) ++step;
@@ -255,9 +271,41 @@ std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, cons
 
 namespace {
 
-// PT-Scotch's parts for this rank's block, repaired. The rank's edges wait in
-// o.spill_dir meanwhile (when set): PT-Scotch's copies of the graph are the
-// assignment's largest memory, and the edges are not read again until the output.
+// The block's adjacency as the repair and the refinement read it (pointers
+// into adj: valid while adj's arrays are neither resized nor freed).
+BlockAdjacency View(const LocalAdjacency& adj, int64_t first, const std::vector<int64_t>* starts) {
+  static_assert(sizeof(SCOTCH_Num) == sizeof(int32_t), "BlockAdjacency reads 32-bit ids");
+  return BlockAdjacency{reinterpret_cast<const int32_t*>(adj.vertloctab.data()),
+                        reinterpret_cast<const int32_t*>(adj.edgeloctab.data()),
+                        static_cast<int64_t>(adj.vertloctab.size()) - 1, first, starts,
+                        reinterpret_cast<const int32_t*>(adj.edgeweights.data())};
+}
+
+// PT-Scotch's part of every vertex of the block. It partitions the linked
+// vertices (mpi_linked_graph.h); the block's own arcs wait in `spill` (when
+// set) meanwhile, as its copy of them is the one PT-Scotch reads.
+Result<std::vector<int32_t>> ScotchBlock(const Rank& r, LocalAdjacency* adj, std::vector<SCOTCH_Num> weights,
+                                         int64_t first, const std::vector<int64_t>& starts, const std::string& spill,
+                                         const AssignOptions& o) {
+  LinkedGraph linked = LinkVertices(r, View(*adj, first, &starts), weights, o.batch);
+  std::vector<SCOTCH_Num>().swap(weights);
+  const size_t arcs = adj->edgeloctab.size();
+  if (!spill.empty()) {
+    DG_RETURN_IF_ERROR(Agree(r, Spill(spill + ".arcs", &adj->edgeloctab)));
+    DG_RETURN_IF_ERROR(Agree(r, Spill(spill + ".weights", &adj->edgeweights)));
+  }
+  DG_ASSIGN_OR_RETURN(std::vector<int32_t> linked_part, ScotchPart(r, &linked, o));
+  if (!spill.empty()) {
+    DG_RETURN_IF_ERROR(Agree(r, Unspill(spill + ".arcs", arcs, &adj->edgeloctab)));
+    DG_RETURN_IF_ERROR(Agree(r, Unspill(spill + ".weights", arcs, &adj->edgeweights)));
+  }
+  return PlaceAll(linked, linked_part, View(*adj, first, &starts), o.num_parts);
+}
+
+// PT-Scotch's parts for this rank's block, repaired and refined. The rank's
+// edges wait in o.spill_dir meanwhile (when set): PT-Scotch's copies of the
+// graph are the assignment's largest memory, and the edges are not read again
+// until the output.
 Result<Assignment> ScotchAssign(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                 const BlockVertices& bv, const AssignOptions& o, const BalanceOptions& bo) {
   const int64_t n = blocks.Count(r.rank), num_nodes = blocks.First(r.size);
@@ -269,20 +317,20 @@ Result<Assignment> ScotchAssign(const Rank& r, const VertexBlocks& blocks, std::
   const size_t num_edges = edges->size();
   const std::string spill = o.spill_dir.empty() ? "" : o.spill_dir + "/edges-" + std::to_string(r.rank) + ".bin";
   if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Spill(spill, edges)));
-  Assignment out;
-  DG_ASSIGN_OR_RETURN(out.part, ScotchPart(r, &adj, &w, o));
-  std::vector<int64_t> degree(static_cast<size_t>(n));
-  for (int64_t v = 0; v < n; ++v) degree[v] = adj.vertloctab[v + 1] - adj.vertloctab[v];
   std::vector<int64_t> starts(static_cast<size_t>(r.size) + 1);
   for (int q = 0; q <= r.size; ++q) starts[q] = blocks.First(q);
-  static_assert(sizeof(SCOTCH_Num) == sizeof(int32_t), "BlockAdjacency reads 32-bit ids");
-  const BlockAdjacency block_adj{reinterpret_cast<const int32_t*>(adj.vertloctab.data()),
-                                 reinterpret_cast<const int32_t*>(adj.edgeloctab.data()), n, blocks.First(r.rank),
-                                 &starts};
+  Assignment out;
+  DG_ASSIGN_OR_RETURN(out.part, ScotchBlock(r, &adj, std::move(w), blocks.First(r.rank), starts, spill, o));
+  const BlockAdjacency block_adj = View(adj, blocks.First(r.rank), &starts);
+  std::vector<int64_t> degree(static_cast<size_t>(n));  // arcs weighted by the edges they stand for
+  for (int64_t v = 0; v < n; ++v)
+    for (SCOTCH_Num k = adj.vertloctab[v]; k < adj.vertloctab[v + 1]; ++k) degree[v] += adj.edgeweights[k];
   RepairInput rin{&degree, &adj.in_degree, &bv.train, &bv.node_type, &bv.type_names};
+  rin.adjacency = &block_adj;
   rin.arcs_to_parts = [&](const std::vector<int32_t>& part) {
     return ArcsToParts(r, block_adj, part, o.num_parts, o.batch);
   };
+  out.scotch_cut = EdgeCut(r, rin, out.part, o.num_parts);
   RepairBalance(r, rin, bo, &out.part);
   out.refine = RefineCut(r, rin, bo, &out.part);
   out.balance = MeasureBalance(r, rin, bo, out.part);

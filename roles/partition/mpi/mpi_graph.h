@@ -71,7 +71,9 @@ struct BlockVertices {
   std::vector<int64_t> type_counts;     // nodes of each type in the whole graph
 };
 
-// Part of each vertex of this rank's block. The balance options and the node
+// Part of each vertex of this rank's block. PT-Scotch partitions the vertices
+// that have a neighbour (mpi_linked_graph.h), each arc weighing the edges it
+// stands for, so the cut it minimizes is the edge cut. The balance options and the node
 // types fold into PT-Scotch's one vertex weight (1 + train weight + in-degree
 // weight + the weight of the vertex's type, each measure contributing about
 // as much as the node count, in-edges 8 times as much: the repair moves them
@@ -81,7 +83,8 @@ struct BlockVertices {
 struct Assignment {
   std::vector<int32_t> part;
   BalanceReport balance;
-  RefineReport refine;  // PT-Scotch only
+  int64_t scotch_cut = 0;  // edges PT-Scotch's parts cut, before the repair (PT-Scotch only)
+  RefineReport refine;     // PT-Scotch only
 };
 
 // *edges is left as it was (it is parked in opts.spill_dir while PT-Scotch runs).

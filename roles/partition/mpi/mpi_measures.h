@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "roles/partition/mpi/mpi_exchange.h"
+#include "roles/partition/mpi/mpi_neighbor_parts.h"
 
 namespace dg::mpi {
 
@@ -24,6 +25,9 @@ struct RepairInput {
   // add the fewest cut arcs per unit moved (otherwise the lowest degree first),
   // and the cut refinement runs.
   std::function<std::vector<int32_t>(const std::vector<int32_t>& part)> arcs_to_parts;
+  // The block's adjacency, with arcs_to_parts: the repair and the refinement
+  // follow each move's effect on the neighbours in the block.
+  const BlockAdjacency* adjacency = nullptr;
 };
 
 struct BalanceOptions {

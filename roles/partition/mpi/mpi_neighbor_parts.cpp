@@ -10,7 +10,8 @@ int OwnerOf(const std::vector<int64_t>& starts, int64_t v) {
   return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), v) - starts.begin()) - 1;
 }
 
-// Distinct neighbours of the block that other ranks own, sorted.
+}  // namespace
+
 std::vector<int64_t> Ghosts(const BlockAdjacency& adj) {
   const int64_t end = adj.first + adj.num_vertices;
   std::vector<int64_t> g;
@@ -21,16 +22,15 @@ std::vector<int64_t> Ghosts(const BlockAdjacency& adj) {
   return g;
 }
 
-// The part of each ghost, asked of its owner.
-std::vector<int32_t> GhostParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& ghosts,
-                                const std::vector<int32_t>& part, int64_t batch) {
+std::vector<int32_t> GhostValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& ghosts,
+                                 const std::vector<int32_t>& values, int64_t batch) {
   struct Ask {
     int64_t vertex, slot;
     int32_t from;
   };
   struct Answer {
     int64_t slot;
-    int32_t part;
+    int32_t value;
   };
   std::vector<Ask> asks;
   AllToAll<Ask>(r, static_cast<int64_t>(ghosts.size()), batch, [&](int64_t i, auto send) {
@@ -38,19 +38,17 @@ std::vector<int32_t> GhostParts(const Rank& r, const BlockAdjacency& adj, const 
   }, &asks);
   std::vector<Answer> answers;
   AllToAll<Answer>(r, static_cast<int64_t>(asks.size()), batch, [&](int64_t i, auto send) {
-    send(asks[i].from, Answer{asks[i].slot, part[asks[i].vertex - adj.first]});
+    send(asks[i].from, Answer{asks[i].slot, values[asks[i].vertex - adj.first]});
   }, &answers);
-  std::vector<int32_t> parts(ghosts.size(), 0);
-  for (const Answer& a : answers) parts[a.slot] = a.part;
-  return parts;
+  std::vector<int32_t> out(ghosts.size(), 0);
+  for (const Answer& a : answers) out[a.slot] = a.value;
+  return out;
 }
-
-}  // namespace
 
 std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
                                  int64_t batch) {
   const std::vector<int64_t> ghosts = Ghosts(adj);
-  const std::vector<int32_t> ghost_part = GhostParts(r, adj, ghosts, part, batch);
+  const std::vector<int32_t> ghost_part = GhostValues(r, adj, ghosts, part, batch);
   const int64_t end = adj.first + adj.num_vertices;
   std::vector<int32_t> out(static_cast<size_t>(adj.num_vertices) * K, 0);
   for (int64_t v = 0; v < adj.num_vertices; ++v) {
@@ -59,7 +57,7 @@ std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const
       const int p = u >= adj.first && u < end
                         ? part[u - adj.first]
                         : ghost_part[std::lower_bound(ghosts.begin(), ghosts.end(), u) - ghosts.begin()];
-      ++out[static_cast<size_t>(v) * K + p];
+      out[static_cast<size_t>(v) * K + p] += ArcWeight(adj, k);
     }
   }
   return out;

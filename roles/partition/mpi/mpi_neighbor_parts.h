@@ -19,9 +19,21 @@ struct BlockAdjacency {
   int64_t num_vertices = 0;
   int64_t first = 0;                  // global id of local vertex 0
   const std::vector<int64_t>* block_starts = nullptr;  // first global id of each rank's block, P + 1
+  const int32_t* weight = nullptr;    // directed edges each arc stands for, as nbr (null: 1 each)
 };
 
-// out[v * K + p]: arcs from local vertex v to part p under `part` (this
+// The weight of arc k of `adj`.
+inline int32_t ArcWeight(const BlockAdjacency& adj, int64_t k) { return adj.weight ? adj.weight[k] : 1; }
+
+// Distinct neighbours of the block that other ranks own, sorted.
+std::vector<int64_t> Ghosts(const BlockAdjacency& adj);
+
+// values[v] of each ghost (a neighbour another rank owns), asked of its
+// owner, which passes its own block's `values`; collective.
+std::vector<int32_t> GhostValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& ghosts,
+                                 const std::vector<int32_t>& values, int64_t batch);
+
+// out[v * K + p]: the weight of the arcs from local vertex v to part p under `part` (this
 // rank's block); collective.
 std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
                                  int64_t batch);

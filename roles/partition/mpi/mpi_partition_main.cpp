@@ -128,9 +128,9 @@ double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 0) {
+void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 0, double d = 0) {
   if (r.rank != 0) return;
-  std::printf(fmt, a, b, c);
+  std::printf(fmt, a, b, c, d);
   std::fflush(stdout);
 }
 
@@ -273,9 +273,9 @@ Status Run(const Rank& r, const Flags& f) {
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
   if (assigned->refine.rounds > 0)
-    Log(r, "  refine: cut %.0f -> %.0f undirected edges after the repair, %.0f moves\n",
-        static_cast<double>(assigned->refine.cut_before), static_cast<double>(assigned->refine.cut_after),
-        static_cast<double>(assigned->refine.moved));
+    Log(r, "  cut: %.0f edges from PT-Scotch, %.0f after the repair, %.0f after the refinement (%.0f moves)\n",
+        static_cast<double>(assigned->scotch_cut), static_cast<double>(assigned->refine.cut_before),
+        static_cast<double>(assigned->refine.cut_after), static_cast<double>(assigned->refine.moved));
   for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
     if (r.rank == 0)
       std::printf("  balance %s: largest part %.3f x the mean\n", assigned->balance.measure[m].c_str(),

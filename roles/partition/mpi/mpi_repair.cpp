@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <queue>
 
 namespace dg::mpi {
 
@@ -105,50 +106,64 @@ std::vector<int64_t> ClassQuotas(const RepairInput& in, Measure m, const std::ve
   return quota;
 }
 
-// The vertices of the move's source part that count in the measure, fewest
-// added cut arcs per unit moved first (ties by id); without neighbour counts
-// (arcs empty) the lowest degree first.
-std::vector<int64_t> MoveOrder(const RepairInput& in, Measure m, const Move& mv, const std::vector<int32_t>& part,
-                               const std::vector<int32_t>& arcs, int K, const std::vector<int64_t>& cheapest) {
-  if (arcs.empty()) return cheapest;
-  struct Candidate {
-    double cost;
-    int64_t v;
-  };
-  std::vector<Candidate> c;
-  for (size_t v = 0; v < part.size(); ++v) {
-    const int64_t x = MeasureValue(in, m, static_cast<int64_t>(v));
-    if (part[v] != mv.from || x == 0) continue;
-    // Arcs into the source part are cut by the move, arcs into the target
-    // part stop being cut: 2 a_from + a_others = added + degree >= 0.
-    const int64_t added = arcs[v * K + mv.from] - arcs[v * K + mv.to] + (*in.degree)[v];
-    c.push_back({static_cast<double>(added) / static_cast<double>(x), static_cast<int64_t>(v)});
-  }
-  std::sort(c.begin(), c.end(), [](const Candidate& a, const Candidate& b) { return a.cost != b.cost ? a.cost < b.cost : a.v < b.v; });
-  std::vector<int64_t> order(c.size());
-  for (size_t i = 0; i < c.size(); ++i) order[i] = c[i].v;
-  return order;
+// What moving block vertex v from part `from` to `to` costs per unit of the
+// measure moved: arcs into the source part are cut by the move, arcs into the
+// target part stop being cut (2 a_from + a_others = added + degree >= 0).
+double MoveCost(const RepairInput& in, Measure m, const std::vector<int32_t>& arcs, int K, int64_t v, int from,
+                int to) {
+  const int64_t added = arcs[v * K + from] - arcs[v * K + to] + (*in.degree)[v];
+  return static_cast<double>(added) / static_cast<double>(MeasureValue(in, m, v));
 }
 
 // Moves this rank's share of one planned move: the vertices of the source
-// part that count in the measure, in `order` (node and type moves keep to the
-// class quotas).
-void ApplyMove(const RepairInput& in, Measure m, const Move& mv, const std::vector<int64_t>& order,
-               std::vector<int32_t>* part) {
+// part that count in the measure (node and type moves keep to the class
+// quotas). With neighbour counts (arcs), the vertex whose move adds the
+// fewest cut arcs per unit moved goes first, and the costs of its neighbours
+// in the block follow it, so a move takes connected groups rather than
+// scattered vertices; without them, the lowest degree first.
+void ApplyMove(const RepairInput& in, Measure m, const Move& mv, std::vector<int32_t> arcs, int K,
+               const std::vector<int64_t>& cheapest, std::vector<int32_t>* part) {
   std::vector<int64_t> quota;
   if (m.kind == MeasureKind::kNodes || m.kind == MeasureKind::kType) quota = ClassQuotas(in, m, *part, mv.from, mv.amount);
   int64_t moved = 0;
-  for (size_t i = 0; i < order.size() && moved < mv.amount; ++i) {
-    const int64_t v = order[i];
-    const int64_t x = MeasureValue(in, m, v);
-    if ((*part)[v] != mv.from || x == 0) continue;
+  auto take = [&](int64_t v) {  // moves v when it counts and its class has quota left
+    if ((*part)[v] != mv.from || MeasureValue(in, m, v) == 0) return false;
     if (!quota.empty()) {
       int64_t& left = quota[Class(in, v)];
-      if (left == 0) continue;
+      if (left == 0) return false;
       --left;
     }
     (*part)[v] = mv.to;
-    moved += x;
+    moved += MeasureValue(in, m, v);
+    return true;
+  };
+  if (arcs.empty() || !in.adjacency) {
+    for (size_t i = 0; i < cheapest.size() && moved < mv.amount; ++i) take(cheapest[i]);
+    return;
+  }
+  struct Entry {
+    double cost;
+    int64_t v;
+    bool operator<(const Entry& o) const { return cost != o.cost ? cost > o.cost : v > o.v; }  // cheapest on top
+  };
+  std::priority_queue<Entry> heap;
+  for (size_t v = 0; v < part->size(); ++v)
+    if ((*part)[v] == mv.from && MeasureValue(in, m, static_cast<int64_t>(v)) > 0)
+      heap.push({MoveCost(in, m, arcs, K, static_cast<int64_t>(v), mv.from, mv.to), static_cast<int64_t>(v)});
+  const BlockAdjacency& adj = *in.adjacency;
+  const int64_t end = adj.first + adj.num_vertices;
+  while (!heap.empty() && moved < mv.amount) {
+    const Entry e = heap.top();
+    heap.pop();
+    if ((*part)[e.v] != mv.from || e.cost != MoveCost(in, m, arcs, K, e.v, mv.from, mv.to)) continue;  // stale
+    if (!take(e.v)) continue;
+    for (int64_t k = adj.index[e.v]; k < adj.index[e.v + 1]; ++k) {
+      if (adj.nbr[k] < adj.first || adj.nbr[k] >= end) continue;
+      const int64_t u = adj.nbr[k] - adj.first;
+      arcs[u * K + mv.from] -= ArcWeight(adj, k);
+      arcs[u * K + mv.to] += ArcWeight(adj, k);
+      if ((*part)[u] == mv.from && MeasureValue(in, m, u) > 0) heap.push({MoveCost(in, m, arcs, K, u, mv.from, mv.to), u});
+    }
   }
 }
 
@@ -184,7 +199,7 @@ void RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o
       const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, Tolerance(o, m));
       // Collective: every rank counts, whether or not it has a share to move.
       const std::vector<int32_t> arcs = in.arcs_to_parts ? in.arcs_to_parts(*part) : std::vector<int32_t>();
-      for (const Move& mv : moves) ApplyMove(in, m, mv, MoveOrder(in, m, mv, *part, arcs, K, cheapest), part);
+      for (const Move& mv : moves) ApplyMove(in, m, mv, arcs, K, cheapest, part);
     }
   }
 }

@@ -7,7 +7,8 @@
 // parts below the floor (the mean times 1 - tolerance) from parts above the
 // mean, each move split across ranks by their share of the source part. A
 // rank then moves its own vertices of that part, those that add the fewest
-// cut arcs per unit moved first, until its share is moved; in a typed graph a move
+// cut arcs per unit moved first (a moved vertex's neighbours in the block get
+// cheaper, so connected groups move together), until its share is moved; in a typed graph a move
 // of nodes takes from each node type in proportion to its count, so it keeps
 // the per-type balance. Three sweeps over the measures, as a later measure's
 // moves shift the earlier ones.

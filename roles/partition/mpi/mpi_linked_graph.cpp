@@ -1,0 +1,48 @@
+#include "roles/partition/mpi/mpi_linked_graph.h"
+
+#include <algorithm>
+
+namespace dg::mpi {
+
+LinkedGraph LinkVertices(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& weights,
+                         int64_t batch) {
+  const int64_t n = adj.num_vertices, end = adj.first + n;
+  LinkedGraph g;
+  for (int64_t v = 0; v < n; ++v)
+    if (adj.index[v + 1] > adj.index[v]) g.local.push_back(v);
+  const int64_t mine = static_cast<int64_t>(g.local.size());
+  int64_t first = 0;
+  MPI_Exscan(&mine, &first, 1, MPI_INT64_T, MPI_SUM, r.comm);
+  if (r.rank == 0) first = 0;
+  std::vector<int32_t> id(static_cast<size_t>(n), -1);  // new global id of each block vertex
+  for (int64_t i = 0; i < mine; ++i) id[g.local[i]] = static_cast<int32_t>(first + i);
+  const std::vector<int64_t> ghosts = Ghosts(adj);
+  const std::vector<int32_t> ghost_id = GhostValues(r, adj, ghosts, id, batch);
+  g.vertloctab.reserve(static_cast<size_t>(mine) + 1);
+  g.vertloctab.push_back(0);
+  g.edgeloctab.reserve(static_cast<size_t>(adj.index[n]));
+  g.edge_weights.reserve(static_cast<size_t>(adj.index[n]));
+  g.weights.reserve(static_cast<size_t>(mine));
+  for (int64_t v : g.local) {
+    for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k) {
+      const int64_t u = adj.nbr[k];
+      g.edgeloctab.push_back(u >= adj.first && u < end
+                                 ? id[u - adj.first]
+                                 : ghost_id[std::lower_bound(ghosts.begin(), ghosts.end(), u) - ghosts.begin()]);
+      g.edge_weights.push_back(ArcWeight(adj, k));
+    }
+    g.vertloctab.push_back(static_cast<int32_t>(g.edgeloctab.size()));
+    g.weights.push_back(weights[v]);
+  }
+  return g;
+}
+
+std::vector<int32_t> PlaceAll(const LinkedGraph& g, const std::vector<int32_t>& linked_part,
+                              const BlockAdjacency& adj, int K) {
+  std::vector<int32_t> part(static_cast<size_t>(adj.num_vertices));
+  for (int64_t v = 0; v < adj.num_vertices; ++v) part[v] = static_cast<int32_t>((adj.first + v) % K);
+  for (size_t i = 0; i < g.local.size(); ++i) part[g.local[i]] = linked_part[i];
+  return part;
+}
+
+}  // namespace dg::mpi
