@@ -221,6 +221,10 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
 Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const AssignOptions& o) {
   const SCOTCH_Num n = static_cast<SCOTCH_Num>(lg->vertloctab.size() - 1);
   const SCOTCH_Num arcs = static_cast<SCOTCH_Num>(lg->edgeloctab.size());
+  // PT-Scotch sums the arc weights in a SCOTCH_Num: past that (over a billion
+  // edges), every arc counts once.
+  const bool weighted =
+      SumAll(r, std::accumulate(lg->edge_weights.begin(), lg->edge_weights.end(), int64_t{0})) <= kScotchMax;
   lg->edgeloctab.push_back(0);  // never a null pointer, for a block without linked vertices
   lg->weights.push_back(0);
   lg->edge_weights.push_back(0);
@@ -237,7 +241,8 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
   const bool graph = SCOTCH_dgraphInit(&g, r.comm) == 0;
   bool bound_ok = false;
   if (graph && SCOTCH_dgraphBuild(&g, 0, n, n, lg->vertloctab.data(), lg->vertloctab.data() + 1, lg->weights.data(),
-                                  nullptr, arcs, arcs, lg->edgeloctab.data(), nullptr, lg->edge_weights.data()) == 0) {
+                                  nullptr, arcs, arcs, lg->edgeloctab.data(), nullptr,
+                                  weighted ? lg->edge_weights.data() : nullptr) == 0) {
     ++step;
     bound_ok = SCOTCH_contextBindDgraph(&ctx, &g, &bound) == 0;
     if (bound_ok) ++step;
