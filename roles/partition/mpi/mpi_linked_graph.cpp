@@ -1,12 +1,10 @@
 #include "roles/partition/mpi/mpi_linked_graph.h"
 
-#include <algorithm>
-
 namespace dg::mpi {
 
 LinkedGraph LinkVertices(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& weights,
                          int64_t batch) {
-  const int64_t n = adj.num_vertices, end = adj.first + n;
+  const int64_t n = adj.num_vertices;
   LinkedGraph g;
   for (int64_t v = 0; v < n; ++v)
     if (adj.index[v + 1] > adj.index[v]) g.local.push_back(v);
@@ -16,8 +14,7 @@ LinkedGraph LinkVertices(const Rank& r, const BlockAdjacency& adj, const std::ve
   if (r.rank == 0) first = 0;
   std::vector<int32_t> id(static_cast<size_t>(n), -1);  // new global id of each block vertex
   for (int64_t i = 0; i < mine; ++i) id[g.local[i]] = static_cast<int32_t>(first + i);
-  const std::vector<int64_t> ghosts = Ghosts(adj);
-  const std::vector<int32_t> ghost_id = GhostValues(r, adj, ghosts, id, batch);
+  const NeighborValues new_id(r, adj, id, batch);
   g.vertloctab.reserve(static_cast<size_t>(mine) + 1);
   g.vertloctab.push_back(0);
   g.edgeloctab.reserve(static_cast<size_t>(adj.index[n]));
@@ -25,10 +22,7 @@ LinkedGraph LinkVertices(const Rank& r, const BlockAdjacency& adj, const std::ve
   g.weights.reserve(static_cast<size_t>(mine));
   for (int64_t v : g.local) {
     for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k) {
-      const int64_t u = adj.nbr[k];
-      g.edgeloctab.push_back(u >= adj.first && u < end
-                                 ? id[u - adj.first]
-                                 : ghost_id[std::lower_bound(ghosts.begin(), ghosts.end(), u) - ghosts.begin()]);
+      g.edgeloctab.push_back(new_id(adj.nbr[k]));
       g.edge_weights.push_back(ArcWeight(adj, k));
     }
     g.vertloctab.push_back(static_cast<int32_t>(g.edgeloctab.size()));

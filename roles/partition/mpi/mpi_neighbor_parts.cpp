@@ -10,8 +10,7 @@ int OwnerOf(const std::vector<int64_t>& starts, int64_t v) {
   return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), v) - starts.begin()) - 1;
 }
 
-}  // namespace
-
+// Distinct neighbours of the block that other ranks own, sorted.
 std::vector<int64_t> Ghosts(const BlockAdjacency& adj) {
   const int64_t end = adj.first + adj.num_vertices;
   std::vector<int64_t> g;
@@ -22,6 +21,7 @@ std::vector<int64_t> Ghosts(const BlockAdjacency& adj) {
   return g;
 }
 
+// values[v] of each ghost, asked of its owner.
 std::vector<int32_t> GhostValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& ghosts,
                                  const std::vector<int32_t>& values, int64_t batch) {
   struct Ask {
@@ -45,21 +45,19 @@ std::vector<int32_t> GhostValues(const Rank& r, const BlockAdjacency& adj, const
   return out;
 }
 
+}  // namespace
+
+NeighborValues::NeighborValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& values,
+                               int64_t batch)
+    : adj_(adj), values_(values), ghosts_(Ghosts(adj)), ghost_values_(GhostValues(r, adj, ghosts_, values, batch)) {}
+
 std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
                                  int64_t batch) {
-  const std::vector<int64_t> ghosts = Ghosts(adj);
-  const std::vector<int32_t> ghost_part = GhostValues(r, adj, ghosts, part, batch);
-  const int64_t end = adj.first + adj.num_vertices;
+  const NeighborValues part_of(r, adj, part, batch);
   std::vector<int32_t> out(static_cast<size_t>(adj.num_vertices) * K, 0);
-  for (int64_t v = 0; v < adj.num_vertices; ++v) {
-    for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k) {
-      const int64_t u = adj.nbr[k];
-      const int p = u >= adj.first && u < end
-                        ? part[u - adj.first]
-                        : ghost_part[std::lower_bound(ghosts.begin(), ghosts.end(), u) - ghosts.begin()];
-      out[static_cast<size_t>(v) * K + p] += ArcWeight(adj, k);
-    }
-  }
+  for (int64_t v = 0; v < adj.num_vertices; ++v)
+    for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k)
+      out[static_cast<size_t>(v) * K + part_of(adj.nbr[k])] += ArcWeight(adj, k);
   return out;
 }
 

@@ -1,9 +1,11 @@
 // Where each vertex's neighbours are: the arcs from each vertex of a rank's
-// block to each part, for the balance repair to move the vertices whose move
-// adds the fewest cut arcs. The parts of neighbours on other ranks are asked
-// of their owners once per distinct neighbour (two bounded all-to-alls).
+// block to each part, for the balance repair and the cut refinement, and any
+// per-vertex value of the neighbours (the linked graph's new ids). The values
+// of neighbours on other ranks are asked of their owners once per distinct
+// neighbour (two bounded all-to-alls).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -25,13 +27,39 @@ struct BlockAdjacency {
 // The weight of arc k of `adj`.
 inline int32_t ArcWeight(const BlockAdjacency& adj, int64_t k) { return adj.weight ? adj.weight[k] : 1; }
 
-// Distinct neighbours of the block that other ranks own, sorted.
-std::vector<int64_t> Ghosts(const BlockAdjacency& adj);
+// A per-vertex value (a part, a new id) of every neighbour of the block:
+// each rank passes its own block's `values`; those of neighbours on other
+// ranks (ghosts) are asked of their owners once, at construction (collective).
+class NeighborValues {
+ public:
+  NeighborValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& values, int64_t batch);
+  // The value of neighbour u (a global id).
+  int32_t operator()(int64_t u) const {
+    if (u >= adj_.first && u < adj_.first + adj_.num_vertices) return values_[u - adj_.first];
+    return ghost_values_[std::lower_bound(ghosts_.begin(), ghosts_.end(), u) - ghosts_.begin()];
+  }
 
-// values[v] of each ghost (a neighbour another rank owns), asked of its
-// owner, which passes its own block's `values`; collective.
-std::vector<int32_t> GhostValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& ghosts,
-                                 const std::vector<int32_t>& values, int64_t batch);
+ private:
+  const BlockAdjacency& adj_;
+  const std::vector<int32_t>& values_;
+  std::vector<int64_t> ghosts_;  // distinct neighbours other ranks own, sorted
+  std::vector<int32_t> ghost_values_;
+};
+
+// Moves the arcs into block vertex v from part `from` to part `to` in the
+// per-part counts of v's neighbours in the block (arcs[u * K + p], as
+// ArcsToParts counts them), and calls touched(u) for each such neighbour u.
+template <typename F>
+void ShiftArcs(const BlockAdjacency& adj, int64_t v, int from, int to, int K, std::vector<int32_t>* arcs, F touched) {
+  const int64_t end = adj.first + adj.num_vertices;
+  for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k) {
+    if (adj.nbr[k] < adj.first || adj.nbr[k] >= end) continue;
+    const int64_t u = adj.nbr[k] - adj.first;
+    (*arcs)[u * K + from] -= ArcWeight(adj, k);
+    (*arcs)[u * K + to] += ArcWeight(adj, k);
+    touched(u);
+  }
+}
 
 // out[v * K + p]: the weight of the arcs from local vertex v to part p under `part` (this
 // rank's block); collective.

@@ -185,15 +185,9 @@ class FmPass {
       out_[part] = now;
     }
     if (outside_ == 0 && gain_ > best_gain_) best_gain_ = gain_, best_len_ = static_cast<int64_t>(moves_.size());
-    const int64_t end = adj_.first + adj_.num_vertices;
-    for (int64_t k = adj_.index[v]; k < adj_.index[v + 1]; ++k) {
-      const int64_t u = adj_.nbr[k];
-      if (u < adj_.first || u >= end) continue;
-      const int64_t lu = u - adj_.first;
-      arcs_[lu * K_ + p] -= ArcWeight(adj_, k);
-      arcs_[lu * K_ + q] += ArcWeight(adj_, k);
-      if (!locked_[lu]) Push(lu);
-    }
+    ShiftArcs(adj_, v, p, q, K_, &arcs_, [&](int64_t u) {
+      if (!locked_[u]) Push(u);
+    });
   }
 
   const RepairInput& in_;

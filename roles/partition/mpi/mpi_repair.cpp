@@ -150,20 +150,14 @@ void ApplyMove(const RepairInput& in, Measure m, const Move& mv, std::vector<int
   for (size_t v = 0; v < part->size(); ++v)
     if ((*part)[v] == mv.from && MeasureValue(in, m, static_cast<int64_t>(v)) > 0)
       heap.push({MoveCost(in, m, arcs, K, static_cast<int64_t>(v), mv.from, mv.to), static_cast<int64_t>(v)});
-  const BlockAdjacency& adj = *in.adjacency;
-  const int64_t end = adj.first + adj.num_vertices;
   while (!heap.empty() && moved < mv.amount) {
     const Entry e = heap.top();
     heap.pop();
     if ((*part)[e.v] != mv.from || e.cost != MoveCost(in, m, arcs, K, e.v, mv.from, mv.to)) continue;  // stale
     if (!take(e.v)) continue;
-    for (int64_t k = adj.index[e.v]; k < adj.index[e.v + 1]; ++k) {
-      if (adj.nbr[k] < adj.first || adj.nbr[k] >= end) continue;
-      const int64_t u = adj.nbr[k] - adj.first;
-      arcs[u * K + mv.from] -= ArcWeight(adj, k);
-      arcs[u * K + mv.to] += ArcWeight(adj, k);
+    ShiftArcs(*in.adjacency, e.v, mv.from, mv.to, K, &arcs, [&](int64_t u) {
       if ((*part)[u] == mv.from && MeasureValue(in, m, u) > 0) heap.push({MoveCost(in, m, arcs, K, u, mv.from, mv.to), u});
-    }
+    });
   }
 }
 
