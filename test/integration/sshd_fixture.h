@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -66,9 +67,22 @@ struct Sshd {
       skip_reason = "sshd did not start: " + proc.Output();
       return;
     }
-    if (RunShell("ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p " +
-            std::to_string(port) + " -i " + key + " " + user + "@127.0.0.1 true") != 0)
+    if (RunShell(SshCommand("true")) != 0)
       skip_reason = "ssh into the test sshd failed: " + proc.Output();
+  }
+
+  // A shell command that runs `remote` through this sshd.
+  std::string SshCommand(const std::string& remote) const {
+    return "ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p " +
+           std::to_string(port) + " -i " + key + " " + user + "@127.0.0.1 " + remote;
+  }
+
+  // Seconds one `ssh ... true` through this sshd takes now: the unit of the
+  // launcher's remote teardown, which waits for two such round trips (pkill -INT, pkill -KILL).
+  double RoundTripSeconds() const {
+    auto t0 = std::chrono::steady_clock::now();
+    RunShell(SshCommand("true"));
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
   // YAML lines for a machine entry reached through this sshd.
