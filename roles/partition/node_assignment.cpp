@@ -155,14 +155,15 @@ Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, 
                                vwgt.empty() ? nullptr : vwgt.data(), nullptr, nullptr, &nparts,
                                nullptr, nullptr, options, &objval, part.data());
   res.metis_seconds = Seconds(t1);
-  if (rc != METIS_OK) {
-    const char* why = rc == METIS_ERROR_MEMORY ? "out of memory" : rc == METIS_ERROR_INPUT ? "bad input" : "error";
-    return Status::Internal("METIS_PartGraphKway failed (" + std::string(why) + ", code " +
-                            std::to_string(rc) + ")");
-  }
+  if (rc != METIS_OK) return MetisStatus("METIS_PartGraphKway", rc);
   for (size_t v = 0; v < n; ++v) res.part[v] = static_cast<int32_t>(part[v]);
   res.objval = objval;
   return res;
+}
+
+Status MetisStatus(const std::string& call, int rc) {
+  const char* why = rc == METIS_ERROR_MEMORY ? "out of memory" : rc == METIS_ERROR_INPUT ? "bad input" : "error";
+  return Status::Internal(call + " failed (" + why + ", code " + std::to_string(rc) + ")");
 }
 
 Renumbering RenumberByPart(const std::vector<int32_t>& part, int num_parts) {

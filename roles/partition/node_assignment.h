@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/base/status.h"
@@ -39,6 +40,9 @@ struct MetisResult {
 // Edges are walked in chunks (twice, three times with balance_edges): mmap'd
 // inputs are not held in memory, only METIS's adjacency is.
 Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, const MetisOptions& opts);
+
+// The error of a METIS call that returned rc (not METIS_OK).
+Status MetisStatus(const std::string& call, int rc);
 
 // Bytes MetisAssignment needs at most for a graph of num_edges directed edges
 // (the adjacency it builds plus METIS's own; measured, see the .cpp). Used to

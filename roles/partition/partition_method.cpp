@@ -27,6 +27,7 @@ constexpr std::pair<PartitionMethod, const char*> kMethods[] = {
     {PartitionMethod::kMetis, "metis"}, {PartitionMethod::kRandom, "random"}, {PartitionMethod::kStream, "stream"}};
 constexpr std::pair<InputFormat, const char*> kFormats[] = {{InputFormat::kPlain, "plain"}, {InputFormat::kOgb, "ogb"}};
 constexpr std::pair<MpiPartitionMethod, const char*> kMpiMethods[] = {{MpiPartitionMethod::kScotch, "scotch"},
+                                                                      {MpiPartitionMethod::kCluster, "cluster"},
                                                                       {MpiPartitionMethod::kRandom, "random"}};
 
 }  // namespace

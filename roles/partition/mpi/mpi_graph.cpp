@@ -307,35 +307,53 @@ Result<std::vector<int32_t>> ScotchBlock(const Rank& r, LocalAdjacency* adj, std
   return PlaceAll(linked, linked_part, View(*adj, first, &starts), o.num_parts);
 }
 
-// PT-Scotch's parts for this rank's block, repaired and refined. The rank's
-// edges wait in o.spill_dir meanwhile (when set): PT-Scotch's copies of the
-// graph are the assignment's largest memory, and the edges are not read again
-// until the output.
-Result<Assignment> ScotchAssign(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
-                                const BlockVertices& bv, const AssignOptions& o, const BalanceOptions& bo) {
+// The first parts of this rank's block: METIS's on the clusters, or
+// PT-Scotch's (--method scotch, or a cluster graph too large for rank 0). The rank's edges wait in `spill` meanwhile (when set): PT-Scotch's
+// copies of the graph are the assignment's largest memory, and the edges are
+// not read again until the output.
+Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blocks, LocalAdjacency* adj,
+                                          const RepairInput& rin, const BlockVertices& bv,
+                                          const std::vector<int64_t>& starts, const std::string& spill,
+                                          const AssignOptions& o, const BalanceOptions& bo, Assignment* out) {
+  if (o.method == MpiPartitionMethod::kCluster) {
+    ClusterOptions co;
+    co.num_parts = o.num_parts;
+    co.seed = o.seed;
+    co.batch = o.batch;
+    DG_ASSIGN_OR_RETURN(std::vector<int32_t> part, ClusterParts(r, rin, bo, co, &out->clusters));
+    if (!out->clusters.too_large) return part;
+  }
+  std::vector<SCOTCH_Num> w = VertexWeights(r, *adj, bv, blocks.First(r.size), o);
+  return ScotchBlock(r, adj, std::move(w), blocks.First(r.rank), starts, spill, o);
+}
+
+// The first parts of this rank's block, repaired and refined.
+Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
+                               const BlockVertices& bv, const AssignOptions& o, const BalanceOptions& bo) {
   const int64_t n = blocks.Count(r.rank), num_nodes = blocks.First(r.size);
   if (num_nodes > kScotchMax)
-    return Status::InvalidArgument("the graph has " + std::to_string(num_nodes) + " nodes; Debian's PT-Scotch "
-                                   "numbers them in a 32-bit SCOTCH_Num: use --method random");
+    return Status::InvalidArgument("the graph has " + std::to_string(num_nodes) + " nodes; the adjacency numbers "
+                                   "them in 32 bits (Debian's PT-Scotch's SCOTCH_Num): use --method random");
   DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, *edges, o.batch));
-  std::vector<SCOTCH_Num> w = VertexWeights(r, adj, bv, num_nodes, o);
   const size_t num_edges = edges->size();
   const std::string spill = o.spill_dir.empty() ? "" : o.spill_dir + "/edges-" + std::to_string(r.rank) + ".bin";
   if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Spill(spill, edges)));
   std::vector<int64_t> starts(static_cast<size_t>(r.size) + 1);
   for (int q = 0; q <= r.size; ++q) starts[q] = blocks.First(q);
-  Assignment out;
-  DG_ASSIGN_OR_RETURN(out.part, ScotchBlock(r, &adj, std::move(w), blocks.First(r.rank), starts, spill, o));
-  const BlockAdjacency block_adj = View(adj, blocks.First(r.rank), &starts);
   std::vector<int64_t> degree(static_cast<size_t>(n));  // arcs weighted by the edges they stand for
   for (int64_t v = 0; v < n; ++v)
     for (SCOTCH_Num k = adj.vertloctab[v]; k < adj.vertloctab[v + 1]; ++k) degree[v] += adj.edgeweights[k];
+  // The view is taken again after PT-Scotch: the spill and unspill reallocate the arcs.
+  BlockAdjacency block_adj = View(adj, blocks.First(r.rank), &starts);
   RepairInput rin{&degree, &adj.in_degree, &bv.train, &bv.node_type, &bv.type_names};
   rin.adjacency = &block_adj;
+  Assignment out;
+  DG_ASSIGN_OR_RETURN(out.part, InitialParts(r, blocks, &adj, rin, bv, starts, spill, o, bo, &out));
+  block_adj = View(adj, blocks.First(r.rank), &starts);
   rin.arcs_to_parts = [&](const std::vector<int32_t>& part) {
     return ArcsToParts(r, block_adj, part, o.num_parts, o.batch);
   };
-  out.scotch_cut = EdgeCut(r, rin, out.part, o.num_parts);
+  out.initial_cut = EdgeCut(r, rin, out.part, o.num_parts);
   RepairBalance(r, rin, bo, &out.part);
   out.refine = RefineCut(r, rin, bo, &out.part);
   out.balance = MeasureBalance(r, rin, bo, out.part);
@@ -353,7 +371,7 @@ Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::v
   bo.balance_train = o.balance_train;
   bo.balance_edges = o.balance_edges;
   bo.tolerance = o.tolerance;
-  if (o.num_parts > 1 && o.method == MpiPartitionMethod::kScotch) return ScotchAssign(r, blocks, edges, bv, o, bo);
+  if (o.num_parts > 1 && o.method != MpiPartitionMethod::kRandom) return GraphAssign(r, blocks, edges, bv, o, bo);
   const int64_t n = blocks.Count(r.rank);
   Assignment out;
   out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);

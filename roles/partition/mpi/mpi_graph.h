@@ -1,6 +1,7 @@
 // The distributed graph of `distgnn-mpi-partition`: each rank's shard of the
 // edge list, normalized across ranks, and the assignment of its block of
-// vertices to parts (PT-Scotch's SCOTCH_dgraphPart, or random).
+// vertices to parts (PT-Scotch's SCOTCH_dgraphPart, clusters partitioned by
+// METIS, or random).
 //
 // Vertices are block-distributed: rank r owns [first[r], first[r+1]) with
 // first[r] = r * N / P. Edges start on the rank that read them (rows
@@ -21,6 +22,7 @@
 #include "common/base/array.h"
 #include "common/base/status.h"
 #include "common/storage/dataset.h"
+#include "roles/partition/mpi/mpi_cluster.h"
 #include "roles/partition/mpi/mpi_exchange.h"
 #include "roles/partition/mpi/mpi_refine.h"
 #include "roles/partition/mpi/mpi_repair.h"
@@ -53,7 +55,7 @@ int64_t NormalizeShards(const Rank& r, const VertexBlocks& blocks, const EdgeLis
                         std::vector<Edge>* edges);
 
 struct AssignOptions {
-  MpiPartitionMethod method = MpiPartitionMethod::kScotch;
+  MpiPartitionMethod method = MpiPartitionMethod::kCluster;
   int num_parts = 1;
   uint64_t seed = 0;
   bool balance_train = false, balance_edges = false;
@@ -80,11 +82,14 @@ struct BlockVertices {
 // least cheaply); RepairBalance (mpi_repair.h) then moves
 // vertices off the parts above the cap of each measure in turn, and RefineCut
 // (mpi_refine.h) moves vertices back to cut fewer arcs within every cap.
+// The cluster method (mpi_cluster.h) gives its first parts in place of
+// PT-Scotch's; the repair and the refinement are the same.
 struct Assignment {
   std::vector<int32_t> part;
   BalanceReport balance;
-  int64_t scotch_cut = 0;  // edges PT-Scotch's parts cut, before the repair (PT-Scotch only)
-  RefineReport refine;     // PT-Scotch only
+  int64_t initial_cut = 0;  // edges PT-Scotch's (or the clusters') parts cut, before the repair
+  RefineReport refine;      // PT-Scotch and cluster only
+  ClusterReport clusters;   // cluster only
 };
 
 // *edges is left as it was (it is parked in opts.spill_dir while PT-Scotch runs).

@@ -2,7 +2,7 @@
 // "Partitioning across machines"). Run under MPI, one rank per machine (or more):
 //
 //   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
-//          --name NAME --out DIR [--method scotch|random] [--balance train,edges]
+//          --name NAME --out DIR [--method cluster|scotch|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR] [--progress-timeout S]
 //          [--format plain|ogb] [--edge-data NAME=FILE.npy ...] [--edge-split TRAIN,VAL,TEST]
@@ -45,7 +45,7 @@ namespace po = boost::program_options;
 
 struct Flags {
   std::string dataset, name, out, tmp_dir;
-  MpiPartitionMethod method = MpiPartitionMethod::kScotch;
+  MpiPartitionMethod method = MpiPartitionMethod::kCluster;
   InputFormat format = InputFormat::kPlain;
   bool balance_train = false, balance_edges = false;
   int num_parts = 0;
@@ -67,7 +67,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
       ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
       ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
-      ("method", po::value(&method)->default_value("scotch"), "scotch (PT-Scotch) | random")
+      ("method", po::value(&method)->default_value("cluster"), "cluster (label propagation, then METIS on the cluster graph on rank 0) | scotch (PT-Scotch) | random")
       ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges")
       ("num-nodes", po::value(&f->num_nodes), "number of nodes (default: node arrays' rows, else max id + 1)")
       ("undirected", po::bool_switch(&f->undirected), "add reverse edges, then drop duplicates")
@@ -100,7 +100,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
     return Status::InvalidArgument(e.what());
   }
   if (!Parse(method, &f->method))
-    return Status::InvalidArgument("--method '" + method + "': expected scotch or random");
+    return Status::InvalidArgument("--method '" + method + "': expected cluster, scotch or random");
   if (!Parse(format, &f->format))
     return Status::InvalidArgument("--format: unknown format '" + format + "' (expected plain or ogb)");
   if (f->format == InputFormat::kOgb && f->num_nodes >= 0)
@@ -272,9 +272,21 @@ Status Run(const Rank& r, const Flags& f) {
   Result<Assignment> assigned = AssignBlock(r, blocks, &in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
+  const ClusterReport& cr = assigned->clusters;
+  if (cr.clusters > 0 && !cr.too_large)
+    Log(r, "  clusters: %.0f clusters, %.0f arcs between them, partitioned by METIS on rank 0\n",
+        static_cast<double>(cr.clusters), static_cast<double>(cr.cluster_arcs));
+  if (cr.too_large)
+    Log(r, "  clusters: %.0f clusters, %.0f arcs between them: more than a rank's share of the graph's arcs (%.0f); "
+        "PT-Scotch partitions the graph instead\n", static_cast<double>(cr.clusters),
+        static_cast<double>(cr.cluster_arcs), static_cast<double>(cr.share_arcs));
   if (assigned->refine.rounds > 0)
-    Log(r, "  cut: %.0f edges from PT-Scotch, %.0f after the repair, %.0f after the refinement (%.0f moves)\n",
-        static_cast<double>(assigned->scotch_cut), static_cast<double>(assigned->refine.cut_before),
+    Log(r,
+        f.method == MpiPartitionMethod::kScotch || cr.too_large
+            ? "  cut: %.0f edges from PT-Scotch, %.0f after the repair, %.0f after the refinement (%.0f moves)\n"
+            : "  cut: %.0f edges from METIS on the clusters, %.0f after the repair, %.0f after the refinement "
+              "(%.0f moves)\n",
+        static_cast<double>(assigned->initial_cut), static_cast<double>(assigned->refine.cut_before),
         static_cast<double>(assigned->refine.cut_after), static_cast<double>(assigned->refine.moved));
   for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
     if (r.rank == 0)
