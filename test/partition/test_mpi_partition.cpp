@@ -58,40 +58,43 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   const test::ReferenceGraph g = Reference(test::CoraDir(), true);
   test::TempDir tmp;
-  for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {2, 3}, {3, 5}}) {
-    const std::string tag = std::to_string(np) + "-" + std::to_string(k);
-    const std::string out = tmp / ("cora" + tag);
-    auto r = RunMpi(np, {"--dataset", test::CoraDir(), "--undirected", "--num-parts", std::to_string(k),
-                         "--balance", "train", "--name", "cora", "--out", out, "--seed", "3"},
-                    tmp / ("log" + tag));
-    INFO("P=" << np << " K=" << k << "\n" << r.output);
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.output.find("partition (MPI, " + std::to_string(np) + " ranks)") != std::string::npos);
-    const PartitionConfig cfg = test::CheckPartition(out + "/cora.json", g, k);
-    CHECK(cfg.part_method == "scotch");
-    CHECK(cfg.num_classes == 7);
-    // Every part within 5 % of the mean in nodes and train nodes (the repair's cap is 4 %).
-    int64_t train = 0;
-    for (const PartInfo& pi : cfg.parts) train += pi.num_train;
-    for (const PartInfo& pi : cfg.parts) {
-      CHECK(pi.num_nodes <= 1.05 * g.num_nodes / k + 1);
-      CHECK(pi.num_train <= 1.05 * train / k + 1);
+  for (const std::string method : {"cluster", "scotch"})
+    for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {2, 3}, {3, 5}}) {
+      const std::string tag = method + std::to_string(np) + "-" + std::to_string(k);
+      const std::string out = tmp / ("cora" + tag);
+      auto r = RunMpi(np, {"--dataset", test::CoraDir(), "--undirected", "--num-parts", std::to_string(k),
+                           "--balance", "train", "--name", "cora", "--out", out, "--seed", "3", "--method", method},
+                      tmp / ("log" + tag));
+      INFO(method << " P=" << np << " K=" << k << "\n" << r.output);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.output.find("partition (MPI, " + std::to_string(np) + " ranks)") != std::string::npos);
+      const PartitionConfig cfg = test::CheckPartition(out + "/cora.json", g, k);
+      CHECK(cfg.part_method == method);
+      CHECK(cfg.num_classes == 7);
+      // Every part within 5 % of the mean in nodes and train nodes (the repair's cap is 4 %).
+      int64_t train = 0;
+      for (const PartInfo& pi : cfg.parts) train += pi.num_train;
+      for (const PartInfo& pi : cfg.parts) {
+        CHECK(pi.num_nodes <= 1.05 * g.num_nodes / k + 1);
+        CHECK(pi.num_train <= 1.05 * train / k + 1);
+      }
+      // The cut refinement after the repair never cuts more than it found, and
+      // the cut it minimizes is the edge cut the partition reports.
+      const std::string first = method == "scotch" ? "PT-Scotch" : "METIS on the clusters";
+      std::smatch cut, reported;
+      REQUIRE(std::regex_search(r.output, cut, std::regex("cut: ([0-9]+) edges from " + first + ", ([0-9]+) after "
+                                                           "the repair, ([0-9]+) after the refinement")));
+      CHECK(std::stoll(cut[3]) <= std::stoll(cut[2]));
+      REQUIRE(std::regex_search(r.output, reported, std::regex("edge cut: ([0-9]+) of")));
+      CHECK(reported[1] == cut[3]);
+      if (method == "cluster") CHECK(r.output.find("arcs between them, partitioned by METIS on rank 0") != std::string::npos);
+      CheckAggregateIndex(cfg, tmp / ("agg" + tag));
+      CHECK(NoTraceOf(tmp.path(), ".cora" + tag + "."));
+      auto v = RunDistgnn({"partition", "verify", out + "/cora.json"});  // NAME.json records every file's SHA-256
+      INFO(v.output);
+      CHECK(v.exit_code == 0);
+      CHECK(v.output.find(std::to_string(k * 11 + 2) + " files match their SHA-256 checksums") != std::string::npos);
     }
-    // The cut refinement after the repair never cuts more than it found, and
-    // the cut it minimizes is the edge cut the partition reports.
-    std::smatch cut, reported;
-    REQUIRE(std::regex_search(r.output, cut, std::regex("cut: ([0-9]+) edges from PT-Scotch, ([0-9]+) after the "
-                                                         "repair, ([0-9]+) after the refinement")));
-    CHECK(std::stoll(cut[3]) <= std::stoll(cut[2]));
-    REQUIRE(std::regex_search(r.output, reported, std::regex("edge cut: ([0-9]+) of")));
-    CHECK(reported[1] == cut[3]);
-    CheckAggregateIndex(cfg, tmp / ("agg" + tag));
-    CHECK(NoTraceOf(tmp.path(), ".cora" + tag + "."));
-    auto v = RunDistgnn({"partition", "verify", out + "/cora.json"});  // NAME.json records every file's SHA-256
-    INFO(v.output);
-    CHECK(v.exit_code == 0);
-    CHECK(v.output.find(std::to_string(k * 11 + 2) + " files match their SHA-256 checksums") != std::string::npos);
-  }
   // The same P, K and seed: the same bytes, file for file.
   const std::string again = tmp / "again";
   auto r = RunMpi(3, {"--dataset", test::CoraDir(), "--undirected", "--num-parts", "5", "--balance", "train",
@@ -100,9 +103,9 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   int files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(tmp / "cora3-5")) {
+  for (const auto& e : fs::recursive_directory_iterator(tmp / "coracluster3-5")) {
     if (!e.is_regular_file()) continue;
-    const std::string rel = fs::relative(e.path(), tmp / "cora3-5").string();
+    const std::string rel = fs::relative(e.path(), tmp / "coracluster3-5").string();
     INFO(rel);
     CHECK(ReadAll(e.path().string()) == ReadAll(again + "/" + rel));
     ++files;
@@ -110,9 +113,10 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
   CHECK(files >= 5 * 9 + 3);  // per part: CSR, seeds, agg index, node arrays; json, orig_nids, orig_eids
 }
 
-// On a skewed graph, in-edges sit on few hubs: PT-Scotch's folded weight, the
-// repair and the cut refinement keep nodes, train nodes and in-edges within 5 %
-// of the mean at a cut within 1.15x METIS's multi-constraint cut of the same graph.
+// On a skewed graph, in-edges sit on few hubs: METIS's constraints on the
+// cluster graph (or PT-Scotch's folded weight), the repair and the cut
+// refinement keep nodes, train nodes and in-edges within 5 % of the mean at a
+// cut within 1.15x METIS's multi-constraint cut of the same graph.
 TEST_CASE("MPI partition: balancing train nodes and in-edges of an R-MAT graph evens every measure at METIS cut",
           "[partition][mpi]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
@@ -123,16 +127,17 @@ TEST_CASE("MPI partition: balancing train nodes and in-edges of an R-MAT graph e
   INFO(gen.output);
   REQUIRE(gen.exit_code == 0);
   const test::ReferenceGraph g = Reference(ds, false);
+  for (const std::string method : {"cluster", "scotch"})
   for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}}) {
-    const std::string tag = std::to_string(np) + "-" + std::to_string(k);
+    const std::string tag = method + std::to_string(np) + "-" + std::to_string(k);
     auto metis = RunDistgnn({"partition", "--dataset", ds, "--num-parts", std::to_string(k), "--method", "metis",
                              "--balance", "train,edges", "--name", "m", "--out", tmp / ("metis" + tag)});
     INFO(metis.output);
     REQUIRE(metis.exit_code == 0);
     auto r = RunMpi(np, {"--dataset", ds, "--num-parts", std::to_string(k), "--balance", "train,edges", "--name", "g",
-                         "--out", tmp / ("mpi" + tag)},
+                         "--out", tmp / ("mpi" + tag), "--method", method},
                     tmp / ("log" + tag));
-    INFO("P=" << np << " K=" << k << "\n" << r.output);
+    INFO(method << " P=" << np << " K=" << k << "\n" << r.output);
     REQUIRE(r.exit_code == 0);
     const PartitionConfig cfg = test::CheckPartition(tmp / ("mpi" + tag + "/g.json"), g, k);
     int64_t nodes = 0, edges = 0, train = 0;
@@ -167,7 +172,7 @@ TEST_CASE("MPI partition: random method and --drop-self-loops on an edge list wi
   REQUIRE(NpyWrite(tmp / "ds/src.npy", column(src)).ok());
   REQUIRE(NpyWrite(tmp / "ds/dst.npy", column(dst)).ok());
   REQUIRE(NpyWrite(tmp / "ds/labels.npy", column(labels)).ok());
-  for (const char* method : {"random", "scotch"}) {
+  for (const char* method : {"random", "cluster", "scotch"}) {
     const std::string out = tmp / (std::string("g-") + method);
     auto r = RunMpi(3, {"--dataset", tmp / "ds", "--drop-self-loops", "--num-parts", "4", "--method", method,
                         "--name", "g", "--out", out},
@@ -209,7 +214,7 @@ TEST_CASE("MPI partition: mistakes end every rank with one message and leave not
              tmp / "log3", 60);
   INFO(r.output);
   CHECK(r.exit_code != 0);
-  CHECK(r.output.find("--method 'metis': expected scotch or random") != std::string::npos);
+  CHECK(r.output.find("--method 'metis': expected cluster, scotch or random") != std::string::npos);
 
   // `distgnn partition --mpi` is this binary.
   test::Subprocess p;

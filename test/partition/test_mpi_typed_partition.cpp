@@ -57,7 +57,7 @@ void CheckNodeAndTrainBalance(const PartitionConfig& cfg) {
 int64_t MetisCut(const TempDir& tmp, int k) {
   const std::string out = tmp / ("metis" + std::to_string(k));
   auto r = RunDistgnn({"partition", "--dataset", ImdbDir(), "--undirected", "--num-parts", std::to_string(k),
-                       "--balance", "train", "--name", "imdb", "--out", out});
+                       "--balance", "train", "--name", "imdb", "--out", out, "--force"});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   auto cfg = LoadAnyPartitionConfig(out + "/imdb.json");
@@ -73,38 +73,40 @@ TEST_CASE("MPI partition of typed IMDB: valid for P = K and P < K with every typ
   auto ds = LoadTypedDataset(ImdbDir(), true);
   REQUIRE(ds.ok());
   TempDir tmp;
-  auto args = [&](int k, const std::string& out) {
+  auto args = [&](int k, const std::string& out, const std::string& method) {
     return std::vector<std::string>{"--dataset", ImdbDir(), "--undirected", "--num-parts", std::to_string(k),
-                                    "--balance", "train", "--name", "imdb", "--out", out, "--seed", "3"};
+                                    "--balance", "train", "--name", "imdb", "--out", out, "--seed", "3",
+                                    "--method", method};
   };
-  for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {2, 3}}) {
-    const std::string tag = std::to_string(np) + "-" + std::to_string(k);
-    const std::string out = tmp / ("imdb" + tag);
-    auto r = RunMpi(np, args(k, out), tmp / ("log" + tag));
-    INFO("P=" << np << " K=" << k << "\n" << r.output);
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.output.find("typed: 4 node types, 6 edge types") != std::string::npos);
-    for (const char* type : {"movie", "director", "actor", "keyword"})
-      CHECK(r.output.find(std::string("balance type ") + type + ": largest part") != std::string::npos);
-    const PartitionConfig cfg = CheckTypedPartition(out + "/imdb.json", *ds, k);
-    CHECK(cfg.part_method == "scotch");
-    CHECK(cfg.num_classes == 3);
-    CheckTypeBalance(cfg, 0.10);
-    CheckNodeAndTrainBalance(cfg);
-    CheckAggregateIndex(cfg, tmp / ("agg" + tag));
-    auto v = RunDistgnn({"partition", "verify", out + "/imdb.json"});
-    INFO(v.output);
-    CHECK(v.exit_code == 0);
-    CHECK(NoTraceOf(tmp.path(), ".imdb" + tag + "."));
-    const int64_t metis = MetisCut(tmp, k);
-    WARN("IMDB K=" << k << " P=" << np << ": PT-Scotch cut " << cfg.edge_cut << " of " << cfg.num_edges
-                   << " edges, METIS " << metis);
-  }
+  for (const std::string method : {"cluster", "scotch"})
+    for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {2, 3}}) {
+      const std::string tag = method + std::to_string(np) + "-" + std::to_string(k);
+      const std::string out = tmp / ("imdb" + tag);
+      auto r = RunMpi(np, args(k, out, method), tmp / ("log" + tag));
+      INFO(method << " P=" << np << " K=" << k << "\n" << r.output);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.output.find("typed: 4 node types, 6 edge types") != std::string::npos);
+      for (const char* type : {"movie", "director", "actor", "keyword"})
+        CHECK(r.output.find(std::string("balance type ") + type + ": largest part") != std::string::npos);
+      const PartitionConfig cfg = CheckTypedPartition(out + "/imdb.json", *ds, k);
+      CHECK(cfg.part_method == method);
+      CHECK(cfg.num_classes == 3);
+      CheckTypeBalance(cfg, 0.10);
+      CheckNodeAndTrainBalance(cfg);
+      CheckAggregateIndex(cfg, tmp / ("agg" + tag));
+      auto v = RunDistgnn({"partition", "verify", out + "/imdb.json"});
+      INFO(v.output);
+      CHECK(v.exit_code == 0);
+      CHECK(NoTraceOf(tmp.path(), ".imdb" + tag + "."));
+      const int64_t metis = MetisCut(tmp, k);
+      WARN("IMDB K=" << k << " P=" << np << ": " << method << " cut " << cfg.edge_cut << " of " << cfg.num_edges
+                     << " edges, METIS " << metis);
+    }
   // The same P, K and seed: the same bytes, file for file.
-  auto r = RunMpi(2, args(3, tmp / "again"), tmp / "log-again");
+  auto r = RunMpi(2, args(3, tmp / "again", "cluster"), tmp / "log-again");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  RequireSameTree(tmp / "imdb2-3", tmp / "again", 3 * 11 + 3 + 4);
+  RequireSameTree(tmp / "imdbcluster2-3", tmp / "again", 3 * 11 + 3 + 4);
 }
 
 TEST_CASE("MPI partition of a generated mag-shaped graph with .npy edge files on 3 ranks", "[partition][mpi][typed]") {
