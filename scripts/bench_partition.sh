@@ -6,9 +6,10 @@
 #
 #   scripts/bench_partition.sh [BUILD_DIR] [WORK_DIR]    (env: NODES EDGES FEAT PARTS)
 #
-# --mpi: partitioning across machines (scripts/bench_partition_mpi.sh: PT-Scotch
-# on 1, 2 and 3 namespace hosts against single-machine METIS and the stream
-# partitioner, on a uniform and an R-MAT graph).
+# --mpi: partitioning across machines (scripts/bench_partition_mpi.sh: the
+# cluster method and PT-Scotch on 1, 2 and 3 namespace hosts against
+# single-machine METIS and the stream partitioner, on a uniform and an R-MAT
+# graph).
 #
 #   scripts/bench_partition.sh --mpi [BUILD_DIR] [WORK_DIR]   (env: see bench_partition_mpi.sh)
 set -euo pipefail

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Partitioning across machines (not a timed test): for each graph, single-machine
-# METIS and the stream partitioner against distgnn-mpi-partition (PT-Scotch) on
-# 1, 2 and 3 ranks, one rank per namespace host (scripts/netns-cluster.sh, mpirun
-# over the hosts' sshd). One markdown row per run: edge cut and its ratio to
-# METIS's, the largest part over the mean for nodes, train nodes and in-edges,
-# peak RSS (the largest rank's for MPI) and its ratio to METIS's, bytes the
-# largest rank sent and all ranks sent, wall time. The hosts share this
-# machine's cores, so wall time across ranks is not a speed-up: memory per rank
-# and bytes are the measure.
+# METIS and the stream partitioner against distgnn-mpi-partition (each of
+# METHODS: clusters partitioned by METIS, PT-Scotch) on 1, 2 and 3 ranks, one
+# rank per namespace host (scripts/netns-cluster.sh, mpirun over the hosts'
+# sshd). One markdown row per run: edge cut and its ratio to METIS's, the
+# largest part over the mean for nodes, train nodes and in-edges, peak RSS (the
+# largest rank's for MPI) and its ratio to METIS's, bytes the largest rank sent
+# and all ranks sent, wall time. The hosts share this machine's cores, so wall
+# time across ranks is not a speed-up: memory per rank and bytes are the measure.
 #
 #   scripts/bench_partition_mpi.sh [BUILD_DIR] [WORK_DIR]
 #   env: GRAPHS   "MODEL:NODES:EDGES ..." (default "uniform:1000000:20000000 rmat:2000000:40000000")
 #        RANKS    ranks (= hosts) per run (default "1 2 3"); K = 2 parts
-#        BALANCE  --balance of METIS and PT-Scotch (default train; the stream
+#        METHODS  --method of distgnn-mpi-partition (default "cluster scotch")
+#        BALANCE  --balance of METIS and the MPI methods (default train; the stream
 #                 partitioner balances nodes)
 #        FEAT     feature width of the generated graphs (default 100)
 #        HOSTS    netns (default) or local (every rank on 127.0.0.1)
@@ -22,6 +23,7 @@ BUILD=$(cd "${1:-build}" && pwd)
 WORK=${2:-/tmp/distgnn-bench-partition-mpi}
 GRAPHS=${GRAPHS:-"uniform:1000000:20000000 rmat:2000000:40000000"}
 RANKS=${RANKS:-"1 2 3"}
+METHODS=${METHODS:-"cluster scotch"}
 BALANCE=${BALANCE:-train}
 FEAT=${FEAT:-100}
 HOSTS=${HOSTS:-netns}
@@ -99,11 +101,13 @@ for spec in $GRAPHS; do
   wall=$(timed "$log" "$BIN" partition --dataset "$data" --num-parts 2 --method stream \
     --name g --out "$WORK/out" --force)
   row "stream, 1 machine" "$log" "$wall" "$metis_cut" "$metis_rss"
-  for p in $RANKS; do
-    log=$WORK/$model-mpi-$p.log
-    wall=$(eval "timed $log $(mpirun_for "$p") $MPIBIN --dataset $data --num-parts 2 --balance $BALANCE \
-      --name g --out $WORK/out --force")
-    row "PT-Scotch, $p rank(s)" "$log" "$wall" "$metis_cut" "$metis_rss"
+  for method in $METHODS; do
+    for p in $RANKS; do
+      log=$WORK/$model-$method-$p.log
+      wall=$(eval "timed $log $(mpirun_for "$p") $MPIBIN --dataset $data --num-parts 2 --balance $BALANCE \
+        --method $method --name g --out $WORK/out --force")
+      row "$method, $p rank(s)" "$log" "$wall" "$metis_cut" "$metis_rss"
+    done
   done
   rm -rf "$WORK/out"
 done
