@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
 
 #include "common/base/logging.h"
@@ -208,24 +209,27 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
 
   // 3. Spill: records (new dst, new src, edge id) in sorted runs; edges per part.
   std::vector<int64_t> part_edges(K, 0);
-  // A run and its radix-sort scratch share run_bytes.
-  ExternalSorter<EdgeRec, ByDstThenEid> sorter(spill_dir, "csr", run_bytes / (2 * sizeof(EdgeRec)), kMergeBytes);
+  // A run and its radix-sort scratch share run_bytes. The runs are removed
+  // once merged (sorter.reset()): the node data and the aggregation index
+  // written after the merge need their disk.
+  std::optional<ExternalSorter<EdgeRec, ByDstThenEid>> sorter;
+  sorter.emplace(spill_dir, "csr", run_bytes / (2 * sizeof(EdgeRec)), kMergeBytes);
   DG_RETURN_IF_ERROR(in->edges.ForEachChunk(1 << 20, [&](const int64_t* src, const int64_t* dst, int64_t n, int64_t first) {
     for (int64_t e = 0; e < n; ++e) {
       if (src[e] < 0 || src[e] >= N || dst[e] < 0 || dst[e] >= N)
         return Status::InvalidArgument("edge " + std::to_string(first + e) + " (" + std::to_string(src[e]) + ", " +
                                        std::to_string(dst[e]) + ") has a node id outside [0, " + std::to_string(N) + ")");
       ++part_edges[part[dst[e]]];
-      DG_RETURN_IF_ERROR(sorter.Add(EdgeRec{new_id[dst[e]], new_id[src[e]], first + e}));
+      DG_RETURN_IF_ERROR(sorter->Add(EdgeRec{new_id[dst[e]], new_id[src[e]], first + e}));
     }
     return Status::OK();
   }));
-  DG_RETURN_IF_ERROR(sorter.Finish());
+  DG_RETURN_IF_ERROR(sorter->Finish());
   std::vector<int64_t>().swap(new_id);
   std::vector<int64_t> edge_map(K + 1, 0);
   for (int p = 0; p < K; ++p) edge_map[p + 1] = edge_map[p] + part_edges[p];
-  PartitionLog(log, "  spill:             %.2f s (%zu sorted runs, %s)\n", Seconds(t), sorter.runs(),
-      FormatBytes(sorter.spilled_bytes()).c_str());
+  PartitionLog(log, "  spill:             %.2f s (%zu sorted runs, %s)\n", Seconds(t), sorter->runs(),
+      FormatBytes(sorter->spilled_bytes()).c_str());
 
   // 4. Merge into each part's CSR.
   t = Clock::now();
@@ -277,7 +281,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
       return Status::OK();
     };
     PartitionBook book(node_map);
-    DG_RETURN_IF_ERROR(sorter.Merge([&](const EdgeRec& r) -> Status {
+    DG_RETURN_IF_ERROR(sorter->Merge([&](const EdgeRec& r) -> Status {
       if (r.dst >= node_map[cur < 0 ? 0 : cur + 1]) DG_RETURN_IF_ERROR(advance_to(book.Owner(r.dst)));
       for (; row < r.dst; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
       ++in_part;
@@ -297,6 +301,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     DG_RETURN_IF_ERROR(close_part());
     DG_RETURN_IF_ERROR(orig_eids.Finish());
   }
+  sorter.reset();
   PartitionLog(log, "  merge into CSR:    %.2f s\n", Seconds(t));
 
   // 5. Node arrays, part by part, in id order from the (mmap'd) inputs.

@@ -85,11 +85,12 @@ std::vector<int32_t> Propagate(const BlockAdjacency& adj, const VertexLoads& x, 
       int32_t best = label[v];
       int64_t best_score = score[best];
       for (int32_t c : touched)
-        if (c != label[v] && score[c] > best_score && Fits(x, &load[c * x.M()], v, x.cap)) best = c, best_score = score[c];
+        if (c != label[v] && score[c] > best_score && Fits(x, &load[static_cast<size_t>(c) * x.M()], v, x.cap))
+          best = c, best_score = score[c];
       for (int32_t c : touched) score[c] = 0;
       if (best == label[v]) continue;
-      AddLoad(x, &load[label[v] * x.M()], v, -1);
-      AddLoad(x, &load[best * x.M()], v, +1);
+      AddLoad(x, &load[static_cast<size_t>(label[v]) * x.M()], v, -1);
+      AddLoad(x, &load[static_cast<size_t>(best) * x.M()], v, +1);
       label[v] = best;
       ++changed;
     }
@@ -251,11 +252,10 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
   report->clusters = SumAll(r, static_cast<int64_t>(rows.degree.size()));
   report->cluster_arcs = SumAll(r, static_cast<int64_t>(rows.nbr.size()));
   report->share_arcs = SumAll(r, static_cast<int64_t>(adj.index[adj.num_vertices])) / r.size;
-  report->too_large = report->cluster_arcs > std::max(report->share_arcs, kSmallClusterGraph);
+  // Past MPI's 32-bit counts the gather cannot hold it either.
+  report->too_large = report->cluster_arcs > std::max(report->share_arcs, kSmallClusterGraph) ||
+                      report->clusters * x.M() > INT_MAX;
   if (report->too_large) return std::vector<int32_t>();
-  if (MaxAll(r, static_cast<int64_t>(std::max(rows.nbr.size(), rows.load.size()))) > INT_MAX)
-    return Agree(r, Status::InvalidArgument("a rank's part of the cluster graph passes MPI's 32-bit counts: use "
-                                            "--method scotch, or more ranks"));
   std::vector<int32_t> degree = GatherOnZero(r, rows.degree, MPI_INT32_T);
   std::vector<int32_t> cluster_part;
   Status st;
