@@ -21,8 +21,9 @@
 // size (at 1M R-MAT nodes / 20M edges on 2 ranks, 200k clusters and 5.7M
 // arcs, against the graph's 35M). A graph without communities (uniform
 // random edges) hardly contracts: when the cluster graph has more arcs than
-// a rank's share of the graph's (and more than 16M), ClusterParts returns no
-// parts and the caller partitions with PT-Scotch instead.
+// a rank's share of the graph's (and more than 16M), or its loads pass MPI's
+// 32-bit counts, ClusterParts returns no parts and the caller partitions with
+// PT-Scotch instead.
 #pragma once
 
 #include <cstdint>
