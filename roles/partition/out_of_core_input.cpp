@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <unistd.h>
+
 #include "common/io/gzip_reader.h"
 #include "common/io/npy.h"
 
@@ -84,6 +86,7 @@ Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const Edge
   }
 
   EdgeSource raw;
+  std::vector<std::string> written;  // raw columns this function wrote into the scratch directory
   if (!text.empty()) {  // two streamed parses: count, then write the columns
     int64_t n = 0, max_id = -1;
     DG_RETURN_IF_ERROR(ForEachEdgeText(text, num_nodes, [&](const int64_t*, const int64_t*, int64_t c) {
@@ -100,10 +103,13 @@ Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const Edge
     }, &max_id));
     DG_RETURN_IF_ERROR(ws.Finish());
     DG_RETURN_IF_ERROR(wd.Finish());
-    DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(spill.tmp_dir + "/input-src.npy", spill.tmp_dir + "/input-dst.npy"));
+    written = {spill.tmp_dir + "/input-src.npy", spill.tmp_dir + "/input-dst.npy"};
+    DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(written[0], written[1]));
   } else {
     DG_ASSIGN_OR_RETURN(std::string s, PlainNpyPath(src_npy, spill.tmp_dir, "input-src.npy"));
     DG_ASSIGN_OR_RETURN(std::string d, PlainNpyPath(dst_npy, spill.tmp_dir, "input-dst.npy"));
+    for (const std::string& p : {s, d})
+      if (p != src_npy && p != dst_npy) written.push_back(p);  // gunzipped
     DG_ASSIGN_OR_RETURN(raw, EdgeSource::Map(s, d));
   }
   // Ids: non-negative, below num_nodes if known; else num_nodes = max id + 1.
@@ -126,10 +132,15 @@ Result<OutOfCoreInput> OpenOutOfCoreInput(const OutOfCoreSource& src, const Edge
     auto t = std::chrono::steady_clock::now();
     size_t runs = 0;
     DG_ASSIGN_OR_RETURN(in.edges, NormalizeEdgesOutOfCore(raw, norm, spill, &runs));
+    // The normalized edges replace the raw columns: those in the scratch
+    // directory are not read again, and their disk is freed now.
+    const int64_t raw_edges = raw.size();
+    raw = EdgeSource();
+    for (const std::string& p : written) ::unlink(p.c_str());
     if (log) {
       std::fprintf(log, "  normalize edges:   %.2f s (%lld -> %lld edges, %zu sorted runs)\n",
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(),
-                   (long long)raw.size(), (long long)in.edges.size(), runs);
+                   (long long)raw_edges, (long long)in.edges.size(), runs);
       std::fflush(log);
     }
   } else {
