@@ -73,17 +73,13 @@ struct BlockVertices {
   std::vector<int64_t> type_counts;     // nodes of each type in the whole graph
 };
 
-// Part of each vertex of this rank's block. PT-Scotch partitions the vertices
-// that have a neighbour (mpi_linked_graph.h), each arc weighing the edges it
-// stands for, so the cut it minimizes is the edge cut. The balance options and the node
-// types fold into PT-Scotch's one vertex weight (1 + train weight + in-degree
-// weight + the weight of the vertex's type, each measure contributing about
-// as much as the node count, in-edges 8 times as much: the repair moves them
-// least cheaply); RepairBalance (mpi_repair.h) then moves
-// vertices off the parts above the cap of each measure in turn, and RefineCut
-// (mpi_refine.h) moves vertices back to cut fewer arcs within every cap.
-// The cluster method (mpi_cluster.h) gives its first parts in place of
-// PT-Scotch's; the repair and the refinement are the same.
+// Part of each vertex of this rank's block. The block's symmetric adjacency
+// (mpi_adjacency.h) gets its first parts from the clusters partitioned by
+// METIS (mpi_cluster.h, the default) or from PT-Scotch (mpi_scotch.h);
+// RepairBalance (mpi_repair.h) then moves vertices off the parts above the
+// cap of each measure in turn, and RefineCut (mpi_refine.h) moves vertices
+// back to cut fewer arcs within every cap. --method random deals the block's
+// shuffled vertices round-robin.
 struct Assignment {
   std::vector<int32_t> part;
   BalanceReport balance;
@@ -92,7 +88,7 @@ struct Assignment {
   ClusterReport clusters;   // cluster only
 };
 
-// *edges is left as it was (it is parked in opts.spill_dir while PT-Scotch runs).
+// *edges is left as it was (it is parked in opts.spill_dir while the parts are computed).
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                const BlockVertices& vertices, const AssignOptions& opts);
 
