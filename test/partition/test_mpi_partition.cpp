@@ -153,6 +153,42 @@ TEST_CASE("MPI partition: balancing train nodes and in-edges of an R-MAT graph e
   }
 }
 
+// A cluster graph larger than --cluster-max-arcs is not gathered: PT-Scotch
+// partitions the graph instead, the log says so, and the parts are those of
+// --method scotch with the same seed, byte for byte (NAME.json aside, which
+// records the method asked for).
+TEST_CASE("MPI partition: a cluster graph over --cluster-max-arcs goes to PT-Scotch", "[partition][mpi][cora]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  test::TempDir tmp;
+  auto run = [&](const std::vector<std::string>& extra, const std::string& out) {
+    std::vector<std::string> args = {"--dataset", test::CoraDir(), "--undirected", "--num-parts", "2", "--balance",
+                                     "train", "--name", "cora", "--out", tmp / out, "--seed", "5"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunMpi(2, args, tmp / ("log-" + out));
+  };
+  auto fallback = run({"--cluster-max-arcs", "1000"}, "fallback");
+  INFO(fallback.output);
+  REQUIRE(fallback.exit_code == 0);
+  CHECK(fallback.output.find("arcs between them: more than rank 0 partitions (1000, --cluster-max-arcs); PT-Scotch "
+                             "partitions the graph instead") != std::string::npos);
+  CHECK(fallback.output.find("cut: ") != std::string::npos);
+  CHECK(fallback.output.find(" edges from PT-Scotch, ") != std::string::npos);
+  const PartitionConfig cfg = test::CheckPartition(tmp / "fallback/cora.json", Reference(test::CoraDir(), true), 2);
+  CHECK(cfg.part_method == "cluster");
+  auto scotch = run({"--method", "scotch"}, "scotch");
+  INFO(scotch.output);
+  REQUIRE(scotch.exit_code == 0);
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(tmp / "scotch")) {
+    const std::string rel = fs::relative(e.path(), tmp / "scotch").string();
+    if (!e.is_regular_file() || rel == "cora.json") continue;
+    INFO(rel);
+    CHECK(ReadAll(e.path().string()) == ReadAll(tmp / ("fallback/" + rel)));
+    ++files;
+  }
+  CHECK(files >= 2 * 9 + 2);
+}
+
 TEST_CASE("MPI partition: random method and --drop-self-loops on an edge list with loops", "[partition][mpi]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   test::TempDir tmp;
@@ -215,6 +251,14 @@ TEST_CASE("MPI partition: mistakes end every rank with one message and leave not
   INFO(r.output);
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("--method 'metis': expected cluster, scotch or random") != std::string::npos);
+
+  r = RunMpi(2, {"--dataset", test::CoraDir(), "--num-parts", "2", "--cluster-max-arcs", "-1", "--name", "x", "--out",
+                 tmp / "z"},
+             tmp / "log5", 60);
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--cluster-max-arcs must be >= 0 (0 = automatic)") != std::string::npos);
+  CHECK(NoTraceOf(tmp.path(), "z"));
 
   // `distgnn partition --mpi` is this binary.
   test::Subprocess p;

@@ -251,10 +251,10 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
   Contract(r, adj, x, o.batch, &rows);
   report->clusters = SumAll(r, static_cast<int64_t>(rows.degree.size()));
   report->cluster_arcs = SumAll(r, static_cast<int64_t>(rows.nbr.size()));
-  report->share_arcs = SumAll(r, static_cast<int64_t>(adj.index[adj.num_vertices])) / r.size;
+  const int64_t share = SumAll(r, static_cast<int64_t>(adj.index[adj.num_vertices])) / r.size;
+  report->max_arcs = o.max_arcs > 0 ? o.max_arcs : std::max(share, kSmallClusterGraph);
   // Past MPI's 32-bit counts the gather cannot hold it either.
-  report->too_large = report->cluster_arcs > std::max(report->share_arcs, kSmallClusterGraph) ||
-                      report->clusters * x.M() > INT_MAX;
+  report->too_large = report->cluster_arcs > report->max_arcs || report->clusters * x.M() > INT_MAX;
   if (report->too_large) return std::vector<int32_t>();
   std::vector<int32_t> degree = GatherOnZero(r, rows.degree, MPI_INT32_T);
   std::vector<int32_t> cluster_part;

@@ -21,9 +21,9 @@
 // size (at 1M R-MAT nodes / 20M edges on 2 ranks, 200k clusters and 5.7M
 // arcs, against the graph's 35M). A graph without communities (uniform
 // random edges) hardly contracts: when the cluster graph has more arcs than
-// a rank's share of the graph's (and more than 16M), or its loads pass MPI's
-// 32-bit counts, ClusterParts returns no parts and the caller partitions with
-// PT-Scotch instead.
+// a rank's share of the graph's (and more than 16M; --cluster-max-arcs sets
+// the limit), or its loads pass MPI's 32-bit counts, ClusterParts returns no
+// parts and the caller partitions with PT-Scotch instead.
 #pragma once
 
 #include <cstdint>
@@ -40,12 +40,15 @@ struct ClusterOptions {
   double cluster_share = 0.005;  // a cluster's cap: this share of each measure's total
   int iterations = 5;            // label propagation sweeps over the block
   int64_t batch = 1 << 20;
+  // The most arcs of a cluster graph rank 0 partitions; 0 = a rank's share of
+  // the graph's arcs, at least 16M.
+  int64_t max_arcs = 0;
 };
 
 struct ClusterReport {
   int64_t clusters = 0, cluster_arcs = 0;  // the cluster graph
-  int64_t share_arcs = 0;                  // a rank's share of the graph's arcs
-  bool too_large = false;                  // cluster_arcs > share_arcs: no parts
+  int64_t max_arcs = 0;                    // the limit (ClusterOptions::max_arcs, resolved)
+  bool too_large = false;                  // cluster_arcs > max_arcs: no parts
 };
 
 // The part of every vertex of the block, or none when the cluster graph is

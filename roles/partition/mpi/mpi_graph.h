@@ -60,6 +60,7 @@ struct AssignOptions {
   uint64_t seed = 0;
   bool balance_train = false, balance_edges = false;
   double imbalance = 0.03;  // PT-Scotch's load imbalance ratio
+  int64_t cluster_max_arcs = 0;  // the cluster method's limit (ClusterOptions::max_arcs)
   double tolerance = 0.04;  // the repair's cap: the mean times 1 + tolerance
   int64_t batch = 1 << 20;
   std::string spill_dir;    // where the rank's edges wait while PT-Scotch runs ("" = in memory)

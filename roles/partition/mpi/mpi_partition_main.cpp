@@ -4,7 +4,8 @@
 //   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
 //          --name NAME --out DIR [--method cluster|scotch|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
-//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--tmp-dir DIR] [--progress-timeout S]
+//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--cluster-max-arcs N] [--tmp-dir DIR]
+//          [--progress-timeout S]
 //          [--format plain|ogb] [--edge-data NAME=FILE.npy ...] [--edge-split TRAIN,VAL,TEST]
 //
 // (`distgnn partition --mpi ...` under mpirun runs this binary.) Each rank reads
@@ -49,7 +50,7 @@ struct Flags {
   InputFormat format = InputFormat::kPlain;
   bool balance_train = false, balance_edges = false;
   int num_parts = 0;
-  int64_t num_nodes = -1, batch = 1 << 20;
+  int64_t num_nodes = -1, batch = 1 << 20, cluster_max_arcs = 0;
   uint64_t seed = 0;
   double imbalance = 0.03, progress_timeout = 900;
   bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
@@ -81,6 +82,9 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("force", po::bool_switch(&f->force), "replace an existing output directory")
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
+      ("cluster-max-arcs", po::value(&f->cluster_max_arcs)->default_value(0),
+       "the largest cluster graph (arcs) rank 0 partitions with METIS; past it PT-Scotch partitions the graph. "
+       "0 = a rank's share of the graph's arcs, at least 16M")
       ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
        "seconds a rank waits inside MPI without progress (a stage start, an exchange round or a completed MPI "
        "call, PT-Scotch's too) before it aborts the run, e.g. when another host is cut off; 0 = never")
@@ -106,6 +110,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
   if (f->format == InputFormat::kOgb && f->num_nodes >= 0)
     return Status::InvalidArgument("--num-nodes: an OGB dataset gives its node count (raw/num-node-list)");
   if (f->num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1");
+  if (f->cluster_max_arcs < 0) return Status::InvalidArgument("--cluster-max-arcs must be >= 0 (0 = automatic)");
   if (f->batch < 1 || f->batch > (int64_t{1} << 24)) return Status::InvalidArgument("--batch-edges must be in [1, 16777216]");
   Result<std::map<std::string, std::string>> named = ParseEdgeDataFlags(edge_data);
   if (!named.ok()) return named.status();
@@ -266,6 +271,7 @@ Status Run(const Rank& r, const Flags& f) {
   ao.balance_train = f.balance_train;
   ao.balance_edges = f.balance_edges;
   ao.imbalance = f.imbalance;
+  ao.cluster_max_arcs = f.cluster_max_arcs;
   ao.batch = f.batch;
   ao.spill_dir = scratch->path();
   Progress("assign");
@@ -277,9 +283,9 @@ Status Run(const Rank& r, const Flags& f) {
     Log(r, "  clusters: %.0f clusters, %.0f arcs between them, partitioned by METIS on rank 0\n",
         static_cast<double>(cr.clusters), static_cast<double>(cr.cluster_arcs));
   if (cr.too_large)
-    Log(r, "  clusters: %.0f clusters, %.0f arcs between them: more than a rank's share of the graph's arcs (%.0f); "
+    Log(r, "  clusters: %.0f clusters, %.0f arcs between them: more than rank 0 partitions (%.0f, --cluster-max-arcs); "
         "PT-Scotch partitions the graph instead\n", static_cast<double>(cr.clusters),
-        static_cast<double>(cr.cluster_arcs), static_cast<double>(cr.share_arcs));
+        static_cast<double>(cr.cluster_arcs), static_cast<double>(cr.max_arcs));
   if (assigned->refine.rounds > 0)
     Log(r,
         f.method == MpiPartitionMethod::kScotch || cr.too_large
