@@ -224,8 +224,10 @@ Result<std::vector<int32_t>> MetisOnClusters(const std::vector<int32_t>& degree,
   std::vector<idx_t> xadj(degree.size() + 1, 0);
   for (size_t c = 0; c < degree.size(); ++c) xadj[c + 1] = xadj[c] + degree[c];
   std::vector<idx_t> adjncy(nbr.begin(), nbr.end()), adjwgt = ToIdx(weight, 1), vwgt = ToIdx(load, ncon);
-  std::vector<real_t> ubvec;
-  for (Measure m : x.measures) ubvec.push_back(static_cast<real_t>(1 + 0.75 * Tolerance(bo, m)));
+  // Every constraint within 3/4 of the node count's tolerance, the node types'
+  // too: a typed graph's node count is no constraint of its own, and the
+  // repair would otherwise cut arcs to bring it under its cap.
+  std::vector<real_t> ubvec(x.measures.size(), static_cast<real_t>(1 + 0.75 * bo.tolerance));
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed & 0x7fffffff);
