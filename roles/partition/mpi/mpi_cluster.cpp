@@ -137,9 +137,7 @@ ClusterRows Number(const Rank& r, const std::vector<int32_t>& label) {
     rows.cluster[v] = index[label[v]];
   }
   rows.degree.assign(static_cast<size_t>(count), 0);
-  const int64_t mine = count;
-  MPI_Exscan(&mine, &rows.first, 1, MPI_INT64_T, MPI_SUM, r.comm);
-  if (r.rank == 0) rows.first = 0;
+  rows.first = ExclusiveScan(r, count);
   return rows;
 }
 
@@ -182,19 +180,34 @@ void Contract(const Rank& r, const BlockAdjacency& adj, const VertexLoads& x, in
   }
 }
 
+// Every rank's count of rows and where they start in rank order, on rank 0
+// (collective).
+struct RowsOnZero {
+  std::vector<int> counts, displs;
+  RowsOnZero(const Rank& r, int count) : counts(static_cast<size_t>(r.size)), displs(static_cast<size_t>(r.size), 0) {
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, r.comm);
+    for (int q = 1; q < r.size; ++q) displs[q] = displs[q - 1] + counts[q - 1];
+  }
+  size_t total() const { return static_cast<size_t>(displs.back()) + static_cast<size_t>(counts.back()); }
+};
+
 // Gathers a vector of every rank's rows on rank 0 (rank order).
 template <typename T>
 std::vector<T> GatherOnZero(const Rank& r, const std::vector<T>& mine, MPI_Datatype type) {
-  const int count = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<size_t>(r.size)), displs(static_cast<size_t>(r.size), 0);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, r.comm);
-  std::vector<T> all;
-  if (r.rank == 0) {
-    for (int q = 1; q < r.size; ++q) displs[q] = displs[q - 1] + counts[q - 1];
-    all.resize(static_cast<size_t>(displs[r.size - 1]) + counts[r.size - 1]);
-  }
-  MPI_Gatherv(mine.data(), count, type, all.data(), counts.data(), displs.data(), type, 0, r.comm);
+  const RowsOnZero rows(r, static_cast<int>(mine.size()));
+  std::vector<T> all(r.rank == 0 ? rows.total() : 0);
+  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), type, all.data(), rows.counts.data(), rows.displs.data(),
+              type, 0, r.comm);
   return all;
+}
+
+// The reverse: rank 0's `all` (rank order) back to the ranks, `count` each.
+template <typename T>
+std::vector<T> ScatterFromZero(const Rank& r, const std::vector<T>& all, int count, MPI_Datatype type) {
+  const RowsOnZero rows(r, count);
+  std::vector<T> mine(static_cast<size_t>(count));
+  MPI_Scatterv(all.data(), rows.counts.data(), rows.displs.data(), type, mine.data(), count, type, 0, r.comm);
+  return mine;
 }
 
 // METIS weights are idx_t (32-bit): a column whose sum would pass 2^30 is
@@ -274,13 +287,8 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
   }
   DG_RETURN_IF_ERROR(Agree(r, st));
   // Every rank gets its clusters' parts back.
-  const int mine = static_cast<int>(rows.degree.size());
-  std::vector<int> counts(static_cast<size_t>(r.size)), displs(static_cast<size_t>(r.size), 0);
-  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, r.comm);
-  for (int q = 1; q < r.size; ++q) displs[q] = displs[q - 1] + counts[q - 1];
-  std::vector<int32_t> my_parts(static_cast<size_t>(mine));
-  MPI_Scatterv(cluster_part.data(), counts.data(), displs.data(), MPI_INT32_T, my_parts.data(), mine, MPI_INT32_T, 0,
-               r.comm);
+  const std::vector<int32_t> my_parts =
+      ScatterFromZero(r, cluster_part, static_cast<int>(rows.degree.size()), MPI_INT32_T);
   std::vector<int32_t> part(rows.cluster.size());
   for (size_t v = 0; v < part.size(); ++v) part[v] = my_parts[rows.cluster[v]];
   return part;

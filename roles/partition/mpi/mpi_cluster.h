@@ -34,8 +34,8 @@
 
 namespace dg::mpi {
 
+// K is BalanceOptions::num_parts.
 struct ClusterOptions {
-  int num_parts = 2;
   uint64_t seed = 0;
   double cluster_share = 0.005;  // a cluster's cap: this share of each measure's total
   int iterations = 5;            // label propagation sweeps over the block

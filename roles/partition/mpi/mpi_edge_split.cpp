@@ -91,9 +91,8 @@ HeldOut SplitShards(const Rank& r, const LinkSplitOptions& o, int64_t batch, std
   }
   edges->resize(kept);
   if (origins) origins->resize(kept);
-  int64_t first = 0, mine = static_cast<int64_t>(kept);  // train ids: positions in the train list
-  MPI_Exscan(&mine, &first, 1, MPI_INT64_T, MPI_SUM, r.comm);
-  if (r.rank == 0) first = 0;
+  const int64_t mine = static_cast<int64_t>(kept);
+  const int64_t first = ExclusiveScan(r, mine);  // train ids: positions in the train list
   for (size_t i = 0; i < kept; ++i) (*edges)[i].id = first + static_cast<int64_t>(i);
   held.num_train = SumAll(r, mine);
   held.num_val = SumAll(r, static_cast<int64_t>(held.val.size()));

@@ -73,4 +73,10 @@ int64_t MaxAll(const Rank& r, int64_t v) {
   return out;
 }
 
+int64_t ExclusiveScan(const Rank& r, int64_t v) {
+  int64_t out = 0;
+  MPI_Exscan(&v, &out, 1, MPI_INT64_T, MPI_SUM, r.comm);
+  return r.rank == 0 ? 0 : out;  // MPI_Exscan leaves rank 0's result undefined
+}
+
 }  // namespace dg::mpi

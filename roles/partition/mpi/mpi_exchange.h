@@ -44,6 +44,9 @@ Status Agree(const Rank& r, const Status& st);
 void SumAll(const Rank& r, std::vector<int64_t>* v);
 int64_t SumAll(const Rank& r, int64_t v);
 int64_t MaxAll(const Rank& r, int64_t v);
+// The sum of v over the ranks below this one (0 on rank 0): where this rank's
+// items start in an order of all ranks' items, rank by rank.
+int64_t ExclusiveScan(const Rank& r, int64_t v);
 
 // Bytes this rank has sent to other ranks through AllToAll so far.
 int64_t BytesSent();

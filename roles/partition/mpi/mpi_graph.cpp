@@ -25,12 +25,6 @@ int64_t IdAt(const Array& a, int64_t i) {
   return a.dtype == DType::kInt64 ? a.as<int64_t>()[i] : a.as<int32_t>()[i];
 }
 
-int64_t ExclusiveScan(const Rank& r, int64_t v) {
-  int64_t out = 0;
-  MPI_Exscan(&v, &out, 1, MPI_INT64_T, MPI_SUM, r.comm);
-  return r.rank == 0 ? 0 : out;
-}
-
 void SortUnique(std::vector<Pair>* v) {
   std::sort(v->begin(), v->end());
   v->erase(std::unique(v->begin(), v->end()), v->end());
@@ -118,7 +112,6 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
                                           const AssignOptions& o, const BalanceOptions& bo, Assignment* out) {
   if (o.method == MpiPartitionMethod::kCluster) {
     ClusterOptions co;
-    co.num_parts = o.num_parts;
     co.seed = o.seed;
     co.batch = o.batch;
     co.max_arcs = o.cluster_max_arcs;

@@ -9,9 +9,7 @@ LinkedGraph LinkVertices(const Rank& r, const BlockAdjacency& adj, const std::ve
   for (int64_t v = 0; v < n; ++v)
     if (adj.index[v + 1] > adj.index[v]) g.local.push_back(v);
   const int64_t mine = static_cast<int64_t>(g.local.size());
-  int64_t first = 0;
-  MPI_Exscan(&mine, &first, 1, MPI_INT64_T, MPI_SUM, r.comm);
-  if (r.rank == 0) first = 0;
+  const int64_t first = ExclusiveScan(r, mine);
   std::vector<int32_t> id(static_cast<size_t>(n), -1);  // new global id of each block vertex
   for (int64_t i = 0; i < mine; ++i) id[g.local[i]] = static_cast<int32_t>(first + i);
   const NeighborValues new_id(r, adj, id, batch);
