@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
+#include "roles/partition/mpi/mpi_stream.h"
 #include "roles/partition/node_assignment.h"
 
 namespace dg::mpi {
@@ -253,6 +254,28 @@ Result<std::vector<int32_t>> MetisOnClusters(const std::vector<int32_t>& degree,
   return out;
 }
 
+// METIS's parts of this rank's clusters: the cluster graph gathered on rank
+// 0 and partitioned there (collective).
+Result<std::vector<int32_t>> MetisOnZero(const Rank& r, ClusterRows* rows, const VertexLoads& x,
+                                         const BalanceOptions& bo, uint64_t seed) {
+  std::vector<int32_t> degree = GatherOnZero(r, rows->degree, MPI_INT32_T);
+  std::vector<int32_t> cluster_part;
+  Status st;
+  {
+    const std::vector<int32_t> nbr = GatherOnZero(r, rows->nbr, MPI_INT32_T);
+    const std::vector<int64_t> weight = GatherOnZero(r, rows->weight, MPI_INT64_T);
+    const std::vector<int64_t> load = GatherOnZero(r, rows->load, MPI_INT64_T);
+    rows->nbr = {}, rows->weight = {}, rows->load = {};
+    if (r.rank == 0) {
+      Result<std::vector<int32_t>> parts = MetisOnClusters(degree, nbr, weight, load, x, bo, seed);
+      if (parts.ok()) cluster_part = std::move(*parts);
+      else st = parts.status();
+    }
+  }
+  DG_RETURN_IF_ERROR(Agree(r, st));
+  return ScatterFromZero(r, cluster_part, static_cast<int>(rows->degree.size()), MPI_INT32_T);
+}
+
 }  // namespace
 
 Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
@@ -266,31 +289,27 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
   Contract(r, adj, x, o.batch, &rows);
   report->clusters = SumAll(r, static_cast<int64_t>(rows.degree.size()));
   report->cluster_arcs = SumAll(r, static_cast<int64_t>(rows.nbr.size()));
-  const int64_t share = SumAll(r, static_cast<int64_t>(adj.index[adj.num_vertices])) / r.size;
-  report->max_arcs = o.max_arcs > 0 ? o.max_arcs : std::max(share, kSmallClusterGraph);
+  report->graph_arcs = SumAll(r, static_cast<int64_t>(adj.index[adj.num_vertices]));
+  report->max_arcs = o.max_arcs > 0 ? o.max_arcs : std::max(report->graph_arcs / r.size, kSmallClusterGraph);
   // Past MPI's 32-bit counts the gather cannot hold it either.
-  report->too_large = report->cluster_arcs > report->max_arcs || report->clusters * x.M() > INT_MAX;
-  if (report->too_large) return std::vector<int32_t>();
-  std::vector<int32_t> degree = GatherOnZero(r, rows.degree, MPI_INT32_T);
-  std::vector<int32_t> cluster_part;
-  Status st;
-  {
-    const std::vector<int32_t> nbr = GatherOnZero(r, rows.nbr, MPI_INT32_T);
-    const std::vector<int64_t> weight = GatherOnZero(r, rows.weight, MPI_INT64_T);
-    const std::vector<int64_t> load = GatherOnZero(r, rows.load, MPI_INT64_T);
-    rows.nbr = {}, rows.weight = {}, rows.load = {};
-    if (r.rank == 0) {
-      Result<std::vector<int32_t>> parts = MetisOnClusters(degree, nbr, weight, load, x, bo, o.seed);
-      if (parts.ok()) cluster_part = std::move(*parts);
-      else st = parts.status();
-    }
+  const bool too_large = report->cluster_arcs > report->max_arcs || report->clusters * x.M() > INT_MAX;
+  report->plan = !too_large                                        ? ClusterPlan::kMetis
+                 : 2 * report->cluster_arcs > report->graph_arcs ? ClusterPlan::kStream
+                                                                  : ClusterPlan::kScotch;
+  if (report->plan == ClusterPlan::kScotch) return std::vector<int32_t>();
+  if (report->plan == ClusterPlan::kStream) {  // the clusters hardly help: the vertices are streamed
+    rows = ClusterRows();
+    VertexStreamOptions so;
+    so.num_parts = bo.num_parts;
+    so.tolerance = 0.75 * bo.tolerance;  // as METIS's constraints on the clusters
+    so.seed = o.seed;
+    so.batch = o.batch;
+    return StreamVertices(r, adj, x.value, x.M(), so);
   }
-  DG_RETURN_IF_ERROR(Agree(r, st));
-  // Every rank gets its clusters' parts back.
-  const std::vector<int32_t> my_parts =
-      ScatterFromZero(r, cluster_part, static_cast<int>(rows.degree.size()), MPI_INT32_T);
+  Result<std::vector<int32_t>> cluster_part = MetisOnZero(r, &rows, x, bo, o.seed);
+  DG_RETURN_IF_ERROR(cluster_part.status());
   std::vector<int32_t> part(rows.cluster.size());
-  for (size_t v = 0; v < part.size(); ++v) part[v] = my_parts[rows.cluster[v]];
+  for (size_t v = 0; v < part.size(); ++v) part[v] = (*cluster_part)[rows.cluster[v]];
   return part;
 }
 

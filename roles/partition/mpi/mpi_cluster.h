@@ -19,11 +19,14 @@
 //
 // The cluster graph is the memory this adds on rank 0: the log prints its
 // size (at 1M R-MAT nodes / 20M edges on 2 ranks, 200k clusters and 5.7M
-// arcs, against the graph's 35M). A graph without communities (uniform
-// random edges) hardly contracts: when the cluster graph has more arcs than
-// a rank's share of the graph's (and more than 16M; --cluster-max-arcs sets
-// the limit), or its loads pass MPI's 32-bit counts, ClusterParts returns no
-// parts and the caller partitions with PT-Scotch instead.
+// arcs, against the graph's 35M). When it has more arcs than a rank's share
+// of the graph's (and more than 16M; --cluster-max-arcs sets the limit), or
+// its loads pass MPI's 32-bit counts, it is not gathered:
+// - a cluster graph that keeps more than half the graph's arcs (a graph
+//   without communities: uniform random edges) is dropped, and each rank
+//   streams its block's vertices into parts (mpi_stream.h);
+// - a smaller one (a large graph with communities on many ranks) gets no
+//   parts here: the caller partitions the graph with PT-Scotch instead.
 #pragma once
 
 #include <cstdint>
@@ -45,14 +48,22 @@ struct ClusterOptions {
   int64_t max_arcs = 0;
 };
 
-struct ClusterReport {
-  int64_t clusters = 0, cluster_arcs = 0;  // the cluster graph
-  int64_t max_arcs = 0;                    // the limit (ClusterOptions::max_arcs, resolved)
-  bool too_large = false;                  // cluster_arcs > max_arcs: no parts
+// Who gives the clusters their parts.
+enum class ClusterPlan {
+  kMetis,   // METIS on rank 0
+  kStream,  // none: too large for rank 0 and hardly smaller than the graph; the vertices are streamed
+  kScotch,  // nobody: too large for rank 0; PT-Scotch partitions the graph
 };
 
-// The part of every vertex of the block, or none when the cluster graph is
-// too large (report->too_large; collective). Needs in.adjacency.
+struct ClusterReport {
+  int64_t clusters = 0, cluster_arcs = 0;  // the cluster graph
+  int64_t graph_arcs = 0;                  // the graph's (symmetric) arcs
+  int64_t max_arcs = 0;                    // the limit (ClusterOptions::max_arcs, resolved)
+  ClusterPlan plan = ClusterPlan::kMetis;
+};
+
+// The part of every vertex of the block, or none when PT-Scotch is to
+// partition the graph (report->plan; collective). Needs in.adjacency.
 Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
                                           const ClusterOptions& o, ClusterReport* report);
 

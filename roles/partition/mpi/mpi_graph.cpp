@@ -116,7 +116,7 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
     co.batch = o.batch;
     co.max_arcs = o.cluster_max_arcs;
     DG_ASSIGN_OR_RETURN(std::vector<int32_t> part, ClusterParts(r, rin, bo, co, &out->clusters));
-    if (!out->clusters.too_large) return part;
+    if (out->clusters.plan != ClusterPlan::kScotch) return part;
   }
   return ScotchParts(r, adj, bv, blocks, starts, spill, o);
 }

@@ -51,6 +51,10 @@ NeighborValues::NeighborValues(const Rank& r, const BlockAdjacency& adj, const s
                                int64_t batch)
     : adj_(adj), values_(values), ghosts_(Ghosts(adj)), ghost_values_(GhostValues(r, adj, ghosts_, values, batch)) {}
 
+void NeighborValues::Refresh(const Rank& r, int64_t batch) {
+  ghost_values_ = GhostValues(r, adj_, ghosts_, values_, batch);
+}
+
 std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
                                  int64_t batch) {
   const NeighborValues part_of(r, adj, part, batch);

@@ -33,6 +33,8 @@ inline int32_t ArcWeight(const BlockAdjacency& adj, int64_t k) { return adj.weig
 class NeighborValues {
  public:
   NeighborValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& values, int64_t batch);
+  // Asks the owners again, after the ranks changed their values (collective).
+  void Refresh(const Rank& r, int64_t batch);
   // The value of neighbour u (a global id).
   int32_t operator()(int64_t u) const {
     if (u >= adj_.first && u < adj_.first + adj_.num_vertices) return values_[u - adj_.first];

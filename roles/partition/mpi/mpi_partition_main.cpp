@@ -222,6 +222,29 @@ BlockVertices Vertices(const Rank& r, const ShardInput& in, const VertexBlocks& 
   return v;
 }
 
+// The cluster graph's size and who partitions it (--method cluster).
+void LogClusters(const Rank& r, const ClusterReport& cr) {
+  if (cr.clusters == 0) return;
+  const double clusters = static_cast<double>(cr.clusters), arcs = static_cast<double>(cr.cluster_arcs);
+  if (cr.plan == ClusterPlan::kMetis)
+    Log(r, "  clusters: %.0f clusters, %.0f arcs between them, partitioned by METIS on rank 0\n", clusters, arcs);
+  else if (cr.plan == ClusterPlan::kStream)
+    Log(r, "  clusters: %.0f clusters, %.0f arcs between them (%.0f%% of the graph's): more than rank 0 partitions "
+        "(%.0f, --cluster-max-arcs), and the graph hardly clusters: each rank streams its vertices into "
+        "parts\n", clusters, arcs, 100.0 * arcs / static_cast<double>(std::max<int64_t>(1, cr.graph_arcs)),
+        static_cast<double>(cr.max_arcs));
+  else
+    Log(r, "  clusters: %.0f clusters, %.0f arcs between them: more than rank 0 partitions (%.0f, "
+        "--cluster-max-arcs); PT-Scotch partitions the graph instead\n", clusters, arcs,
+        static_cast<double>(cr.max_arcs));
+}
+
+// What gave the first parts, which the repair and the refinement start from.
+const char* FirstParts(MpiPartitionMethod method, const ClusterReport& cr) {
+  if (method == MpiPartitionMethod::kScotch || cr.plan == ClusterPlan::kScotch) return "PT-Scotch";
+  return cr.plan == ClusterPlan::kStream ? "the stream" : "METIS on the clusters";
+}
+
 // The largest rank's peak RSS in the stage that ends, in MB (collective).
 double StagePeakMb(const Rank& r, StagePeaks* peaks) {
   return static_cast<double>(MaxAll(r, peaks->EndStage())) / 1048576.0;
@@ -278,20 +301,10 @@ Status Run(const Rank& r, const Flags& f) {
   Result<Assignment> assigned = AssignBlock(r, blocks, &in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
-  const ClusterReport& cr = assigned->clusters;
-  if (cr.clusters > 0 && !cr.too_large)
-    Log(r, "  clusters: %.0f clusters, %.0f arcs between them, partitioned by METIS on rank 0\n",
-        static_cast<double>(cr.clusters), static_cast<double>(cr.cluster_arcs));
-  if (cr.too_large)
-    Log(r, "  clusters: %.0f clusters, %.0f arcs between them: more than rank 0 partitions (%.0f, --cluster-max-arcs); "
-        "PT-Scotch partitions the graph instead\n", static_cast<double>(cr.clusters),
-        static_cast<double>(cr.cluster_arcs), static_cast<double>(cr.max_arcs));
+  LogClusters(r, assigned->clusters);
   if (assigned->refine.rounds > 0)
-    Log(r,
-        f.method == MpiPartitionMethod::kScotch || cr.too_large
-            ? "  cut: %.0f edges from PT-Scotch, %.0f after the repair, %.0f after the refinement (%.0f moves)\n"
-            : "  cut: %.0f edges from METIS on the clusters, %.0f after the repair, %.0f after the refinement "
-              "(%.0f moves)\n",
+    Log(r, (std::string("  cut: %.0f edges from ") + FirstParts(f.method, assigned->clusters) +
+            ", %.0f after the repair, %.0f after the refinement (%.0f moves)\n").c_str(),
         static_cast<double>(assigned->initial_cut), static_cast<double>(assigned->refine.cut_before),
         static_cast<double>(assigned->refine.cut_after), static_cast<double>(assigned->refine.moved));
   for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
