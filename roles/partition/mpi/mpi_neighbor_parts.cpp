@@ -21,39 +21,37 @@ std::vector<int64_t> Ghosts(const BlockAdjacency& adj) {
   return g;
 }
 
-// values[v] of each ghost, asked of its owner.
-std::vector<int32_t> GhostValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& ghosts,
-                                 const std::vector<int32_t>& values, int64_t batch) {
-  struct Ask {
-    int64_t vertex, slot;
-    int32_t from;
-  };
+}  // namespace
+
+// Which of the block's vertices each other rank asks for (collective).
+std::vector<NeighborValues::Ask> NeighborValues::AskOwners(const Rank& r, int64_t batch) const {
+  std::vector<Ask> asks;
+  AllToAll<Ask>(r, static_cast<int64_t>(ghosts_.size()), batch, [&](int64_t i, auto send) {
+    send(OwnerOf(*adj_.block_starts, ghosts_[i]), Ask{ghosts_[i], i, r.rank});
+  }, &asks);
+  return asks;
+}
+
+// values[v] of each ghost, answered by its owner (collective).
+std::vector<int32_t> NeighborValues::Answers(const Rank& r, int64_t batch) const {
   struct Answer {
-    int64_t slot;
+    int32_t slot;  // ghosts are fewer than the block's arcs, which count in 32 bits
     int32_t value;
   };
-  std::vector<Ask> asks;
-  AllToAll<Ask>(r, static_cast<int64_t>(ghosts.size()), batch, [&](int64_t i, auto send) {
-    send(OwnerOf(*adj.block_starts, ghosts[i]), Ask{ghosts[i], i, r.rank});
-  }, &asks);
   std::vector<Answer> answers;
-  AllToAll<Answer>(r, static_cast<int64_t>(asks.size()), batch, [&](int64_t i, auto send) {
-    send(asks[i].from, Answer{asks[i].slot, values[asks[i].vertex - adj.first]});
+  AllToAll<Answer>(r, static_cast<int64_t>(asks_.size()), batch, [&](int64_t i, auto send) {
+    send(asks_[i].from, Answer{static_cast<int32_t>(asks_[i].slot), values_[asks_[i].vertex - adj_.first]});
   }, &answers);
-  std::vector<int32_t> out(ghosts.size(), 0);
+  std::vector<int32_t> out(ghosts_.size(), 0);
   for (const Answer& a : answers) out[a.slot] = a.value;
   return out;
 }
 
-}  // namespace
-
 NeighborValues::NeighborValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& values,
                                int64_t batch)
-    : adj_(adj), values_(values), ghosts_(Ghosts(adj)), ghost_values_(GhostValues(r, adj, ghosts_, values, batch)) {}
+    : adj_(adj), values_(values), ghosts_(Ghosts(adj)), asks_(AskOwners(r, batch)), ghost_values_(Answers(r, batch)) {}
 
-void NeighborValues::Refresh(const Rank& r, int64_t batch) {
-  ghost_values_ = GhostValues(r, adj_, ghosts_, values_, batch);
-}
+void NeighborValues::Refresh(const Rank& r, int64_t batch) { ghost_values_ = Answers(r, batch); }
 
 std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
                                  int64_t batch) {

@@ -29,7 +29,8 @@ inline int32_t ArcWeight(const BlockAdjacency& adj, int64_t k) { return adj.weig
 
 // A per-vertex value (a part, a new id) of every neighbour of the block:
 // each rank passes its own block's `values`; those of neighbours on other
-// ranks (ghosts) are asked of their owners once, at construction (collective).
+// ranks (ghosts) are asked of their owners at construction (collective), and
+// answered again by Refresh: each owner keeps what it was asked.
 class NeighborValues {
  public:
   NeighborValues(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& values, int64_t batch);
@@ -42,9 +43,17 @@ class NeighborValues {
   }
 
  private:
+  struct Ask {
+    int64_t vertex, slot;  // a vertex of this block; its slot in the asking rank's ghosts
+    int32_t from;          // the asking rank
+  };
+  std::vector<Ask> AskOwners(const Rank& r, int64_t batch) const;
+  std::vector<int32_t> Answers(const Rank& r, int64_t batch) const;
+
   const BlockAdjacency& adj_;
   const std::vector<int32_t>& values_;
   std::vector<int64_t> ghosts_;  // distinct neighbours other ranks own, sorted
+  std::vector<Ask> asks_;        // what other ranks ask of this block
   std::vector<int32_t> ghost_values_;
 };
 
