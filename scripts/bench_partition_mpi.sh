@@ -11,7 +11,9 @@
 #
 #   scripts/bench_partition_mpi.sh [BUILD_DIR] [WORK_DIR]
 #   env: GRAPHS   "MODEL:NODES:EDGES ..." (default "uniform:1000000:20000000 rmat:2000000:40000000")
-#        RANKS    ranks (= hosts) per run (default "1 2 3"); K = 2 parts
+#        RANKS    ranks (= hosts) per run (default "1 2 3")
+#        PARTS    K, the parts of every run (default 2), or "ranks": K = the run's ranks,
+#                 each rank writing the one part its machine serves (METIS runs at each K)
 #        METHODS  --method of distgnn-mpi-partition (default "cluster scotch")
 #        BALANCE  --balance of METIS and the MPI methods (default train; the stream
 #                 partitioner balances nodes)
@@ -24,6 +26,7 @@ WORK=${2:-/tmp/distgnn-bench-partition-mpi}
 GRAPHS=${GRAPHS:-"uniform:1000000:20000000 rmat:2000000:40000000"}
 RANKS=${RANKS:-"1 2 3"}
 METHODS=${METHODS:-"cluster scotch"}
+PARTS=${PARTS:-2}
 BALANCE=${BALANCE:-train}
 FEAT=${FEAT:-100}
 HOSTS=${HOSTS:-netns}
@@ -81,32 +84,44 @@ timed() {  # LOG CMD...: runs CMD under /usr/bin/time -v into LOG, prints the wa
   echo "$(date +%s.%N) - $start" | bc
 }
 
+# METIS and the stream partitioner on one machine into K parts: their rows, and
+# METIS's cut and peak RSS (MB) in METIS_CUT / METIS_RSS for the ratios.
+baselines() {
+  local model="$1" data="$2" k="$3" log wall
+  log=$WORK/$model-metis-$k.log
+  wall=$(timed "$log" "$BIN" partition --dataset "$data" --num-parts "$k" --method metis --balance "$BALANCE" \
+    --name g --out "$WORK/out" --force)
+  METIS_CUT=$(awk '/edge cut:/ { print $3; exit }' "$log")
+  METIS_RSS=$(awk '/Maximum resident/ { printf("%.0f", $NF / 1024) }' "$log")
+  row "METIS, 1 machine, K = $k" "$log" "$wall" "$METIS_CUT" "$METIS_RSS"
+  log=$WORK/$model-stream-$k.log
+  wall=$(timed "$log" "$BIN" partition --dataset "$data" --num-parts "$k" --method stream \
+    --name g --out "$WORK/out" --force)
+  row "stream, 1 machine, K = $k" "$log" "$wall" "$METIS_CUT" "$METIS_RSS"
+}
+
 for spec in $GRAPHS; do
   IFS=: read -r model nodes edges <<< "$spec"
   data=$WORK/$model-$nodes-$edges-$FEAT
   [ -d "$data" ] || "$BIN" generate --model "$model" --nodes "$nodes" --edges "$edges" --feat-dim "$FEAT" \
     --classes 10 --seed 1 --out "$data" > /dev/null
   echo
-  echo "$model graph, $nodes nodes / $edges edges, K = 2, --balance $BALANCE, ranks on $HOSTS hosts:"
+  echo "$model graph, $nodes nodes / $edges edges, K = $PARTS, --balance $BALANCE, ranks on $HOSTS hosts:"
   echo
   echo "| run | edge cut | vs METIS | nodes | train | in-edges | peak RSS | vs METIS | sent (largest rank, all) | wall |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  log=$WORK/$model-metis.log
-  wall=$(timed "$log" "$BIN" partition --dataset "$data" --num-parts 2 --method metis --balance "$BALANCE" \
-    --name g --out "$WORK/out" --force)
-  metis_cut=$(awk '/edge cut:/ { print $3; exit }' "$log")
-  metis_rss=$(awk '/Maximum resident/ { printf("%.0f", $NF / 1024) }' "$log")
-  row "METIS, 1 machine" "$log" "$wall" "$metis_cut" "$metis_rss"
-  log=$WORK/$model-stream.log
-  wall=$(timed "$log" "$BIN" partition --dataset "$data" --num-parts 2 --method stream \
-    --name g --out "$WORK/out" --force)
-  row "stream, 1 machine" "$log" "$wall" "$metis_cut" "$metis_rss"
-  for method in $METHODS; do
-    for p in $RANKS; do
-      log=$WORK/$model-$method-$p.log
-      wall=$(eval "timed $log $(mpirun_for "$p") $MPIBIN --dataset $data --num-parts 2 --balance $BALANCE \
+  [ "$PARTS" = ranks ] || baselines "$model" "$data" "$PARTS"
+  for p in $RANKS; do
+    k=$PARTS
+    if [ "$PARTS" = ranks ]; then
+      k=$p
+      baselines "$model" "$data" "$k"
+    fi
+    for method in $METHODS; do
+      log=$WORK/$model-$method-$p-$k.log
+      wall=$(eval "timed $log $(mpirun_for "$p") $MPIBIN --dataset $data --num-parts $k --balance $BALANCE \
         --method $method --name g --out $WORK/out --force")
-      row "$method, $p rank(s)" "$log" "$wall" "$metis_cut" "$metis_rss"
+      row "$method, $p rank(s), K = $k" "$log" "$wall" "$METIS_CUT" "$METIS_RSS"
     done
   done
   rm -rf "$WORK/out"
