@@ -229,6 +229,7 @@ RefineReport RefineCut(const Rank& r, const RepairInput& in, const BalanceOption
     if (round > 0 && cut > rep.cut_after) {  // moves on two ranks can meet across an arc: undo a round that lost
       *part = std::move(before);
       rep.moved -= last_moves;
+      rep.rounds = round - 1;
       break;
     }
     rep.cut_after = cut;

@@ -27,7 +27,7 @@ namespace dg::mpi {
 struct RefineReport {
   int64_t cut_before = 0, cut_after = 0;  // cut edges (weighted arcs / 2)
   int64_t moved = 0;                      // vertex moves, all ranks
-  int rounds = 0;
+  int rounds = 0;                         // rounds whose moves were kept
 };
 
 // The edges `part` cuts: arcs between parts weighted by the edges they
