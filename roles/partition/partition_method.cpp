@@ -28,6 +28,7 @@ constexpr std::pair<PartitionMethod, const char*> kMethods[] = {
 constexpr std::pair<InputFormat, const char*> kFormats[] = {{InputFormat::kPlain, "plain"}, {InputFormat::kOgb, "ogb"}};
 constexpr std::pair<MpiPartitionMethod, const char*> kMpiMethods[] = {{MpiPartitionMethod::kScotch, "scotch"},
                                                                       {MpiPartitionMethod::kCluster, "cluster"},
+                                                                      {MpiPartitionMethod::kStream, "stream"},
                                                                       {MpiPartitionMethod::kRandom, "random"}};
 
 }  // namespace

@@ -13,10 +13,11 @@ namespace dg {
 enum class PartitionMethod { kMetis, kRandom, kStream };
 // `distgnn partition --format`: a plain dataset directory (or --edges), or OGB's raw/ + split/ layout.
 enum class InputFormat { kPlain, kOgb };
-// distgnn-mpi-partition --method: PT-Scotch, clusters partitioned by METIS (mpi_cluster.h), or random.
-enum class MpiPartitionMethod { kScotch, kCluster, kRandom };
+// distgnn-mpi-partition --method: PT-Scotch, clusters partitioned by METIS (mpi_cluster.h), restreamed
+// LDG on every rank (mpi_stream.h), or random.
+enum class MpiPartitionMethod { kScotch, kCluster, kStream, kRandom };
 
-// "metis", "random", "stream"; "plain", "ogb"; "scotch", "cluster", "random".
+// "metis", "random", "stream"; "plain", "ogb"; "scotch", "cluster", "stream", "random".
 const char* Name(PartitionMethod v);
 const char* Name(InputFormat v);
 const char* Name(MpiPartitionMethod v);

@@ -70,7 +70,7 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   const test::ReferenceGraph g = Reference(test::CoraDir(), true);
   test::TempDir tmp;
-  for (const std::string method : {"cluster", "scotch"})
+  for (const std::string method : {"cluster", "scotch", "stream"})
     for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {2, 3}, {3, 5}}) {
       const std::string tag = method + std::to_string(np) + "-" + std::to_string(k);
       const std::string out = tmp / ("cora" + tag);
@@ -92,7 +92,9 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
       }
       // The cut refinement after the repair never cuts more than it found, and
       // the cut it minimizes is the edge cut the partition reports.
-      const std::string first = method == "scotch" ? "PT-Scotch" : "METIS on the clusters";
+      const std::string first = method == "scotch"   ? "PT-Scotch"
+                                : method == "stream" ? "the stream"
+                                                     : "METIS on the clusters";
       std::smatch cut, reported;
       REQUIRE(std::regex_search(r.output, cut, std::regex("cut: ([0-9]+) edges from " + first + ", ([0-9]+) after "
                                                            "the repair, ([0-9]+) after the refinement")));
@@ -114,15 +116,8 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
                   tmp / "log-again");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  int files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(tmp / "coracluster3-5")) {
-    if (!e.is_regular_file()) continue;
-    const std::string rel = fs::relative(e.path(), tmp / "coracluster3-5").string();
-    INFO(rel);
-    CHECK(ReadAll(e.path().string()) == ReadAll(again + "/" + rel));
-    ++files;
-  }
-  CHECK(files >= 5 * 9 + 3);  // per part: CSR, seeds, agg index, node arrays; json, orig_nids, orig_eids
+  // Per part: CSR, seeds, agg index, node arrays; NAME.json, orig_nids, orig_eids.
+  test::RequireSameTree(tmp / "coracluster3-5", again, 5 * 9 + 3);
 }
 
 // On a skewed graph, in-edges sit on few hubs: METIS's constraints on the
@@ -184,22 +179,15 @@ TEST_CASE("MPI partition: a cluster graph over --cluster-max-arcs goes to PT-Sco
   auto scotch = run({"--method", "scotch"}, "scotch");
   INFO(scotch.output);
   REQUIRE(scotch.exit_code == 0);
-  int files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(tmp / "scotch")) {
-    const std::string rel = fs::relative(e.path(), tmp / "scotch").string();
-    if (!e.is_regular_file() || rel == "cora.json") continue;
-    INFO(rel);
-    CHECK(ReadAll(e.path().string()) == ReadAll(tmp / ("fallback/" + rel)));
-    ++files;
-  }
-  CHECK(files >= 2 * 9 + 2);
+  test::RequireSameTree(tmp / "scotch", tmp / "fallback", 2 * 9 + 3, "cora.json");
 }
 
 // A graph without communities hardly clusters: when its cluster graph is
 // over --cluster-max-arcs and keeps more than half the graph's arcs, every
 // rank streams its own vertices (mpi_stream.h). The parts are valid, within
 // 5 % of the mean in every measure, cut within 1.15x METIS's, and the same
-// bytes for the same P, K and seed.
+// bytes as --method stream with the same P, K and seed (NAME.json aside,
+// which records the method asked for).
 TEST_CASE("MPI partition: a uniform graph whose clusters are too many is streamed", "[partition][mpi]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   test::TempDir tmp;
@@ -215,12 +203,13 @@ TEST_CASE("MPI partition: a uniform graph whose clusters are too many is streame
                              "--balance", "train,edges", "--name", "m", "--out", tmp / ("metis" + tag)});
     INFO(metis.output);
     REQUIRE(metis.exit_code == 0);
-    auto run = [&](const std::string& out) {
-      return RunMpi(np, {"--dataset", ds, "--num-parts", std::to_string(k), "--balance", "train,edges", "--name", "g",
-                         "--out", tmp / out, "--cluster-max-arcs", "1000", "--seed", "4"},
-                    tmp / ("log" + out));
+    auto run = [&](const std::string& out, const std::vector<std::string>& method) {
+      std::vector<std::string> args = {"--dataset", ds, "--num-parts", std::to_string(k), "--balance", "train,edges",
+                                       "--name", "g", "--out", tmp / out, "--seed", "4"};
+      args.insert(args.end(), method.begin(), method.end());
+      return RunMpi(np, args, tmp / ("log" + out));
     };
-    auto r = run("mpi" + tag);
+    auto r = run("mpi" + tag, {"--cluster-max-arcs", "1000"});
     INFO("P=" << np << " K=" << k << "\n" << r.output);
     REQUIRE(r.exit_code == 0);
     CHECK(r.output.find("more than rank 0 partitions (1000, --cluster-max-arcs), and the graph hardly clusters: "
@@ -233,10 +222,11 @@ TEST_CASE("MPI partition: a uniform graph whose clusters are too many is streame
     CHECK(cfg.part_method == "cluster");
     CheckEvenParts(cfg, k);
     CHECK(NumberAfter(r.output, "edge cut: ") <= 1.15 * NumberAfter(metis.output, "edge cut: "));
-    auto again = run("again" + tag);
-    INFO(again.output);
-    REQUIRE(again.exit_code == 0);
-    test::RequireSameTree(tmp / ("mpi" + tag), tmp / ("again" + tag), static_cast<size_t>(k) * 9 + 3);
+    auto stream = run("stream" + tag, {"--method", "stream"});
+    INFO(stream.output);
+    REQUIRE(stream.exit_code == 0);
+    CHECK(test::CheckPartition(tmp / ("stream" + tag + "/g.json"), g, k).part_method == "stream");
+    test::RequireSameTree(tmp / ("mpi" + tag), tmp / ("stream" + tag), static_cast<size_t>(k) * 9 + 3, "g.json");
   }
 }
 

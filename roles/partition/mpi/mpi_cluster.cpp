@@ -18,32 +18,16 @@ namespace {
 constexpr int64_t kSmallClusterGraph = int64_t{1} << 24;
 
 // What each vertex of the block counts in each balanced measure, and the
-// cap of a cluster's load in each.
-struct VertexLoads {
-  std::vector<Measure> measures;
-  std::vector<int64_t> value;  // value[v * M + i]
-  std::vector<int64_t> cap;    // per measure
-  int M() const { return static_cast<int>(measures.size()); }
+// cap of a cluster's load in each (a share of the measure's total).
+struct VertexLoads : BlockLoads {
+  std::vector<int64_t> cap;  // per measure
 };
 
-// The measures METIS balances: those the partition is judged by, with the
-// nodes of each type in place of the node count in a typed graph, and
-// without measures that count nothing (METIS refuses an all-zero constraint).
 VertexLoads Loads(const Rank& r, const RepairInput& in, const BalanceOptions& bo, double share) {
   VertexLoads x;
-  const int64_t n = static_cast<int64_t>(in.degree->size());
-  for (Measure m : CheckedMeasures(in, bo)) {
-    if (m.kind == MeasureKind::kNodes && Typed(in)) continue;
-    int64_t local = 0;
-    for (int64_t v = 0; v < n; ++v) local += MeasureValue(in, m, v);
-    const int64_t total = SumAll(r, local);
-    if (total == 0) continue;
-    x.measures.push_back(m);
+  static_cast<BlockLoads&>(x) = BalancedLoads(r, in, bo);
+  for (int64_t total : x.total)
     x.cap.push_back(std::max<int64_t>(1, static_cast<int64_t>(share * static_cast<double>(total))));
-  }
-  x.value.resize(static_cast<size_t>(n) * x.measures.size());
-  for (int64_t v = 0; v < n; ++v)
-    for (int i = 0; i < x.M(); ++i) x.value[v * x.M() + i] = MeasureValue(in, x.measures[i], v);
   return x;
 }
 
@@ -300,11 +284,9 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
   if (report->plan == ClusterPlan::kStream) {  // the clusters hardly help: the vertices are streamed
     rows = ClusterRows();
     VertexStreamOptions so;
-    so.num_parts = bo.num_parts;
-    so.tolerance = 0.75 * bo.tolerance;  // as METIS's constraints on the clusters
     so.seed = o.seed;
     so.batch = o.batch;
-    return StreamVertices(r, adj, x.value, x.M(), so);
+    return StreamParts(r, in, bo, so);
   }
   Result<std::vector<int32_t>> cluster_part = MetisOnZero(r, &rows, x, bo, o.seed);
   DG_RETURN_IF_ERROR(cluster_part.status());

@@ -10,6 +10,7 @@
 #include "roles/partition/mpi/mpi_neighbor_parts.h"
 #include "roles/partition/mpi/mpi_scotch.h"
 #include "roles/partition/mpi/mpi_spill.h"
+#include "roles/partition/mpi/mpi_stream.h"
 
 namespace dg::mpi {
 
@@ -104,12 +105,20 @@ std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, cons
   return part;
 }
 
-// The first parts of this rank's block: METIS's on the clusters, or
-// PT-Scotch's (--method scotch, or a cluster graph too large for rank 0).
+// The first parts of this rank's block: METIS's on the clusters, the
+// stream's (--method stream, or a cluster graph too large for rank 0 that
+// hardly contracted the graph), or PT-Scotch's (--method scotch, or another
+// cluster graph too large for rank 0).
 Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blocks, LocalAdjacency* adj,
                                           const RepairInput& rin, const BlockVertices& bv,
                                           const std::vector<int64_t>& starts, const std::string& spill,
                                           const AssignOptions& o, const BalanceOptions& bo, Assignment* out) {
+  if (o.method == MpiPartitionMethod::kStream) {
+    VertexStreamOptions so;
+    so.seed = o.seed;
+    so.batch = o.batch;
+    return StreamParts(r, rin, bo, so);
+  }
   if (o.method == MpiPartitionMethod::kCluster) {
     ClusterOptions co;
     co.seed = o.seed;

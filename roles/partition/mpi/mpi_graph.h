@@ -1,7 +1,7 @@
 // The distributed graph of `distgnn-mpi-partition`: each rank's shard of the
 // edge list, normalized across ranks, and the assignment of its block of
 // vertices to parts (PT-Scotch's SCOTCH_dgraphPart, clusters partitioned by
-// METIS, or random).
+// METIS, the stream, or random).
 //
 // Vertices are block-distributed: rank r owns [first[r], first[r+1]) with
 // first[r] = r * N / P. Edges start on the rank that read them (rows
@@ -76,7 +76,8 @@ struct BlockVertices {
 
 // Part of each vertex of this rank's block. The block's symmetric adjacency
 // (mpi_adjacency.h) gets its first parts from the clusters partitioned by
-// METIS (mpi_cluster.h, the default) or from PT-Scotch (mpi_scotch.h);
+// METIS (mpi_cluster.h, the default), from the stream (mpi_stream.h) or from
+// PT-Scotch (mpi_scotch.h);
 // RepairBalance (mpi_repair.h) then moves vertices off the parts above the
 // cap of each measure in turn, and RefineCut (mpi_refine.h) moves vertices
 // back to cut fewer arcs within every cap. --method random deals the block's
@@ -84,8 +85,8 @@ struct BlockVertices {
 struct Assignment {
   std::vector<int32_t> part;
   BalanceReport balance;
-  int64_t initial_cut = 0;  // edges PT-Scotch's (or the clusters') parts cut, before the repair
-  RefineReport refine;      // PT-Scotch and cluster only
+  int64_t initial_cut = 0;  // edges the first parts cut, before the repair
+  RefineReport refine;      // all but random
   ClusterReport clusters;   // cluster only
 };
 

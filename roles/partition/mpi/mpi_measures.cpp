@@ -43,6 +43,24 @@ double Tolerance(const BalanceOptions& o, Measure m) {
   return m.kind == MeasureKind::kType ? o.type_tolerance : o.tolerance;
 }
 
+BlockLoads BalancedLoads(const Rank& r, const RepairInput& in, const BalanceOptions& o) {
+  BlockLoads x;
+  const int64_t n = static_cast<int64_t>(in.degree->size());
+  for (Measure m : CheckedMeasures(in, o)) {
+    if (m.kind == MeasureKind::kNodes && Typed(in)) continue;
+    int64_t local = 0;
+    for (int64_t v = 0; v < n; ++v) local += MeasureValue(in, m, v);
+    const int64_t total = SumAll(r, local);
+    if (total == 0) continue;
+    x.measures.push_back(m);
+    x.total.push_back(total);
+  }
+  x.value.resize(static_cast<size_t>(n) * x.measures.size());
+  for (int64_t v = 0; v < n; ++v)
+    for (int i = 0; i < x.M(); ++i) x.value[v * x.M() + i] = MeasureValue(in, x.measures[i], v);
+  return x;
+}
+
 std::vector<int64_t> GatherLoads(const Rank& r, const RepairInput& in, Measure m, int K,
                                  const std::vector<int32_t>& part) {
   std::vector<int64_t> mine(K, 0), all(static_cast<size_t>(K) * r.size);

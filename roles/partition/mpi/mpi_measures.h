@@ -60,6 +60,20 @@ std::vector<Measure> CheckedMeasures(const RepairInput& in, const BalanceOptions
 // The tolerance of measure m: the part's load stays within the mean times 1 +- it.
 double Tolerance(const BalanceOptions& o, Measure m);
 
+// What each vertex of the block counts in the measures a partitioner that
+// balances several at once holds within their caps (METIS on the clusters,
+// the stream): those the partition is judged by, with the nodes of each type
+// in place of the node count in a typed graph, and without measures that
+// count nothing (METIS refuses an all-zero constraint).
+struct BlockLoads {
+  std::vector<Measure> measures;
+  std::vector<int64_t> value;  // value[v * M + i]
+  std::vector<int64_t> total;  // the whole graph's, per measure
+  int M() const { return static_cast<int>(measures.size()); }
+};
+
+BlockLoads BalancedLoads(const Rank& r, const RepairInput& in, const BalanceOptions& o);  // collective
+
 // loads[r * K + p]: rank r's load of part p (collective).
 std::vector<int64_t> GatherLoads(const Rank& r, const RepairInput& in, Measure m, int K,
                                  const std::vector<int32_t>& part);

@@ -2,7 +2,7 @@
 // "Partitioning across machines"). Run under MPI, one rank per machine (or more):
 //
 //   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
-//          --name NAME --out DIR [--method cluster|scotch|random] [--balance train,edges]
+//          --name NAME --out DIR [--method cluster|scotch|stream|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--cluster-max-arcs N] [--tmp-dir DIR]
 //          [--progress-timeout S]
@@ -68,7 +68,8 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
       ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
       ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
-      ("method", po::value(&method)->default_value("cluster"), "cluster (label propagation, then METIS on the cluster graph on rank 0) | scotch (PT-Scotch) | random")
+      ("method", po::value(&method)->default_value("cluster"), "cluster (label propagation, then METIS on the cluster graph on rank 0) | scotch (PT-Scotch) | stream "
+       "(restreamed LDG on every rank) | random")
       ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges")
       ("num-nodes", po::value(&f->num_nodes), "number of nodes (default: node arrays' rows, else max id + 1)")
       ("undirected", po::bool_switch(&f->undirected), "add reverse edges, then drop duplicates")
@@ -104,7 +105,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
     return Status::InvalidArgument(e.what());
   }
   if (!Parse(method, &f->method))
-    return Status::InvalidArgument("--method '" + method + "': expected cluster, scotch or random");
+    return Status::InvalidArgument("--method '" + method + "': expected cluster, scotch, stream or random");
   if (!Parse(format, &f->format))
     return Status::InvalidArgument("--format: unknown format '" + format + "' (expected plain or ogb)");
   if (f->format == InputFormat::kOgb && f->num_nodes >= 0)
@@ -242,7 +243,8 @@ void LogClusters(const Rank& r, const ClusterReport& cr) {
 // What gave the first parts, which the repair and the refinement start from.
 const char* FirstParts(MpiPartitionMethod method, const ClusterReport& cr) {
   if (method == MpiPartitionMethod::kScotch || cr.plan == ClusterPlan::kScotch) return "PT-Scotch";
-  return cr.plan == ClusterPlan::kStream ? "the stream" : "METIS on the clusters";
+  if (method == MpiPartitionMethod::kStream || cr.plan == ClusterPlan::kStream) return "the stream";
+  return "METIS on the clusters";
 }
 
 // The largest rank's peak RSS in the stage that ends, in MB (collective).

@@ -14,16 +14,9 @@ namespace {
 // slice's start, and this rank's own additions since, counted P times.
 class PartLoads {
  public:
-  PartLoads(const Rank& r, const std::vector<int64_t>& load, int M, const VertexStreamOptions& o)
-      : r_(r), M_(M), K_(o.num_parts), mine_(static_cast<size_t>(M) * K_, 0), start_(mine_), all_(mine_),
-        capacity_(static_cast<size_t>(M)) {
-    const int64_t n = M > 0 ? static_cast<int64_t>(load.size()) / M : 0;
-    std::vector<int64_t> local(static_cast<size_t>(M), 0), total(static_cast<size_t>(M), 0);
-    for (int64_t v = 0; v < n; ++v)
-      for (int i = 0; i < M; ++i) local[i] += load[v * M + i];
-    MPI_Allreduce(local.data(), total.data(), M, MPI_INT64_T, MPI_SUM, r.comm);
-    for (int i = 0; i < M; ++i)
-      capacity_[i] = std::max(1.0, static_cast<double>(total[i]) / K_ * (1 + o.tolerance));
+  PartLoads(const Rank& r, const BlockLoads& x, int K, double tolerance)
+      : r_(r), M_(x.M()), K_(K), mine_(static_cast<size_t>(M_) * K_, 0), start_(mine_), all_(mine_) {
+    for (int64_t total : x.total) capacity_.push_back(std::max(1.0, static_cast<double>(total) / K_ * (1 + tolerance)));
   }
 
   // Sums every rank's loads: the start of a slice (collective).
@@ -78,17 +71,19 @@ int Choose(const BlockAdjacency& g, int64_t v, const NeighborValues& part_of, co
 
 }  // namespace
 
-std::vector<int32_t> StreamVertices(const Rank& r, const BlockAdjacency& g, const std::vector<int64_t>& load, int M,
-                                    const VertexStreamOptions& o) {
-  const int64_t n = g.num_vertices;
+std::vector<int32_t> StreamParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
+                                 const VertexStreamOptions& o) {
+  const BlockAdjacency& g = *in.adjacency;
+  const BlockLoads x = BalancedLoads(r, in, bo);
+  const int64_t n = g.num_vertices, M = x.M();
   std::vector<int32_t> part(static_cast<size_t>(n), -1);
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), int64_t{0});
   Rng rng(MixSeed(o.seed, static_cast<uint64_t>(g.first) ^ 0x57EA));
   for (int64_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
-  PartLoads loads(r, load, M, o);
+  PartLoads loads(r, x, bo.num_parts, 0.75 * bo.tolerance);
   NeighborValues part_of(r, g, part, o.batch);  // reads `part` live for this rank's block
-  std::vector<int64_t> arcs(static_cast<size_t>(o.num_parts));
+  std::vector<int64_t> arcs(static_cast<size_t>(bo.num_parts));
   for (int pass = 0; pass < o.passes; ++pass)
     for (int t = 0; t < o.rounds; ++t) {
       if (pass + t > 0) part_of.Refresh(r, o.batch);
@@ -96,7 +91,7 @@ std::vector<int32_t> StreamVertices(const Rank& r, const BlockAdjacency& g, cons
       const int64_t lo = n * t / o.rounds, hi = n * (t + 1) / o.rounds;
       for (int64_t i = lo; i < hi; ++i) {
         const int64_t v = order[i];
-        const int64_t* add = &load[static_cast<size_t>(v) * M];
+        const int64_t* add = &x.value[static_cast<size_t>(v) * M];
         if (part[v] >= 0) loads.Add(part[v], add, -1);  // a later pass: out of its part, then placed again
         part[v] = Choose(g, v, part_of, loads, add, &arcs);
         loads.Add(part[v], add);

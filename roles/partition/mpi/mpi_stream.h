@@ -1,10 +1,11 @@
-// Streamed parts for a graph that hardly clusters (the cluster method's
-// plan when its cluster graph is too large for rank 0 and keeps more than
-// half the graph's arcs: a graph without communities, such as uniform random
-// edges). A multilevel method gains little on such a graph: on one machine
-// the stream partitioner cuts a uniform 1M / 20M graph as METIS does, while
-// PT-Scotch's coarse levels keep nearly all of its arcs in memory. So each
-// rank streams the vertices of its block where they lie.
+// The stream method of the distributed partitioner (--method stream), and
+// the cluster method's plan for a graph that hardly clusters (its cluster
+// graph too large for rank 0 and keeping more than half the graph's arcs: a
+// graph without communities, such as uniform random edges). A multilevel
+// method gains little on such a graph: on one machine the stream partitioner
+// cuts a uniform 1M / 20M graph as METIS does, while PT-Scotch's coarse
+// levels keep nearly all of its arcs in memory. So each rank streams the
+// vertices of its block where they lie.
 //
 // Each rank takes its vertices in a seeded random order, in `rounds` slices,
 // and puts each into the part that maximizes, as linear deterministic greedy
@@ -26,22 +27,21 @@
 #include <cstdint>
 #include <vector>
 
-#include "roles/partition/mpi/mpi_neighbor_parts.h"
+#include "roles/partition/mpi/mpi_measures.h"
 
 namespace dg::mpi {
 
 struct VertexStreamOptions {
-  int num_parts = 2;
-  double tolerance = 0.03;  // a part's capacity: the mean times 1 + tolerance, per measure
   uint64_t seed = 0;
   int rounds = 16;  // slices of each rank's block; the parts across ranks are exchanged between them
   int passes = 3;   // passes after the first place each vertex again, seeing every neighbour's part
   int64_t batch = 1 << 20;
 };
 
-// The part of each vertex of this rank's block; load[v * M + i] is its load
-// of balance measure i (collective).
-std::vector<int32_t> StreamVertices(const Rank& r, const BlockAdjacency& adj, const std::vector<int64_t>& load, int M,
-                                    const VertexStreamOptions& o);
+// The part of each vertex of this rank's block, into bo.num_parts parts,
+// each measure's capacity the mean times 1 + 3/4 of bo.tolerance (as METIS's
+// constraints on the clusters). Needs in.adjacency; collective.
+std::vector<int32_t> StreamParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
+                                 const VertexStreamOptions& o);
 
 }  // namespace dg::mpi
