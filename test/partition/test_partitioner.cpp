@@ -222,7 +222,8 @@ TEST_CASE("partition methods and formats: each word parses to its value and Name
     REQUIRE(Parse(Name(f), &back));
     CHECK(back == f);
   }
-  for (MpiPartitionMethod m : {MpiPartitionMethod::kScotch, MpiPartitionMethod::kRandom}) {
+  for (MpiPartitionMethod m : {MpiPartitionMethod::kScotch, MpiPartitionMethod::kCluster, MpiPartitionMethod::kStream,
+                               MpiPartitionMethod::kRandom}) {
     MpiPartitionMethod back =
         m == MpiPartitionMethod::kScotch ? MpiPartitionMethod::kRandom : MpiPartitionMethod::kScotch;
     REQUIRE(Parse(Name(m), &back));
@@ -231,6 +232,7 @@ TEST_CASE("partition methods and formats: each word parses to its value and Name
   CHECK(std::string(Name(PartitionMethod::kMetis)) == "metis");
   CHECK(std::string(Name(PartitionMethod::kStream)) == "stream");
   CHECK(std::string(Name(MpiPartitionMethod::kScotch)) == "scotch");
+  CHECK(std::string(Name(MpiPartitionMethod::kStream)) == "stream");
   // An unknown word (the flag parsers' "unknown method" / "unknown format") leaves the value as it was.
   PartitionMethod m = PartitionMethod::kRandom;
   CHECK(!Parse("kahip", &m));
