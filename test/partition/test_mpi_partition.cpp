@@ -288,7 +288,7 @@ TEST_CASE("MPI partition: mistakes end every rank with one message and leave not
 
   // A bad flag value: one message naming the flag, nothing written.
   for (const auto& [flag, value, message] : std::vector<std::array<std::string, 3>>{
-           {"--method", "metis", "--method 'metis': expected cluster, scotch or random"},
+           {"--method", "metis", "--method 'metis': expected cluster, scotch, stream or random"},
            {"--cluster-max-arcs", "-1", "--cluster-max-arcs must be >= 0 (0 = automatic)"}}) {
     r = RunMpi(2, {"--dataset", test::CoraDir(), "--num-parts", "2", flag, value, "--name", "x", "--out", tmp / "y"},
                tmp / ("log" + flag), 60);
