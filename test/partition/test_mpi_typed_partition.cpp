@@ -78,7 +78,7 @@ TEST_CASE("MPI partition of typed IMDB: valid for P = K and P < K with every typ
                                     "--balance", "train", "--name", "imdb", "--out", out, "--seed", "3",
                                     "--method", method};
   };
-  for (const std::string method : {"cluster", "scotch"})
+  for (const std::string method : {"cluster", "scotch", "stream"})
     for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {2, 3}}) {
       const std::string tag = method + std::to_string(np) + "-" + std::to_string(k);
       const std::string out = tmp / ("imdb" + tag);
