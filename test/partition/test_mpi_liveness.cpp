@@ -4,7 +4,9 @@
 // only while a rank waits inside MPI and PT-Scotch's own calls reach the
 // PMPI wrappers of mpi_progress_shim.cpp (on Cora, PT-Scotch's run counts
 // more completed MPI calls than --method random's). The summary's longest
-// wait stays below the deadline.
+// wait stays below the deadline. Likewise METIS on rank 0 partitioning a
+// cluster graph for longer than the deadline while the other ranks wait
+// (OnRankZero tells them it still runs).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -80,4 +82,33 @@ TEST_CASE("MPI partition: PT-Scotch computing for longer than --progress-timeout
   auto v = RunDistgnn({"partition", "verify", tmp / "parts/g.json"});
   INFO(v.output);
   CHECK(v.exit_code == 0);
+}
+
+TEST_CASE("MPI partition: METIS on rank 0 computing for longer than --progress-timeout is no stall",
+          "[partition][mpi][liveness]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  TempDir tmp;
+  // A uniform graph hardly clusters: its cluster graph keeps 95 % of its 40M
+  // arcs, and a --cluster-max-arcs above that has rank 0 partition it with
+  // METIS (about 9 s here) while rank 1 waits. The other waits of the run
+  // (the ranks' label propagation ending apart) stay near 0.5 s idle; the
+  // deadline leaves room for a loaded machine.
+  auto gen = RunDistgnn({"generate", "--model", "uniform", "--nodes", "1000000", "--edges", "20000000", "--feat-dim",
+                         "4", "--classes", "4", "--seed", "1", "--out", tmp / "ds"});
+  INFO(gen.output);
+  REQUIRE(gen.exit_code == 0);
+  const double timeout = 5;
+  auto r = RunMpi(2, {"--dataset", tmp / "ds", "--num-parts", "2", "--name", "g", "--out", tmp / "parts",
+                      "--progress-timeout", "5", "--cluster-max-arcs", "100000000"},
+                  tmp / "log", 180);
+  INFO(r.output);
+  CHECK(r.output.find("no progress for") == std::string::npos);
+  REQUIRE(r.exit_code == 0);
+  const double metis = NumberAfter(r.output, "partitioned by METIS on rank 0 in ");
+  CHECK(metis > timeout);
+  const double wait = NumberAfter(r.output, "longest wait in MPI without progress: ");
+  CHECK(wait >= 0);
+  CHECK(wait < timeout);
+  WARN("liveness: METIS on rank 0 took " << metis << " s under a " << timeout << " s deadline; longest wait in MPI "
+                                         << wait << " s");
 }

@@ -3,6 +3,7 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <numeric>
 
@@ -241,7 +242,7 @@ Result<std::vector<int32_t>> MetisOnClusters(const std::vector<int32_t>& degree,
 // METIS's parts of this rank's clusters: the cluster graph gathered on rank
 // 0 and partitioned there (collective).
 Result<std::vector<int32_t>> MetisOnZero(const Rank& r, ClusterRows* rows, const VertexLoads& x,
-                                         const BalanceOptions& bo, uint64_t seed) {
+                                         const BalanceOptions& bo, uint64_t seed, double* seconds) {
   std::vector<int32_t> degree = GatherOnZero(r, rows->degree, MPI_INT32_T);
   std::vector<int32_t> cluster_part;
   Status st;
@@ -250,11 +251,13 @@ Result<std::vector<int32_t>> MetisOnZero(const Rank& r, ClusterRows* rows, const
     const std::vector<int64_t> weight = GatherOnZero(r, rows->weight, MPI_INT64_T);
     const std::vector<int64_t> load = GatherOnZero(r, rows->load, MPI_INT64_T);
     rows->nbr = {}, rows->weight = {}, rows->load = {};
-    if (r.rank == 0) {
+    OnRankZero(r, [&] {
+      const auto t0 = std::chrono::steady_clock::now();
       Result<std::vector<int32_t>> parts = MetisOnClusters(degree, nbr, weight, load, x, bo, seed);
       if (parts.ok()) cluster_part = std::move(*parts);
       else st = parts.status();
-    }
+      *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    });
   }
   DG_RETURN_IF_ERROR(Agree(r, st));
   return ScatterFromZero(r, cluster_part, static_cast<int>(rows->degree.size()), MPI_INT32_T);
@@ -288,7 +291,7 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
     so.batch = o.batch;
     return StreamParts(r, in, bo, so);
   }
-  Result<std::vector<int32_t>> cluster_part = MetisOnZero(r, &rows, x, bo, o.seed);
+  Result<std::vector<int32_t>> cluster_part = MetisOnZero(r, &rows, x, bo, o.seed, &report->metis_seconds);
   DG_RETURN_IF_ERROR(cluster_part.status());
   std::vector<int32_t> part(rows.cluster.size());
   for (size_t v = 0; v < part.size(); ++v) part[v] = (*cluster_part)[rows.cluster[v]];

@@ -60,6 +60,7 @@ struct ClusterReport {
   int64_t graph_arcs = 0;                  // the graph's (symmetric) arcs
   int64_t max_arcs = 0;                    // the limit (ClusterOptions::max_arcs, resolved)
   ClusterPlan plan = ClusterPlan::kMetis;
+  double metis_seconds = 0;                // METIS's run on rank 0 (rank 0's report)
 };
 
 // The part of every vertex of the block, or none when PT-Scotch is to

@@ -2,14 +2,32 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 namespace dg::mpi {
 
 namespace {
 int64_t g_bytes_sent = 0;
 }  // namespace
+
+void OnRankZero(const Rank& r, const std::function<void()>& compute) {
+  std::atomic<bool> done{false};
+  std::thread worker;
+  if (r.rank == 0) worker = std::thread([&] {
+    compute();
+    done = true;
+  });
+  for (int finished = 0; !finished;) {
+    for (int i = 0; r.rank == 0 && i < 50 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    finished = r.rank == 0 && done ? 1 : 0;
+    MPI_Bcast(&finished, 1, MPI_INT, 0, r.comm);
+  }
+  if (worker.joinable()) worker.join();
+}
 
 int64_t BytesSent() { return g_bytes_sent; }
 void AddBytesSent(int64_t bytes) { g_bytes_sent += bytes; }

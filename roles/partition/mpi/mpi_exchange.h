@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -47,6 +48,14 @@ int64_t MaxAll(const Rank& r, int64_t v);
 // The sum of v over the ranks below this one (0 on rank 0): where this rank's
 // items start in an order of all ranks' items, rank by rank.
 int64_t ExclusiveScan(const Rank& r, int64_t v);
+
+// Runs `compute` on rank 0 while the other ranks wait (collective). Rank 0
+// computes on a thread of its own and its main thread tells the others every
+// half second that it still runs (an MPI_Bcast), so each waiting rank
+// completes an MPI call that often: a computation longer than
+// --progress-timeout is no stall (mpi_watchdog.h), as the other ranks' wait
+// for rank 0 would otherwise be.
+void OnRankZero(const Rank& r, const std::function<void()>& compute);
 
 // Bytes this rank has sent to other ranks through AllToAll so far.
 int64_t BytesSent();

@@ -228,7 +228,8 @@ void LogClusters(const Rank& r, const ClusterReport& cr) {
   if (cr.clusters == 0) return;
   const double clusters = static_cast<double>(cr.clusters), arcs = static_cast<double>(cr.cluster_arcs);
   if (cr.plan == ClusterPlan::kMetis)
-    Log(r, "  clusters: %.0f clusters, %.0f arcs between them, partitioned by METIS on rank 0\n", clusters, arcs);
+    Log(r, "  clusters: %.0f clusters, %.0f arcs between them, partitioned by METIS on rank 0 in %.1f s\n", clusters,
+        arcs, cr.metis_seconds);
   else if (cr.plan == ClusterPlan::kStream)
     Log(r, "  clusters: %.0f clusters, %.0f arcs between them (%.0f%% of the graph's): more than rank 0 partitions "
         "(%.0f, --cluster-max-arcs), and the graph hardly clusters: each rank streams its vertices into "
