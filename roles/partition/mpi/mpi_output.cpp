@@ -132,6 +132,12 @@ Status WriteOnePart(const std::string& dir, int64_t nb, int64_t ne, const Edge* 
   DG_RETURN_IF_ERROR(WriteColumn(dir + "/indices.npy", indices.data(), m));
   NodeDataOptions nd;
   nd.normalize_features = o.normalize_features;
+  // Every node array is a read-only mapping (mpi_input.h, typed_input.h): the
+  // pages behind the rows written are dropped, so a rank's memory holds the
+  // rows of its part as they go, not the whole file.
+  if (g.types) nd.drop_pages_of = g.types->mapped;
+  else
+    for (const auto& [name, a] : *g.node_data) nd.drop_pages_of.insert(name);
   if (g.types) return WriteTypedPart(dir, *g.types, edges, m, orig_nids, *type_offsets, nd, info, &w->labels);
   return WritePartNodeData(dir, *g.node_data, orig_nids, ne - nb, nb, nd, info, &w->labels);
 }
