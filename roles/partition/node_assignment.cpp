@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <limits>
-#include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
+#include "roles/partition/permutation.h"
 
 namespace dg {
 
@@ -19,11 +19,7 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
 std::vector<int32_t> RandomAssignment(int64_t num_nodes, int num_parts, uint64_t seed) {
   std::vector<int32_t> part(static_cast<size_t>(num_nodes), 0);
   if (num_parts <= 1) return part;
-  std::vector<int64_t> perm(static_cast<size_t>(num_nodes));
-  std::iota(perm.begin(), perm.end(), int64_t{0});
-  Rng rng(MixSeed(seed, 0x5EED));
-  for (int64_t i = num_nodes - 1; i > 0; --i)
-    std::swap(perm[i], perm[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
+  const std::vector<int64_t> perm = Permutation(num_nodes, MixSeed(seed, 0x5EED));
   for (int64_t i = 0; i < num_nodes; ++i)
     part[perm[i]] = static_cast<int32_t>((static_cast<__int128>(i) * num_parts) / num_nodes);
   return part;

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <numeric>
 #include <vector>
 
 #include "common/base/array.h"
-#include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
+#include "common/storage/neighbor_sampling.h"
+#include "roles/partition/permutation.h"
 #include "roles/partition/staged_dir.h"
 #include "roles/partition/synthetic_edges.h"
 
@@ -89,12 +89,7 @@ Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_d
   int scale = 1;
   while ((int64_t{1} << scale) < N) ++scale;
   // Relabeling permutation (R-MAT): R-MAT id r becomes node perm[r].
-  std::vector<int64_t> perm(uniform ? 0 : static_cast<size_t>(N));
-  std::iota(perm.begin(), perm.end(), int64_t{0});
-  if (!uniform) {
-    Rng rng(MixSeed(o.seed, 1));
-    for (int64_t i = N - 1; i > 0; --i) std::swap(perm[i], perm[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
-  }
+  std::vector<int64_t> perm = uniform ? std::vector<int64_t>() : Permutation(N, MixSeed(o.seed, 1));
 
   // Edges, streamed block by block.
   if (uniform) {

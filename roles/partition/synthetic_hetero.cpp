@@ -10,6 +10,7 @@
 #include "common/io/npy.h"
 #include "common/storage/neighbor_sampling.h"
 #include "common/storage/typed_dataset.h"
+#include "roles/partition/permutation.h"
 #include "roles/partition/staged_dir.h"
 #include "roles/partition/synthetic_edges.h"
 
@@ -52,14 +53,6 @@ const Relation kRelations[] = {
     {"author", "affiliated_with", "institution", kAuthor, kInstitution, 1043998.0 / 736389},
     {"paper", "has_topic", "field_of_study", kPaper, kField, 7505078.0 / 736389},
 };
-
-std::vector<int64_t> Permutation(int64_t n, uint64_t seed) {
-  std::vector<int64_t> p(static_cast<size_t>(n));
-  std::iota(p.begin(), p.end(), int64_t{0});
-  Rng rng(seed);
-  for (int64_t i = n - 1; i > 0; --i) std::swap(p[i], p[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
-  return p;
-}
 
 // One standard normal per call (Box-Muller).
 float Normal(Rng* rng) {

@@ -10,6 +10,7 @@
 #include "common/storage/neighbor_sampling.h"
 #include "roles/partition/mpi/mpi_stream.h"
 #include "roles/partition/node_assignment.h"
+#include "roles/partition/permutation.h"
 
 namespace dg::mpi {
 namespace {
@@ -57,8 +58,7 @@ std::vector<int32_t> Propagate(const BlockAdjacency& adj, const VertexLoads& x, 
   std::vector<int64_t> score(static_cast<size_t>(n), 0);
   std::vector<int32_t> touched;
   for (int it = 0; it < o.iterations; ++it) {
-    for (int64_t i = static_cast<int64_t>(order.size()) - 1; i > 0; --i)
-      std::swap(order[i], order[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
+    Shuffle(&order, &rng);
     int64_t changed = 0;
     for (int64_t v : order) {
       touched.clear();

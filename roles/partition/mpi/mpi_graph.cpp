@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
 #include "roles/partition/mpi/mpi_adjacency.h"
@@ -11,6 +10,7 @@
 #include "roles/partition/mpi/mpi_scotch.h"
 #include "roles/partition/mpi/mpi_spill.h"
 #include "roles/partition/mpi/mpi_stream.h"
+#include "roles/partition/permutation.h"
 
 namespace dg::mpi {
 
@@ -96,10 +96,7 @@ namespace {
 // the block's first global id, so every part gets N / K nodes give or take P.
 std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, const AssignOptions& o) {
   const int64_t first = blocks.First(r.rank), n = blocks.Count(r.rank);
-  std::vector<int64_t> perm(static_cast<size_t>(n));
-  std::iota(perm.begin(), perm.end(), int64_t{0});
-  Rng rng(MixSeed(o.seed, static_cast<uint64_t>(first) ^ 0x5EED));
-  for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
+  const std::vector<int64_t> perm = Permutation(n, MixSeed(o.seed, static_cast<uint64_t>(first) ^ 0x5EED));
   std::vector<int32_t> part(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) part[perm[i]] = static_cast<int32_t>((first + i) % o.num_parts);
   return part;

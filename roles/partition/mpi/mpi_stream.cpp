@@ -3,9 +3,9 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
+#include "roles/partition/permutation.h"
 
 namespace dg::mpi {
 namespace {
@@ -77,10 +77,7 @@ std::vector<int32_t> StreamParts(const Rank& r, const RepairInput& in, const Bal
   const BlockLoads x = BalancedLoads(r, in, bo);
   const int64_t n = g.num_vertices, M = x.M();
   std::vector<int32_t> part(static_cast<size_t>(n), -1);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  Rng rng(MixSeed(o.seed, static_cast<uint64_t>(g.first) ^ 0x57EA));
-  for (int64_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng.Uniform(static_cast<uint64_t>(i) + 1)]);
+  const std::vector<int64_t> order = Permutation(n, MixSeed(o.seed, static_cast<uint64_t>(g.first) ^ 0x57EA));
   PartLoads loads(r, x, bo.num_parts, 0.75 * bo.tolerance);
   NeighborValues part_of(r, g, part, o.batch);  // reads `part` live for this rank's block
   std::vector<int64_t> arcs(static_cast<size_t>(bo.num_parts));
