@@ -164,6 +164,10 @@ Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::v
 
 }  // namespace
 
+bool PartitionsByGraph(MpiPartitionMethod method, int num_parts) {
+  return num_parts > 1 && method != MpiPartitionMethod::kRandom;
+}
+
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                const BlockVertices& bv, const AssignOptions& o) {
   BalanceOptions bo;
@@ -171,7 +175,7 @@ Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::v
   bo.balance_train = o.balance_train;
   bo.balance_edges = o.balance_edges;
   bo.tolerance = o.tolerance;
-  if (o.num_parts > 1 && o.method != MpiPartitionMethod::kRandom) return GraphAssign(r, blocks, edges, bv, o, bo);
+  if (PartitionsByGraph(o.method, o.num_parts)) return GraphAssign(r, blocks, edges, bv, o, bo);
   const int64_t n = blocks.Count(r.rank);
   Assignment out;
   out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);

@@ -90,6 +90,11 @@ struct Assignment {
   ClusterReport clusters;   // cluster only
 };
 
+// Whether the assignment partitions by the graph (cluster, stream, scotch
+// into K > 1 parts): then the repair and the refinement run, and the log
+// gives the cut each left.
+bool PartitionsByGraph(MpiPartitionMethod method, int num_parts);
+
 // *edges is left as it was (it is parked in opts.spill_dir while the parts are computed).
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                const BlockVertices& vertices, const AssignOptions& opts);

@@ -305,7 +305,7 @@ Status Run(const Rank& r, const Flags& f) {
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
   LogClusters(r, assigned->clusters);
-  if (f.num_parts > 1 && f.method != MpiPartitionMethod::kRandom)  // the graph methods repair and refine
+  if (PartitionsByGraph(f.method, f.num_parts))
     Log(r, (std::string("  cut: %.0f edges from ") + FirstParts(f.method, assigned->clusters) +
             ", %.0f after the repair, %.0f after the refinement (%.0f moves)\n").c_str(),
         static_cast<double>(assigned->initial_cut), static_cast<double>(assigned->refine.cut_before),
