@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "test/partition/mpi_run.h"
 #include "test/support/skip.h"
@@ -28,6 +29,21 @@ double CompletedCalls(const std::string& output) {
   if (at == std::string::npos) return -1;
   const size_t from = output.rfind(' ', at - 1);
   return std::strtod(output.c_str() + from + 1, nullptr);
+}
+
+// A run under a --progress-timeout of `timeout` seconds whose computation
+// timed after `label` outlasted it: it completes, no rank took it for a stall,
+// and no wait inside MPI came near the deadline. Returns {the computation's
+// seconds, the longest wait}.
+std::pair<double, double> CheckNoStall(const RunResult& r, const std::string& label, double timeout) {
+  CHECK(r.output.find("no progress for") == std::string::npos);
+  REQUIRE(r.exit_code == 0);
+  const double computed = NumberAfter(r.output, label);
+  CHECK(computed > timeout);
+  const double wait = NumberAfter(r.output, "longest wait in MPI without progress: ");
+  CHECK(wait >= 0);
+  CHECK(wait < timeout);
+  return {computed, wait};
 }
 
 }  // namespace
@@ -67,15 +83,8 @@ TEST_CASE("MPI partition: PT-Scotch computing for longer than --progress-timeout
                       tmp / "parts", "--progress-timeout", "6", "--method", "scotch"},
                   tmp / "log", 120);
   INFO(r.output);
-  CHECK(r.output.find("no progress for") == std::string::npos);
-  REQUIRE(r.exit_code == 0);
-  // The assignment alone outlasted the deadline (several times over here)...
-  const double assign = NumberAfter(r.output, "  assign: ");
-  CHECK(assign > timeout);
-  // ...while no wait inside MPI came near it.
-  const double wait = NumberAfter(r.output, "longest wait in MPI without progress: ");
-  CHECK(wait >= 0);
-  CHECK(wait < timeout);
+  // The assignment alone outlasts the deadline (several times over here).
+  const auto [assign, wait] = CheckNoStall(r, "  assign: ", timeout);
   WARN("liveness: PT-Scotch's stage took " << assign << " s under a " << timeout << " s deadline; longest wait in "
                                            << "MPI " << wait << " s, longest gap between marks "
                                            << NumberAfter(r.output, "longest gap between progress marks: ") << " s");
@@ -102,13 +111,7 @@ TEST_CASE("MPI partition: METIS on rank 0 computing for longer than --progress-t
                       "--progress-timeout", "5", "--cluster-max-arcs", "100000000"},
                   tmp / "log", 180);
   INFO(r.output);
-  CHECK(r.output.find("no progress for") == std::string::npos);
-  REQUIRE(r.exit_code == 0);
-  const double metis = NumberAfter(r.output, "partitioned by METIS on rank 0 in ");
-  CHECK(metis > timeout);
-  const double wait = NumberAfter(r.output, "longest wait in MPI without progress: ");
-  CHECK(wait >= 0);
-  CHECK(wait < timeout);
+  const auto [metis, wait] = CheckNoStall(r, "partitioned by METIS on rank 0 in ", timeout);
   WARN("liveness: METIS on rank 0 took " << metis << " s under a " << timeout << " s deadline; longest wait in MPI "
                                          << wait << " s");
 }
