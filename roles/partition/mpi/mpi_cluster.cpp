@@ -289,7 +289,7 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
     VertexStreamOptions so;
     so.seed = o.seed;
     so.batch = o.batch;
-    return StreamParts(r, in, bo, so);
+    return StreamParts(r, in, x, bo, so);  // the loads the clusters were capped by
   }
   Result<std::vector<int32_t>> cluster_part = MetisOnZero(r, &rows, x, bo, o.seed, &report->metis_seconds);
   DG_RETURN_IF_ERROR(cluster_part.status());

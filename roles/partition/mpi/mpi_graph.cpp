@@ -114,7 +114,7 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
     VertexStreamOptions so;
     so.seed = o.seed;
     so.batch = o.batch;
-    return StreamParts(r, rin, bo, so);
+    return StreamParts(r, rin, BalancedLoads(r, rin, bo), bo, so);
   }
   if (o.method == MpiPartitionMethod::kCluster) {
     ClusterOptions co;

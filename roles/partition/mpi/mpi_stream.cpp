@@ -71,10 +71,9 @@ int Choose(const BlockAdjacency& g, int64_t v, const NeighborValues& part_of, co
 
 }  // namespace
 
-std::vector<int32_t> StreamParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
-                                 const VertexStreamOptions& o) {
+std::vector<int32_t> StreamParts(const Rank& r, const RepairInput& in, const BlockLoads& x,
+                                 const BalanceOptions& bo, const VertexStreamOptions& o) {
   const BlockAdjacency& g = *in.adjacency;
-  const BlockLoads x = BalancedLoads(r, in, bo);
   const int64_t n = g.num_vertices, M = x.M();
   std::vector<int32_t> part(static_cast<size_t>(n), -1);
   const std::vector<int64_t> order = Permutation(n, MixSeed(o.seed, static_cast<uint64_t>(g.first) ^ 0x57EA));

@@ -39,9 +39,10 @@ struct VertexStreamOptions {
 };
 
 // The part of each vertex of this rank's block, into bo.num_parts parts,
-// each measure's capacity the mean times 1 + 3/4 of bo.tolerance (as METIS's
-// constraints on the clusters). Needs in.adjacency; collective.
-std::vector<int32_t> StreamParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
-                                 const VertexStreamOptions& o);
+// holding each measure of `loads` (BalancedLoads) under a capacity of the
+// mean times 1 + 3/4 of bo.tolerance (as METIS's constraints on the
+// clusters). Needs in.adjacency; collective.
+std::vector<int32_t> StreamParts(const Rank& r, const RepairInput& in, const BlockLoads& loads,
+                                 const BalanceOptions& bo, const VertexStreamOptions& o);
 
 }  // namespace dg::mpi
