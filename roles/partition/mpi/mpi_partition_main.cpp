@@ -84,8 +84,9 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
       ("cluster-max-arcs", po::value(&f->cluster_max_arcs)->default_value(0),
-       "the largest cluster graph (arcs) rank 0 partitions with METIS; past it PT-Scotch partitions the graph. "
-       "0 = a rank's share of the graph's arcs, at least 16M")
+       "the largest cluster graph (arcs) rank 0 partitions with METIS; past it the stream partitions the graph "
+       "when the cluster graph keeps over half its arcs, else PT-Scotch. 0 = a rank's share of the graph's arcs, "
+       "at least 16M")
       ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
        "seconds a rank waits inside MPI without progress (a stage start, an exchange round or a completed MPI "
        "call, PT-Scotch's too) before it aborts the run, e.g. when another host is cut off; 0 = never")
