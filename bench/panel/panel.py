@@ -1,0 +1,384 @@
+#!/usr/bin/python3
+"""The benchmark panel: every default of distgnn on every panel graph it applies
+to, beside a small grid of alternatives, over several seeds; writes docs/panel.md.
+
+Usage (bench/panel.sh is the entry point):
+  panel.py [--bin build/distgnn] [--work DIR] [--graphs a,b] [--tasks node,link,partition]
+           [--seeds 0,1,2] [--grid full|none] [--jobs 2] [--doc docs/panel.md]
+
+Each run's result is kept in WORK/results.jsonl, keyed by what it ran (graph,
+model, flags, seed; a default run also by the binary's hash, since its flags are
+the binary's own), so an interrupted panel resumes and a changed default is
+measured again while the alternatives are not.
+
+The rule a default must meet (docs/panel.md): on every graph it applies to, the
+mean over the seeds is at most RULE_POINTS below the best grid setting's mean; a
+typed graph without features reaches its paper's figure within PAPER_POINTS.
+"""
+import argparse, concurrent.futures, datetime, gzip, hashlib, json, os, platform, shutil
+import statistics, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RULE_POINTS = 1.0
+PAPER_POINTS = 3.0
+EPOCHS = 30  # every node and link run; the model kept is the best validation epoch's
+
+# One-at-a-time alternatives to the defaults: name -> (export flags, train-local flags).
+HOMO_GRID = {
+    "lr 0.001": ([], ["--lr", "0.001"]),
+    "lr 0.01": ([], ["--lr", "0.01"]),
+    "dropout 0": (["--dropout", "0"], []),
+    "dropout 0.7": (["--dropout", "0.7"], []),
+    "fanouts 5,10": ([], ["--fanouts", "5,10"]),
+    "fanouts -1,-1": ([], ["--fanouts", "-1,-1"]),
+    "batch 256": ([], ["--batch-size", "256"]),
+    "select val_loss": ([], ["--select-by", "val_loss"]),
+}
+TYPED_GRID = {
+    "rows 0 / 0.001": ([], ["--embedding-init-scale", "0", "--embedding-lr", "0.001"]),
+    "rows 0.1 / 0.01": ([], ["--embedding-init-scale", "0.1", "--embedding-lr", "0.01"]),
+    "rows 1 / 0.01": ([], ["--embedding-init-scale", "1", "--embedding-lr", "0.01"]),
+    "rows 0.1 / 0.05": ([], ["--embedding-init-scale", "0.1", "--embedding-lr", "0.05"]),
+    "lr 0.001": ([], ["--lr", "0.001"]),
+    "lr 0.01": ([], ["--lr", "0.01"]),
+    "dropout 0": (["--dropout", "0"], []),
+    "fanouts 5,10": ([], ["--fanouts", "5,10"]),
+    "select val_loss": ([], ["--select-by", "val_loss"]),
+}
+LINK_GRID = {
+    "lr 0.001": ([], ["--lr", "0.001"]),
+    "lr 0.01": ([], ["--lr", "0.01"]),
+    "fanouts 5,10": ([], ["--fanouts", "5,10"]),
+    "negatives 1": ([], ["--negatives", "1"]),
+}
+# The R-GCN paper's protocol for the featureless RDF graphs (full neighbourhoods,
+# hidden 16, 50 epochs, lr 0.01, L2 5e-4), with export's default learnt rows.
+PAPER_PROTOCOL = (["--hidden", "16"], ["--fanouts", "-1,-1", "--batch-size", "1000", "--epochs", "50",
+                                        "--lr", "0.01", "--weight-decay", "0.0005"])
+# The generated graphs of graphs.tsv (path "generated"): BIN, ROOT and OUT are replaced.
+GENERATORS = {
+    "rmat": ["BIN", "generate", "--model", "rmat", "--nodes", "20000", "--edges", "200000", "--feat-dim", "32",
+             "--classes", "8", "--seed", "1", "--out", "OUT", "--force"],
+    "sbm": ["/usr/bin/python3", "ROOT/bench/panel/sbm/generate.py", "OUT", "--seed", "1"],
+    # ogbn-mag's types (paper with features; author, institution, field without)
+    "mag": ["BIN", "generate", "--hetero", "mag", "--nodes", "20000", "--feat-dim", "128", "--classes", "64",
+            "--train-frac", "0.1", "--val-frac", "0.05", "--test-frac", "0.05", "--seed", "1", "--out", "OUT"],
+}
+PARTITION_METHODS = ["metis", "random", "stream"]
+MPI_METHODS = ["default", "cluster", "stream", "scotch", "random"]
+
+
+def sh(cmd, log=None, env=None):
+    with open(log or os.devnull, "w") as out:
+        r = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    if r.returncode != 0:
+        tail = open(log).read()[-600:] if log else ""
+        raise RuntimeError("failed (%d): %s\n%s" % (r.returncode, " ".join(cmd), tail))
+
+
+def load_npy(path):
+    import numpy
+    if os.path.exists(path):
+        return numpy.load(path, mmap_mode="r")
+    with gzip.open(path + ".gz") as f:
+        return numpy.load(f)
+
+
+class Graph:
+    def __init__(self, row, work, binary):
+        self.name, self.kind, self.layout, path, tasks, paper = row
+        self.tasks = tasks.split(",")
+        self.paper = None if paper in ("-", "") else float(paper)
+        self.path = path if path != "generated" else os.path.join(work, "data", self.name)
+        if not os.path.isabs(self.path) and path != "generated":
+            self.path = os.path.join(ROOT, path)
+        self.binary = binary
+        self.generated = path == "generated"
+
+    def ensure(self):
+        """Generates a generated graph (once per work directory)."""
+        if not self.generated or os.path.exists(os.path.join(self.path, ".done")):
+            return
+        shutil.rmtree(self.path, ignore_errors=True)
+        if self.name not in GENERATORS:
+            raise RuntimeError("graphs.tsv: no generator for the generated graph " + self.name)
+        sh([a.replace("BIN", self.binary).replace("ROOT", ROOT).replace("OUT", self.path) for a in GENERATORS[self.name]])
+        open(os.path.join(self.path, ".done"), "w").close()
+
+    def typed(self):
+        return self.layout == "typed"
+
+    def shape(self):
+        """(feature width or 0, classes) of a homogeneous graph."""
+        import numpy
+        f = os.path.join(self.path, "features.npy")
+        width = load_npy(f).shape[1] if (os.path.exists(f) or os.path.exists(f + ".gz")) else 0
+        labels = numpy.load(os.path.join(self.path, "labels.npy"))
+        return width, int(labels.max()) + 1
+
+
+def binary_hash(binary):
+    h = hashlib.sha256()
+    for p in (binary, os.path.join(os.path.dirname(binary), "libdistgnn_torch.so")):
+        if os.path.exists(p):
+            h.update(open(p, "rb").read())
+    return h.hexdigest()[:16]
+
+
+class Results:
+    def __init__(self, path):
+        self.path = path
+        self.rows = {}
+        if os.path.exists(path):
+            for line in open(path):
+                r = json.loads(line)
+                self.rows[r["key"]] = r
+
+    def add(self, row):
+        self.rows[row["key"]] = row
+        with open(self.path, "a") as f:
+            f.write(json.dumps(row) + "\n")
+
+
+def run_key(*parts):
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]
+
+
+class Panel:
+    def __init__(self, args):
+        self.bin = os.path.abspath(args.bin)
+        self.work = os.path.abspath(args.work)
+        os.makedirs(self.work, exist_ok=True)
+        self.results = Results(os.path.join(self.work, "results.jsonl"))
+        self.seeds = [int(s) for s in args.seeds.split(",")]
+        self.grid = args.grid
+        self.jobs = args.jobs
+        self.bin_hash = binary_hash(self.bin)
+        rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(ROOT, "bench/panel/graphs.tsv"))][1:]
+        self.graphs = [Graph(r, self.work, self.bin) for r in rows if r and r[0]]
+        if args.graphs:
+            wanted = args.graphs.split(",")
+            self.graphs = [g for g in self.graphs if g.name in wanted]
+        if args.kinds:
+            kinds = args.kinds.split(",")
+            self.graphs = [g for g in self.graphs if g.kind in kinds]
+        self.tasks = args.tasks.split(",")
+
+    # --- one run -------------------------------------------------------------
+    def node_run(self, g, model, setting, export_flags, train_flags, seed, task="node"):
+        default = setting == "default"
+        key = run_key(task, g.name, model, export_flags, train_flags, seed, self.bin_hash if default else "")
+        if key in self.results.rows:
+            return self.results.rows[key]
+        d = tempfile.mkdtemp(dir=self.work, prefix="run-")
+        try:
+            export = [self.bin, "model", "export", "--arch", model, "--seed", str(seed), "-o", d + "/m.pt"]
+            if g.typed():
+                export += ["--dataset", g.path, "--undirected"]
+            else:
+                width, classes = g.shape()
+                export += ["--in-dim", str(width or 64)]
+                export += ["--classes", str(classes)] if task == "node" else ["--task", "link"]
+            sh(export + export_flags, d + "/export.log")
+            train = [self.bin, "train-local", "--dataset", g.path, "--undirected", "--model", d + "/m.pt",
+                     "--epochs", str(EPOCHS), "--seed", str(seed), "--threads", "1", "--out", d + "/run"]
+            if task == "link":
+                train += ["--task", "link"]
+            # a later --epochs in train_flags (the paper protocol) wins: program_options keeps the last
+            sh(train + train_flags, d + "/train.log")
+            final = [json.loads(l) for l in open(d + "/run/metrics.jsonl") if '"final"' in l][-1]
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        row = {"key": key, "task": task, "graph": g.name, "model": model, "setting": setting, "seed": seed,
+               "export": export_flags, "train": train_flags}
+        if task == "node":
+            row.update(val=final["best_val_acc"], test=final["test_acc"])
+        else:
+            row.update(val=final["best_val_auc"], test=final["test_auc"], test_mrr=final.get("test_mrr"))
+        self.results.add(row)
+        return row
+
+    def partition_run(self, g, method, mpi):
+        key = run_key("partition", g.name, method, mpi, self.bin_hash)
+        if key in self.results.rows:
+            return self.results.rows[key]
+        d = tempfile.mkdtemp(dir=self.work, prefix="part-")
+        try:
+            cmd = [self.bin, "partition", "--dataset", g.path, "--undirected", "--num-parts", "2", "--name", "p",
+                   "--out", d + "/out"]
+            if mpi:
+                mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2", "--host", "127.0.0.1:2"]
+                cmd = mpirun + [self.bin, "partition", "--mpi"] + cmd[2:] + ([] if method == "default" else
+                                                                           ["--method", method])
+            else:
+                cmd += ["--method", method]
+            sh(cmd, d + "/partition.log")
+            cfg = json.load(open(d + "/out/p.json"))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        nodes = [p["num_nodes"] for p in cfg["parts"]]
+        edges = [p["num_edges"] for p in cfg["parts"]]
+        row = {"key": key, "task": "partition", "graph": g.name, "method": ("mpi " if mpi else "") + method,
+               "cut": cfg["edge_cut"], "edges": cfg["num_edges"],
+               "node_balance": max(nodes) / (sum(nodes) / len(nodes)),
+               "edge_balance": max(edges) / (sum(edges) / len(edges))}
+        self.results.add(row)
+        return row
+
+    # --- what runs -------------------------------------------------------------
+    def node_plan(self, g):
+        plan = []
+        if "node" not in g.tasks:
+            return plan
+        models = ["rgcn", "hetero-sage"] if g.typed() else ["sage", "gcn", "gat"]
+        grid = TYPED_GRID if g.typed() else HOMO_GRID
+        for model in models:
+            settings = {"default": ([], [])}
+            if self.grid == "full" and (model in ("sage", "rgcn") or self.grid_all_models):
+                settings.update(grid)
+            elif self.grid == "full":  # the other models: the defaults the grid most often moves
+                settings.update({k: v for k, v in grid.items() if k.startswith(("lr", "rows"))})
+            for name, (ex, tr) in settings.items():
+                for seed in self.seeds:
+                    plan.append(("node", g, model, name, ex, tr, seed))
+        if g.kind == "typed-featureless":
+            for seed in self.seeds:
+                plan.append(("node", g, "rgcn", "paper protocol", PAPER_PROTOCOL[0], PAPER_PROTOCOL[1], seed))
+        return plan
+
+    def link_plan(self, g):
+        if "link" not in g.tasks or g.typed():
+            return []
+        settings = {"default": ([], [])}
+        if self.grid == "full":
+            settings.update(LINK_GRID)
+        return [("link", g, "sage", name, ex, tr, seed) for name, (ex, tr) in settings.items() for seed in self.seeds]
+
+    grid_all_models = False
+
+    def run(self):
+        plan = []
+        for g in self.graphs:
+            g.ensure()
+            if "node" in self.tasks:
+                plan += self.node_plan(g)
+            if "link" in self.tasks:
+                plan += self.link_plan(g)
+        todo = len(plan)
+        print("panel: %d graphs, %d training runs (%d cached)" % (len(self.graphs), todo, sum(
+            1 for p in plan if self.cached(p))), flush=True)
+        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
+            futures = {pool.submit(self.node_run, g, m, name, ex, tr, seed, task): (task, g.name, m, name, seed)
+                       for task, g, m, name, ex, tr, seed in plan}
+            for i, f in enumerate(concurrent.futures.as_completed(futures)):
+                what = futures[f]
+                try:
+                    r = f.result()
+                    print("[%d/%d] %s %s %s %s seed %d: test %.4f" % (i + 1, todo, *what[:4], what[4], r["test"]),
+                          flush=True)
+                except Exception as e:  # one failed run is reported and left out of the tables
+                    print("[%d/%d] %s FAILED: %s" % (i + 1, todo, what, e), flush=True)
+        if "partition" in self.tasks:
+            for g in self.graphs:
+                if "partition" not in g.tasks:
+                    continue
+                for method in PARTITION_METHODS:
+                    self.try_partition(g, method, False)
+                for method in MPI_METHODS:
+                    self.try_partition(g, method, True)
+
+    def try_partition(self, g, method, mpi):
+        try:
+            r = self.partition_run(g, method, mpi)
+            print("partition %s %s%s: cut %d, balance %.3f" % (g.name, "mpi " if mpi else "", method, r["cut"],
+                                                              r["node_balance"]), flush=True)
+        except Exception as e:
+            print("partition %s %s%s FAILED: %s" % (g.name, "mpi " if mpi else "", method, e), flush=True)
+
+    def cached(self, p):
+        task, g, m, name, ex, tr, seed = p
+        return run_key(task, g.name, m, ex, tr, seed, self.bin_hash if name == "default" else "") in self.results.rows
+
+
+# The CI slice: one graph per kind (the small one) and what its floors bound.
+SLICE = {"citation": "cora", "co-purchase": "amazon-photo", "co-authorship": "coauthor-cs",
+         "heterophilous": "chameleon-filtered", "web-social": "facebook", "typed-featured": "acm",
+         "typed-featureless": "aifb", "link-prediction": "usair", "sbm": "sbm", "rmat": "rmat"}
+SLICE_MARGIN = 0.02  # 2 points: another CPU's BLAS may round differently
+
+
+def slice_entries(g):
+    """(task, model) pairs the slice checks on graph g."""
+    entries = []
+    if "node" in g.tasks:
+        entries.append(("node", "rgcn" if g.typed() else "sage"))
+    if g.kind == "typed-featureless":
+        entries.append(("paper", "rgcn"))
+    if "link" in g.tasks and g.kind == "link-prediction":
+        entries.append(("link", "sage"))
+    if g.kind in ("sbm", "rmat"):
+        entries.append(("partition", "-"))
+    return entries
+
+
+def slice_value(panel, g, task, model):
+    """The measure a floor bounds: test accuracy / AUC of seed 0's default (the paper's protocol on a typed graph
+    without features), or the --mpi default's cut over METIS's."""
+    if task == "partition":
+        return panel.partition_run(g, "default", True)["cut"] / max(1, panel.partition_run(g, "metis", False)["cut"])
+    if task == "paper":
+        return panel.node_run(g, model, "paper protocol", PAPER_PROTOCOL[0], PAPER_PROTOCOL[1], 0)["test"]
+    return panel.node_run(g, model, "default", [], [], 0, task)["test"]
+
+
+def run_slice(panel, floors_path):
+    """Prints 'slice GRAPH TASK MODEL VALUE FLOOR holds|BELOW' per floor; 1 if any is below (a cut above)."""
+    below = 0
+    graphs = {g.name: g for g in panel.graphs}
+    for line in open(floors_path):
+        if line.startswith("#") or not line.strip() or line.startswith("graph\t"):
+            continue
+        name, task, model, floor = line.rstrip("\n").split("\t")[:4]
+        if name not in graphs:
+            continue
+        g = graphs[name]
+        g.ensure()
+        value, floor = slice_value(panel, g, task, model), float(floor)
+        ok = value <= floor if task == "partition" else value >= floor
+        below += 0 if ok else 1
+        print("slice %s %s %s %.4f %.4f %s" % (name, task, model, value, floor, "holds" if ok else "BELOW"),
+              flush=True)
+    return 1 if below else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build/distgnn"))
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "distgnn-panel"))
+    ap.add_argument("--graphs", default="", help="only these graphs (names of graphs.tsv)")
+    ap.add_argument("--kinds", default="", help="only the graphs of these kinds (graphs.tsv's kind column)")
+    ap.add_argument("--tasks", default="node,link,partition")
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--grid", choices=["full", "none"], default="full")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs/panel.md"))
+    ap.add_argument("--doc-only", action="store_true", help="write the doc from the results kept, run nothing")
+    ap.add_argument("--slice", action="store_true",
+                    help="the CI slice: seed 0 of the defaults on the graphs of bench/panel/floors.tsv, each result "
+                         "printed beside its floor; exit 1 if one is below")
+    ap.add_argument("--floors", default=os.path.join(ROOT, "bench/panel/floors.tsv"))
+    args = ap.parse_args()
+    if args.slice:
+        args.seeds, args.grid = "0", "none"
+    panel = Panel(args)
+    if args.slice:
+        sys.exit(run_slice(panel, args.floors))
+    if not args.doc_only:
+        panel.run()
+    import panel_doc
+    panel_doc.write(panel, args.doc, args.floors)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main()
