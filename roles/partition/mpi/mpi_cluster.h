@@ -1,5 +1,6 @@
-// The cluster method of the distributed partitioner (--method cluster): one
-// level of coarsening across ranks and METIS on what is left.
+// The cluster method of the distributed partitioner (--method cluster, and
+// --method auto on a graph past rank 0's limit): one level of coarsening
+// across ranks and METIS on what is left.
 //
 // 1. Size-constrained label propagation (as ParHIP coarsens social graphs)
 //    groups each rank's vertices into clusters within its block: each vertex,
