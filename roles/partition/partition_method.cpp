@@ -29,7 +29,8 @@ constexpr std::pair<InputFormat, const char*> kFormats[] = {{InputFormat::kPlain
 constexpr std::pair<MpiPartitionMethod, const char*> kMpiMethods[] = {{MpiPartitionMethod::kScotch, "scotch"},
                                                                       {MpiPartitionMethod::kCluster, "cluster"},
                                                                       {MpiPartitionMethod::kStream, "stream"},
-                                                                      {MpiPartitionMethod::kRandom, "random"}};
+                                                                      {MpiPartitionMethod::kRandom, "random"},
+                                                                      {MpiPartitionMethod::kAuto, "auto"}};
 
 }  // namespace
 

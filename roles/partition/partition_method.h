@@ -14,10 +14,11 @@ enum class PartitionMethod { kMetis, kRandom, kStream };
 // `distgnn partition --format`: a plain dataset directory (or --edges), or OGB's raw/ + split/ layout.
 enum class InputFormat { kPlain, kOgb };
 // distgnn-mpi-partition --method: PT-Scotch, clusters partitioned by METIS (mpi_cluster.h), restreamed
-// LDG on every rank (mpi_stream.h), or random.
-enum class MpiPartitionMethod { kScotch, kCluster, kStream, kRandom };
+// LDG on every rank (mpi_stream.h), random, or auto (the default: METIS on the whole graph on rank 0 when
+// it fits there, mpi_whole_graph.h, else the cluster method).
+enum class MpiPartitionMethod { kScotch, kCluster, kStream, kRandom, kAuto };
 
-// "metis", "random", "stream"; "plain", "ogb"; "scotch", "cluster", "stream", "random".
+// "metis", "random", "stream"; "plain", "ogb"; "scotch", "cluster", "stream", "random", "auto".
 const char* Name(PartitionMethod v);
 const char* Name(InputFormat v);
 const char* Name(MpiPartitionMethod v);

@@ -98,7 +98,8 @@ TEST_CASE("MPI partition: METIS on rank 0 computing for longer than --progress-t
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   TempDir tmp;
   // A uniform graph hardly clusters: its cluster graph keeps 95 % of its 40M
-  // arcs, and a --cluster-max-arcs above that has rank 0 partition it with
+  // arcs, and with --method cluster (the default plan would take the whole
+  // graph under this limit) a --cluster-max-arcs above that has rank 0 partition it with
   // METIS (about 9 s here) while rank 1 waits. The other waits of the run
   // (the ranks' label propagation ending apart) stay near 0.5 s idle; the
   // deadline leaves room for a loaded machine.
@@ -108,7 +109,7 @@ TEST_CASE("MPI partition: METIS on rank 0 computing for longer than --progress-t
   REQUIRE(gen.exit_code == 0);
   const double timeout = 5;
   auto r = RunMpi(2, {"--dataset", tmp / "ds", "--num-parts", "2", "--name", "g", "--out", tmp / "parts",
-                      "--progress-timeout", "5", "--cluster-max-arcs", "100000000"},
+                      "--progress-timeout", "5", "--cluster-max-arcs", "100000000", "--method", "cluster"},
                   tmp / "log", 180);
   INFO(r.output);
   const auto [metis, wait] = CheckNoStall(r, "partitioned by METIS on rank 0 in ", timeout);

@@ -112,7 +112,7 @@ TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[p
   // The same P, K and seed: the same bytes, file for file.
   const std::string again = tmp / "again";
   auto r = RunMpi(3, {"--dataset", test::CoraDir(), "--undirected", "--num-parts", "5", "--balance", "train",
-                      "--name", "cora", "--out", again, "--seed", "3"},
+                      "--name", "cora", "--out", again, "--seed", "3", "--method", "cluster"},
                   tmp / "log-again");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -154,10 +154,11 @@ TEST_CASE("MPI partition: balancing train nodes and in-edges of an R-MAT graph e
   }
 }
 
-// A cluster graph larger than --cluster-max-arcs is not gathered: PT-Scotch
-// partitions the graph instead, the log says so, and the parts are those of
-// --method scotch with the same seed, byte for byte (NAME.json aside, which
-// records the method asked for).
+// Past --cluster-max-arcs the default plan clusters the graph, and a cluster
+// graph larger than the limit too is not gathered: PT-Scotch partitions the
+// graph instead, the log says so, and the parts are those of --method scotch
+// with the same seed, byte for byte (NAME.json aside, which records the
+// cluster plan).
 TEST_CASE("MPI partition: a cluster graph over --cluster-max-arcs goes to PT-Scotch", "[partition][mpi][cora]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   test::TempDir tmp;
@@ -170,6 +171,8 @@ TEST_CASE("MPI partition: a cluster graph over --cluster-max-arcs goes to PT-Sco
   auto fallback = run({"--cluster-max-arcs", "1000"}, "fallback");
   INFO(fallback.output);
   REQUIRE(fallback.exit_code == 0);
+  CHECK(fallback.output.find("plan: the graph's 10556 arcs are more than rank 0 partitions (limit 1000, "
+                             "--cluster-max-arcs): clusters") != std::string::npos);
   CHECK(fallback.output.find("arcs between them: more than rank 0 partitions (1000, --cluster-max-arcs); PT-Scotch "
                              "partitions the graph instead") != std::string::npos);
   CHECK(fallback.output.find("cut: ") != std::string::npos);
@@ -187,7 +190,7 @@ TEST_CASE("MPI partition: a cluster graph over --cluster-max-arcs goes to PT-Sco
 // rank streams its own vertices (mpi_stream.h). The parts are valid, within
 // 5 % of the mean in every measure, cut within 1.15x METIS's, and the same
 // bytes as --method stream with the same P, K and seed (NAME.json aside,
-// which records the method asked for).
+// which records the cluster plan the default ran).
 TEST_CASE("MPI partition: a uniform graph whose clusters are too many is streamed", "[partition][mpi]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   test::TempDir tmp;
@@ -288,7 +291,7 @@ TEST_CASE("MPI partition: mistakes end every rank with one message and leave not
 
   // A bad flag value: one message naming the flag, nothing written.
   for (const auto& [flag, value, message] : std::vector<std::array<std::string, 3>>{
-           {"--method", "metis", "--method 'metis': expected cluster, scotch, stream or random"},
+           {"--method", "metis", "--method 'metis': expected auto, cluster, scotch, stream or random"},
            {"--cluster-max-arcs", "-1", "--cluster-max-arcs must be >= 0 (0 = automatic)"}}) {
     r = RunMpi(2, {"--dataset", test::CoraDir(), "--num-parts", "2", flag, value, "--name", "x", "--out", tmp / "y"},
                tmp / ("log" + flag), 60);

@@ -223,7 +223,7 @@ TEST_CASE("partition methods and formats: each word parses to its value and Name
     CHECK(back == f);
   }
   for (MpiPartitionMethod m : {MpiPartitionMethod::kScotch, MpiPartitionMethod::kCluster, MpiPartitionMethod::kStream,
-                               MpiPartitionMethod::kRandom}) {
+                               MpiPartitionMethod::kRandom, MpiPartitionMethod::kAuto}) {
     MpiPartitionMethod back =
         m == MpiPartitionMethod::kScotch ? MpiPartitionMethod::kRandom : MpiPartitionMethod::kScotch;
     REQUIRE(Parse(Name(m), &back));

@@ -15,8 +15,9 @@
 namespace dg::mpi {
 namespace {
 
-// Arcs of a cluster graph that rank 0 holds whatever the rank's share (about
-// 0.6 GB with METIS's own copies): small graphs are clustered on any P.
+// Arcs of a graph (the cluster graph, or the whole graph under --method auto)
+// that rank 0 partitions whatever the rank's share (about 0.6 GB with
+// METIS's own copies for a cluster graph): small graphs go to METIS on any P.
 constexpr int64_t kSmallClusterGraph = int64_t{1} << 24;
 
 // What each vertex of the block counts in each balanced measure, and the
@@ -166,36 +167,6 @@ void Contract(const Rank& r, const BlockAdjacency& adj, const VertexLoads& x, in
   }
 }
 
-// Every rank's count of rows and where they start in rank order, on rank 0
-// (collective).
-struct RowsOnZero {
-  std::vector<int> counts, displs;
-  RowsOnZero(const Rank& r, int count) : counts(static_cast<size_t>(r.size)), displs(static_cast<size_t>(r.size), 0) {
-    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, r.comm);
-    for (int q = 1; q < r.size; ++q) displs[q] = displs[q - 1] + counts[q - 1];
-  }
-  size_t total() const { return static_cast<size_t>(displs.back()) + static_cast<size_t>(counts.back()); }
-};
-
-// Gathers a vector of every rank's rows on rank 0 (rank order).
-template <typename T>
-std::vector<T> GatherOnZero(const Rank& r, const std::vector<T>& mine, MPI_Datatype type) {
-  const RowsOnZero rows(r, static_cast<int>(mine.size()));
-  std::vector<T> all(r.rank == 0 ? rows.total() : 0);
-  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), type, all.data(), rows.counts.data(), rows.displs.data(),
-              type, 0, r.comm);
-  return all;
-}
-
-// The reverse: rank 0's `all` (rank order) back to the ranks, `count` each.
-template <typename T>
-std::vector<T> ScatterFromZero(const Rank& r, const std::vector<T>& all, int count, MPI_Datatype type) {
-  const RowsOnZero rows(r, count);
-  std::vector<T> mine(static_cast<size_t>(count));
-  MPI_Scatterv(all.data(), rows.counts.data(), rows.displs.data(), type, mine.data(), count, type, 0, r.comm);
-  return mine;
-}
-
 // METIS weights are idx_t (32-bit): a column whose sum would pass 2^30 is
 // scaled down in proportion, each non-zero weight staying at least 1.
 std::vector<idx_t> ToIdx(const std::vector<int64_t>& w, int columns) {
@@ -243,27 +214,23 @@ Result<std::vector<int32_t>> MetisOnClusters(const std::vector<int32_t>& degree,
 // 0 and partitioned there (collective).
 Result<std::vector<int32_t>> MetisOnZero(const Rank& r, ClusterRows* rows, const VertexLoads& x,
                                          const BalanceOptions& bo, uint64_t seed, double* seconds) {
-  std::vector<int32_t> degree = GatherOnZero(r, rows->degree, MPI_INT32_T);
-  std::vector<int32_t> cluster_part;
-  Status st;
-  {
-    const std::vector<int32_t> nbr = GatherOnZero(r, rows->nbr, MPI_INT32_T);
-    const std::vector<int64_t> weight = GatherOnZero(r, rows->weight, MPI_INT64_T);
-    const std::vector<int64_t> load = GatherOnZero(r, rows->load, MPI_INT64_T);
-    rows->nbr = {}, rows->weight = {}, rows->load = {};
-    OnRankZero(r, [&] {
-      const auto t0 = std::chrono::steady_clock::now();
-      Result<std::vector<int32_t>> parts = MetisOnClusters(degree, nbr, weight, load, x, bo, seed);
-      if (parts.ok()) cluster_part = std::move(*parts);
-      else st = parts.status();
-      *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    });
-  }
-  DG_RETURN_IF_ERROR(Agree(r, st));
-  return ScatterFromZero(r, cluster_part, static_cast<int>(rows->degree.size()), MPI_INT32_T);
+  const std::vector<int32_t> degree = GatherOnZero(r, rows->degree, MPI_INT32_T);
+  std::vector<int32_t> nbr = GatherOnZero(r, rows->nbr, MPI_INT32_T);
+  std::vector<int64_t> weight = GatherOnZero(r, rows->weight, MPI_INT64_T);
+  std::vector<int64_t> load = GatherOnZero(r, rows->load, MPI_INT64_T);
+  rows->nbr = {}, rows->weight = {}, rows->load = {};
+  return PartsOnZero(r, static_cast<int>(rows->degree.size()), [&]() -> Result<std::vector<int32_t>> {
+    Result<std::vector<int32_t>> parts = MetisOnClusters(degree, nbr, weight, load, x, bo, seed);
+    std::vector<int32_t>().swap(nbr), std::vector<int64_t>().swap(weight), std::vector<int64_t>().swap(load);
+    return parts;
+  }, seconds);
 }
 
 }  // namespace
+
+int64_t RankZeroArcLimit(int64_t graph_arcs, int ranks, int64_t max_arcs) {
+  return max_arcs > 0 ? max_arcs : std::max(graph_arcs / ranks, kSmallClusterGraph);
+}
 
 Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
                                           const ClusterOptions& o, ClusterReport* report) {
@@ -277,7 +244,7 @@ Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, 
   report->clusters = SumAll(r, static_cast<int64_t>(rows.degree.size()));
   report->cluster_arcs = SumAll(r, static_cast<int64_t>(rows.nbr.size()));
   report->graph_arcs = SumAll(r, static_cast<int64_t>(adj.index[adj.num_vertices]));
-  report->max_arcs = o.max_arcs > 0 ? o.max_arcs : std::max(report->graph_arcs / r.size, kSmallClusterGraph);
+  report->max_arcs = RankZeroArcLimit(report->graph_arcs, r.size, o.max_arcs);
   // Past MPI's 32-bit counts the gather cannot hold it either.
   const bool too_large = report->cluster_arcs > report->max_arcs || report->clusters * x.M() > INT_MAX;
   report->plan = !too_large                                        ? ClusterPlan::kMetis

@@ -1,5 +1,6 @@
-// The cluster method of the distributed partitioner (--method cluster): one
-// level of coarsening across ranks and METIS on what is left.
+// The cluster method of the distributed partitioner (--method cluster, and
+// --method auto on a graph past rank 0's limit): one level of coarsening
+// across ranks and METIS on what is left.
 //
 // 1. Size-constrained label propagation (as ParHIP coarsens social graphs)
 //    groups each rank's vertices into clusters within its block: each vertex,
@@ -48,8 +49,15 @@ struct ClusterOptions {
   int64_t max_arcs = 0;
 };
 
-// Who gives the clusters their parts.
+// The most arcs of a graph rank 0 partitions with METIS (a cluster graph, or
+// under --method auto the whole graph, mpi_whole_graph.h): max_arcs, or when
+// it is 0 a rank's share of the graph's arcs, at least 16M.
+int64_t RankZeroArcLimit(int64_t graph_arcs, int ranks, int64_t max_arcs);
+
+// Who gives the vertices their parts (--method auto: the whole graph or the
+// clusters; --method cluster: the clusters).
 enum class ClusterPlan {
+  kWholeGraph,  // no clusters: the whole graph fits rank 0, where METIS partitions it (--method auto)
   kMetis,   // METIS on rank 0
   kStream,  // none: too large for rank 0 and hardly smaller than the graph; the vertices are streamed
   kScotch,  // nobody: too large for rank 0; PT-Scotch partitions the graph
@@ -58,9 +66,10 @@ enum class ClusterPlan {
 struct ClusterReport {
   int64_t clusters = 0, cluster_arcs = 0;  // the cluster graph
   int64_t graph_arcs = 0;                  // the graph's (symmetric) arcs
-  int64_t max_arcs = 0;                    // the limit (ClusterOptions::max_arcs, resolved)
+  int64_t max_arcs = 0;                    // the limit (RankZeroArcLimit)
   ClusterPlan plan = ClusterPlan::kMetis;
   double metis_seconds = 0;                // METIS's run on rank 0 (rank 0's report)
+  bool over_metis_counts = false;          // --method auto: the graph fits the limit but not METIS's 32-bit counts
 };
 
 // The part of every vertex of the block, or none when PT-Scotch is to

@@ -29,6 +29,22 @@ void OnRankZero(const Rank& r, const std::function<void()>& compute) {
   if (worker.joinable()) worker.join();
 }
 
+Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int count,
+                                         const std::function<Result<std::vector<int32_t>>()>& compute,
+                                         double* seconds) {
+  std::vector<int32_t> parts;
+  Status st;
+  OnRankZero(r, [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    Result<std::vector<int32_t>> got = compute();
+    if (got.ok()) parts = std::move(*got);
+    else st = got.status();
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  });
+  DG_RETURN_IF_ERROR(Agree(r, st));
+  return ScatterFromZero(r, parts, count, MPI_INT32_T);
+}
+
 int64_t BytesSent() { return g_bytes_sent; }
 void AddBytesSent(int64_t bytes) { g_bytes_sent += bytes; }
 

@@ -57,6 +57,45 @@ int64_t ExclusiveScan(const Rank& r, int64_t v);
 // for rank 0 would otherwise be.
 void OnRankZero(const Rank& r, const std::function<void()>& compute);
 
+// Every rank's count of rows and where they start in rank order, on rank 0
+// (collective).
+struct RowsOnZero {
+  std::vector<int> counts, displs;
+  RowsOnZero(const Rank& r, int count) : counts(static_cast<size_t>(r.size)), displs(static_cast<size_t>(r.size), 0) {
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, r.comm);
+    for (int q = 1; q < r.size; ++q) displs[q] = displs[q - 1] + counts[q - 1];
+  }
+  size_t total() const { return static_cast<size_t>(displs.back()) + static_cast<size_t>(counts.back()); }
+};
+
+// Gathers a vector of every rank's rows on rank 0 (rank order; empty
+// elsewhere). MPI's counts are int: all ranks' rows together stay below 2^31.
+template <typename T>
+std::vector<T> GatherOnZero(const Rank& r, const std::vector<T>& mine, MPI_Datatype type) {
+  const RowsOnZero rows(r, static_cast<int>(mine.size()));
+  std::vector<T> all(r.rank == 0 ? rows.total() : 0);
+  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), type, all.data(), rows.counts.data(), rows.displs.data(),
+              type, 0, r.comm);
+  return all;
+}
+
+// The reverse: rank 0's `all` (rank order) back to the ranks, `count` each.
+template <typename T>
+std::vector<T> ScatterFromZero(const Rank& r, const std::vector<T>& all, int count, MPI_Datatype type) {
+  const RowsOnZero rows(r, count);
+  std::vector<T> mine(static_cast<size_t>(count));
+  MPI_Scatterv(all.data(), rows.counts.data(), rows.displs.data(), type, mine.data(), count, type, 0, r.comm);
+  return mine;
+}
+
+// A part for every row of all ranks computed on rank 0 (OnRankZero: the
+// others kept alive meanwhile), its status agreed, and each rank's `count`
+// rows of it (rank order) scattered back (collective). *seconds: compute's
+// time on rank 0.
+Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int count,
+                                         const std::function<Result<std::vector<int32_t>>()>& compute,
+                                         double* seconds);
+
 // Bytes this rank has sent to other ranks through AllToAll so far.
 int64_t BytesSent();
 void AddBytesSent(int64_t bytes);

@@ -10,6 +10,7 @@
 #include "roles/partition/mpi/mpi_scotch.h"
 #include "roles/partition/mpi/mpi_spill.h"
 #include "roles/partition/mpi/mpi_stream.h"
+#include "roles/partition/mpi/mpi_whole_graph.h"
 #include "roles/partition/permutation.h"
 
 namespace dg::mpi {
@@ -116,7 +117,7 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
     so.batch = o.batch;
     return StreamParts(r, rin, BalancedLoads(r, rin, bo), bo, so);
   }
-  if (o.method == MpiPartitionMethod::kCluster) {
+  if (o.method == MpiPartitionMethod::kCluster || o.method == MpiPartitionMethod::kAuto) {
     ClusterOptions co;
     co.seed = o.seed;
     co.batch = o.batch;
@@ -127,7 +128,23 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
   return ScotchParts(r, adj, bv, blocks, starts, spill, o);
 }
 
-// The first parts of this rank's block, repaired and refined.
+// --method auto: whether the whole graph goes to METIS on rank 0, its arcs
+// within the limit a cluster graph's would be held to and its counts within
+// METIS's (collective; *report says which and why).
+bool WholeGraphFits(const Rank& r, const VertexBlocks& blocks, const LocalAdjacency& adj,
+                    const std::vector<Edge>& edges, const AssignOptions& o, ClusterReport* report) {
+  if (o.method != MpiPartitionMethod::kAuto) return false;
+  report->graph_arcs = SumAll(r, static_cast<int64_t>(adj.vertloctab.back()));
+  report->max_arcs = RankZeroArcLimit(report->graph_arcs, r.size, o.cluster_max_arcs);
+  if (report->graph_arcs > report->max_arcs) return false;
+  report->over_metis_counts = !MetisTakes(blocks.First(r.size), SumAll(r, static_cast<int64_t>(edges.size())));
+  if (report->over_metis_counts) return false;
+  report->plan = ClusterPlan::kWholeGraph;
+  return true;
+}
+
+// The first parts of this rank's block, repaired and refined; or under
+// --method auto, when the whole graph fits rank 0, METIS's parts as they are.
 Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                const BlockVertices& bv, const AssignOptions& o, const BalanceOptions& bo) {
   const int64_t n = blocks.Count(r.rank), num_nodes = blocks.First(r.size);
@@ -135,6 +152,11 @@ Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::v
     return Status::InvalidArgument("the graph has " + std::to_string(num_nodes) + " nodes; the adjacency (and "
                                    "Debian's PT-Scotch) numbers them in 32 bits: use --method random");
   DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, *edges, o.batch));
+  Assignment out;
+  const bool whole = WholeGraphFits(r, blocks, adj, *edges, o, &out.clusters);
+  if (whole) {
+    DG_ASSIGN_OR_RETURN(out.part, WholeGraphParts(r, blocks, *edges, bv, o, &out.clusters.metis_seconds));
+  }
   const size_t num_edges = edges->size();
   const std::string spill = o.spill_dir.empty() ? "" : o.spill_dir + "/edges-" + std::to_string(r.rank) + ".bin";
   if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Spill(spill, edges)));
@@ -147,15 +169,20 @@ Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::v
   BlockAdjacency block_adj = View(adj, blocks.First(r.rank), &starts);
   RepairInput rin{&degree, &adj.in_degree, &bv.train, &bv.node_type, &bv.type_names};
   rin.adjacency = &block_adj;
-  Assignment out;
-  DG_ASSIGN_OR_RETURN(out.part, InitialParts(r, blocks, &adj, rin, bv, starts, spill, o, bo, &out));
+  if (!whole) {
+    DG_ASSIGN_OR_RETURN(out.part, InitialParts(r, blocks, &adj, rin, bv, starts, spill, o, bo, &out));
+  }
   block_adj = View(adj, blocks.First(r.rank), &starts);
   rin.arcs_to_parts = [&](const std::vector<int32_t>& part) {
     return ArcsToParts(r, block_adj, part, o.num_parts, o.batch);
   };
   out.initial_cut = EdgeCut(r, rin, out.part, o.num_parts);
-  RepairBalance(r, rin, bo, &out.part);
-  out.refine = RefineCut(r, rin, bo, &out.part);
+  if (whole) {  // the single-machine assignment, kept
+    out.refine.cut_before = out.refine.cut_after = out.initial_cut;
+  } else {
+    RepairBalance(r, rin, bo, &out.part);
+    out.refine = RefineCut(r, rin, bo, &out.part);
+  }
   out.balance = MeasureBalance(r, rin, bo, out.part);
   adj = LocalAdjacency();
   if (!spill.empty()) DG_RETURN_IF_ERROR(Agree(r, Unspill(spill, num_edges, edges)));

@@ -55,12 +55,12 @@ int64_t NormalizeShards(const Rank& r, const VertexBlocks& blocks, const EdgeLis
                         std::vector<Edge>* edges);
 
 struct AssignOptions {
-  MpiPartitionMethod method = MpiPartitionMethod::kCluster;
+  MpiPartitionMethod method = MpiPartitionMethod::kAuto;
   int num_parts = 1;
   uint64_t seed = 0;
   bool balance_train = false, balance_edges = false;
   double imbalance = 0.03;  // PT-Scotch's load imbalance ratio
-  int64_t cluster_max_arcs = 0;  // the cluster method's limit (ClusterOptions::max_arcs)
+  int64_t cluster_max_arcs = 0;  // rank 0's limit (ClusterOptions::max_arcs; auto: the whole graph's too)
   double tolerance = 0.04;  // the repair's cap: the mean times 1 + tolerance
   int64_t batch = 1 << 20;
   std::string spill_dir;    // where the rank's edges wait while PT-Scotch runs ("" = in memory)
@@ -74,9 +74,12 @@ struct BlockVertices {
   std::vector<int64_t> type_counts;     // nodes of each type in the whole graph
 };
 
-// Part of each vertex of this rank's block. The block's symmetric adjacency
+// Part of each vertex of this rank's block. By default (--method auto) a
+// graph whose arcs fit rank 0 (RankZeroArcLimit) takes METIS's parts of the
+// whole graph on rank 0 (mpi_whole_graph.h), the single-machine assignment,
+// kept as they are. Otherwise the block's symmetric adjacency
 // (mpi_adjacency.h) gets its first parts from the clusters partitioned by
-// METIS (mpi_cluster.h, the default), from the stream (mpi_stream.h) or from
+// METIS (mpi_cluster.h; auto past the limit), from the stream (mpi_stream.h) or from
 // PT-Scotch (mpi_scotch.h);
 // RepairBalance (mpi_repair.h) then moves vertices off the parts above the
 // cap of each measure in turn, and RefineCut (mpi_refine.h) moves vertices
@@ -87,7 +90,7 @@ struct Assignment {
   BalanceReport balance;
   int64_t initial_cut = 0;  // edges the first parts cut, before the repair
   RefineReport refine;      // all but random
-  ClusterReport clusters;   // cluster only
+  ClusterReport clusters;   // auto and cluster only
 };
 
 // Whether the assignment partitions by the graph (cluster, stream, scotch

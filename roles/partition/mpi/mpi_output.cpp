@@ -201,7 +201,7 @@ std::vector<int64_t> SumParts(const Rank& r, std::vector<int64_t> v) {
 PartitionConfig MakeConfig(const Rank& r, const GraphShards& g, const OutputOptions& o,
                            const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
                            const std::vector<std::vector<int64_t>>& type_offsets, const Written& w) {
-  PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, Name(o.method), g.num_nodes, g.num_edges, node_map,
+  PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, o.part_method.c_str(), g.num_nodes, g.num_edges, node_map,
                                    edge_map, *g.node_data, g.edge_data ? *g.edge_data : std::map<std::string, Array>{});
   const std::vector<int64_t> train = SumParts(r, w.num_train), val = SumParts(r, w.num_val),
                              test = SumParts(r, w.num_test), halo = SumParts(r, w.num_halo);

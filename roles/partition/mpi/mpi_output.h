@@ -45,7 +45,9 @@ struct PartLayout {
 
 struct OutputOptions {
   std::string graph_name;
-  MpiPartitionMethod method = MpiPartitionMethod::kScotch;
+  // NAME.json's part_method: the method asked for, or "metis" when --method
+  // auto partitioned the whole graph with METIS (PartMethodName, mpi_partition_main.cpp).
+  std::string part_method = "scotch";
   int num_parts = 1;
   bool normalize_features = false;
   int64_t batch = 1 << 20;

@@ -2,7 +2,7 @@
 // "Partitioning across machines"). Run under MPI, one rank per machine (or more):
 //
 //   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
-//          --name NAME --out DIR [--method cluster|scotch|stream|random] [--balance train,edges]
+//          --name NAME --out DIR [--method auto|cluster|scotch|stream|random] [--balance train,edges]
 //          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
 //          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--cluster-max-arcs N] [--tmp-dir DIR]
 //          [--progress-timeout S]
@@ -46,7 +46,7 @@ namespace po = boost::program_options;
 
 struct Flags {
   std::string dataset, name, out, tmp_dir;
-  MpiPartitionMethod method = MpiPartitionMethod::kCluster;
+  MpiPartitionMethod method = MpiPartitionMethod::kAuto;
   InputFormat format = InputFormat::kPlain;
   bool balance_train = false, balance_edges = false;
   int num_parts = 0;
@@ -68,8 +68,9 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
       ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
       ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
-      ("method", po::value(&method)->default_value("cluster"), "cluster (label propagation, then METIS on the cluster graph on rank 0) | scotch (PT-Scotch) | stream "
-       "(restreamed LDG on every rank) | random")
+      ("method", po::value(&method)->default_value("auto"), "auto (METIS on the whole graph on rank 0, as `distgnn partition --method metis`, "
+       "when its arcs fit --cluster-max-arcs; else cluster) | cluster (label propagation, then METIS on the cluster "
+       "graph on rank 0) | scotch (PT-Scotch) | stream (restreamed LDG on every rank) | random")
       ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges")
       ("num-nodes", po::value(&f->num_nodes), "number of nodes (default: node arrays' rows, else max id + 1)")
       ("undirected", po::bool_switch(&f->undirected), "add reverse edges, then drop duplicates")
@@ -84,9 +85,9 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
       ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
       ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
       ("cluster-max-arcs", po::value(&f->cluster_max_arcs)->default_value(0),
-       "the largest cluster graph (arcs) rank 0 partitions with METIS; past it the stream partitions the graph "
-       "when the cluster graph keeps over half its arcs, else PT-Scotch. 0 = a rank's share of the graph's arcs, "
-       "at least 16M")
+       "the largest graph (arcs) rank 0 partitions with METIS: the whole graph (--method auto), else the cluster "
+       "graph; past it the stream partitions the graph when the cluster graph keeps over half its arcs, else "
+       "PT-Scotch. 0 = a rank's share of the graph's arcs, at least 16M")
       ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
        "seconds a rank waits inside MPI without progress (a stage start, an exchange round or a completed MPI "
        "call, PT-Scotch's too) before it aborts the run, e.g. when another host is cut off; 0 = never")
@@ -106,7 +107,7 @@ Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
     return Status::InvalidArgument(e.what());
   }
   if (!Parse(method, &f->method))
-    return Status::InvalidArgument("--method '" + method + "': expected cluster, scotch, stream or random");
+    return Status::InvalidArgument("--method '" + method + "': expected auto, cluster, scotch, stream or random");
   if (!Parse(format, &f->format))
     return Status::InvalidArgument("--format: unknown format '" + format + "' (expected plain or ogb)");
   if (f->format == InputFormat::kOgb && f->num_nodes >= 0)
@@ -224,7 +225,22 @@ BlockVertices Vertices(const Rank& r, const ShardInput& in, const VertexBlocks& 
   return v;
 }
 
-// The cluster graph's size and who partitions it (--method cluster).
+// --method auto: which plan runs and why.
+void LogPlan(const Rank& r, const ClusterReport& cr, int64_t num_edges) {
+  const double arcs = static_cast<double>(cr.graph_arcs), limit = static_cast<double>(cr.max_arcs);
+  if (cr.plan == ClusterPlan::kWholeGraph)
+    Log(r, "  plan: the graph's %.0f arcs fit rank 0 (limit %.0f, --cluster-max-arcs): METIS on the whole graph on "
+        "rank 0 in %.1f s, the single-machine METIS assignment\n", arcs, limit, cr.metis_seconds);
+  else if (cr.over_metis_counts)
+    Log(r, "  plan: the graph's %.0f arcs fit rank 0 (limit %.0f) but its %.0f edges pass METIS's 32-bit counts: "
+        "clusters\n", arcs, limit, static_cast<double>(num_edges));
+  else
+    Log(r, "  plan: the graph's %.0f arcs are more than rank 0 partitions (limit %.0f, --cluster-max-arcs): "
+        "clusters\n", arcs, limit);
+}
+
+// The cluster graph's size and who partitions it (--method auto past the
+// limit, --method cluster).
 void LogClusters(const Rank& r, const ClusterReport& cr) {
   if (cr.clusters == 0) return;
   const double clusters = static_cast<double>(cr.clusters), arcs = static_cast<double>(cr.cluster_arcs);
@@ -247,6 +263,32 @@ const char* FirstParts(MpiPartitionMethod method, const ClusterReport& cr) {
   if (method == MpiPartitionMethod::kScotch || cr.plan == ClusterPlan::kScotch) return "PT-Scotch";
   if (method == MpiPartitionMethod::kStream || cr.plan == ClusterPlan::kStream) return "the stream";
   return "METIS on the clusters";
+}
+
+// The plan (--method auto), the clusters, the cuts and the balance of an assignment.
+void LogAssignment(const Rank& r, const Flags& f, const Assignment& a, int64_t num_edges) {
+  const bool by_graph = PartitionsByGraph(f.method, f.num_parts);
+  if (f.method == MpiPartitionMethod::kAuto && by_graph) LogPlan(r, a.clusters, num_edges);
+  LogClusters(r, a.clusters);
+  if (by_graph && a.clusters.plan == ClusterPlan::kWholeGraph)
+    Log(r, "  cut: %.0f edges from METIS on the whole graph, its parts kept (no repair, no refinement)\n",
+        static_cast<double>(a.initial_cut));
+  else if (by_graph)
+    Log(r, (std::string("  cut: %.0f edges from ") + FirstParts(f.method, a.clusters) +
+            ", %.0f after the repair, %.0f after the refinement (%.0f moves)\n").c_str(),
+        static_cast<double>(a.initial_cut), static_cast<double>(a.refine.cut_before),
+        static_cast<double>(a.refine.cut_after), static_cast<double>(a.refine.moved));
+  for (size_t m = 0; m < a.balance.measure.size(); ++m)
+    if (r.rank == 0)
+      std::printf("  balance %s: largest part %.3f x the mean\n", a.balance.measure[m].c_str(),
+                  a.balance.max_over_mean[m]);
+}
+
+// NAME.json's part_method: the method asked for; under --method auto the
+// plan that ran, "metis" (the whole graph) or "cluster".
+std::string PartMethodName(MpiPartitionMethod method, bool whole_graph) {
+  if (method != MpiPartitionMethod::kAuto) return Name(method);
+  return whole_graph ? "metis" : Name(MpiPartitionMethod::kCluster);
 }
 
 // The largest rank's peak RSS in the stage that ends, in MB (collective).
@@ -305,16 +347,8 @@ Status Run(const Rank& r, const Flags& f) {
   Result<Assignment> assigned = AssignBlock(r, blocks, &in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
-  LogClusters(r, assigned->clusters);
-  if (PartitionsByGraph(f.method, f.num_parts))
-    Log(r, (std::string("  cut: %.0f edges from ") + FirstParts(f.method, assigned->clusters) +
-            ", %.0f after the repair, %.0f after the refinement (%.0f moves)\n").c_str(),
-        static_cast<double>(assigned->initial_cut), static_cast<double>(assigned->refine.cut_before),
-        static_cast<double>(assigned->refine.cut_after), static_cast<double>(assigned->refine.moved));
-  for (size_t m = 0; m < assigned->balance.measure.size(); ++m)
-    if (r.rank == 0)
-      std::printf("  balance %s: largest part %.3f x the mean\n", assigned->balance.measure[m].c_str(),
-                  assigned->balance.max_over_mean[m]);
+  const bool whole = f.method == MpiPartitionMethod::kAuto && assigned->clusters.plan == ClusterPlan::kWholeGraph;
+  LogAssignment(r, f, *assigned, num_edges);
 
   t = std::chrono::steady_clock::now();
   GraphShards g;
@@ -329,7 +363,7 @@ Status Run(const Rank& r, const Flags& f) {
   if (f.edge_split) g.held = &extras.held;
   OutputOptions oo;
   oo.graph_name = f.name;
-  oo.method = f.method;
+  oo.part_method = PartMethodName(f.method, whole);
   oo.num_parts = f.num_parts;
   oo.normalize_features = f.normalize;
   oo.batch = f.batch;
