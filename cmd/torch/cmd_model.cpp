@@ -11,6 +11,18 @@
 
 namespace dg {
 
+namespace {
+
+// ", starting uniform in +-S and learning at R": the learnt rows' defaults the model records.
+std::string RowStart(const ModelSpec& spec) {
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), ", starting %s%g and learning at %g",
+                spec.embedding_init_scale > 0 ? "uniform in +-" : "at ", spec.embedding_init_scale, spec.embedding_lr);
+  return buf;
+}
+
+}  // namespace
+
 int RunModel(int argc, char** argv) {
   ModelSpec spec;
   std::string arch_word, out, task;
@@ -79,7 +91,8 @@ int RunModel(int argc, char** argv) {
     const bool featureless = std::find(dims.begin(), dims.end(), 0) != dims.end();
     const std::string embedding =
         !featureless              ? ""
-        : spec.embedding_dim > 0 ? "; featureless types: " + std::to_string(spec.embedding_dim) + " learnt columns per node"
+        : spec.embedding_dim > 0 ? "; featureless types: " + std::to_string(spec.embedding_dim) +
+                                       " learnt columns per node" + RowStart(spec)
                                  : "; featureless types: one learnt vector per type";
     std::printf("wrote %s model (%d layers, %lld -> %lld -> %lld%s) to %s\n", Name(spec.arch), spec.layers,
                 static_cast<long long>(spec.in_dim), static_cast<long long>(spec.hidden),

@@ -15,6 +15,14 @@ Result<int64_t> IntAttribute(const std::string& model_path, const char* name) {
   return v.isInt() ? v.toInt() : int64_t{-1};
 }
 
+// A float attribute of the module; `otherwise` when it has none.
+Result<double> FloatAttribute(const std::string& model_path, const char* name, double otherwise) {
+  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(model_path));
+  if (!module.hasattr(name)) return otherwise;
+  const c10::IValue v = module.attr(name);
+  return v.isDouble() ? v.toDouble() : otherwise;
+}
+
 Status Mismatch(const std::string& key, int64_t given, const std::string& model_path, const char* attribute,
                 int64_t recorded, const std::string& hint) {
   return Status::InvalidArgument(key + " is " + std::to_string(given) + " but " + model_path + " reads " +
@@ -34,12 +42,15 @@ Status TakeTypedModelEmbedding(const std::string& model_path, const std::string&
     spdlog::info("node embedding: {} learnt columns per node for the featureless types, as {} records "
                  "(model export --embedding-dim)", recorded, model_path);
   embedding->dim = recorded;
-  // Each row starts at zero, so a node starts as its type's learnt vector (the
-  // model's input bias), and moves slowly: random starts and fast rows let a
-  // few labels be memorised through neighbours' rows (docs/models.md
-  // "Featureless node types").
-  if (!embedding->init_scale) embedding->init_scale = kFeaturelessTypeInitScale;
-  if (!embedding->lr) embedding->lr = kFeaturelessTypeLr;
+  // The start and rate export chose from the types (model_embedding.h).
+  if (!embedding->init_scale) {
+    DG_ASSIGN_OR_RETURN(double scale, FloatAttribute(model_path, "embedding_init_scale", kFeaturelessTypeInitScale));
+    embedding->init_scale = scale;
+  }
+  if (!embedding->lr) {
+    DG_ASSIGN_OR_RETURN(double lr, FloatAttribute(model_path, "embedding_lr", kFeaturelessTypeLr));
+    embedding->lr = lr;
+  }
   return Status::OK();
 }
 

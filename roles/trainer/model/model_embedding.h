@@ -22,9 +22,19 @@
 namespace dg {
 
 // The start scale and learning rate of a typed model's featureless rows when
-// the user sets none (train.embedding.init_scale / lr).
+// the user sets none (train.embedding.init_scale / lr). Export chooses them
+// from the types and records them in the model (docs/models.md "Featureless
+// node types"): when every featureless type has a neighbour type with
+// features, the rows start at zero (each node starts as its type's learnt
+// vector, the input bias) and learn slowly, since the featured neighbours carry
+// the signal and fast random rows memorise the few labels through them; when a
+// featureless type has none (an RDF graph, ogbn-mag's institutions), its rows
+// are the only signal there and start random and learn fast. A model that
+// records none takes the first pair.
 constexpr double kFeaturelessTypeInitScale = 0;
 constexpr double kFeaturelessTypeLr = 0.001;
+constexpr double kUnanchoredTypeInitScale = 0.1;
+constexpr double kUnanchoredTypeLr = 0.05;
 
 // key: the user's name for the width, e.g. "--embedding-dim" or
 // "job.yaml: train.embedding.dim".

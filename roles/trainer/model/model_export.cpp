@@ -451,6 +451,10 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
                            static_cast<int64_t>(spec.type_feature_dims.size()));
       m.register_attribute("num_relations", c10::IntType::get(), static_cast<int64_t>(spec.num_relations));
       m.register_attribute("embedding_dim", c10::IntType::get(), spec.embedding_dim);
+      if (spec.embedding_dim > 0 && spec.embedding_init_scale >= 0 && spec.embedding_lr > 0) {
+        m.register_attribute("embedding_init_scale", c10::FloatType::get(), spec.embedding_init_scale);
+        m.register_attribute("embedding_lr", c10::FloatType::get(), spec.embedding_lr);
+      }
     }
     m.define(source, ScriptResolver());
     m.save(path);

@@ -81,6 +81,10 @@ struct ModelSpec {
   int64_t embedding_dim = 0;
   int num_relations = 0;
   int bases = 0;  // rgcn: number of bases; 0 (or >= relations) = one weight per relation
+  // The learnt rows' start scale and learning rate, which the model records
+  // (`embedding_init_scale`, `embedding_lr`) for the trainer to take unless the
+  // user sets them; chosen from the types (typed_model_spec.h). < 0: none.
+  double embedding_init_scale = -1, embedding_lr = -1;
 };
 
 bool IsTypedArch(ModelArch arch);

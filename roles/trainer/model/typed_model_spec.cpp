@@ -3,9 +3,26 @@
 #include <algorithm>
 
 #include "common/storage/partition.h"
+#include "roles/trainer/model/model_embedding.h"
 #include "roles/trainer/typed_graph_input.h"
 
 namespace dg {
+namespace {
+
+// Does every featureless node type have a neighbour type with features?
+// links: the (source type, destination type) of each edge type.
+bool EveryFeaturelessTypeAnchored(const std::vector<int64_t>& dims, const std::vector<std::pair<int, int>>& links) {
+  std::vector<bool> anchored(dims.size(), false);
+  for (auto [a, b] : links) {
+    if (dims[b] > 0) anchored[a] = true;
+    if (dims[a] > 0) anchored[b] = true;
+  }
+  for (size_t t = 0; t < dims.size(); ++t)
+    if (dims[t] == 0 && !anchored[t]) return false;
+  return true;
+}
+
+}  // namespace
 
 Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
   const std::string arch = std::string("--arch ") + Name(spec->arch);
@@ -14,11 +31,13 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
                                           "(one of them)");
   int64_t classes = 0;
   std::string classes_from;
+  std::vector<std::pair<int, int>> links;
   spec->type_feature_dims.clear();
   if (!source.dataset.empty()) {
     DG_ASSIGN_OR_RETURN(TypedGraphInput input, LoadTypedGraphInput(source.dataset, source.undirected, &classes));
     for (const auto& t : input.node_types)
       spec->type_feature_dims.push_back(t.features.shape.size() == 2 ? t.features.shape[1] : 0);
+    for (const auto& e : input.edge_types) links.emplace_back(e.src_type, e.dst_type);
     spec->num_relations = static_cast<int>(input.edge_types.size());
     classes_from = source.dataset + "/meta.json has no num_classes";
   } else {
@@ -34,6 +53,7 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
       spec->type_feature_dims.push_back(it != pc.node_data.end() && it->second.shape.size() == 2 ? it->second.shape[1]
                                                                                                   : 0);
     }
+    for (const auto& e : pc.edge_types) links.emplace_back(e.src_type, e.dst_type);
     spec->num_relations = static_cast<int>(pc.edge_types.size());
     classes = pc.num_classes;
     classes_from = source.partition_config + " records no num_classes";
@@ -52,6 +72,9 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
   // of them apart (docs/models.md "Featureless node types").
   if (spec->embedding_dim == kEmbeddingDimAuto) spec->embedding_dim = featureless_type ? spec->hidden : 0;
   spec->in_dim = fmax + spec->embedding_dim;
+  const bool anchored = EveryFeaturelessTypeAnchored(spec->type_feature_dims, links);
+  spec->embedding_init_scale = anchored ? kFeaturelessTypeInitScale : kUnanchoredTypeInitScale;
+  spec->embedding_lr = anchored ? kFeaturelessTypeLr : kUnanchoredTypeLr;
   return Status::OK();
 }
 

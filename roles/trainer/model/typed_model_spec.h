@@ -21,7 +21,9 @@ struct TypedModelSource {
 
 // Fills spec->type_feature_dims, num_relations, in_dim and (if 0) classes;
 // spec->embedding_dim kEmbeddingDimAuto becomes spec->hidden when a node type
-// has no features, else 0. Exactly one of dataset / partition_config.
+// has no features, else 0; the learnt rows' start and rate are chosen by
+// whether every featureless type has a featured neighbour type
+// (model_embedding.h). Exactly one of dataset / partition_config.
 Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec);
 
 }  // namespace dg
