@@ -28,29 +28,25 @@ HOMO_GRID = {
     "lr 0.001": ([], ["--lr", "0.001"]),
     "lr 0.01": ([], ["--lr", "0.01"]),
     "dropout 0": (["--dropout", "0"], []),
-    "dropout 0.7": (["--dropout", "0.7"], []),
     "fanouts 5,10": ([], ["--fanouts", "5,10"]),
-    "fanouts -1,-1": ([], ["--fanouts", "-1,-1"]),
-    "batch 256": ([], ["--batch-size", "256"]),
     "select val_loss": ([], ["--select-by", "val_loss"]),
 }
 TYPED_GRID = {
     "rows 0 / 0.001": ([], ["--embedding-init-scale", "0", "--embedding-lr", "0.001"]),
     "rows 0.1 / 0.01": ([], ["--embedding-init-scale", "0.1", "--embedding-lr", "0.01"]),
-    "rows 1 / 0.01": ([], ["--embedding-init-scale", "1", "--embedding-lr", "0.01"]),
     "rows 0.1 / 0.05": ([], ["--embedding-init-scale", "0.1", "--embedding-lr", "0.05"]),
-    "lr 0.001": ([], ["--lr", "0.001"]),
     "lr 0.01": ([], ["--lr", "0.01"]),
     "dropout 0": (["--dropout", "0"], []),
-    "fanouts 5,10": ([], ["--fanouts", "5,10"]),
-    "select val_loss": ([], ["--select-by", "val_loss"]),
 }
 LINK_GRID = {
-    "lr 0.001": ([], ["--lr", "0.001"]),
     "lr 0.01": ([], ["--lr", "0.01"]),
     "fanouts 5,10": ([], ["--fanouts", "5,10"]),
-    "negatives 1": ([], ["--negatives", "1"]),
 }
+# A graph whose default run takes longer than SLOW_SECONDS runs only these of the grid.
+SLOW_SECONDS = 30
+SLOW_GRAPH_GRID = ("rows 0 / 0.001", "rows 0.1 / 0.01", "rows 0.1 / 0.05", "lr 0.01")
+# The second model of each kind runs the default and the alternative that moves the first most often.
+SECOND_MODEL_GRID = ("lr 0.01",)
 # The R-GCN paper's protocol for the featureless RDF graphs (full neighbourhoods,
 # hidden 16, 50 epochs, lr 0.01, L2 5e-4), with export's default learnt rows.
 PAPER_PROTOCOL = (["--hidden", "16"], ["--fanouts", "-1,-1", "--batch-size", "1000", "--epochs", "50",
@@ -113,13 +109,14 @@ class Graph:
         import numpy
         f = os.path.join(self.path, "features.npy")
         width = load_npy(f).shape[1] if (os.path.exists(f) or os.path.exists(f + ".gz")) else 0
-        labels = numpy.load(os.path.join(self.path, "labels.npy"))
-        return width, int(labels.max()) + 1
+        labels = os.path.join(self.path, "labels.npy")
+        return width, int(numpy.load(labels).max()) + 1 if os.path.exists(labels) else 0
 
 
-def binary_hash(binary):
+def binary_hash(binary, files=("libdistgnn_torch.so",)):
+    """What a default run is keyed by: the executable and the files beside it that run the task."""
     h = hashlib.sha256()
-    for p in (binary, os.path.join(os.path.dirname(binary), "libdistgnn_torch.so")):
+    for p in [binary] + [os.path.join(os.path.dirname(binary), f) for f in files]:
         if os.path.exists(p):
             h.update(open(p, "rb").read())
     return h.hexdigest()[:16]
@@ -154,6 +151,7 @@ class Panel:
         self.grid = args.grid
         self.jobs = args.jobs
         self.bin_hash = binary_hash(self.bin)
+        self.partition_hash = binary_hash(self.bin, ("distgnn-mpi-partition",))
         rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(ROOT, "bench/panel/graphs.tsv"))][1:]
         self.graphs = [Graph(r, self.work, self.bin) for r in rows if r and r[0]]
         if args.graphs:
@@ -163,34 +161,63 @@ class Panel:
             kinds = args.kinds.split(",")
             self.graphs = [g for g in self.graphs if g.kind in kinds]
         self.tasks = args.tasks.split(",")
+        self._fingerprints = {}
+        self._helps = []
 
     # --- one run -------------------------------------------------------------
+    def graph(self, name):
+        return next(g for g in self.graphs if g.name == name)
+
+    def export_cmd(self, g, model, seed, task, path):
+        export = [self.bin, "model", "export", "--arch", model, "--seed", str(seed), "-o", path]
+        if g.typed():
+            return export + ["--dataset", g.path, "--undirected"]
+        width, classes = g.shape()
+        export += ["--in-dim", str(width or 64)]
+        return export + (["--classes", str(classes)] if task == "node" else ["--task", "link"])
+
+    def fingerprint(self, g, model, task):
+        """The defaults a run stands on: the help of export and train-local (every flag's default) and what export
+        says it wrote for this graph (the defaults it chose from the data). A run is measured again when they
+        change, and only then."""
+        k = (g.name, model, task)
+        if k not in self._fingerprints:
+            d = tempfile.mkdtemp(dir=self.work, prefix="fp-")
+            try:
+                said = subprocess.run(self.export_cmd(g, model, 0, task, d + "/m.pt"), capture_output=True,
+                                      text=True).stdout.replace(d, "")
+            finally:
+                shutil.rmtree(d, ignore_errors=True)
+            if not self._helps:
+                self._helps = [subprocess.run(c, capture_output=True, text=True).stdout for c in
+                               ([self.bin, "train-local", "--help"], [self.bin, "model", "export", "--help"])]
+            self._fingerprints[k] = hashlib.sha256("".join(self._helps + [said]).encode()).hexdigest()[:16]
+        return self._fingerprints[k]
+
+    def node_key(self, g, model, export_flags, train_flags, seed, task):
+        return run_key(task, g.name, model, export_flags, train_flags, seed, self.fingerprint(g, model, task))
+
     def node_run(self, g, model, setting, export_flags, train_flags, seed, task="node"):
-        default = setting == "default"
-        key = run_key(task, g.name, model, export_flags, train_flags, seed, self.bin_hash if default else "")
+        key = self.node_key(g, model, export_flags, train_flags, seed, task)
         if key in self.results.rows:
             return self.results.rows[key]
         d = tempfile.mkdtemp(dir=self.work, prefix="run-")
         try:
-            export = [self.bin, "model", "export", "--arch", model, "--seed", str(seed), "-o", d + "/m.pt"]
-            if g.typed():
-                export += ["--dataset", g.path, "--undirected"]
-            else:
-                width, classes = g.shape()
-                export += ["--in-dim", str(width or 64)]
-                export += ["--classes", str(classes)] if task == "node" else ["--task", "link"]
-            sh(export + export_flags, d + "/export.log")
+            sh(self.export_cmd(g, model, seed, task, d + "/m.pt") + export_flags, d + "/export.log")
             train = [self.bin, "train-local", "--dataset", g.path, "--undirected", "--model", d + "/m.pt",
-                     "--epochs", str(EPOCHS), "--seed", str(seed), "--threads", "1", "--out", d + "/run"]
+                     "--seed", str(seed), "--threads", "1", "--out", d + "/run"]
+            if "--epochs" not in train_flags:  # the paper protocol sets its own
+                train += ["--epochs", str(EPOCHS)]
             if task == "link":
                 train += ["--task", "link"]
-            # a later --epochs in train_flags (the paper protocol) wins: program_options keeps the last
+            started = datetime.datetime.now()
             sh(train + train_flags, d + "/train.log")
+            seconds = (datetime.datetime.now() - started).total_seconds()
             final = [json.loads(l) for l in open(d + "/run/metrics.jsonl") if '"final"' in l][-1]
         finally:
             shutil.rmtree(d, ignore_errors=True)
         row = {"key": key, "task": task, "graph": g.name, "model": model, "setting": setting, "seed": seed,
-               "export": export_flags, "train": train_flags}
+               "export": export_flags, "train": train_flags, "seconds": seconds}
         if task == "node":
             row.update(val=final["best_val_acc"], test=final["test_acc"])
         else:
@@ -199,7 +226,7 @@ class Panel:
         return row
 
     def partition_run(self, g, method, mpi):
-        key = run_key("partition", g.name, method, mpi, self.bin_hash)
+        key = run_key("partition", g.name, method, mpi, self.partition_hash)
         if key in self.results.rows:
             return self.results.rows[key]
         d = tempfile.mkdtemp(dir=self.work, prefix="part-")
@@ -232,12 +259,13 @@ class Panel:
             return plan
         models = ["rgcn", "hetero-sage"] if g.typed() else ["sage", "gcn", "gat"]
         grid = TYPED_GRID if g.typed() else HOMO_GRID
+        slow = self.default_seconds(g) > SLOW_SECONDS
         for model in models:
             settings = {"default": ([], [])}
-            if self.grid == "full" and (model in ("sage", "rgcn") or self.grid_all_models):
-                settings.update(grid)
-            elif self.grid == "full":  # the other models: the defaults the grid most often moves
-                settings.update({k: v for k, v in grid.items() if k.startswith(("lr", "rows"))})
+            if self.grid == "full" and model in ("sage", "rgcn"):
+                settings.update({k: v for k, v in grid.items() if not slow or k in SLOW_GRAPH_GRID})
+            elif self.grid == "full" and not g.typed():
+                settings.update({k: v for k, v in grid.items() if k in SECOND_MODEL_GRID})
             for name, (ex, tr) in settings.items():
                 for seed in self.seeds:
                     plan.append(("node", g, model, name, ex, tr, seed))
@@ -254,16 +282,26 @@ class Panel:
             settings.update(LINK_GRID)
         return [("link", g, "sage", name, ex, tr, seed) for name, (ex, tr) in settings.items() for seed in self.seeds]
 
-    grid_all_models = False
+    def default_seconds(self, g):
+        """The longest default run measured on g so far (0 before any)."""
+        return max([r.get("seconds", 0) for r in self.results.rows.values() if r["graph"] == g.name and
+                    r.get("setting") == "default"] + [0])
 
     def run(self):
-        plan = []
         for g in self.graphs:
             g.ensure()
-            if "node" in self.tasks:
-                plan += self.node_plan(g)
-            if "link" in self.tasks:
-                plan += self.link_plan(g)
+        # Every default first, seed by seed; then the grid, which is smaller on a slow graph.
+        self.run_plan(lambda g: (self.node_plan(g) if "node" in self.tasks else []) +
+                      (self.link_plan(g) if "link" in self.tasks else []), defaults=True)
+        self.run_plan(lambda g: (self.node_plan(g) if "node" in self.tasks else []) +
+                      (self.link_plan(g) if "link" in self.tasks else []), defaults=False)
+        if "partition" in self.tasks:
+            self.run_partitions()
+
+    def run_plan(self, plan_of, defaults):
+        plan = [p for g in self.graphs for p in plan_of(g) if (p[3] == "default") == defaults]
+        # seed by seed; in the grid, the learning rate first (the default most often moved)
+        plan.sort(key=lambda p: (not p[3].startswith("lr"), p[6]))
         todo = len(plan)
         print("panel: %d graphs, %d training runs (%d cached)" % (len(self.graphs), todo, sum(
             1 for p in plan if self.cached(p))), flush=True)
@@ -278,14 +316,15 @@ class Panel:
                           flush=True)
                 except Exception as e:  # one failed run is reported and left out of the tables
                     print("[%d/%d] %s FAILED: %s" % (i + 1, todo, what, e), flush=True)
-        if "partition" in self.tasks:
-            for g in self.graphs:
-                if "partition" not in g.tasks:
-                    continue
-                for method in PARTITION_METHODS:
-                    self.try_partition(g, method, False)
-                for method in MPI_METHODS:
-                    self.try_partition(g, method, True)
+
+    def run_partitions(self):
+        for g in self.graphs:
+            if "partition" not in g.tasks:
+                continue
+            for method in PARTITION_METHODS:
+                self.try_partition(g, method, False)
+            for method in MPI_METHODS:
+                self.try_partition(g, method, True)
 
     def try_partition(self, g, method, mpi):
         try:
@@ -297,7 +336,7 @@ class Panel:
 
     def cached(self, p):
         task, g, m, name, ex, tr, seed = p
-        return run_key(task, g.name, m, ex, tr, seed, self.bin_hash if name == "default" else "") in self.results.rows
+        return self.node_key(g, m, ex, tr, seed, task) in self.results.rows
 
 
 # The CI slice: one graph per kind (the small one) and what its floors bound.

@@ -52,18 +52,14 @@ def grouped(panel, task):
     """{(graph, model): {setting: [rows]}} of the results of this binary's defaults and the grid."""
     out = {}
     seeds = set(panel.seeds)
+    names = {g.name for g in panel.graphs}
     for r in panel.results.rows.values():
-        if r["task"] != task or r["seed"] not in seeds:
+        if r["task"] != task or r["seed"] not in seeds or r["graph"] not in names:
             continue
-        if r["setting"] == "default" and not r["key"] in panel_default_keys(panel, r):
-            continue
+        if r["key"] != panel.node_key(panel.graph(r["graph"]), r["model"], r["export"], r["train"], r["seed"], task):
+            continue  # measured on other defaults
         out.setdefault((r["graph"], r["model"]), {}).setdefault(r["setting"], []).append(r)
     return out
-
-
-def panel_default_keys(panel, r):
-    import panel as p
-    return {p.run_key(r["task"], r["graph"], r["model"], r["export"], r["train"], r["seed"], panel.bin_hash)}
 
 
 def task_table(panel, task, metric_name, losers):
@@ -107,10 +103,7 @@ def paper_table(panel, losers):
             continue
         rows = [r for r in panel.results.rows.values() if r["task"] == "node" and r["graph"] == g.name and
                 r["setting"] == "paper protocol" and r["seed"] in panel.seeds and
-                r["key"] in panel_default_keys(panel, r) | {p.run_key("node", g.name, "rgcn", r["export"], r["train"],
-                                                                      r["seed"], "")}]
-        rows = [r for r in rows if r["key"] == p.run_key("node", g.name, "rgcn", r["export"], r["train"], r["seed"],
-                                                         "")]
+                r["key"] == panel.node_key(g, "rgcn", r["export"], r["train"], r["seed"], "node")]
         if len(rows) < len(panel.seeds):
             continue
         m = mean_of(rows)
@@ -129,7 +122,7 @@ def partition_table(panel, losers):
     by = {}
     for r in panel.results.rows.values():
         if r["task"] == "partition" and r["key"] == p.run_key("partition", r["graph"], r["method"].replace("mpi ", ""),
-                                                              r["method"].startswith("mpi "), panel.bin_hash):
+                                                              r["method"].startswith("mpi "), panel.partition_hash):
             by.setdefault(r["graph"], {})[r["method"]] = r
     lines = ["| graph | edges | " + " | ".join(methods) + " | mpi default / metis | largest part / mean |",
              "| --- | --- |" + " --- |" * len(methods) + " --- | --- |"]
@@ -174,7 +167,7 @@ def slice_floors(panel):
             setting = "paper protocol" if task == "paper" else "default"
             key_task = "link" if task == "link" else "node"
             ex, tr = (p.PAPER_PROTOCOL if task == "paper" else ([], []))
-            key = p.run_key(key_task, name, model, ex, tr, 0, "" if task == "paper" else panel.bin_hash)
+            key = panel.node_key(g, model, ex, tr, 0, key_task)
             r = panel.results.rows.get(key)
             if r:
                 lines.append((name, task, model, "%.4f" % (r["test"] - p.SLICE_MARGIN), "%.4f" % r["test"]))
