@@ -70,7 +70,7 @@ def task_table(panel, task, metric_name, losers):
         for s in by_setting:
             if s not in settings and s not in ("default", "paper protocol"):
                 settings.append(s)
-    lines = ["| graph | model | default: mean (seeds) | best grid setting | gap | " + " | ".join(settings) + " |",
+    lines = ["| graph | model | default: mean (seeds) | best grid setting | gap |" + "".join(" %s |" % x for x in settings),
              "| --- | --- | --- | --- | --- |" + " --- |" * len(settings)]
     for (graph, model), by in sorted(groups.items(), key=lambda kv: (graphs.index(kv[0][0]) if kv[0][0] in graphs
                                                                       else 99, kv[0][1])):
@@ -85,8 +85,8 @@ def task_table(panel, task, metric_name, losers):
         if gap > panel_rule():
             losers.append("%s: %s on %s, %.1f points below `%s`" % (task, model, graph, gap, best_name))
         cells = [fmt(mean_of(full[s])) if s in full else "" for s in settings]
-        lines.append("| %s | %s | %s (%s) | %s %s | %.1f%s | %s |" % (graph, model, fmt(d), seeds, best_name, fmt(best),
-                                                                    gap, mark, " | ".join(cells)))
+        lines.append("| %s | %s | %s (%s) | %s %s | %.1f%s |" % (graph, model, fmt(d), seeds, best_name, fmt(best), gap,
+                                                               mark) + "".join(" %s |" % c for c in cells))
     return "\n".join(lines), metric_name
 
 
