@@ -4,8 +4,10 @@ distgnn dataset directory (docs/formats.md). Deterministic: the same arguments g
 Usage: generate.py OUT_DIR [--seed S] [--communities K] [--size M] [--mean-degree D]
                    [--inside F] [--classes C] [--features P] [--signal A]
 (Debian's /usr/bin/python3 with python3-numpy; numpy.random.RandomState, whose streams NumPy keeps fixed)."""
-import argparse, gzip, io, json, os
+import argparse, json, os, sys
 import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from converters.common import write_edges, write_npy_gz
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -53,12 +55,8 @@ def main():
     split[perm[:t]], split[perm[t:t + v]], split[perm[t + v:]] = 0, 1, 2
 
     os.makedirs(a.out, exist_ok=True)
-    with gzip.GzipFile(os.path.join(a.out, "edges.tsv.gz"), "wb", mtime=0, compresslevel=6) as f:
-        f.write("".join(f"{p}\t{q}\n" for p, q in e).encode())
-    buf = io.BytesIO()
-    np.save(buf, feats)
-    with gzip.GzipFile(os.path.join(a.out, "features.npy.gz"), "wb", mtime=0, compresslevel=6) as f:
-        f.write(buf.getvalue())
+    write_edges(os.path.join(a.out, "edges.tsv.gz"), e, level=6)
+    write_npy_gz(os.path.join(a.out, "features.npy.gz"), feats, level=6)
     np.save(os.path.join(a.out, "labels.npy"), labels)
     np.save(os.path.join(a.out, "split.npy"), split)
     np.save(os.path.join(a.out, "communities.npy"), community)
