@@ -5,6 +5,6 @@
 
 namespace dg {
 
-constexpr char kDistgnnVersion[] = "0.8.0";
+constexpr char kDistgnnVersion[] = "0.9.0";
 
 }  // namespace dg
