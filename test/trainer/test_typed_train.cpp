@@ -109,7 +109,7 @@ TEST_CASE("the exported RGCN beats an MLP on the movie features of IMDB", "[type
 // the rows start at zero and learn slowly; on AIFB (an RDF graph, no features
 // at all) they start random and learn fast, and the default export leaves the
 // majority class (0.4167 of AIFB's 36 test people) far behind.
-TEST_CASE("export chooses the learnt rows' start from the types, and RGCN learns AIFB by default", "[typed]") {
+TEST_CASE("export chooses the learnt rows' start from the types and RGCN learns AIFB by default", "[typed]") {
   test::TempDir dir;
   const std::string aifb = test::SourceDir() + "/bench/panel/aifb/data", m = dir.path() + "/m.pt";
   auto r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", Imdb(), "--undirected", "-o", m});
