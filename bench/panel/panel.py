@@ -92,6 +92,7 @@ class Graph:
             self.path = os.path.join(ROOT, path)
         self.binary = binary
         self.generated = path == "generated"
+        self._heavy = None
 
     def ensure(self):
         """Generates a generated graph (once per work directory)."""
@@ -106,12 +107,13 @@ class Graph:
     def heavy(self):
         """A graph whose every run takes many minutes here (many nodes with wide features): --grid small leaves its
         node classification out."""
-        width = self.shape()[0] if not self.typed() else 0
-        return self.num_nodes() * width > HEAVY_FEATURE_VALUES
-
-    def num_nodes(self):
-        import numpy
-        return len(numpy.load(os.path.join(self.path, "labels.npy"), mmap_mode="r")) if not self.typed() else 0
+        if self._heavy is None:
+            f = os.path.join(self.path, "features.npy")
+            self._heavy = False
+            if not self.typed() and (os.path.exists(f) or os.path.exists(f + ".gz")):
+                shape = load_npy(f).shape
+                self._heavy = shape[0] * shape[1] > HEAVY_FEATURE_VALUES
+        return self._heavy
 
     def typed(self):
         return self.layout == "typed"
