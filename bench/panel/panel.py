@@ -92,7 +92,7 @@ class Graph:
             self.path = os.path.join(ROOT, path)
         self.binary = binary
         self.generated = path == "generated"
-        self._heavy = None
+        self._feature_shape = None
 
     def ensure(self):
         """Generates a generated graph (once per work directory)."""
@@ -107,13 +107,16 @@ class Graph:
     def heavy(self):
         """A graph whose every run takes many minutes here (many nodes with wide features): --grid small leaves its
         node classification out."""
-        if self._heavy is None:
+        rows, width = self.feature_shape()
+        return rows * width > HEAVY_FEATURE_VALUES
+
+    def feature_shape(self):
+        """(rows, width) of a homogeneous graph's features.npy, (0, 0) without one; read once."""
+        if self._feature_shape is None:
             f = os.path.join(self.path, "features.npy")
-            self._heavy = False
-            if not self.typed() and (os.path.exists(f) or os.path.exists(f + ".gz")):
-                shape = load_npy(f).shape
-                self._heavy = shape[0] * shape[1] > HEAVY_FEATURE_VALUES
-        return self._heavy
+            has = not self.typed() and (os.path.exists(f) or os.path.exists(f + ".gz"))
+            self._feature_shape = tuple(load_npy(f).shape) if has else (0, 0)
+        return self._feature_shape
 
     def typed(self):
         return self.layout == "typed"
@@ -121,8 +124,7 @@ class Graph:
     def shape(self):
         """(feature width or 0, classes) of a homogeneous graph."""
         import numpy
-        f = os.path.join(self.path, "features.npy")
-        width = load_npy(f).shape[1] if (os.path.exists(f) or os.path.exists(f + ".gz")) else 0
+        width = self.feature_shape()[1]
         labels = os.path.join(self.path, "labels.npy")
         return width, int(numpy.load(labels).max()) + 1 if os.path.exists(labels) else 0
 

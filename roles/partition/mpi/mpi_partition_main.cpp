@@ -288,7 +288,7 @@ void LogAssignment(const Rank& r, const Flags& f, const Assignment& a, int64_t n
 // plan that ran, "metis" (the whole graph) or "cluster".
 std::string PartMethodName(MpiPartitionMethod method, bool whole_graph) {
   if (method != MpiPartitionMethod::kAuto) return Name(method);
-  return whole_graph ? "metis" : Name(MpiPartitionMethod::kCluster);
+  return whole_graph ? Name(PartitionMethod::kMetis) : Name(MpiPartitionMethod::kCluster);
 }
 
 // The largest rank's peak RSS in the stage that ends, in MB (collective).

@@ -8,16 +8,14 @@ namespace dg {
 namespace {
 
 // An int attribute of the module; -1 when it has none.
-Result<int64_t> IntAttribute(const std::string& model_path, const char* name) {
-  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(model_path));
-  if (!module.hasattr(name)) return int64_t{-1};
+int64_t IntAttribute(const torch::jit::Module& module, const char* name) {
+  if (!module.hasattr(name)) return -1;
   const c10::IValue v = module.attr(name);
-  return v.isInt() ? v.toInt() : int64_t{-1};
+  return v.isInt() ? v.toInt() : -1;
 }
 
 // A float attribute of the module; `otherwise` when it has none.
-Result<double> FloatAttribute(const std::string& model_path, const char* name, double otherwise) {
-  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(model_path));
+double FloatAttribute(const torch::jit::Module& module, const char* name, double otherwise) {
   if (!module.hasattr(name)) return otherwise;
   const c10::IValue v = module.attr(name);
   return v.isDouble() ? v.toDouble() : otherwise;
@@ -33,7 +31,8 @@ Status Mismatch(const std::string& key, int64_t given, const std::string& model_
 }  // namespace
 
 Status TakeTypedModelEmbedding(const std::string& model_path, const std::string& key, EmbeddingSpec* embedding) {
-  DG_ASSIGN_OR_RETURN(int64_t recorded, IntAttribute(model_path, "embedding_dim"));
+  DG_ASSIGN_OR_RETURN(const torch::jit::Module module, LoadModel(model_path));
+  const int64_t recorded = IntAttribute(module, "embedding_dim");
   if (recorded < 0) return Status::OK();
   if (embedding->dim > 0 && embedding->dim != recorded)
     return Mismatch(key, embedding->dim, model_path, "embedding_dim", recorded, "model export --embedding-dim");
@@ -43,20 +42,16 @@ Status TakeTypedModelEmbedding(const std::string& model_path, const std::string&
                  "(model export --embedding-dim)", recorded, model_path);
   embedding->dim = recorded;
   // The start and rate export chose from the types (model_embedding.h).
-  if (!embedding->init_scale) {
-    DG_ASSIGN_OR_RETURN(double scale, FloatAttribute(model_path, "embedding_init_scale", kFeaturelessTypeInitScale));
-    embedding->init_scale = scale;
-  }
-  if (!embedding->lr) {
-    DG_ASSIGN_OR_RETURN(double lr, FloatAttribute(model_path, "embedding_lr", kFeaturelessTypeLr));
-    embedding->lr = lr;
-  }
+  if (!embedding->init_scale)
+    embedding->init_scale = FloatAttribute(module, "embedding_init_scale", kFeaturelessTypeInitScale);
+  if (!embedding->lr) embedding->lr = FloatAttribute(module, "embedding_lr", kFeaturelessTypeLr);
   return Status::OK();
 }
 
 Status TakeFeaturelessModelEmbedding(const std::string& model_path, const std::string& key,
                                      EmbeddingSpec* embedding) {
-  DG_ASSIGN_OR_RETURN(int64_t in_dim, IntAttribute(model_path, "in_dim"));
+  DG_ASSIGN_OR_RETURN(const torch::jit::Module module, LoadModel(model_path));
+  const int64_t in_dim = IntAttribute(module, "in_dim");
   if (in_dim <= 0) return Status::OK();
   if (embedding->dim > 0 && embedding->dim != in_dim)
     return Mismatch(key, embedding->dim, model_path, "in_dim", in_dim, "model export --in-dim");
