@@ -25,8 +25,8 @@ EPOCHS = 30  # every node and link run; the model kept is the best validation ep
 
 # One-at-a-time alternatives to the defaults: name -> (export flags, train-local flags).
 HOMO_GRID = {
-    "lr 0.001": ([], ["--lr", "0.001"]),
-    "lr 0.01": ([], ["--lr", "0.01"]),
+    "lr 0.003": ([], ["--lr", "0.003"]),
+    "lr 0.03": ([], ["--lr", "0.03"]),
     "dropout 0": (["--dropout", "0"], []),
     "fanouts 5,10": ([], ["--fanouts", "5,10"]),
     "select val_loss": ([], ["--select-by", "val_loss"]),
@@ -35,20 +35,21 @@ TYPED_GRID = {
     "rows 0 / 0.001": ([], ["--embedding-init-scale", "0", "--embedding-lr", "0.001"]),
     "rows 0.1 / 0.01": ([], ["--embedding-init-scale", "0.1", "--embedding-lr", "0.01"]),
     "rows 0.1 / 0.05": ([], ["--embedding-init-scale", "0.1", "--embedding-lr", "0.05"]),
-    "lr 0.01": ([], ["--lr", "0.01"]),
+    "lr 0.003": ([], ["--lr", "0.003"]),
     "dropout 0": (["--dropout", "0"], []),
 }
 LINK_GRID = {
     "lr 0.01": ([], ["--lr", "0.01"]),
     "fanouts 5,10": ([], ["--fanouts", "5,10"]),
 }
-# --grid small: the alternatives of the defaults most often moved, only for the first model of each kind
-# (sage, rgcn) and, on a graph whose default run took longer than SLOW_SECONDS, none.
-SMALL_GRID = ("lr 0.01", "rows 0 / 0.001", "rows 0.1 / 0.01")
+# --grid small: the alternatives of the defaults most often moved for the first model of each kind
+# (sage, rgcn), the learning rate's for the others, and, on a graph whose default run took longer than
+# SLOW_SECONDS, none.
+SMALL_GRID = ("lr 0.003", "lr 0.01", "rows 0 / 0.001", "rows 0.1 / 0.01")
 SLOW_SECONDS = 45
 HEAVY_FEATURE_VALUES = 50_000_000  # nodes x feature width
-# --grid full: the second model of each kind runs the default and this alternative.
-SECOND_MODEL_GRID = ("lr 0.01",)
+# The second model of each kind runs the default and this alternative.
+SECOND_MODEL_GRID = ("lr 0.003",)
 # The R-GCN paper's protocol for the featureless RDF graphs (full neighbourhoods,
 # hidden 16, 50 epochs, lr 0.01, L2 5e-4), with export's default learnt rows.
 PAPER_PROTOCOL = (["--hidden", "16"], ["--fanouts", "-1,-1", "--batch-size", "1000", "--epochs", "50",
@@ -303,8 +304,8 @@ class Panel:
         first = model in ("sage", "rgcn")
         if self.grid == "full":
             return {k: v for k, v in grid.items() if first or (k in SECOND_MODEL_GRID and not g.typed())}
-        if self.grid == "small" and first and self.default_seconds(g, task) <= SLOW_SECONDS:
-            return {k: v for k, v in grid.items() if k in SMALL_GRID}
+        if self.grid == "small" and self.default_seconds(g, task) <= SLOW_SECONDS:
+            return {k: v for k, v in grid.items() if k in (SMALL_GRID if first else SECOND_MODEL_GRID)}
         return {}
 
     def default_seconds(self, g, task):
