@@ -183,7 +183,7 @@ Status CheckNumbers(const Rules& r, const TrainSpec& s) {
       {"train.batch_size", double(s.batch_size)},
       {"train.eval_batch_size", double(s.eval_batch_size)},
       {"train.epochs", s.epochs},
-      {"train.lr", s.lr_or_default()},
+      {"train.lr", s.lr},
       {"train.weight_decay", s.weight_decay},
       {"train.momentum", s.momentum},
       {"train.eval_every", s.eval_every},

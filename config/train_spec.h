@@ -88,11 +88,7 @@ struct TrainSpec {
 
   // Optimization.
   int epochs = 10;
-  // Unset: the task's default (lr_or_default), chosen on the benchmark panel
-  // (docs/panel.md): 0.01 trains node classifiers best on every panel graph,
-  // while link prediction's dot-product scores collapse to chance at 0.01 on
-  // USAir and NS and hold at 0.003.
-  std::optional<double> lr;
+  double lr = 0.003;
   OptimizerKind optimizer = OptimizerKind::kAdam;
   double weight_decay = 0;
   double momentum = 0;  // sgd only
@@ -138,8 +134,6 @@ struct TrainSpec {
   bool undirected = false;
   bool normalize_features = false;
   bool merge_types = false;
-
-  double lr_or_default() const { return lr.value_or(task == TrainTask::kLink ? 0.003 : 0.01); }
 };
 
 // Where a spec's settings came from, so an error names what the user wrote:

@@ -180,8 +180,8 @@ def not_measured(panel):
     missing = ["%s (%s)" % (g.name, t) for g in panel.graphs for t in ("node", "link") if t in g.tasks and
                not (t == "link" and g.typed()) and (g.name, t) not in have]
     grid = {"full": "the whole grid", "small": "`--grid small`: beside each default only the learning rate "
-            "(0.003 beside node classification's 0.01 for every model, 0.01 beside link prediction's 0.003) and, "
-            "for rgcn, the learnt rows' start, on graphs whose default run takes at most 45 s here; node classification left out on graphs of more than 50M feature values (Coauthor CS, "
+            "(lr 0.01, every model) and, for sage and rgcn, the learnt rows' start, on graphs whose default run "
+            "takes at most 45 s here; node classification left out on graphs of more than 50M feature values (Coauthor CS, "
             "Facebook: one run evaluates every test node each epoch, ~25 minutes here); rgcn only on typed "
             "graphs (hetero-sage computes the same numbers with export's default bases)",
             "none": "no grid"}[panel.grid]

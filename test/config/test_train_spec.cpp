@@ -71,13 +71,7 @@ TEST_CASE("TrainSpec defaults are the job's and they validate", "[config][spec]"
   Fixture f;
   const TrainSpec& s = f.spec;
   CHECK(s.fanouts == std::vector<int>{10, 25});
-  CHECK(!s.lr.has_value());
-  CHECK(s.lr_or_default() == Approx(0.01));  // the task's default: node
-  TrainSpec link = s;
-  link.task = TrainTask::kLink;
-  CHECK(link.lr_or_default() == Approx(0.003));
-  link.lr = 0.02;
-  CHECK(link.lr_or_default() == Approx(0.02));
+  CHECK(s.lr == Approx(0.003));
   CHECK(s.batch_size == 1000);
   CHECK(s.epochs == 10);
   CHECK(s.optimizer == OptimizerKind::kAdam);
