@@ -83,6 +83,7 @@ Result<Array> LocalNodeEmbedding::Rows(const std::vector<int64_t>& ids) {
 
 Status LocalNodeEmbedding::Update(const std::vector<int64_t>& ids, const Array& grads, uint64_t step) {
   DG_RETURN_IF_ERROR(CheckEmbeddingGrads("embedding update", ids, grads, dim_));
+  DG_RETURN_IF_ERROR(CheckDecayStep(state_.spec(), step).WithContext("embedding update"));
   for (int64_t id : ids)
     if (id < 0 || id >= num_nodes_)
       return Status::InvalidArgument("embedding update: node " + std::to_string(id) + " out of range [0, " +

@@ -527,9 +527,10 @@ Status PartitionStore::CheckOptimizerMatch(const std::string& name, const Mutabl
   return Status::OK();
 }
 
-Status PartitionStore::CheckSparseGrad(const std::string& name, const SparseOptimizerSpec& spec,
+Status PartitionStore::CheckSparseGrad(const std::string& name, const SparseOptimizerSpec& spec, uint64_t step,
                                        const SparseGrad& g) const {
   DG_RETURN_IF_ERROR(ValidateSparseOptimizer(spec).WithContext("SPARSE_UPDATE '" + name + "'"));
+  DG_RETURN_IF_ERROR(CheckDecayStep(spec, step).WithContext("SPARSE_UPDATE '" + name + "'"));
   DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
   const size_t n = static_cast<size_t>(g.ids.numel());
   if (g.ids.dtype != DType::kInt64 || g.ids.shape.size() != 1) {
@@ -552,7 +553,7 @@ Status PartitionStore::CheckSparseGrad(const std::string& name, const SparseOpti
 
 Status PartitionStore::SparseUpdate(const std::string& name, const SparseOptimizerSpec& spec, uint64_t step,
                                     const std::vector<SparseGrad>& contributions) {
-  for (const SparseGrad& g : contributions) DG_RETURN_IF_ERROR(CheckSparseGrad(name, spec, g));
+  for (const SparseGrad& g : contributions) DG_RETURN_IF_ERROR(CheckSparseGrad(name, spec, step, g));
   DG_ASSIGN_OR_RETURN(auto mt, SparseTarget(name));
   const int64_t dim = mt->data.row_elems();
   // Each row's sum is accumulated in contribution order, then id order.

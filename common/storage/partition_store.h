@@ -93,8 +93,10 @@ class PartitionStore {
 
   // Checks one SPARSE_UPDATE contribution without applying it: the tensor is a
   // mutable float32 tensor, grads are float32 [n, row shape...], every id is
-  // owned here, spec is valid and the same as the tensor's earlier updates.
-  Status CheckSparseGrad(const std::string& name, const SparseOptimizerSpec& spec, const SparseGrad& g) const;
+  // owned here, spec is valid and the same as the tensor's earlier updates, and
+  // a step with weight decay has a number the state can save (CheckDecayStep).
+  Status CheckSparseGrad(const std::string& name, const SparseOptimizerSpec& spec, uint64_t step,
+                         const SparseGrad& g) const;
   // One optimizer step on `name`: checks every contribution (as above), sums the
   // gradients of each row over all contributions in the order given (then in
   // id order within one), and applies `spec` once to every touched row under

@@ -119,6 +119,12 @@ void SparseOptimizerState::Decay(const int64_t* rows, size_t n, float* weights, 
   next_step_ = step + 1;
 }
 
+Status CheckDecayStep(const SparseOptimizerSpec& spec, uint64_t step) {
+  if (spec.weight_decay == 0 || step <= kLastDecayStep) return Status::OK();
+  return Status::InvalidArgument("step " + std::to_string(step) + " with weight_decay > 0: weight decay numbers " +
+                                 "steps up to " + std::to_string(kLastDecayStep));
+}
+
 SparseGradSum::SparseGradSum(int64_t dim, size_t expected_ids) : dim_(dim) {
   slot_.reserve(expected_ids);
   rows_.reserve(expected_ids);

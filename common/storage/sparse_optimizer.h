@@ -62,6 +62,13 @@
 
 namespace dg {
 
+// Weight decay numbers the steps, and the state keeps the number after the last
+// applied one (next_step, decay_next): the last u64 is no step number, since a
+// state holding it could not say what comes after it, nor be saved and loaded.
+constexpr uint64_t kLastDecayStep = UINT64_MAX - 1;
+// InvalidArgument for a step past kLastDecayStep when spec has weight decay.
+Status CheckDecayStep(const SparseOptimizerSpec& spec, uint64_t step);
+
 // Sums gradient rows that share a row: Add() each contribution in a fixed
 // order; rows() lists every distinct row (id - offset) in first-seen order and
 // sums() their summed gradients [rows().size(), dim], so the sums are
@@ -92,6 +99,7 @@ class SparseOptimizerState {
   // weights: the whole [rows, dim] table, updated in place. `step`: the global
   // step number (weight decay only; see above). n may be 0: a step that
   // touches no row here still owes its decay to every row.
+  // With weight decay, step <= kLastDecayStep (CheckDecayStep).
   void Apply(const int64_t* local_rows, size_t n, const float* grads, float* weights, uint64_t step);
 
   // Whether some row may owe weight decay (ReadFactor may be != 1).

@@ -38,7 +38,7 @@ Result<Answer> HandleSaveTensor(ServerContext& ctx, const Call& call) {
 // does not count.
 Result<Answer> HandleSparseUpdate(ServerContext& ctx, const Call& call) {
   DG_ASSIGN_OR_RETURN(SparseUpdateRequest req, DecodeSparseUpdate(call.frame));
-  DG_RETURN_IF_ERROR(ctx.store.CheckSparseGrad(req.name, req.optimizer, SparseGrad{req.ids, req.grads}));
+  DG_RETURN_IF_ERROR(ctx.store.CheckSparseGrad(req.name, req.optimizer, req.step, SparseGrad{req.ids, req.grads}));
   DG_RETURN_IF_ERROR(
       ctx.sparse_steps.Contribute(std::move(req), static_cast<int64_t>(call.frame.size), call.Later()));
   return Answer();

@@ -260,6 +260,52 @@ TEST_CASE("a resumed embedding with owed weight decay equals one never stopped",
   }
 }
 
+TEST_CASE("the last step numbers weight decay takes save and load and the one past them is refused",
+          "[storage][sparse][weight_decay]") {
+  NodeEmbeddingOptions o;
+  o.dim = kDim;
+  o.optimizer = Spec(SparseOptimizerKind::kAdam, 0.4);
+  o.seed = 5;
+  auto whole = LocalNodeEmbedding::Create(kRows, o);
+  auto first = LocalNodeEmbedding::Create(kRows, o);
+  auto resumed = LocalNodeEmbedding::Create(kRows, o);
+  REQUIRE(whole.ok());
+  REQUIRE(first.ok());
+  REQUIRE(resumed.ok());
+  test::TempDir dir;
+  Mix mix{17};
+  const uint64_t start = kLastDecayStep - 9;  // the last ten step numbers
+  for (uint64_t k = 0; k < 10; ++k) {
+    const std::vector<int64_t> ids = Touched(int(k), &mix);
+    Array g = Array::Zeros(DType::kFloat32, {int64_t(ids.size()), kDim});
+    const std::vector<float> gv = Grads(ids.size(), &mix);
+    std::memcpy(g.data, gv.data(), g.nbytes());
+    REQUIRE((*whole)->Update(ids, g, start + k).ok());
+    LocalNodeEmbedding* other = k < 5 ? first->get() : resumed->get();
+    REQUIRE(other->Update(ids, g, start + k).ok());
+    if (k == 4) {
+      REQUIRE((*first)->SaveState(dir.path()).ok());
+      REQUIRE((*resumed)->LoadState(dir.path()).ok());
+    }
+  }
+  CHECK((*resumed)->table() == (*whole)->table());
+  test::TempDir last;  // the state after step kLastDecayStep saves and loads too
+  REQUIRE((*whole)->SaveState(last.path()).ok());
+  auto again = LocalNodeEmbedding::Create(kRows, o);
+  REQUIRE(again.ok());
+  REQUIRE((*again)->LoadState(last.path()).ok());
+  CHECK((*again)->table() == (*whole)->table());
+  Array g = Array::Zeros(DType::kFloat32, {1, kDim});
+  const Status past = (*whole)->Update({0}, g, kLastDecayStep + 1);
+  CHECK(past.code() == Status::Code::kInvalidArgument);
+  CHECK(past.message() == "embedding update: step 18446744073709551615 with weight_decay > 0: weight decay numbers "
+                          "steps up to 18446744073709551614");
+  o.optimizer.weight_decay = 0;  // without weight decay a step number is only a key
+  auto plain = LocalNodeEmbedding::Create(kRows, o);
+  REQUIRE(plain.ok());
+  CHECK((*plain)->Update({0}, g, kLastDecayStep + 1).ok());
+}
+
 TEST_CASE("the sparse optimizer state file refuses format 1, truncation and bad decay steps naming the file",
           "[storage][sparse][weight_decay]") {
   test::TempDir dir;

@@ -433,6 +433,13 @@ TEST_CASE("sparse optimizers with weight decay on the servers equal the in-proce
     other.weight_decay = -1;
     st = client->SparseUpdate("wd_bound", other, 2, 1, 0, {1}, RandomRows(1, 8, 2));
     CHECK(Contains(st, "sparse_adagrad: weight_decay = -1 must be >= 0 and finite"));
+    // The last u64 is no step number with weight decay (a saved state could not
+    // be loaded); the one before it is, and the server serves on.
+    st = client->SparseUpdate("wd_bound", ada, kLastDecayStep + 1, 1, 0, {1}, RandomRows(1, 8, 3));
+    CHECK(st.code() == Status::Code::kInvalidArgument);
+    CHECK(Contains(st, "SPARSE_UPDATE 'wd_bound': step 18446744073709551615 with weight_decay > 0: weight decay "
+                       "numbers steps up to 18446744073709551614"));
+    REQUIRE(client->SparseUpdate("wd_bound", ada, kLastDecayStep, 1, 0, {1}, RandomRows(1, 8, 4)).ok());
   }
 }
 
@@ -587,9 +594,26 @@ TEST_CASE("a partition's step checkpoint keeps the weight decay rows owe: resume
     return std::vector<float>(r->as<float>(), r->as<float>() + r->numel());
   };
   TempDir dir;
+  // first: steps numbered 50..54; top: the last five numbers weight decay takes,
+  // whose checkpoint loads as well.
   for (int k = 0; k < 5; ++k) {
     step(*whole, k);
     step(*first, k);
+  }
+  {
+    auto top = open();
+    REQUIRE(top->InitTensor(Spec("emb", N, D), &created).ok());
+    for (int k = 0; k < 5; ++k) {
+      const std::vector<int64_t> ids = RandomIds(0, N, 20, 300 + k);
+      SparseGrad g{Array::Zeros(DType::kInt64, {int64_t(ids.size())}), RandomRows(ids.size(), D, 400 + k)};
+      std::memcpy(g.ids.data, ids.data(), g.ids.nbytes());
+      REQUIRE(top->SparseUpdate("emb", adam, kLastDecayStep - 4 + k, {g}).ok());
+    }
+    TempDir top_dir;
+    REQUIRE(top->SaveCheckpoint(top_dir.path(), nullptr).ok());
+    auto loaded = open();
+    REQUIRE(loaded->LoadCheckpoint(top_dir.path(), nullptr).ok());
+    CHECK(all(*loaded) == all(*top));
   }
   REQUIRE(first->SaveCheckpoint(dir.path(), nullptr).ok());
   auto stored = NpyRead(dir / "tensor-0.npy");
