@@ -121,28 +121,6 @@ std::string DefaultTmpRoot(const PartitionOptions& o) {
   return out.parent_path().empty() ? "." : out.parent_path().string();
 }
 
-Result<uint64_t> ParseByteSize(const std::string& flag, const std::string& text) {
-  size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &pos);
-  } catch (...) {
-    pos = 0;
-  }
-  std::string unit = text.substr(pos);
-  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
-  if (!unit.empty() && (unit.back() == 'i')) unit.pop_back();
-  double mult = 1;
-  if (unit == "K" || unit == "k") mult = 1024.0;
-  else if (unit == "M" || unit == "m") mult = 1024.0 * 1024;
-  else if (unit == "G" || unit == "g") mult = 1024.0 * 1024 * 1024;
-  else if (unit == "T" || unit == "t") mult = 1024.0 * 1024 * 1024 * 1024;
-  else if (!unit.empty()) pos = 0;
-  if (pos == 0 || !(v > 0) || !std::isfinite(v))
-    return Status::InvalidArgument(flag + " '" + text + "': expected a size such as 4G, 512M, 64K or bytes");
-  return static_cast<uint64_t>(v * mult);
-}
-
 std::string FormatBytes(uint64_t b) {
   char buf[32];
   if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1073741824.0);

@@ -64,8 +64,6 @@ class ScratchDir {
 // --tmp-dir's default: the output directory's parent (same file system).
 std::string DefaultTmpRoot(const PartitionOptions& opts);
 
-// "4G", "512M", "64K", "1.5G", "1000000" -> bytes (powers of 1024). Errors name the flag.
-Result<uint64_t> ParseByteSize(const std::string& flag, const std::string& text);
 std::string FormatBytes(uint64_t bytes);  // "1.23 GB"
 
 }  // namespace dg

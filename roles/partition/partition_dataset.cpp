@@ -23,7 +23,6 @@
 #include <optional>
 #include <cstdio>
 #include <filesystem>
-#include <sstream>
 
 #include "common/storage/link_split.h"
 #include "roles/partition/edge_split.h"
@@ -41,19 +40,6 @@
 #include "common/storage/ogb_dataset.h"
 
 namespace dg {
-
-Status ParseNamedFiles(const std::string& flag, const std::vector<std::string>& items,
-                       std::map<std::string, std::string>* out) {
-  for (const std::string& item : items) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      return Status::InvalidArgument(flag + " '" + item + "': expected NAME=FILE.npy");
-    std::string name = item.substr(0, eq);
-    if (out->count(name)) return Status::InvalidArgument(flag + ": name '" + name + "' given twice");
-    (*out)[name] = item.substr(eq + 1);
-  }
-  return Status::OK();
-}
 
 namespace {
 
@@ -117,7 +103,7 @@ Status RunOutOfCore(OutOfCoreSource src, const EdgeListOptions& eo,
 
 // A typed dataset directory out of core (typed_input.h, merged_input.h), its
 // intermediate files in scratch_dir.
-Status RunTypedOutOfCore(const std::string& dir, const std::string& scratch_dir, const PartitionDatasetOptions& flags,
+Status RunTypedOutOfCore(const std::string& dir, const std::string& scratch_dir, const PartitionSpec& flags,
                          const PartitionOptions& o, std::chrono::steady_clock::time_point t0) {
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   if (flags.drop_self_loops || flags.drop_duplicates)
@@ -144,7 +130,7 @@ Status RunTypedOutOfCore(const std::string& dir, const std::string& scratch_dir,
 // --format ogb under --memory-budget: OGB's files staged into the scratch
 // directory (ogb_input.h), then the plain or typed out-of-core path. The node
 // count is checked against the budget before anything is read.
-Status RunOgbOutOfCore(const PartitionDatasetOptions& flags, const EdgeListOptions& eo, PartitionOptions po) {
+Status RunOgbOutOfCore(const PartitionSpec& flags, const EdgeListOptions& eo, PartitionOptions po) {
   const std::string& dir = flags.dataset;
   auto t0 = std::chrono::steady_clock::now();
   if (IsOgbHeterogeneous(dir)) {
@@ -168,11 +154,10 @@ Status RunOgbOutOfCore(const PartitionDatasetOptions& flags, const EdgeListOptio
 }
 
 // A typed dataset directory (typed_input.h): in memory, or out of core with a budget.
-Status RunTyped(const PartitionDatasetOptions& flags, const PartitionOptions& po) {
-  if (!flags.edge_data.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
-  std::optional<EdgeSplitFractions> edge_split;  // link prediction on one edge type (edge_split.h)
-  if (flags.edge_split_given) {
-    DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(flags.edge_split, "--edge-split"));
+Status RunTyped(const PartitionSpec& flags, const PartitionOptions& po) {
+  if (!flags.edge_files.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
+  const std::optional<EdgeSplitFractions>& edge_split = flags.edge_split;  // link prediction on one edge type (edge_split.h)
+  if (edge_split) {
     if (flags.link_etype.empty()) {
       DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadTypedMeta(flags.dataset));
       std::string list;
@@ -259,69 +244,40 @@ Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& o, doubl
   return Status::OK();
 }
 
-Status PartitionDataset(const PartitionDatasetOptions& flags) {
-  const PartitionMethod method = flags.method;
-  const std::string &dataset = flags.dataset, &edges_file = flags.edges_file, &balance = flags.balance,
-                    &name = flags.name, &out = flags.out,
-                    &budget_text = flags.memory_budget, &tmp_dir = flags.tmp_dir, &run_size_text = flags.run_size;
-  const int stream_passes = flags.stream_passes, metis_niter = flags.metis_niter;
-  int64_t num_nodes = flags.num_nodes;
-  const int num_parts = flags.num_parts;
-  const uint64_t seed = flags.seed;
-  const std::vector<std::string> &node_items = flags.node_data, &edge_items = flags.edge_data;
+// The single-machine partitioner's options from the spec.
+PartitionOptions PartitionOptionsOf(const PartitionSpec& s) {
+  PartitionOptions o;
+  o.graph_name = s.name;
+  o.out_dir = s.out;
+  o.method = s.method;
+  o.num_parts = s.num_parts;
+  o.force = s.force;
+  o.seed = s.seed;
+  o.log = stdout;
+  o.balance_train = s.balance.train;
+  o.balance_edges = s.balance.edges;
+  o.stream_passes = s.stream_passes;
+  o.metis_niter = s.metis_niter;
+  o.memory_budget = s.memory_budget;
+  o.run_bytes = s.run_bytes;
+  o.tmp_dir = s.tmp_dir;
+  return o;
+}
 
-  // Flags first: nothing is read before they are known to be sane.
-  if (dataset.empty() == edges_file.empty())
-    return Status::InvalidArgument("give exactly one of --dataset DIR or --edges FILE");
-  if (!dataset.empty() && (!node_items.empty() || flags.num_nodes_given))
-    return Status::InvalidArgument("--node-data and --num-nodes go with --edges; a dataset directory holds its node arrays");
-  if (flags.num_nodes_given && num_nodes < 0)
-    return Status::InvalidArgument("--num-nodes must be >= 0");
-  PartitionOptions po_;
-  po_.graph_name = name;
-  po_.out_dir = out;
-  po_.method = method;
-  po_.num_parts = num_parts;
-  po_.force = flags.force;
-  po_.seed = seed;
-  po_.log = stdout;
-  {
-    std::stringstream ss(balance);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      if (item == "train") po_.balance_train = true;
-      else if (item == "edges") po_.balance_edges = true;
-      else if (!item.empty())
-        return Status::InvalidArgument("--balance: unknown '" + item + "' (expected train, edges)");
-    }
-  }
-  if (stream_passes < 1) return Status::InvalidArgument("--stream-passes must be >= 1");
-  po_.stream_passes = stream_passes;
-  if (metis_niter < 0) return Status::InvalidArgument("--metis-niter must be >= 0");
-  po_.metis_niter = metis_niter;
-  if (!budget_text.empty()) {
-    DG_ASSIGN_OR_RETURN(po_.memory_budget, ParseByteSize("--memory-budget", budget_text));
-  } else if (!tmp_dir.empty() || !run_size_text.empty()) {
-    return Status::InvalidArgument("--tmp-dir and --run-size go with --memory-budget");
-  }
-  if (!run_size_text.empty()) {
-    DG_ASSIGN_OR_RETURN(po_.run_bytes, ParseByteSize("--run-size", run_size_text));
-  }
-  po_.tmp_dir = tmp_dir;
-  if (num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(num_parts));
-  if ((po_.balance_train || po_.balance_edges) && method != PartitionMethod::kMetis)
-    return Status::InvalidArgument("--balance needs --method metis");
+Status PartitionDataset(const PartitionSpec& flags) {
+  const PartitionMethod method = flags.method;
+  const std::string &dataset = flags.dataset, &edges_file = flags.edges_file, &out = flags.out;
+  int64_t num_nodes = flags.num_nodes;
+  const uint64_t seed = flags.seed;
+  const std::map<std::string, std::string> &node_files = flags.node_files, &edge_files = flags.edge_files;
+  PartitionOptions po_ = PartitionOptionsOf(flags);
   std::error_code ec;
   if (std::filesystem::exists(out, ec) && !po_.force)
     return Status::AlreadyExists("output " + out + " exists (use --force to replace it)");
-  std::map<std::string, std::string> node_files, edge_files;
-  DG_RETURN_IF_ERROR(ParseNamedFiles("--node-data", node_items, &node_files));
-  DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", edge_items, &edge_files));
 
   const bool ogb = flags.format == InputFormat::kOgb;
-  if (ogb && dataset.empty()) return Status::InvalidArgument("--format ogb reads a dataset directory: give --dataset DIR");
   if (ogb && IsOgbHeterogeneous(dataset)) {
-    if (!edge_items.empty() || flags.edge_split_given)
+    if (!edge_files.empty() || flags.edge_split)
       return Status::InvalidArgument("--edge-data and --edge-split are not supported for an OGB typed dataset");
     if (po_.memory_budget > 0) return RunOgbOutOfCore(flags, EdgeListOptions{}, po_);
     auto t0 = std::chrono::steady_clock::now();
@@ -371,12 +327,9 @@ Status PartitionDataset(const PartitionDatasetOptions& flags) {
                   FormatBytes(need).c_str(), FormatBytes(po_.memory_budget).c_str());
     }
   }
-  std::optional<EdgeSplitFractions> edge_split;  // common/storage/link_split.h
-  if (flags.edge_split_given) {
-    DG_ASSIGN_OR_RETURN(edge_split, ParseEdgeSplit(flags.edge_split, "--edge-split"));
-    if (po_.memory_budget > 0)
-      return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
-  }
+  std::optional<EdgeSplitFractions> edge_split = flags.edge_split;  // common/storage/link_split.h
+  if (edge_split && po_.memory_budget > 0)
+    return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
   if (po_.memory_budget > 0 && ogb) {
     if (!edge_files.empty())
       return Status::InvalidArgument("--edge-data is not supported with --memory-budget (edge arrays are gathered in memory)");

@@ -25,7 +25,7 @@
 #include "common/storage/dataset.h"
 #include "common/storage/partition.h"
 #include "common/base/status.h"
-#include "roles/partition/partition_method.h"
+#include "config/partition_spec.h"
 #include "roles/partition/typed_input.h"
 
 namespace dg {

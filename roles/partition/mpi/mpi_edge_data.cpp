@@ -1,23 +1,14 @@
 #include "roles/partition/mpi/mpi_edge_data.h"
 
 #include <algorithm>
-#include <cctype>
 #include <tuple>
 
 #include "common/io/npy.h"
-#include "roles/partition/partition_dataset.h"
 #include "roles/partition/partition_output.h"
 
 namespace dg::mpi {
 
 namespace {
-
-bool FileName(const std::string& s) {
-  if (s.empty() || s[0] == '.') return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
-  return true;
-}
 
 // An arc and its place in the list NormalizeEdges dedupes: input edges first,
 // then (--undirected) their reverses, each in input order.
@@ -26,15 +17,6 @@ struct Keyed {
 };
 
 }  // namespace
-
-Result<std::map<std::string, std::string>> ParseEdgeDataFlags(const std::vector<std::string>& items) {
-  std::map<std::string, std::string> out;
-  DG_RETURN_IF_ERROR(ParseNamedFiles("--edge-data", items, &out));
-  for (const auto& [name, file] : out)
-    if (!FileName(name))
-      return Status::InvalidArgument("--edge-data '" + name + "=" + file + "': NAME must be letters, digits, '_', '-', '.'");
-  return out;
-}
 
 Result<std::map<std::string, Array>> MapEdgeArrays(const std::map<std::string, std::string>& files,
                                                    int64_t input_edges) {

@@ -27,10 +27,6 @@
 
 namespace dg::mpi {
 
-// NAME=FILE.npy items of --edge-data -> name: file. Names become file names
-// (letters, digits, '_', '-', '.'); a name given twice is an error.
-Result<std::map<std::string, std::string>> ParseEdgeDataFlags(const std::vector<std::string>& items);
-
 // Maps every file; each must have input_edges rows (one per input edge).
 Result<std::map<std::string, Array>> MapEdgeArrays(const std::map<std::string, std::string>& files,
                                                    int64_t input_edges);

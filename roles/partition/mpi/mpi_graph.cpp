@@ -111,13 +111,13 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
                                           const RepairInput& rin, const BlockVertices& bv,
                                           const std::vector<int64_t>& starts, const std::string& spill,
                                           const AssignOptions& o, const BalanceOptions& bo, Assignment* out) {
-  if (o.method == MpiPartitionMethod::kStream) {
+  if (o.method == PartitionMethod::kStream) {
     VertexStreamOptions so;
     so.seed = o.seed;
     so.batch = o.batch;
     return StreamParts(r, rin, BalancedLoads(r, rin, bo), bo, so);
   }
-  if (o.method == MpiPartitionMethod::kCluster || o.method == MpiPartitionMethod::kAuto) {
+  if (o.method == PartitionMethod::kCluster || o.method == PartitionMethod::kAuto) {
     ClusterOptions co;
     co.seed = o.seed;
     co.batch = o.batch;
@@ -133,7 +133,7 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
 // METIS's (collective; *report says which and why).
 bool WholeGraphFits(const Rank& r, const VertexBlocks& blocks, const LocalAdjacency& adj,
                     const std::vector<Edge>& edges, const AssignOptions& o, ClusterReport* report) {
-  if (o.method != MpiPartitionMethod::kAuto) return false;
+  if (o.method != PartitionMethod::kAuto) return false;
   report->graph_arcs = SumAll(r, static_cast<int64_t>(adj.vertloctab.back()));
   report->max_arcs = RankZeroArcLimit(report->graph_arcs, r.size, o.cluster_max_arcs);
   if (report->graph_arcs > report->max_arcs) return false;
@@ -191,8 +191,8 @@ Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::v
 
 }  // namespace
 
-bool PartitionsByGraph(MpiPartitionMethod method, int num_parts) {
-  return num_parts > 1 && method != MpiPartitionMethod::kRandom;
+bool PartitionsByGraph(PartitionMethod method, int num_parts) {
+  return num_parts > 1 && method != PartitionMethod::kRandom;
 }
 
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,

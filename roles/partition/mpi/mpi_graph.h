@@ -26,7 +26,7 @@
 #include "roles/partition/mpi/mpi_exchange.h"
 #include "roles/partition/mpi/mpi_refine.h"
 #include "roles/partition/mpi/mpi_repair.h"
-#include "roles/partition/partition_method.h"
+#include "config/partition_spec.h"
 
 namespace dg::mpi {
 
@@ -55,7 +55,7 @@ int64_t NormalizeShards(const Rank& r, const VertexBlocks& blocks, const EdgeLis
                         std::vector<Edge>* edges);
 
 struct AssignOptions {
-  MpiPartitionMethod method = MpiPartitionMethod::kAuto;
+  PartitionMethod method = PartitionMethod::kAuto;
   int num_parts = 1;
   uint64_t seed = 0;
   bool balance_train = false, balance_edges = false;
@@ -96,7 +96,7 @@ struct Assignment {
 // Whether the assignment partitions by the graph (cluster, stream, scotch
 // into K > 1 parts): then the repair and the refinement run, and the log
 // gives the cut each left.
-bool PartitionsByGraph(MpiPartitionMethod method, int num_parts);
+bool PartitionsByGraph(PartitionMethod method, int num_parts);
 
 // *edges is left as it was (it is parked in opts.spill_dir while the parts are computed).
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,

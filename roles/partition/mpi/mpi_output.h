@@ -31,7 +31,7 @@
 #include "roles/partition/mpi/mpi_edge_split.h"
 #include "roles/partition/mpi/mpi_graph.h"
 #include "roles/partition/mpi/mpi_stage.h"
-#include "roles/partition/partition_method.h"
+#include "config/partition_spec.h"
 #include "roles/partition/typed_input.h"
 
 namespace dg::mpi {
@@ -46,7 +46,7 @@ struct PartLayout {
 struct OutputOptions {
   std::string graph_name;
   // NAME.json's part_method: the method asked for, or "metis" when --method
-  // auto partitioned the whole graph with METIS (PartMethodName, mpi_partition_main.cpp).
+  // auto partitioned the whole graph with METIS (PartMethodName, mpi_partition.cpp).
   std::string part_method = "scotch";
   int num_parts = 1;
   bool normalize_features = false;

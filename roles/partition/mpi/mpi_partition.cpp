@@ -1,30 +1,10 @@
-// distgnn-mpi-partition: the partitioner across machines (docs/partitioning.md,
-// "Partitioning across machines"). Run under MPI, one rank per machine (or more):
-//
-//   mpirun -np P --host h1,h2,... distgnn-mpi-partition --dataset DIR --num-parts K
-//          --name NAME --out DIR [--method auto|cluster|scotch|stream|random] [--balance train,edges]
-//          [--undirected] [--drop-self-loops] [--drop-duplicates] [--normalize-features]
-//          [--seed S] [--force] [--batch-edges N] [--imbalance R] [--cluster-max-arcs N] [--tmp-dir DIR]
-//          [--progress-timeout S]
-//          [--format plain|ogb] [--edge-data NAME=FILE.npy ...] [--edge-split TRAIN,VAL,TEST]
-//
-// (`distgnn partition --mpi ...` under mpirun runs this binary.) Each rank reads
-// its rows of the edge list, the ranks normalize and partition it together
-// (mpi_graph.h), and each part is written by the rank that serves it
-// (mpi_output.h) into a staging directory renamed into place at the end
-// (mpi_stage.h). Progress lines come from rank 0; a failing rank's message
-// names its rank and host, and every rank exits non-zero.
-#include <mpi.h>
+#include "roles/partition/mpi/mpi_partition.h"
 
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
-#include "common/storage/link_split.h"
 #include "common/storage/ogb_dataset.h"
 #include "common/storage/typed_dataset.h"
 #include "roles/partition/mpi/mpi_edge_data.h"
@@ -42,96 +22,6 @@
 namespace dg::mpi {
 namespace {
 
-namespace po = boost::program_options;
-
-struct Flags {
-  std::string dataset, name, out, tmp_dir;
-  MpiPartitionMethod method = MpiPartitionMethod::kAuto;
-  InputFormat format = InputFormat::kPlain;
-  bool balance_train = false, balance_edges = false;
-  int num_parts = 0;
-  int64_t num_nodes = -1, batch = 1 << 20, cluster_max_arcs = 0;
-  uint64_t seed = 0;
-  double imbalance = 0.03, progress_timeout = 900;
-  bool force = false, undirected = false, drop_self_loops = false, drop_duplicates = false, normalize = false;
-  std::map<std::string, std::string> edge_data;  // --edge-data: name -> file
-  std::optional<EdgeSplitFractions> edge_split;
-};
-
-Status ParseFlags(int argc, char** argv, Flags* f, bool* help) {
-  std::string method, balance, format, edge_split;  // words, parsed into f->method, ... below
-  std::vector<std::string> edge_data;
-  po::options_description desc("distgnn-mpi-partition (under mpirun)");
-  desc.add_options()("help,h", "show this help")
-      ("dataset", po::value(&f->dataset)->required(), "dataset directory on storage every rank reads (src.npy + dst.npy, or edges.tsv; node arrays *.npy; or a typed dataset: meta.json, nodes/, edges/)")
-      ("format", po::value(&format)->default_value("plain"), "plain | ogb (an OGB node property dataset as downloaded: raw/*.csv.gz, split/; ogbn-mag's typed layout too)")
-      ("num-parts", po::value(&f->num_parts)->required(), "number of partitions K")
-      ("name", po::value(&f->name)->required(), "graph name (NAME.json)")
-      ("out", po::value(&f->out)->required(), "output directory (on each rank's machine)")
-      ("method", po::value(&method)->default_value("auto"), "auto (METIS on the whole graph on rank 0, as `distgnn partition --method metis`, "
-       "when its arcs fit --cluster-max-arcs; else cluster) | cluster (label propagation, then METIS on the cluster "
-       "graph on rank 0) | scotch (PT-Scotch) | stream (restreamed LDG on every rank) | random")
-      ("balance", po::value(&balance)->default_value(""), "comma list of: train, edges")
-      ("num-nodes", po::value(&f->num_nodes), "number of nodes (default: node arrays' rows, else max id + 1)")
-      ("undirected", po::bool_switch(&f->undirected), "add reverse edges, then drop duplicates")
-      ("drop-self-loops", po::bool_switch(&f->drop_self_loops), "drop edges u->u")
-      ("drop-duplicates", po::bool_switch(&f->drop_duplicates), "keep one copy of each (src, dst)")
-      ("normalize-features", po::bool_switch(&f->normalize), "divide each row of node array 'features' by its sum")
-      ("seed", po::value(&f->seed)->default_value(0), "random seed (PT-Scotch, the random method, --edge-split)")
-      ("edge-data", po::value(&edge_data)->composing(), "NAME=FILE.npy edge array, one row per input edge, on storage every rank reads (repeatable)")
-      ("edge-split", po::value(&edge_split), "link prediction: train,val,test fractions of the edges (e.g. 0.85,0.05,0.10); "
-       "val/test edges leave the message-passing graph and go to partP/{val,test}_edges.npy")
-      ("force", po::bool_switch(&f->force), "replace an existing output directory")
-      ("batch-edges", po::value(&f->batch)->default_value(1 << 20), "edges a rank sends per all-to-all round")
-      ("imbalance", po::value(&f->imbalance)->default_value(0.03), "PT-Scotch's load imbalance ratio")
-      ("cluster-max-arcs", po::value(&f->cluster_max_arcs)->default_value(0),
-       "the largest graph (arcs) rank 0 partitions with METIS: the whole graph (--method auto), else the cluster "
-       "graph; past it the stream partitions the graph when the cluster graph keeps over half its arcs, else "
-       "PT-Scotch. 0 = a rank's share of the graph's arcs, at least 16M")
-      ("progress-timeout", po::value(&f->progress_timeout)->default_value(900),
-       "seconds a rank waits inside MPI without progress (a stage start, an exchange round or a completed MPI "
-       "call, PT-Scotch's too) before it aborts the run, e.g. when another host is cut off; 0 = never")
-      ("tmp-dir", po::value(&f->tmp_dir), "scratch for gunzipped .npy.gz node arrays (default: inside the staging directory)");
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    if (vm.count("help")) {
-      std::ostringstream s;
-      s << desc;
-      std::printf("%s", s.str().c_str());
-      *help = true;
-      return Status::OK();
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return Status::InvalidArgument(e.what());
-  }
-  if (!Parse(method, &f->method))
-    return Status::InvalidArgument("--method '" + method + "': expected auto, cluster, scotch, stream or random");
-  if (!Parse(format, &f->format))
-    return Status::InvalidArgument("--format: unknown format '" + format + "' (expected plain or ogb)");
-  if (f->format == InputFormat::kOgb && f->num_nodes >= 0)
-    return Status::InvalidArgument("--num-nodes: an OGB dataset gives its node count (raw/num-node-list)");
-  if (f->num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1");
-  if (f->cluster_max_arcs < 0) return Status::InvalidArgument("--cluster-max-arcs must be >= 0 (0 = automatic)");
-  if (f->batch < 1 || f->batch > (int64_t{1} << 24)) return Status::InvalidArgument("--batch-edges must be in [1, 16777216]");
-  Result<std::map<std::string, std::string>> named = ParseEdgeDataFlags(edge_data);
-  if (!named.ok()) return named.status();
-  f->edge_data = std::move(*named);
-  if (vm.count("edge-split")) {
-    Result<EdgeSplitFractions> fractions = ParseEdgeSplit(edge_split, "--edge-split");
-    if (!fractions.ok()) return fractions.status();
-    f->edge_split = *fractions;
-  }
-  std::stringstream ss(balance);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (item == "train") f->balance_train = true;
-    else if (item == "edges") f->balance_edges = true;
-    else if (!item.empty()) return Status::InvalidArgument("--balance '" + item + "': expected train or edges");
-  }
-  return Status::OK();
-}
-
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -143,13 +33,13 @@ void Log(const Rank& r, const char* fmt, double a = 0, double b = 0, double c = 
 }
 
 // Whether --dataset (in --format) is a typed graph.
-bool IsTypedInput(const Flags& f) {
+bool IsTypedInput(const PartitionSpec& f) {
   return f.format == InputFormat::kOgb ? IsOgbHeterogeneous(f.dataset) : IsTypedDatasetDir(f.dataset);
 }
 
 // OGB's files (mpi_ogb_input.h), a typed dataset directory (mpi_typed_input.h)
 // or a plain one (mpi_input.h).
-Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& scratch) {
+Result<ShardInput> ReadInput(const Rank& r, const PartitionSpec& f, const std::string& scratch) {
   const bool typed = IsTypedInput(f);
   if (f.format == InputFormat::kOgb) return ReadOgbShard(r, f.dataset, f.undirected, scratch);
   if (!typed) return ReadShard(r, f.dataset, f.num_nodes, scratch);
@@ -160,10 +50,10 @@ Result<ShardInput> ReadInput(const Rank& r, const Flags& f, const std::string& s
 }
 
 // --edge-data and --edge-split take a homogeneous dataset, as on one machine.
-Status CheckEdgeFlags(const Flags& f) {
-  if (f.edge_data.empty() && !f.edge_split) return Status::OK();
+Status CheckEdgeFlags(const PartitionSpec& f) {
+  if (f.edge_files.empty() && !f.edge_split) return Status::OK();
   const bool typed = IsTypedInput(f);
-  if (typed && !f.edge_data.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
+  if (typed && !f.edge_files.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
   if (typed)
     return Status::InvalidArgument("--edge-split with --mpi splits a homogeneous dataset; split a typed one "
                                    "(--edge-split --link-etype) on one machine");
@@ -181,19 +71,19 @@ struct EdgeExtras {
 
 // Normalizes the shards (with the origins of --edge-data worked out beside)
 // and takes out --edge-split's held-out edges; returns the graph's edge count.
-Result<int64_t> Normalize(const Rank& r, const Flags& f, const VertexBlocks& blocks, const EdgeListOptions& norm,
+Result<int64_t> Normalize(const Rank& r, const PartitionSpec& f, const VertexBlocks& blocks, const EdgeListOptions& norm,
                           ShardInput* in, EdgeExtras* x) {
   const int64_t input_edges = SumAll(r, static_cast<int64_t>(in->edges.size()));
-  if (!f.edge_data.empty()) {
-    Result<std::map<std::string, Array>> mapped = MapEdgeArrays(f.edge_data, input_edges);
+  if (!f.edge_files.empty()) {
+    Result<std::map<std::string, Array>> mapped = MapEdgeArrays(f.edge_files, input_edges);
     DG_RETURN_IF_ERROR(Agree(r, mapped.status()));
     x->arrays = std::move(*mapped);
-    x->origins = NormalizedOrigins(r, blocks, norm, input_edges, f.batch, in->edges);
+    x->origins = NormalizedOrigins(r, blocks, norm, input_edges, f.batch_edges, in->edges);
   }
   // A typed graph's drops are per edge type (mpi_typed_input.h).
-  const int64_t num_edges = in->types ? NormalizeTypedShards(r, blocks, norm, f.batch, in)
-                                      : NormalizeShards(r, blocks, norm, f.batch, &in->edges);
-  if (!f.edge_data.empty()) {  // a check of NormalizedOrigins against NormalizeShards
+  const int64_t num_edges = in->types ? NormalizeTypedShards(r, blocks, norm, f.batch_edges, in)
+                                      : NormalizeShards(r, blocks, norm, f.batch_edges, &in->edges);
+  if (!f.edge_files.empty()) {  // a check of NormalizedOrigins against NormalizeShards
     Status st;
     if (x->origins.size() != in->edges.size())
       st = Status::Internal("--edge-data: " + std::to_string(x->origins.size()) + " origins for " +
@@ -202,7 +92,7 @@ Result<int64_t> Normalize(const Rank& r, const Flags& f, const VertexBlocks& blo
   }
   if (!f.edge_split) return num_edges;
   x->link = LinkSplitOptions{*f.edge_split, f.seed, f.undirected, in->num_nodes};
-  x->held = SplitShards(r, x->link, f.batch, &in->edges, f.edge_data.empty() ? nullptr : &x->origins);
+  x->held = SplitShards(r, x->link, f.batch_edges, &in->edges, f.edge_files.empty() ? nullptr : &x->origins);
   if (r.rank == 0)
     std::printf("  edge split: %lld train / %lld val / %lld test edges\n", static_cast<long long>(x->held.num_train),
                 static_cast<long long>(x->held.num_val), static_cast<long long>(x->held.num_test));
@@ -259,16 +149,16 @@ void LogClusters(const Rank& r, const ClusterReport& cr) {
 }
 
 // What gave the first parts, which the repair and the refinement start from.
-const char* FirstParts(MpiPartitionMethod method, const ClusterReport& cr) {
-  if (method == MpiPartitionMethod::kScotch || cr.plan == ClusterPlan::kScotch) return "PT-Scotch";
-  if (method == MpiPartitionMethod::kStream || cr.plan == ClusterPlan::kStream) return "the stream";
+const char* FirstParts(PartitionMethod method, const ClusterReport& cr) {
+  if (method == PartitionMethod::kScotch || cr.plan == ClusterPlan::kScotch) return "PT-Scotch";
+  if (method == PartitionMethod::kStream || cr.plan == ClusterPlan::kStream) return "the stream";
   return "METIS on the clusters";
 }
 
 // The plan (--method auto), the clusters, the cuts and the balance of an assignment.
-void LogAssignment(const Rank& r, const Flags& f, const Assignment& a, int64_t num_edges) {
+void LogAssignment(const Rank& r, const PartitionSpec& f, const Assignment& a, int64_t num_edges) {
   const bool by_graph = PartitionsByGraph(f.method, f.num_parts);
-  if (f.method == MpiPartitionMethod::kAuto && by_graph) LogPlan(r, a.clusters, num_edges);
+  if (f.method == PartitionMethod::kAuto && by_graph) LogPlan(r, a.clusters, num_edges);
   LogClusters(r, a.clusters);
   if (by_graph && a.clusters.plan == ClusterPlan::kWholeGraph)
     Log(r, "  cut: %.0f edges from METIS on the whole graph, its parts kept (no repair, no refinement)\n",
@@ -286,9 +176,9 @@ void LogAssignment(const Rank& r, const Flags& f, const Assignment& a, int64_t n
 
 // NAME.json's part_method: the method asked for; under --method auto the
 // plan that ran, "metis" (the whole graph) or "cluster".
-std::string PartMethodName(MpiPartitionMethod method, bool whole_graph) {
-  if (method != MpiPartitionMethod::kAuto) return Name(method);
-  return whole_graph ? Name(PartitionMethod::kMetis) : Name(MpiPartitionMethod::kCluster);
+std::string PartMethodName(PartitionMethod method, bool whole_graph) {
+  if (method != PartitionMethod::kAuto) return Name(method);
+  return whole_graph ? Name(PartitionMethod::kMetis) : Name(PartitionMethod::kCluster);
 }
 
 // The largest rank's peak RSS in the stage that ends, in MB (collective).
@@ -296,7 +186,9 @@ double StagePeakMb(const Rank& r, StagePeaks* peaks) {
   return static_cast<double>(MaxAll(r, peaks->EndStage())) / 1048576.0;
 }
 
-Status Run(const Rank& r, const Flags& f) {
+}  // namespace
+
+Status PartitionOverMpi(const Rank& r, const PartitionSpec& f) {
   const auto t0 = std::chrono::steady_clock::now();
   StagePeaks peaks;
   DG_RETURN_IF_ERROR(Agree(r, CheckEdgeFlags(f)));
@@ -337,17 +229,17 @@ Status Run(const Rank& r, const Flags& f) {
   ao.method = f.method;
   ao.num_parts = f.num_parts;
   ao.seed = f.seed;
-  ao.balance_train = f.balance_train;
-  ao.balance_edges = f.balance_edges;
+  ao.balance_train = f.balance.train;
+  ao.balance_edges = f.balance.edges;
   ao.imbalance = f.imbalance;
   ao.cluster_max_arcs = f.cluster_max_arcs;
-  ao.batch = f.batch;
+  ao.batch = f.batch_edges;
   ao.spill_dir = scratch->path();
   Progress("assign");
   Result<Assignment> assigned = AssignBlock(r, blocks, &in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));
   Log(r, "  assign: %.2f s, largest rank's peak %.0f MB\n", Since(t), StagePeakMb(r, &peaks));
-  const bool whole = f.method == MpiPartitionMethod::kAuto && assigned->clusters.plan == ClusterPlan::kWholeGraph;
+  const bool whole = f.method == PartitionMethod::kAuto && assigned->clusters.plan == ClusterPlan::kWholeGraph;
   LogAssignment(r, f, *assigned, num_edges);
 
   t = std::chrono::steady_clock::now();
@@ -359,14 +251,14 @@ Status Run(const Rank& r, const Flags& f) {
   g.part = &assigned->part;
   g.node_data = &in.node_data;
   g.types = in.types.get();
-  if (!f.edge_data.empty()) g.edge_data = &extras.arrays, g.origins = &extras.origins;
+  if (!f.edge_files.empty()) g.edge_data = &extras.arrays, g.origins = &extras.origins;
   if (f.edge_split) g.held = &extras.held;
   OutputOptions oo;
   oo.graph_name = f.name;
   oo.part_method = PartMethodName(f.method, whole);
   oo.num_parts = f.num_parts;
-  oo.normalize_features = f.normalize;
-  oo.batch = f.batch;
+  oo.normalize_features = f.normalize_features;
+  oo.batch = f.batch_edges;
   oo.link = extras.link;
   Progress("route and write");
   DG_ASSIGN_OR_RETURN(PartitionConfig cfg, WritePartition(r, &g, stage, oo));
@@ -389,22 +281,4 @@ Status Run(const Rank& r, const Flags& f) {
   return Status::OK();
 }
 
-}  // namespace
 }  // namespace dg::mpi
-
-int main(int argc, char** argv) {
-  // PT-Scotch may run threads that call MPI (Debian builds it with pthreads).
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  const dg::mpi::Rank r = dg::mpi::WorldRank();
-  dg::mpi::Flags f;
-  bool help = false;
-  dg::Status st = dg::mpi::ParseFlags(argc, argv, &f, &help);
-  if (!st.ok() && r.rank == 0) std::fprintf(stderr, "distgnn-mpi-partition: %s\n", st.ToString().c_str());
-  if (st.ok() && !help) {
-    dg::mpi::StartWatchdog(r, f.progress_timeout);
-    st = dg::mpi::Run(r, f);
-  }
-  MPI_Finalize();
-  return st.ok() ? 0 : 1;
-}
