@@ -1,4 +1,4 @@
-#include "roles/partition/synthetic_ogb.h"
+#include "roles/generate/synthetic_ogb.h"
 
 #include <zlib.h>
 

@@ -26,16 +26,9 @@
 #include <string>
 
 #include "common/base/status.h"
+#include "config/generate_spec.h"
 
 namespace dg {
-
-// The edge generator of `distgnn generate --model`.
-enum class GraphModel {
-  kRmat,     // power-law degrees, no self loops
-  kUniform,  // E distinct uniform pairs, as dgl.rand_graph
-};
-const char* Name(GraphModel m);                          // "rmat", "uniform"
-bool Parse(const std::string& word, GraphModel* out);  // false on an unknown word
 
 struct SyntheticOptions {
   int64_t num_nodes = 0, num_edges = 0;

@@ -1,4 +1,4 @@
-#include "roles/partition/synthetic_graph.h"
+#include "roles/generate/synthetic_graph.h"
 
 #include <chrono>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "common/storage/neighbor_sampling.h"
 #include "roles/partition/permutation.h"
 #include "roles/partition/staged_dir.h"
-#include "roles/partition/synthetic_edges.h"
+#include "roles/generate/synthetic_edges.h"
 
 namespace dg {
 
@@ -53,14 +53,6 @@ Array Vec(std::vector<int64_t>& v) {
 }
 
 }  // namespace
-
-const char* Name(GraphModel m) { return m == GraphModel::kUniform ? "uniform" : "rmat"; }
-
-bool Parse(const std::string& word, GraphModel* out) {
-  if (word != "rmat" && word != "uniform") return false;
-  *out = word == "uniform" ? GraphModel::kUniform : GraphModel::kRmat;
-  return true;
-}
 
 Status WriteSyntheticDataset(const SyntheticOptions& o, const std::string& out_dir, bool force) {
   const int64_t N = o.num_nodes, E = o.num_edges;

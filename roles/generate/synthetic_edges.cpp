@@ -1,4 +1,4 @@
-#include "roles/partition/synthetic_edges.h"
+#include "roles/generate/synthetic_edges.h"
 
 #include <limits>
 #include <random>

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "common/base/status.h"
-#include "roles/partition/synthetic_graph.h"
+#include "roles/generate/synthetic_graph.h"
 
 namespace dg {
 

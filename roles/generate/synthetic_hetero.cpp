@@ -1,4 +1,4 @@
-#include "roles/partition/synthetic_hetero.h"
+#include "roles/generate/synthetic_hetero.h"
 
 #include <cmath>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "common/storage/typed_dataset.h"
 #include "roles/partition/permutation.h"
 #include "roles/partition/staged_dir.h"
-#include "roles/partition/synthetic_edges.h"
+#include "roles/generate/synthetic_edges.h"
 
 namespace dg {
 
