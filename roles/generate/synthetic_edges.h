@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/base/status.h"
-#include "roles/generate/synthetic_graph.h"
+#include "roles/generate/synthetic_options.h"
 
 namespace dg {
 

@@ -26,22 +26,9 @@
 #include <string>
 
 #include "common/base/status.h"
-#include "config/generate_spec.h"
+#include "roles/generate/synthetic_options.h"
 
 namespace dg {
-
-struct SyntheticOptions {
-  int64_t num_nodes = 0, num_edges = 0;
-  int feat_dim = 16, num_classes = 2;
-  uint64_t seed = 0;
-  double homophily = 0.8;
-  double separation = 2.0;
-  double train_frac = 0.6, val_frac = 0.2;
-  double test_frac = -1;  // < 0: the rest is test; else the rest is in no split (-1)
-  int threads = 2;
-  GraphModel model = GraphModel::kRmat;
-  bool all_train = false;      // every node split 0 (train), as DGL's benchmark
-};
 
 // Writes src.npy, dst.npy, features.npy, labels.npy, split.npy into out_dir
 // (created; must not exist unless force). Atomic: a temporary sibling directory

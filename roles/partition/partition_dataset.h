@@ -18,13 +18,4 @@ namespace dg {
 // checked already (config/partition_spec.h), the input is checked here.
 Status PartitionDataset(const PartitionSpec& spec);
 
-// A typed dataset already in memory (the OGB reader, tests) -> a typed
-// partition; progress and the "done" line on stdout. Empties ds's edges.
-// `out`, if given, receives the written partition's config.
-struct PartitionOptions;
-struct PartitionConfig;
-struct TypedDataset;
-Status PartitionTypedInMemory(TypedDataset* ds, const PartitionOptions& opts, double read_seconds,
-                              PartitionConfig* out = nullptr);
-
 }  // namespace dg

@@ -1,8 +1,8 @@
-// The progress deadline of distgnn-mpi-partition (mpi_watchdog.h) against
+// The progress deadline of distgnn-mpi-partition (runtime/watchdog.h) against
 // PT-Scotch: a run whose SCOTCH_dgraphPart computes for several times
 // --progress-timeout completes and `partition verify` passes, since the clock runs
 // only while a rank waits inside MPI and PT-Scotch's own calls reach the
-// PMPI wrappers of mpi_progress_shim.cpp (on Cora, PT-Scotch's run counts
+// PMPI wrappers of runtime/progress_shim.cpp (on Cora, PT-Scotch's run counts
 // more completed MPI calls than --method random's). The summary's longest
 // wait stays below the deadline. Likewise METIS on rank 0 partitioning a
 // cluster graph for longer than the deadline while the other ranks wait
