@@ -65,7 +65,7 @@ Status CheckModeFlags(const PartitionWords& w, bool mpi) {
 
 // ---- the rules --------------------------------------------------------------
 
-Status ParseMethod(const PartitionWords& w, PartitionSpec* s) {
+Status ParseWords(const PartitionWords& w, PartitionSpec* s) {
   if (w.method.empty()) {
     s->method = s->mpi ? PartitionMethod::kAuto : PartitionMethod::kMetis;
   } else if (!Parse(w.method, &s->method) || !MethodRunsWith(s->method, s->mpi)) {
@@ -81,6 +81,10 @@ Status ParseMethod(const PartitionWords& w, PartitionSpec* s) {
     else if (item == "edges") s->balance.edges = true;
     else if (!item.empty()) return Status::InvalidArgument("--balance '" + item + "': expected train or edges");
   }
+  return Status::OK();
+}
+
+Status CheckCounts(PartitionSpec* s) {
   if (s->num_parts < 1) return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(s->num_parts));
   if (s->balance.any() && !s->mpi && s->method != PartitionMethod::kMetis)
     return Status::InvalidArgument("--balance needs --method metis");
@@ -156,7 +160,8 @@ bool MethodRunsWith(PartitionMethod method, bool mpi) {
 
 Status ParsePartitionSpec(const PartitionWords& words, PartitionSpec* spec) {
   DG_RETURN_IF_ERROR(CheckModeFlags(words, spec->mpi));
-  DG_RETURN_IF_ERROR(ParseMethod(words, spec));
+  DG_RETURN_IF_ERROR(ParseWords(words, spec));
+  DG_RETURN_IF_ERROR(CheckCounts(spec));
   DG_RETURN_IF_ERROR(CheckInput(words, spec));
   DG_RETURN_IF_ERROR(ParseSizes(words, spec));
   return ParseLink(words, spec);
