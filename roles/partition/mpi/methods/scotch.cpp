@@ -12,6 +12,7 @@
 
 #include "roles/partition/mpi/methods/linked_graph.h"
 #include "roles/partition/mpi/runtime/spill.h"
+#include "roles/partition/mpi/runtime/test_hold.h"
 
 namespace dg::mpi {
 
@@ -96,6 +97,7 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
     if (bound_ok) ++step;
     if (bound_ok && SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.num_parts, o.imbalance) == 0) {
       ++step;
+      TestHold("scotch", r.rank);
       if (SCOTCH_dgraphPart(&bound, o.num_parts, &strat, part.data()) == 0) step = 0;
     }
   }

@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "roles/partition/mpi/runtime/test_hold.h"
+
 namespace dg::mpi {
 
 namespace {
@@ -36,6 +38,7 @@ Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int count,
   Status st;
   OnRankZero(r, [&] {
     const auto t0 = std::chrono::steady_clock::now();
+    TestHold("rank-0", r.rank);
     Result<std::vector<int32_t>> got = compute();
     if (got.ok()) parts = std::move(*got);
     else st = got.status();
