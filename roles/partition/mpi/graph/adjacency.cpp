@@ -48,12 +48,6 @@ Result<LocalAdjacency> BuildAdjacency(const Rank& r, const VertexBlocks& blocks,
     k = end;
   }
   got.resize(distinct);
-  const int64_t arcs = SumAll(r, static_cast<int64_t>(got.size()));
-  if (arcs > kMaxId)
-    return Status::InvalidArgument(
-        "the symmetric graph has " + std::to_string(arcs) + " arcs; the adjacency (and Debian's PT-Scotch) counts "
-        "them in 32 bits (at most " + std::to_string(kMaxId) + "): use --method random, or the single-machine "
-        "`distgnn partition --memory-budget`");
   const int64_t n = blocks.Count(r.rank);
   adj.vertloctab.assign(static_cast<size_t>(n) + 1, 0);
   adj.edgeloctab.resize(got.size());

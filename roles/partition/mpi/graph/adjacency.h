@@ -3,8 +3,10 @@
 // Built on the owners from both arcs of every edge (one 8-byte key each,
 // sorted); each distinct arc is kept once, weighing the directed edges it
 // stands for, so the cut that the methods and the refinement minimize is the
-// edge cut the partition reports. Ids and arc counts are 32-bit, as Debian's
-// PT-Scotch counts them (SCOTCH_Num) and BlockAdjacency reads them.
+// edge cut the partition reports. Node ids are 32-bit (below kMaxId), arc
+// offsets 64-bit: no count of arcs stops a run here; only PT-Scotch, whose
+// Debian build counts in 32 bits, refuses a graph past its limit
+// (methods/scotch.h).
 #pragma once
 
 #include <cstdint>
@@ -17,14 +19,15 @@
 
 namespace dg::mpi {
 
-// The most nodes, and arcs of the symmetric graph, a run holds.
+// The most nodes a run holds (and the largest weight of one arc).
 constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max();
 
 // This rank's rows of the symmetric adjacency without loops or duplicate arcs
 // (in SCOTCH_dgraphBuild's layout), each arc's weight, and the in-degree of
 // its vertices.
 struct LocalAdjacency {
-  std::vector<int32_t> vertloctab, edgeloctab, edgeweights;
+  std::vector<int64_t> vertloctab;  // offsets of each vertex's arcs, n + 1
+  std::vector<int32_t> edgeloctab, edgeweights;
   std::vector<int64_t> in_degree;
 };
 
@@ -32,7 +35,7 @@ struct LocalAdjacency {
 std::vector<int64_t> InDegrees(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
                                int64_t batch);
 
-// This rank's rows (collective); an error past kMaxId arcs.
+// This rank's rows (collective).
 Result<LocalAdjacency> BuildAdjacency(const Rank& r, const VertexBlocks& blocks, const std::vector<Edge>& edges,
                                       int64_t batch);
 

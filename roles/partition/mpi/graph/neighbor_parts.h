@@ -14,9 +14,10 @@
 namespace dg::mpi {
 
 // The block's symmetric adjacency: neighbours of local vertex v are
-// nbr[index[v] .. index[v+1]), as global ids.
+// nbr[index[v] .. index[v+1]), as global ids. Offsets are 64-bit: a block may
+// hold more than 2^31 arcs (node ids stay below 2^31).
 struct BlockAdjacency {
-  const int32_t* index = nullptr;
+  const int64_t* index = nullptr;
   const int32_t* nbr = nullptr;
   int64_t num_vertices = 0;
   int64_t first = 0;                  // global id of local vertex 0

@@ -88,7 +88,7 @@ Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::v
   for (int q = 0; q <= r.size; ++q) starts[q] = blocks.First(q);
   std::vector<int64_t> degree(static_cast<size_t>(n));  // arcs weighted by the edges they stand for
   for (int64_t v = 0; v < n; ++v)
-    for (int32_t k = adj.vertloctab[v]; k < adj.vertloctab[v + 1]; ++k) degree[v] += adj.edgeweights[k];
+    for (int64_t k = adj.vertloctab[v]; k < adj.vertloctab[v + 1]; ++k) degree[v] += adj.edgeweights[k];
   // The view is taken again after PT-Scotch: the spill and unspill reallocate the arcs.
   BlockAdjacency block_adj = View(adj, blocks.First(r.rank), &starts);
   RepairInput rin{&degree, &adj.in_degree, &bv.train, &bv.node_type, &bv.type_names};

@@ -8,6 +8,7 @@
 #include <ptscotch.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "roles/partition/mpi/methods/linked_graph.h"
@@ -20,6 +21,15 @@ namespace {
 
 static_assert(sizeof(SCOTCH_Num) == sizeof(int32_t), "the adjacency and PT-Scotch share 32-bit arrays");
 constexpr int64_t kScotchMax = kMaxId;
+
+// The most arcs of the symmetric graph PT-Scotch is given: kScotchMax, or less
+// under the test hook DISTGNN_TEST_SCOTCH_MAX_ARCS, which lets a small graph
+// cross the limit (test/partition/test_mpi_arc_limit.cpp).
+int64_t ScotchArcLimit() {
+  const char* narrowed = std::getenv("DISTGNN_TEST_SCOTCH_MAX_ARCS");
+  const int64_t v = narrowed ? std::atoll(narrowed) : 0;
+  return v > 0 && v < kScotchMax ? v : kScotchMax;
+}
 
 // One weight per vertex: each balanced measure (nodes; train nodes; the nodes
 // of each node type) contributes about the same total, and in-edges
@@ -135,6 +145,11 @@ Result<std::vector<int32_t>> ScotchBlock(const Rank& r, LocalAdjacency* adj, std
 Result<std::vector<int32_t>> ScotchParts(const Rank& r, LocalAdjacency* adj, const BlockVertices& bv,
                                          const VertexBlocks& blocks, const std::vector<int64_t>& starts,
                                          const std::string& spill, const AssignOptions& o) {
+  const int64_t arcs = SumAll(r, adj->vertloctab.back()), limit = ScotchArcLimit();
+  if (arcs > limit)
+    return Status::InvalidArgument("PT-Scotch (Debian's build counts in a 32-bit SCOTCH_Num) takes at most " +
+                                   std::to_string(limit) + " arcs; this symmetric graph has " + std::to_string(arcs) +
+                                   ": use --method cluster, stream or random");
   std::vector<SCOTCH_Num> w = VertexWeights(r, *adj, bv, blocks.First(r.size), o);
   return ScotchBlock(r, adj, std::move(w), blocks.First(r.rank), starts, spill, o);
 }

@@ -23,7 +23,9 @@ namespace dg::mpi {
 
 // PT-Scotch's part of every vertex of this rank's block (collective). `spill`
 // ("" = none) is where the block's arcs wait meanwhile; `starts` is the
-// first global id of each rank's block (P + 1).
+// first global id of each rank's block (P + 1). Debian's PT-Scotch counts in
+// a 32-bit SCOTCH_Num: a symmetric graph of more arcs is refused, naming the
+// count, before PT-Scotch sees it (the run's only 32-bit limit on arcs).
 Result<std::vector<int32_t>> ScotchParts(const Rank& r, LocalAdjacency* adj, const BlockVertices& bv,
                                          const VertexBlocks& blocks, const std::vector<int64_t>& starts,
                                          const std::string& spill, const AssignOptions& o);
