@@ -26,7 +26,7 @@
 #include "common/storage/dataset.h"
 #include "common/sampling/in_memory_graph.h"
 #include "common/base/logging.h"
-#include "roles/partition/synthetic_graph.h"
+#include "roles/generate/synthetic_graph.h"
 #include "bench/bench_train.h"
 #include "roles/trainer/model/model_export.h"
 #include "roles/trainer/trainer.h"

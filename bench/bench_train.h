@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/base/status.h"
-#include "roles/partition/synthetic_graph.h"
+#include "roles/generate/synthetic_graph.h"
 
 namespace dg {
 

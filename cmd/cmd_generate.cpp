@@ -1,17 +1,17 @@
 // distgnn generate: a synthetic dataset directory for scale work (src.npy,
 // dst.npy, features.npy, labels.npy, split.npy), streamed to disk: R-MAT
 // (power law, learnable labels) or uniform G(n, m) (as dgl.rand_graph); see
-// roles/partition/synthetic_graph.h for the models. `--hetero mag` writes a
-// typed dataset shaped like ogbn-mag instead (roles/partition/synthetic_hetero.h);
+// roles/generate/synthetic_graph.h for the models. `--hetero mag` writes a
+// typed dataset shaped like ogbn-mag instead (roles/generate/synthetic_hetero.h);
 // `--format ogb` the homogeneous one in OGB's raw/ + split/ CSV layout
-// (roles/partition/synthetic_ogb.h).
+// (roles/generate/synthetic_ogb.h).
 #include <chrono>
 #include <cstdio>
 
 #include "cmd/cli.h"
-#include "roles/partition/synthetic_graph.h"
-#include "roles/partition/synthetic_hetero.h"
-#include "roles/partition/synthetic_ogb.h"
+#include "roles/generate/synthetic_graph.h"
+#include "roles/generate/synthetic_hetero.h"
+#include "roles/generate/synthetic_ogb.h"
 
 namespace dg {
 
@@ -47,14 +47,15 @@ Status Run(int argc, char** argv) {
       ("force", po::bool_switch(), "replace an existing output directory");
   po::variables_map vm;
   DG_RETURN_IF_ERROR(cli::Parse(desc, argc, argv, &vm));
-  if (!Parse(model, &o.model))
-    return Status::InvalidArgument("--model: unknown model '" + model + "' (expected rmat or uniform)");
-  if (format != "npy" && format != "ogb")
-    return Status::InvalidArgument("--format: unknown format '" + format + "' (expected npy or ogb)");
-  if (!hetero.empty() && format == "ogb")
+  GenerateFormat layout = GenerateFormat::kNpy;
+  GenerateShape shape = GenerateShape::kHomogeneous;
+  if (!Parse(model, &o.model)) return Status::InvalidArgument("--model '" + model + "': expected rmat or uniform");
+  if (!Parse(format, &layout)) return Status::InvalidArgument("--format '" + format + "': expected npy or ogb");
+  if (vm.count("hetero") && !Parse(hetero, &shape))
+    return Status::InvalidArgument("--hetero '" + hetero + "': expected mag");
+  if (shape == GenerateShape::kMag && layout == GenerateFormat::kOgb)
     return Status::InvalidArgument("--format ogb writes the homogeneous layout; --hetero mag writes a typed .npy dataset");
-  if (!hetero.empty()) {
-    if (hetero != "mag") return Status::InvalidArgument("--hetero: unknown shape '" + hetero + "' (expected mag)");
+  if (shape == GenerateShape::kMag) {
     if (o.num_edges >= 0) return Status::InvalidArgument("--edges does not go with --hetero mag (edge counts follow the papers)");
     const auto t0 = std::chrono::steady_clock::now();
     DG_RETURN_IF_ERROR(WriteSyntheticMag(o, out, vm["force"].as<bool>()));
@@ -64,7 +65,7 @@ Status Run(int argc, char** argv) {
     return Status::OK();
   }
   if (o.num_edges < 0) return Status::InvalidArgument("--edges is required (the number of directed edges)");
-  if (format == "npy") return GenerateDataset(o, out, vm["force"].as<bool>());
+  if (layout == GenerateFormat::kNpy) return GenerateDataset(o, out, vm["force"].as<bool>());
   const auto t0 = std::chrono::steady_clock::now();
   DG_RETURN_IF_ERROR(WriteSyntheticOgb(o, out, vm["force"].as<bool>()));
   std::printf("generated %s (%s, OGB layout): %lld nodes, %lld edges, %d features, %d classes in %.2f s\n", out.c_str(),

@@ -14,6 +14,7 @@
 #include "cmd/torch_commands.h"
 #include "common/base/heap_tuning.h"
 #include "common/base/version.h"
+#include "config/job_config.h"
 
 namespace {
 
@@ -78,11 +79,17 @@ int main(int argc, char** argv) {
     if (a == "--role" && i + 1 < argc) role = argv[i + 1];
     else if (a.rfind("--role=", 0) == 0) role = a.substr(7);
     else continue;
-    if (role == "server") return Dispatch(dg::RunServerRole, "--role server", argc, argv, 0);
-    if (role == "sampler") return Dispatch(dg::RunSamplerRole, "--role sampler", argc, argv, 0);
-    if (role == "trainer") return DispatchTorch("--role trainer", argc, argv, 0);
-    std::fprintf(stderr, "distgnn: error: unknown role '%s' (expected server, sampler or trainer)\n",
-                 role.c_str());
+    dg::MetricsRole which;
+    if (!dg::Parse(role, &which)) {
+      std::fprintf(stderr, "distgnn: error: unknown role '%s' (expected server, sampler or trainer)\n",
+                   role.c_str());
+      return 2;
+    }
+    switch (which) {
+      case dg::MetricsRole::kServer: return Dispatch(dg::RunServerRole, "--role server", argc, argv, 0);
+      case dg::MetricsRole::kSampler: return Dispatch(dg::RunSamplerRole, "--role sampler", argc, argv, 0);
+      case dg::MetricsRole::kTrainer: return DispatchTorch("--role trainer", argc, argv, 0);
+    }
     return 2;
   }
 

@@ -427,4 +427,22 @@ int JobConfig::CoresPerMachine(int machine) const {
   return std::max(1, cores / std::max(1, same_host));
 }
 
+const char* Name(MetricsRole role) {
+  switch (role) {
+    case MetricsRole::kServer: return "server";
+    case MetricsRole::kTrainer: return "trainer";
+    case MetricsRole::kSampler: return "sampler";
+  }
+  return "?";
+}
+
+bool Parse(const std::string& word, MetricsRole* out) {
+  for (MetricsRole role : {MetricsRole::kServer, MetricsRole::kTrainer, MetricsRole::kSampler})
+    if (word == Name(role)) {
+      *out = role;
+      return true;
+    }
+  return false;
+}
+
 }  // namespace dg

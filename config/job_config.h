@@ -65,7 +65,11 @@ struct LimitsConfig {
   int64_t max_aggregate_edges = int64_t(1) << 30;  // in-edges one PULL_AGGREGATE may sum
 };
 
+// The role of a process of the job (its metrics port, its count per machine).
 enum class MetricsRole { kServer, kTrainer, kSampler };
+// "server", "trainer", "sampler", and back; false (out untouched) for another word.
+const char* Name(MetricsRole role);
+bool Parse(const std::string& word, MetricsRole* out);
 
 struct JobConfig {
   std::string path;           // the YAML file

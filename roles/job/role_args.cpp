@@ -18,13 +18,20 @@ IndexChoice ChoiceOf(int value, const IndexSource& from) {
 
 }  // namespace
 
-Result<JobConfig> LoadRoleJob(const RoleArgs& a, const std::string& role_name) {
+Result<JobConfig> LoadRoleJob(const RoleArgs& a, const std::string& role_word) {
+  MetricsRole role;
+  if (!Parse(role_word, &role)) return Status::Internal("LoadRoleJob: no role '" + role_word + "'");
+  return LoadRoleJob(a, role);
+}
+
+Result<JobConfig> LoadRoleJob(const RoleArgs& a, MetricsRole role) {
+  const std::string role_name = Name(role);
   if (a.config.empty()) return Status::InvalidArgument("--config JOB.yaml is required");
   DG_ASSIGN_OR_RETURN(JobConfig job, LoadJobConfig(a.config, a.sets));
   const IndexChoice machine = ChoiceOf(a.machine, a.machine_from), index = ChoiceOf(a.index, a.index_from);
   DG_RETURN_IF_ERROR(CheckIndex(machine, "--machine", MachineIndexVariables(), job.num_machines(),
                                 a.config + " has " + std::to_string(job.num_machines()) + " machines"));
-  const bool server = role_name == "server", trainer = role_name == "trainer";
+  const bool server = role == MetricsRole::kServer, trainer = role == MetricsRole::kTrainer;
   const int per_machine = server ? job.servers_per_machine
                           : trainer ? job.trainers_per_machine
                                     : job.num_samplers_per_machine();

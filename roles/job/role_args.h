@@ -41,11 +41,13 @@ struct RoleArgs {
 };
 
 // Loads the YAML with the overrides, checks --machine and --index against it
-// (role_name: "server", "sampler" or "trainer") and resolves its hosts
+// (role: server, sampler or trainer) and resolves its hosts
 // (roles/job/machine_hosts.h). When the environment gave the machine or the
 // index, logs where from ("trainer: machine 1 from SLURM_NODEID=1"), the
 // process's first line.
-Result<JobConfig> LoadRoleJob(const RoleArgs& args, const std::string& role_name);
+Result<JobConfig> LoadRoleJob(const RoleArgs& args, MetricsRole role);
+// The same with the role's word ("server", "sampler", "trainer").
+Result<JobConfig> LoadRoleJob(const RoleArgs& args, const std::string& role_word);
 
 // Starts this process's metrics endpoint on host at --metrics-port, else at
 // the YAML's derived port (job may be null: standalone); nullptr when neither

@@ -5,7 +5,7 @@
 
 #include "common/base/logging.h"
 #include "roles/partition/node_assignment.h"
-#include "roles/partition/out_of_core.h"  // FormatBytes
+#include "roles/partition/progress_log.h"  // FormatBytes
 #include "roles/partition/stream_assignment.h"
 #include "roles/partition/progress_log.h"
 

@@ -16,7 +16,7 @@
 
 #include "common/base/status.h"
 #include "roles/partition/edge_source.h"
-#include "roles/partition/partitioner.h"
+#include "roles/partition/partition_request.h"
 #include "roles/partition/typed_input.h"
 
 namespace dg {

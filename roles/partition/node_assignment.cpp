@@ -41,18 +41,13 @@ uint64_t MetisMemoryEstimate(int64_t num_nodes, int64_t num_edges) {
   return static_cast<uint64_t>(52.0 * 2.0 * static_cast<double>(num_edges) + 64.0 * static_cast<double>(num_nodes));
 }
 
-Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, const MetisOptions& opts) {
-  MetisResult res;
-  res.part.assign(static_cast<size_t>(num_nodes), 0);
-  if (opts.num_parts <= 1 || num_nodes == 0) return res;
-  if (num_nodes > std::numeric_limits<idx_t>::max())
-    return Status::Unsupported("METIS (32-bit idx_t) cannot partition " + std::to_string(num_nodes) +
-                               " nodes");
-  auto t0 = std::chrono::steady_clock::now();
-  const size_t n = static_cast<size_t>(num_nodes);
-  constexpr int64_t kChunk = 1 << 20;  // edges per pass step (mmap'd inputs stay at one chunk of RSS)
+namespace {
 
-  // Symmetric adjacency: every non-loop edge (u, v) contributes u->v and v->u.
+constexpr int64_t kChunk = 1 << 20;  // edges per pass step (mmap'd inputs stay at one chunk of RSS)
+
+// METIS's symmetric CSR: every non-loop edge (u, v) contributes u->v and v->u,
+// duplicates dropped per row.
+Status BuildMetisAdjacency(size_t n, const EdgeSource& edges, std::vector<idx_t>* xadj, std::vector<idx_t>* adjncy) {
   std::vector<int64_t> start(n + 1, 0);
   DG_RETURN_IF_ERROR(edges.ForEachChunk(kChunk, [&](const int64_t* src, const int64_t* dst, int64_t cnt, int64_t) {
     for (int64_t e = 0; e < cnt; ++e) {
@@ -67,70 +62,85 @@ Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, 
   if (start[n] > std::numeric_limits<idx_t>::max())
     return Status::Unsupported("METIS (32-bit idx_t) cannot take " + std::to_string(start[n]) +
                                " adjacency entries");
-  std::vector<idx_t> adjncy(static_cast<size_t>(start[n]));
+  adjncy->assign(static_cast<size_t>(start[n]), 0);
   {
     std::vector<int64_t> cursor(start.begin(), start.end() - 1);
     DG_RETURN_IF_ERROR(edges.ForEachChunk(kChunk, [&](const int64_t* src, const int64_t* dst, int64_t cnt, int64_t) {
       for (int64_t e = 0; e < cnt; ++e) {
         int64_t u = src[e], v = dst[e];
         if (u == v) continue;
-        adjncy[cursor[u]++] = static_cast<idx_t>(v);
-        adjncy[cursor[v]++] = static_cast<idx_t>(u);
+        (*adjncy)[cursor[u]++] = static_cast<idx_t>(v);
+        (*adjncy)[cursor[v]++] = static_cast<idx_t>(u);
       }
       return Status::OK();
     }));
   }
   // Drop duplicate entries per row in place: mark[v] == u means v already in row u.
-  std::vector<idx_t> xadj(n + 1, 0);
-  {
-    std::vector<idx_t> mark(n, -1);
-    int64_t out = 0;
-    for (size_t u = 0; u < n; ++u) {
-      for (int64_t k = start[u]; k < start[u + 1]; ++k) {
-        idx_t v = adjncy[k];
-        if (mark[v] == static_cast<idx_t>(u)) continue;
-        mark[v] = static_cast<idx_t>(u);
-        adjncy[out++] = v;
-      }
-      xadj[u + 1] = static_cast<idx_t>(out);
+  xadj->assign(n + 1, 0);
+  std::vector<idx_t> mark(n, -1);
+  int64_t out = 0;
+  for (size_t u = 0; u < n; ++u) {
+    for (int64_t k = start[u]; k < start[u + 1]; ++k) {
+      idx_t v = (*adjncy)[k];
+      if (mark[v] == static_cast<idx_t>(u)) continue;
+      mark[v] = static_cast<idx_t>(u);
+      (*adjncy)[out++] = v;
     }
-    adjncy.resize(out);
-    adjncy.shrink_to_fit();
+    (*xadj)[u + 1] = static_cast<idx_t>(out);
   }
-  std::vector<int64_t>().swap(start);
-  res.adjacency_entries = static_cast<int64_t>(adjncy.size());
+  adjncy->resize(out);
+  adjncy->shrink_to_fit();
+  return Status::OK();
+}
 
-  // Balance constraints.
+// The balance constraints: the node count (one column, or one per non-empty
+// node type), train nodes, in-edges. *ncon columns; vwgt empty when ncon == 1.
+Status MetisWeights(size_t n, const EdgeSource& edges, const MetisOptions& opts, idx_t* ncon, std::vector<idx_t>* vwgt) {
   bool use_train = false;
   if (opts.is_train) {
     int64_t total = 0;
     for (uint8_t t : *opts.is_train) total += t != 0;
     use_train = total > 0;  // METIS rejects an all-zero constraint
   }
-  // Node count (one column), or one column per non-empty node type.
   std::vector<int64_t> type_begin;  // first id of each non-empty type (a column each)
   if (opts.type_offsets)
     for (size_t t = 0; t + 1 < opts.type_offsets->size(); ++t)
       if ((*opts.type_offsets)[t + 1] > (*opts.type_offsets)[t]) type_begin.push_back((*opts.type_offsets)[t]);
   const idx_t node_cols = type_begin.empty() ? 1 : static_cast<idx_t>(type_begin.size());
-  idx_t ncon = node_cols + (use_train ? 1 : 0) + (opts.balance_edges ? 1 : 0);
-  std::vector<idx_t> vwgt;
-  if (ncon > 1) {
-    vwgt.assign(n * ncon, 0);
-    size_t col = 0;
-    for (size_t v = 0; v < n; ++v) {
-      while (col + 1 < type_begin.size() && static_cast<int64_t>(v) >= type_begin[col + 1]) ++col;
-      vwgt[v * ncon + col] = 1;
-      if (use_train) vwgt[v * ncon + node_cols] = (*opts.is_train)[v] ? 1 : 0;
-    }
-    if (opts.balance_edges) {
-      idx_t c = ncon - 1;
-      DG_RETURN_IF_ERROR(edges.ForEachChunk(kChunk, [&](const int64_t*, const int64_t* dst, int64_t cnt, int64_t) {
-        for (int64_t e = 0; e < cnt; ++e) ++vwgt[dst[e] * ncon + c];
-        return Status::OK();
-      }));
-    }
+  *ncon = node_cols + (use_train ? 1 : 0) + (opts.balance_edges ? 1 : 0);
+  if (*ncon == 1) return Status::OK();
+  const idx_t nc = *ncon;
+  vwgt->assign(n * nc, 0);
+  size_t col = 0;
+  for (size_t v = 0; v < n; ++v) {
+    while (col + 1 < type_begin.size() && static_cast<int64_t>(v) >= type_begin[col + 1]) ++col;
+    (*vwgt)[v * nc + col] = 1;
+    if (use_train) (*vwgt)[v * nc + node_cols] = (*opts.is_train)[v] ? 1 : 0;
   }
+  if (!opts.balance_edges) return Status::OK();
+  const idx_t c = nc - 1;
+  return edges.ForEachChunk(kChunk, [&](const int64_t*, const int64_t* dst, int64_t cnt, int64_t) {
+    for (int64_t e = 0; e < cnt; ++e) ++(*vwgt)[dst[e] * nc + c];
+    return Status::OK();
+  });
+}
+
+}  // namespace
+
+Result<MetisResult> MetisAssignment(int64_t num_nodes, const EdgeSource& edges, const MetisOptions& opts) {
+  MetisResult res;
+  res.part.assign(static_cast<size_t>(num_nodes), 0);
+  if (opts.num_parts <= 1 || num_nodes == 0) return res;
+  if (num_nodes > std::numeric_limits<idx_t>::max())
+    return Status::Unsupported("METIS (32-bit idx_t) cannot partition " + std::to_string(num_nodes) +
+                               " nodes");
+  auto t0 = std::chrono::steady_clock::now();
+  const size_t n = static_cast<size_t>(num_nodes);
+  std::vector<idx_t> xadj, adjncy, vwgt;
+  DG_RETURN_IF_ERROR(BuildMetisAdjacency(n, edges, &xadj, &adjncy));
+  res.adjacency_entries = static_cast<int64_t>(adjncy.size());
+  idx_t ncon = 1;
+  DG_RETURN_IF_ERROR(MetisWeights(n, edges, opts, &ncon, &vwgt));
   res.build_seconds = Seconds(t0);
 
   if (adjncy.empty()) {  // no edges: any balanced assignment is optimal

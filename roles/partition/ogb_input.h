@@ -8,7 +8,7 @@
 // byte per node; the budget check has allowed 25). The result is the same
 // partition, byte for byte, as reading the files in memory.
 // `partition --mpi --format ogb` stages with the same functions, each rank
-// into its own scratch directory (mpi/mpi_ogb_input.h).
+// into its own scratch directory (mpi/input/ogb_input.h).
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@
 #include "roles/partition/external_sort.h"
 #include "roles/partition/node_assignment.h"
 #include "roles/partition/partition_output.h"
+#include "roles/partition/partitioner.h"
 #include "roles/partition/progress_log.h"
 
 namespace dg {
@@ -94,62 +95,88 @@ class Int64Writer {
   std::vector<int64_t> buf_;
 };
 
-}  // namespace
-
-ScratchDir::~ScratchDir() {
-  if (!path_.empty()) {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-}
-
-Status ScratchDir::Create(const std::string& root) {
-  static int counter = 0;
-  std::error_code ec;
-  if (!fs::is_directory(root, ec))
-    return Status::InvalidArgument("--tmp-dir " + root + " is not a directory");
-  std::string p = root + "/.distgnn-spill-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  fs::remove_all(p, ec);
-  DG_RETURN_IF_ERROR(MakeDir(p));
-  path_ = p;
+// The merge of the sorted runs into each part's CSR (indptr, indices, edge
+// types) and orig_eids.npy, in (dst, edge id) order; the edge cut and the
+// halo of each part counted on the way.
+Status MergeIntoCsr(ExternalSorter<EdgeRec, ByDstThenEid>* sorter, const std::string& stage_dir,
+                    const std::vector<int64_t>& node_map, const std::vector<int64_t>& edge_map,
+                    const TypeLayout* types, PartitionConfig* cfg) {
+  Int64Writer orig_eids;
+  DG_RETURN_IF_ERROR(orig_eids.Open(stage_dir + "/orig_eids.npy", static_cast<int64_t>(cfg->num_edges)));
+  std::vector<int32_t> mark(static_cast<size_t>(node_map.back()), -1);
+  int cur = -1;              // part being written
+  int64_t row = 0, in_part = 0;  // next row whose indptr end is due; edges written in this part
+  Int64Writer indptr, indices;
+  EdgeTypeWriter etypes;  // typed graphs
+  auto open_part = [&](int p) -> Status {
+    cur = p;
+    row = node_map[p];
+    in_part = 0;
+    const std::string dir = stage_dir + "/" + cfg->parts[p].dir;
+    DG_RETURN_IF_ERROR(indptr.Open(dir + "/indptr.npy", node_map[p + 1] - node_map[p] + 1));
+    DG_RETURN_IF_ERROR(indices.Open(dir + "/indices.npy", edge_map[p + 1] - edge_map[p]));
+    if (types)
+      DG_RETURN_IF_ERROR(etypes.Open(dir + "/edge_types.npy", static_cast<int>(types->edge_types.size()),
+                                     edge_map[p + 1] - edge_map[p]));
+    return indptr.Add(0);
+  };
+  auto close_part = [&]() -> Status {
+    for (; row < node_map[cur + 1]; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
+    DG_RETURN_IF_ERROR(indptr.Finish());
+    if (types) DG_RETURN_IF_ERROR(etypes.Finish());
+    return indices.Finish();
+  };
+  auto advance_to = [&](int p) -> Status {  // close parts before p, open up to p
+    while (cur < p) {
+      if (cur >= 0) DG_RETURN_IF_ERROR(close_part());
+      DG_RETURN_IF_ERROR(open_part(cur + 1));
+    }
+    return Status::OK();
+  };
+  PartitionBook book(node_map);
+  DG_RETURN_IF_ERROR(sorter->Merge([&](const EdgeRec& r) -> Status {
+    if (r.dst >= node_map[cur < 0 ? 0 : cur + 1]) DG_RETURN_IF_ERROR(advance_to(book.Owner(r.dst)));
+    for (; row < r.dst; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
+    ++in_part;
+    DG_RETURN_IF_ERROR(indices.Add(r.src));
+    DG_RETURN_IF_ERROR(orig_eids.Add(r.eid));
+    if (types) DG_RETURN_IF_ERROR(etypes.Add(types->EdgeType(r.eid)));
+    if (r.src < node_map[cur] || r.src >= node_map[cur + 1]) {
+      ++cfg->edge_cut;
+      if (mark[r.src] != cur) {
+        mark[r.src] = cur;
+        ++cfg->parts[cur].num_halo;
+      }
+    }
+    return Status::OK();
+  }));
+  DG_RETURN_IF_ERROR(advance_to(static_cast<int>(node_map.size()) - 2));
+  DG_RETURN_IF_ERROR(close_part());
+  DG_RETURN_IF_ERROR(orig_eids.Finish());
   return Status::OK();
 }
 
-std::string DefaultTmpRoot(const PartitionOptions& o) {
-  fs::path out = fs::path(o.out_dir);
-  if (out.filename().empty()) out = out.parent_path();
-  return out.parent_path().empty() ? "." : out.parent_path().string();
-}
-
-Result<uint64_t> ParseByteSize(const std::string& flag, const std::string& text) {
-  size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &pos);
-  } catch (...) {
-    pos = 0;
+// The node arrays, part by part, in id order from the (mmap'd) inputs.
+Status WriteNodeArrays(const OutOfCoreInput& in, const std::string& stage_dir, const std::vector<int64_t>& node_map,
+                       const std::vector<int64_t>& orig_nids, const PartitionOptions& o, PartitionConfig* cfg,
+                       LabelStats* labels) {
+  const TypeLayout* types = in.types.get();
+  for (int p = 0; p + 1 < static_cast<int>(node_map.size()); ++p) {
+    const int64_t nb = node_map[p], ne = node_map[p + 1];
+    NodeDataOptions nd;
+    nd.normalize_features = o.normalize_features;
+    nd.drop_pages_of = types ? types->mapped : in.mapped;  // only mmaps may have their pages dropped
+    PartInfo& pi = cfg->parts[p];
+    const std::string dir = stage_dir + "/" + pi.dir;
+    if (types)
+      DG_RETURN_IF_ERROR(WriteTypedPartNodeData(dir, *types, orig_nids.data() + nb, cfg->node_type_offsets[p], nd, &pi, labels));
+    else
+      DG_RETURN_IF_ERROR(WritePartNodeData(dir, in.node_data, orig_nids.data() + nb, ne - nb, nb, nd, &pi, labels));
   }
-  std::string unit = text.substr(pos);
-  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
-  if (!unit.empty() && (unit.back() == 'i')) unit.pop_back();
-  double mult = 1;
-  if (unit == "K" || unit == "k") mult = 1024.0;
-  else if (unit == "M" || unit == "m") mult = 1024.0 * 1024;
-  else if (unit == "G" || unit == "g") mult = 1024.0 * 1024 * 1024;
-  else if (unit == "T" || unit == "t") mult = 1024.0 * 1024 * 1024 * 1024;
-  else if (!unit.empty()) pos = 0;
-  if (pos == 0 || !(v > 0) || !std::isfinite(v))
-    return Status::InvalidArgument(flag + " '" + text + "': expected a size such as 4G, 512M, 64K or bytes");
-  return static_cast<uint64_t>(v * mult);
+  return Status::OK();
 }
 
-std::string FormatBytes(uint64_t b) {
-  char buf[32];
-  if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1073741824.0);
-  else if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1048576.0);
-  else std::snprintf(buf, sizeof buf, "%.1f KB", b / 1024.0);
-  return buf;
-}
+}  // namespace
 
 Status CheckMemoryBudget(int64_t n, int64_t e, const PartitionOptions& o) {
   const uint64_t budget = o.memory_budget;
@@ -247,78 +274,14 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
     DG_RETURN_IF_ERROR(w.Finish());
   }
   for (int p = 0; p < K; ++p) DG_RETURN_IF_ERROR(MakeDir(stage.path() + "/" + cfg.parts[p].dir));
-  {
-    Int64Writer orig_eids;
-    DG_RETURN_IF_ERROR(orig_eids.Open(stage.path() + "/orig_eids.npy", E));
-    std::vector<int32_t> mark(static_cast<size_t>(N), -1);
-    int cur = -1;              // part being written
-    int64_t row = 0, in_part = 0;  // next row whose indptr end is due; edges written in this part
-    Int64Writer indptr, indices;
-    EdgeTypeWriter etypes;  // typed graphs
-    auto open_part = [&](int p) -> Status {
-      cur = p;
-      row = node_map[p];
-      in_part = 0;
-      const std::string dir = stage.path() + "/" + cfg.parts[p].dir;
-      DG_RETURN_IF_ERROR(indptr.Open(dir + "/indptr.npy", node_map[p + 1] - node_map[p] + 1));
-      DG_RETURN_IF_ERROR(indices.Open(dir + "/indices.npy", edge_map[p + 1] - edge_map[p]));
-      if (types)
-        DG_RETURN_IF_ERROR(etypes.Open(dir + "/edge_types.npy", static_cast<int>(types->edge_types.size()),
-                                       edge_map[p + 1] - edge_map[p]));
-      return indptr.Add(0);
-    };
-    auto close_part = [&]() -> Status {
-      for (; row < node_map[cur + 1]; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
-      DG_RETURN_IF_ERROR(indptr.Finish());
-      if (types) DG_RETURN_IF_ERROR(etypes.Finish());
-      return indices.Finish();
-    };
-    auto advance_to = [&](int p) -> Status {  // close parts before p, open up to p
-      while (cur < p) {
-        if (cur >= 0) DG_RETURN_IF_ERROR(close_part());
-        DG_RETURN_IF_ERROR(open_part(cur + 1));
-      }
-      return Status::OK();
-    };
-    PartitionBook book(node_map);
-    DG_RETURN_IF_ERROR(sorter->Merge([&](const EdgeRec& r) -> Status {
-      if (r.dst >= node_map[cur < 0 ? 0 : cur + 1]) DG_RETURN_IF_ERROR(advance_to(book.Owner(r.dst)));
-      for (; row < r.dst; ++row) DG_RETURN_IF_ERROR(indptr.Add(in_part));
-      ++in_part;
-      DG_RETURN_IF_ERROR(indices.Add(r.src));
-      DG_RETURN_IF_ERROR(orig_eids.Add(r.eid));
-      if (types) DG_RETURN_IF_ERROR(etypes.Add(types->EdgeType(r.eid)));
-      if (r.src < node_map[cur] || r.src >= node_map[cur + 1]) {
-        ++cfg.edge_cut;
-        if (mark[r.src] != cur) {
-          mark[r.src] = cur;
-          ++cfg.parts[cur].num_halo;
-        }
-      }
-      return Status::OK();
-    }));
-    DG_RETURN_IF_ERROR(advance_to(K - 1));
-    DG_RETURN_IF_ERROR(close_part());
-    DG_RETURN_IF_ERROR(orig_eids.Finish());
-  }
+  DG_RETURN_IF_ERROR(MergeIntoCsr(&*sorter, stage.path(), node_map, edge_map, types, &cfg));
   sorter.reset();
   PartitionLog(log, "  merge into CSR:    %.2f s\n", Seconds(t));
 
   // 5. Node arrays, part by part, in id order from the (mmap'd) inputs.
   t = Clock::now();
   LabelStats labels;
-  for (int p = 0; p < K; ++p) {
-    const int64_t nb = node_map[p], ne = node_map[p + 1];
-    NodeDataOptions nd;
-    nd.normalize_features = o.normalize_features;
-    nd.drop_pages_of = types ? types->mapped : in->mapped;  // only mmaps may have their pages dropped
-    PartInfo& pi = cfg.parts[p];
-    const std::string dir = stage.path() + "/" + pi.dir;
-    if (types)
-      DG_RETURN_IF_ERROR(WriteTypedPartNodeData(dir, *types, orig_nids.data() + nb, cfg.node_type_offsets[p], nd, &pi, &labels));
-    else
-      DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &pi, &labels));
-  }
+  DG_RETURN_IF_ERROR(WriteNodeArrays(*in, stage.path(), node_map, orig_nids, o, &cfg, &labels));
   cfg.num_classes = types && types->num_classes > 0 ? types->num_classes
                     : o.num_classes > 0            ? o.num_classes
                                                    : labels.NumClasses();

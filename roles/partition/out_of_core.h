@@ -24,17 +24,10 @@
 #include "common/storage/partition.h"
 #include "common/base/status.h"
 #include "roles/partition/edge_source.h"
-#include "roles/partition/partitioner.h"
+#include "roles/partition/partition_request.h"
+#include "roles/partition/scratch_dir.h"
 
 namespace dg {
-
-struct OutOfCoreInput {
-  int64_t num_nodes = 0;
-  EdgeSource edges;                          // normalized already (edge_normalize.h)
-  std::map<std::string, Array> node_data;    // num_nodes rows each
-  std::set<std::string> mapped;              // names of node_data arrays that are mmaps (pages may be dropped)
-  std::shared_ptr<const TypeLayout> types;   // a typed graph (as GraphInput::types)
-};
 
 // Per-node bytes the out-of-core path holds whatever the method (plus 4 for stream).
 constexpr uint64_t kOutOfCoreBytesPerNode = 25;
@@ -45,27 +38,5 @@ constexpr uint64_t kOutOfCoreBytesPerNode = 25;
 Status CheckMemoryBudget(int64_t num_nodes, int64_t num_edges, const PartitionOptions& opts);
 
 Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* input, const PartitionOptions& opts);
-
-// A private directory ROOT/.distgnn-spill-PID-N for spilled runs and
-// intermediate columns, removed with its contents on destruction.
-class ScratchDir {
- public:
-  ScratchDir() = default;
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  Status Create(const std::string& root);
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// --tmp-dir's default: the output directory's parent (same file system).
-std::string DefaultTmpRoot(const PartitionOptions& opts);
-
-// "4G", "512M", "64K", "1.5G", "1000000" -> bytes (powers of 1024). Errors name the flag.
-Result<uint64_t> ParseByteSize(const std::string& flag, const std::string& text);
-std::string FormatBytes(uint64_t bytes);  // "1.23 GB"
 
 }  // namespace dg

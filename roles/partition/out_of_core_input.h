@@ -15,7 +15,7 @@
 #include "common/storage/dataset.h"
 #include "common/base/status.h"
 #include "roles/partition/edge_normalize.h"
-#include "roles/partition/out_of_core.h"
+#include "roles/partition/partition_request.h"
 
 namespace dg {
 

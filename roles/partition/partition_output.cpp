@@ -11,6 +11,7 @@
 #include "common/storage/partition_checksum.h"
 #include "roles/partition/edge_source.h"
 #include "roles/partition/source_index.h"
+#include "roles/partition/typed_input.h"
 
 namespace dg {
 

@@ -29,7 +29,7 @@
 #include "common/storage/partition.h"
 #include "common/base/status.h"
 #include "common/io/npy.h"
-#include "roles/partition/partitioner.h"
+#include "roles/partition/partition_request.h"
 
 namespace dg {
 

@@ -128,6 +128,86 @@ Status ValidatePartitionRequest(const GraphInput& in, const PartitionOptions& o)
   return Status::OK();
 }
 
+namespace {
+
+// The global in-edge CSR over the new ids and where each part's rows and edges start.
+struct CsrView {
+  const std::vector<int64_t>& indptr;
+  const std::vector<int64_t>& indices;
+  const std::vector<int64_t>& orig_eids;
+  const std::vector<int64_t>& node_map;
+  const std::vector<int64_t>& edge_map;
+};
+
+// Edge cut and halo nodes (distinct remote sources) per part.
+void CountCutAndHalo(const std::vector<int64_t>& indices, const std::vector<int64_t>& node_map,
+                     const std::vector<int64_t>& edge_map, PartitionConfig* cfg) {
+  std::vector<int32_t> mark(static_cast<size_t>(node_map.back()), -1);
+  for (int p = 0; p + 1 < static_cast<int>(node_map.size()); ++p) {
+    for (int64_t k = edge_map[p]; k < edge_map[p + 1]; ++k) {
+      int64_t s = indices[k];
+      if (s >= node_map[p] && s < node_map[p + 1]) continue;
+      ++cfg->edge_cut;
+      if (mark[s] != p) {
+        mark[s] = p;
+        ++cfg->parts[p].num_halo;
+      }
+    }
+  }
+}
+
+// Part p's directory: its CSR rows, edge types (typed), node data and edge data.
+Status WriteInMemoryPart(int p, const std::string& dir, const CsrView& csr, const GraphInput& in,
+                         const std::vector<int64_t>& orig_nids, const PartitionOptions& o, PartitionConfig* cfg,
+                         LabelStats* labels) {
+  DG_RETURN_IF_ERROR(MakeDir(dir));
+  const int64_t nb = csr.node_map[p], ne = csr.node_map[p + 1];
+  const int64_t eb = csr.edge_map[p], ee = csr.edge_map[p + 1];
+  {  // local indptr = global indptr slice - its first value
+    NpyWriter w;
+    DG_RETURN_IF_ERROR(w.Open(dir + "/indptr.npy", DType::kInt64, {ne - nb + 1}));
+    std::vector<int64_t> chunk;
+    chunk.reserve(1 << 16);
+    for (int64_t g = nb; g <= ne; ++g) {
+      chunk.push_back(csr.indptr[g] - eb);
+      if (chunk.size() == chunk.capacity() || g == ne) {
+        DG_RETURN_IF_ERROR(w.Append(chunk.data(), chunk.size() * sizeof(int64_t)));
+        chunk.clear();
+      }
+    }
+    DG_RETURN_IF_ERROR(w.Finish());
+  }
+  {
+    NpyWriter w;
+    DG_RETURN_IF_ERROR(w.Open(dir + "/indices.npy", DType::kInt64, {ee - eb}));
+    DG_RETURN_IF_ERROR(w.Append(csr.indices.data() + eb, static_cast<size_t>(ee - eb) * sizeof(int64_t)));
+    DG_RETURN_IF_ERROR(w.Finish());
+  }
+  NodeDataOptions nd;
+  nd.normalize_features = o.normalize_features;
+  if (in.types) {
+    EdgeTypeWriter et;
+    DG_RETURN_IF_ERROR(et.Open(dir + "/edge_types.npy", static_cast<int>(in.types->edge_types.size()), ee - eb));
+    for (int64_t k = eb; k < ee; ++k) DG_RETURN_IF_ERROR(et.Add(in.types->EdgeType(csr.orig_eids[k])));
+    DG_RETURN_IF_ERROR(et.Finish());
+    DG_RETURN_IF_ERROR(WriteTypedPartNodeData(dir, *in.types, orig_nids.data() + nb, cfg->node_type_offsets[p], nd,
+                                              &cfg->parts[p], labels));
+  } else {
+    DG_RETURN_IF_ERROR(WritePartNodeData(dir, in.node_data, orig_nids.data() + nb, ne - nb, nb, nd, &cfg->parts[p], labels));
+  }
+  if (!in.edge_data.empty()) DG_RETURN_IF_ERROR(MakeDir(dir + "/edge_data"));
+  for (const auto& [name, a] : in.edge_data) {
+    const std::vector<int64_t>& origin = in.edge_origin;
+    DG_RETURN_IF_ERROR(WriteGatheredRows(dir + "/edge_data/" + name + ".npy", a, ee - eb, [&](int64_t i) {
+      int64_t e = csr.orig_eids[eb + i];
+      return origin.empty() ? e : origin[e];
+    }));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o) {
   DG_RETURN_IF_ERROR(ValidatePartitionRequest(*in, o));
   const int K = o.num_parts;
@@ -179,20 +259,7 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, Name(o.method), N, E, node_map, edge_map, in->node_data,
                                    in->edge_data);
   if (types) TypedConfig(*types, &cfg);
-  {
-    std::vector<int32_t> mark(static_cast<size_t>(N), -1);
-    for (int p = 0; p < K; ++p) {
-      for (int64_t k = edge_map[p]; k < edge_map[p + 1]; ++k) {
-        int64_t s = indices[k];
-        if (s >= node_map[p] && s < node_map[p + 1]) continue;
-        ++cfg.edge_cut;
-        if (mark[s] != p) {
-          mark[s] = p;
-          ++cfg.parts[p].num_halo;
-        }
-      }
-    }
-  }
+  CountCutAndHalo(indices, node_map, edge_map, &cfg);
 
   // 5. Write into a temporary sibling directory, then rename into place.
   t = Clock::now();
@@ -203,52 +270,9 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   else DG_RETURN_IF_ERROR(NpyWrite(tmp_dir + "/orig_nids.npy", View(orig_nids)));
   DG_RETURN_IF_ERROR(NpyWrite(tmp_dir + "/orig_eids.npy", View(orig_eids)));
   LabelStats labels;
-  for (int p = 0; p < K; ++p) {
-    std::string dir = tmp_dir + "/" + cfg.parts[p].dir;
-    DG_RETURN_IF_ERROR(MakeDir(dir));
-    const int64_t nb = node_map[p], ne = node_map[p + 1];
-    const int64_t eb = edge_map[p], ee = edge_map[p + 1];
-    {  // local indptr = global indptr slice - its first value
-      NpyWriter w;
-      DG_RETURN_IF_ERROR(w.Open(dir + "/indptr.npy", DType::kInt64, {ne - nb + 1}));
-      std::vector<int64_t> chunk;
-      chunk.reserve(1 << 16);
-      for (int64_t g = nb; g <= ne; ++g) {
-        chunk.push_back(indptr[g] - eb);
-        if (chunk.size() == chunk.capacity() || g == ne) {
-          DG_RETURN_IF_ERROR(w.Append(chunk.data(), chunk.size() * sizeof(int64_t)));
-          chunk.clear();
-        }
-      }
-      DG_RETURN_IF_ERROR(w.Finish());
-    }
-    {
-      NpyWriter w;
-      DG_RETURN_IF_ERROR(w.Open(dir + "/indices.npy", DType::kInt64, {ee - eb}));
-      DG_RETURN_IF_ERROR(w.Append(indices.data() + eb, static_cast<size_t>(ee - eb) * sizeof(int64_t)));
-      DG_RETURN_IF_ERROR(w.Finish());
-    }
-    NodeDataOptions nd;
-    nd.normalize_features = o.normalize_features;
-    if (types) {
-      EdgeTypeWriter et;
-      DG_RETURN_IF_ERROR(et.Open(dir + "/edge_types.npy", static_cast<int>(types->edge_types.size()), ee - eb));
-      for (int64_t k = eb; k < ee; ++k) DG_RETURN_IF_ERROR(et.Add(types->EdgeType(orig_eids[k])));
-      DG_RETURN_IF_ERROR(et.Finish());
-      DG_RETURN_IF_ERROR(WriteTypedPartNodeData(dir, *types, orig_nids.data() + nb, cfg.node_type_offsets[p], nd,
-                                                &cfg.parts[p], &labels));
-    } else {
-      DG_RETURN_IF_ERROR(WritePartNodeData(dir, in->node_data, orig_nids.data() + nb, ne - nb, nb, nd, &cfg.parts[p], &labels));
-    }
-    if (!in->edge_data.empty()) DG_RETURN_IF_ERROR(MakeDir(dir + "/edge_data"));
-    for (const auto& [name, a] : in->edge_data) {
-      const std::vector<int64_t>& origin = in->edge_origin;
-      DG_RETURN_IF_ERROR(WriteGatheredRows(dir + "/edge_data/" + name + ".npy", a, ee - eb, [&](int64_t i) {
-        int64_t e = orig_eids[eb + i];
-        return origin.empty() ? e : origin[e];
-      }));
-    }
-  }
+  const CsrView csr{indptr, indices, orig_eids, node_map, edge_map};
+  for (int p = 0; p < K; ++p)
+    DG_RETURN_IF_ERROR(WriteInMemoryPart(p, tmp_dir + "/" + cfg.parts[p].dir, csr, *in, orig_nids, o, &cfg, &labels));
   cfg.num_classes = types && types->num_classes > 0 ? types->num_classes
                     : o.num_classes > 0            ? o.num_classes
                                                    : labels.NumClasses();

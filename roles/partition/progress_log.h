@@ -3,10 +3,14 @@
 // keeps them quiet.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace dg {
 
 void PartitionLog(std::FILE* f, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+std::string FormatBytes(uint64_t bytes);  // "1.23 GB"
 
 }  // namespace dg

@@ -9,6 +9,68 @@
 
 namespace dg {
 
+namespace {
+
+// Neighbor keys (v << 32 | u) of both directions of every non-loop edge into
+// the sorter; the in-degree of every node; the number of non-loop edges.
+template <class Sorter>
+Status AddNeighborKeys(const EdgeSource& edges, Sorter* sorter, std::vector<uint32_t>* indeg, int64_t* undirected) {
+  return edges.ForEachChunk(1 << 20, [&](const int64_t* src, const int64_t* dst, int64_t n, int64_t) {
+    for (int64_t e = 0; e < n; ++e) {
+      const uint64_t u = static_cast<uint64_t>(src[e]), v = static_cast<uint64_t>(dst[e]);
+      ++(*indeg)[v];
+      if (u == v) continue;
+      ++*undirected;
+      DG_RETURN_IF_ERROR(sorter->Add((u << 32) | v));
+      DG_RETURN_IF_ERROR(sorter->Add((v << 32) | u));
+    }
+    return Status::OK();
+  });
+}
+
+// What each part holds so far in the pass.
+struct PartLoads {
+  const std::vector<int64_t>& nodes;
+  const std::vector<int64_t>& train;
+  const std::vector<int64_t>& inedges;
+};
+
+// Fennel's choice among the parts with room on every count (t: the node is a
+// train node, d: its in-degree): the most neighbours, less a penalty growing
+// with the part's size; -1 when no part has room.
+int BestPart(const PartLoads& l, const std::vector<int64_t>& neighbours, int64_t t, int64_t d, double cap_nodes,
+             double cap_train, double cap_edges, double penalty) {
+  int best = -1;
+  double best_score = 0;
+  for (int p = 0; p < static_cast<int>(neighbours.size()); ++p) {
+    if (l.nodes[p] + 1 > cap_nodes || (t && l.train[p] + 1 > cap_train) || (d && l.inedges[p] + d > cap_edges)) continue;
+    const double score = static_cast<double>(neighbours[p]) - penalty * std::sqrt(static_cast<double>(l.nodes[p]));
+    if (best < 0 || score > best_score) {
+      best = p;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// No room on every count: the part whose worst count is the least loaded.
+int LeastLoaded(const PartLoads& l, int64_t t, int64_t d, double cap_nodes, double cap_train, double cap_edges) {
+  int best = -1;
+  double best_worst = 0;
+  for (int p = 0; p < static_cast<int>(l.nodes.size()); ++p) {
+    double worst = (l.nodes[p] + 1) / cap_nodes;
+    if (t) worst = std::max(worst, (l.train[p] + 1) / cap_train);
+    if (d) worst = std::max(worst, (l.inedges[p] + d) / cap_edges);
+    if (best < 0 || worst < best_worst) {
+      best = p;
+      best_worst = worst;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 Result<StreamResult> StreamAssignment(int64_t N, const EdgeSource& edges, const StreamOptions& o) {
   StreamResult res;
   const int K = std::max(1, o.num_parts);
@@ -22,17 +84,7 @@ Result<StreamResult> StreamAssignment(int64_t N, const EdgeSource& edges, const 
   std::vector<uint32_t> indeg(static_cast<size_t>(N), 0);
   ExternalSorter<uint64_t, std::less<uint64_t>> sorter(o.tmp_dir, "stream-adj", o.sort_records, o.merge_bytes);
   int64_t undirected = 0;
-  DG_RETURN_IF_ERROR(edges.ForEachChunk(1 << 20, [&](const int64_t* src, const int64_t* dst, int64_t n, int64_t) {
-    for (int64_t e = 0; e < n; ++e) {
-      const uint64_t u = static_cast<uint64_t>(src[e]), v = static_cast<uint64_t>(dst[e]);
-      ++indeg[v];
-      if (u == v) continue;
-      ++undirected;
-      DG_RETURN_IF_ERROR(sorter.Add((u << 32) | v));
-      DG_RETURN_IF_ERROR(sorter.Add((v << 32) | u));
-    }
-    return Status::OK();
-  }));
+  DG_RETURN_IF_ERROR(AddNeighborKeys(edges, &sorter, &indeg, &undirected));
   DG_RETURN_IF_ERROR(sorter.Finish());
   res.runs = sorter.runs();
   res.spilled_bytes = sorter.spilled_bytes();
@@ -71,28 +123,9 @@ Result<StreamResult> StreamAssignment(int64_t N, const EdgeSource& edges, const 
       const double cap_nodes = ((1 + o.slack) * seen_nodes + margin * N) / K;
       const double cap_train = ((1 + o.slack) * seen_train + margin * total_train) / K;
       const double cap_edges = ((1 + o.slack) * seen_edges + margin * total_edges) / K;
-      int best = -1;
-      double best_score = 0;
-      for (int p = 0; p < K; ++p) {
-        if (nodes[p] + 1 > cap_nodes || (t && train[p] + 1 > cap_train) || (d && inedges[p] + d > cap_edges)) continue;
-        const double score = static_cast<double>(cnt[p]) - alpha * gamma * std::sqrt(static_cast<double>(nodes[p]));
-        if (best < 0 || score > best_score) {
-          best = p;
-          best_score = score;
-        }
-      }
-      if (best < 0) {  // no room on every count: the least loaded worst count
-        double best_worst = 0;
-        for (int p = 0; p < K; ++p) {
-          double worst = (nodes[p] + 1) / cap_nodes;
-          if (t) worst = std::max(worst, (train[p] + 1) / cap_train);
-          if (d) worst = std::max(worst, (inedges[p] + d) / cap_edges);
-          if (best < 0 || worst < best_worst) {
-            best = p;
-            best_worst = worst;
-          }
-        }
-      }
+      const PartLoads loads{nodes, train, inedges};
+      int best = BestPart(loads, cnt, t, d, cap_nodes, cap_train, cap_edges, alpha * gamma);
+      if (best < 0) best = LeastLoaded(loads, t, d, cap_nodes, cap_train, cap_edges);
       part[v] = best;
       ++nodes[best];
       train[best] += t;

@@ -26,7 +26,7 @@ namespace dg {
 Status RunSamplerProcess(const SamplerProcessOptions& options) {
   const RoleArgs& args = options.role;
   const int workers = options.threads;
-  DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, "sampler"));
+  DG_ASSIGN_OR_RETURN(JobConfig job, LoadRoleJob(args, MetricsRole::kSampler));
   const int M = args.machine, K = job.samplers_per_trainer;
   if (K <= 0)
     return Status::InvalidArgument(job.path + ": processes.samplers_per_trainer is 0 (trainers sample in their own threads); no samplers to run");

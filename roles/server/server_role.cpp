@@ -88,7 +88,7 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
   const int machine = args.machine, index = args.index;
   Result<JobConfig> job = Status::NotFound("no --config");
   if (!args.config.empty()) {
-    job = LoadRoleJob(args, "server");
+    job = LoadRoleJob(args, MetricsRole::kServer);
     if (!job.ok()) return job.status();
     opt.partition_config = job->partition;
     opt.part = machine;

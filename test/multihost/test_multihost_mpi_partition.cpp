@@ -6,7 +6,7 @@
 // host 1 ends the run within a bound, the message names rank 1, and no
 // output, staging directory or rank is left on any host. A pulled cable
 // (host 1's link down, its rank alive but unreachable) ends the run on host 0
-// through the ranks' progress deadline (mpi_watchdog.h), names the stage,
+// through the ranks' progress deadline (runtime/watchdog.h), names the stage,
 // and leaves nothing once the link is back up.
 #include <catch2/catch.hpp>
 

@@ -9,7 +9,7 @@
 
 #include "common/storage/dataset.h"
 #include "common/io/npy.h"
-#include "roles/partition/synthetic_edges.h"
+#include "roles/generate/synthetic_edges.h"
 #include "test/support/test_support.h"
 
 using namespace dg;

@@ -1,18 +1,18 @@
-// The progress deadline of distgnn-mpi-partition (mpi_watchdog.h) against
-// PT-Scotch: a run whose SCOTCH_dgraphPart computes for several times
-// --progress-timeout completes and `partition verify` passes, since the clock runs
-// only while a rank waits inside MPI and PT-Scotch's own calls reach the
-// PMPI wrappers of mpi_progress_shim.cpp (on Cora, PT-Scotch's run counts
-// more completed MPI calls than --method random's). The summary's longest
-// wait stays below the deadline. Likewise METIS on rank 0 partitioning a
-// cluster graph for longer than the deadline while the other ranks wait
-// (OnRankZero tells them it still runs).
+// The progress deadline of `partition --mpi` (runtime/watchdog.h): the clock
+// runs only while a rank waits inside MPI, so a computation longer than
+// --progress-timeout is no stall. PT-Scotch's own MPI calls reach the PMPI
+// wrappers of runtime/progress_shim.cpp (on Cora, PT-Scotch's run counts more
+// completed MPI calls than --method random's). Every rank held in PT-Scotch's
+// stage, and rank 0 held in METIS's computation while the other ranks wait
+// (OnRankZero tells them it still runs), for several times the deadline: the
+// run completes, `partition verify` passes, and the summary's longest wait
+// stays below the deadline. The holds are the test-only hook of
+// runtime/test_hold.h (DISTGNN_TEST_HOLD), so each test sets how long a rank
+// computes instead of racing the machine with a large graph: Cora, seconds each.
 #include <catch2/catch.hpp>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -49,26 +49,19 @@ std::pair<double, double> CheckNoStall(const RunResult& r, const std::string& la
   return {computed, wait};
 }
 
-// Held by each test that times a long computation against the deadline, so
-// that two of them never share the cores under `ctest -j` (each runs 2 ranks
-// flat out; together they starve a rank into a wait past the deadline).
-class TimedComputationLock {
- public:
-  TimedComputationLock() {
-    const char* dir = std::getenv("TMPDIR");
-    fd_ = ::open((std::string(dir ? dir : "/tmp") + "/distgnn-test-timed-computation.lock").c_str(),
-                 O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~TimedComputationLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  TimedComputationLock(const TimedComputationLock&) = delete;
-  TimedComputationLock& operator=(const TimedComputationLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
+// RunMpi with DISTGNN_TEST_HOLD=hold in every rank's environment.
+RunResult RunMpiHeld(int np, const std::vector<std::string>& args, const std::string& hold, const std::string& log,
+                     double timeout) {
+  std::vector<std::string> argv = Mpirun(np);
+  argv.insert(argv.begin() + 1, {"--timeout", std::to_string(static_cast<int>(timeout) - 10), "-x",
+                                 "DISTGNN_TEST_HOLD=" + hold});
+  argv.push_back(MpiBin());
+  argv.insert(argv.end(), args.begin(), args.end());
+  Subprocess p;
+  p.Start(argv, log);
+  const int rc = p.Wait(timeout);
+  return {rc, p.Output()};
+}
 
 }  // namespace
 
@@ -94,26 +87,18 @@ TEST_CASE("MPI partition: PT-Scotch's MPI calls reach the progress wrappers", "[
 TEST_CASE("MPI partition: PT-Scotch computing for longer than --progress-timeout is no stall",
           "[partition][mpi][liveness]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
-  TimedComputationLock alone;
   TempDir tmp;
-  // The assignment takes about 20 s here on 2 ranks on an idle machine, longer
-  // when the cores are shared; PT-Scotch's own waits between its ranks reach
-  // 1.5 s idle, so the deadline leaves room for a loaded machine.
-  auto gen = RunDistgnn({"generate", "--nodes", "300000", "--edges", "3000000", "--feat-dim", "4", "--classes", "4",
-                         "--seed", "1", "--out", tmp / "ds"});
-  INFO(gen.output);
-  REQUIRE(gen.exit_code == 0);
-  const double timeout = 6;
-  auto r = RunMpi(2, {"--dataset", tmp / "ds", "--undirected", "--num-parts", "2", "--name", "g", "--out",
-                      tmp / "parts", "--progress-timeout", "6", "--method", "scotch"},
-                  tmp / "log", 120);
+  // Every rank computes 8 s right before SCOTCH_dgraphPart, under a 3 s deadline.
+  const double timeout = 3;
+  auto r = RunMpiHeld(2, {"--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--name", "cora", "--out",
+                          tmp / "parts", "--progress-timeout", "3", "--method", "scotch"},
+                      "scotch:8", tmp / "log", 90);
   INFO(r.output);
-  // The assignment alone outlasts the deadline (several times over here).
   const auto [assign, wait] = CheckNoStall(r, "  assign: ", timeout);
+  CHECK(assign >= 8);
   WARN("liveness: PT-Scotch's stage took " << assign << " s under a " << timeout << " s deadline; longest wait in "
-                                           << "MPI " << wait << " s, longest gap between marks "
-                                           << NumberAfter(r.output, "longest gap between progress marks: ") << " s");
-  auto v = RunDistgnn({"partition", "verify", tmp / "parts/g.json"});
+                                           << "MPI " << wait << " s");
+  auto v = RunDistgnn({"partition", "verify", tmp / "parts/cora.json"});
   INFO(v.output);
   CHECK(v.exit_code == 0);
 }
@@ -121,24 +106,41 @@ TEST_CASE("MPI partition: PT-Scotch computing for longer than --progress-timeout
 TEST_CASE("MPI partition: METIS on rank 0 computing for longer than --progress-timeout is no stall",
           "[partition][mpi][liveness]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
-  TimedComputationLock alone;
   TempDir tmp;
-  // A uniform graph hardly clusters: its cluster graph keeps 95 % of its 40M
-  // arcs, and with --method cluster (the default plan would take the whole
-  // graph under this limit) a --cluster-max-arcs above that has rank 0 partition it with
-  // METIS (about 9 s here) while rank 1 waits. The other waits of the run
-  // (the ranks' label propagation ending apart) stay near 0.5 s idle; the
-  // deadline leaves room for a loaded machine.
-  auto gen = RunDistgnn({"generate", "--model", "uniform", "--nodes", "1000000", "--edges", "20000000", "--feat-dim",
-                         "4", "--classes", "4", "--seed", "1", "--out", tmp / "ds"});
-  INFO(gen.output);
-  REQUIRE(gen.exit_code == 0);
-  const double timeout = 5;
-  auto r = RunMpi(2, {"--dataset", tmp / "ds", "--num-parts", "2", "--name", "g", "--out", tmp / "parts",
-                      "--progress-timeout", "5", "--cluster-max-arcs", "100000000", "--method", "cluster"},
-                  tmp / "log", 400);
+  // --method cluster with a --cluster-max-arcs above the cluster graph's arcs:
+  // rank 0 partitions the cluster graph with METIS, held 8 s, while rank 1
+  // waits under a 3 s deadline.
+  const double timeout = 3;
+  auto r = RunMpiHeld(2, {"--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--name", "cora", "--out",
+                          tmp / "parts", "--progress-timeout", "3", "--cluster-max-arcs", "100000000", "--method",
+                          "cluster"},
+                      "rank-0:8", tmp / "log", 90);
   INFO(r.output);
   const auto [metis, wait] = CheckNoStall(r, "partitioned by METIS on rank 0 in ", timeout);
+  CHECK(metis >= 8);
   WARN("liveness: METIS on rank 0 took " << metis << " s under a " << timeout << " s deadline; longest wait in MPI "
                                          << wait << " s");
+  auto v = RunDistgnn({"partition", "verify", tmp / "parts/cora.json"});
+  INFO(v.output);
+  CHECK(v.exit_code == 0);
+}
+
+TEST_CASE("MPI partition: a rank waiting in MPI past --progress-timeout on a rank that computes is a stall",
+          "[partition][mpi][liveness]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  TempDir tmp;
+  // Rank 1 alone computes 30 s before SCOTCH_dgraphPart; rank 0 enters it and
+  // waits inside MPI: its watchdog ends the run at the 3 s deadline, naming the
+  // stage, and nothing is left behind.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = RunMpiHeld(2, {"--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--name", "cora", "--out",
+                          tmp / "parts", "--progress-timeout", "3", "--method", "scotch"},
+                      "scotch:30:1", tmp / "log", 90);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("no progress for 3 s in stage 'assign'") != std::string::npos);
+  CHECK(seconds < 30);
+  CHECK(!std::filesystem::exists(tmp / "parts"));
+  CHECK(NoTraceOf(tmp.path(), "parts"));
 }

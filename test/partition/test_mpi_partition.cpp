@@ -187,7 +187,7 @@ TEST_CASE("MPI partition: a cluster graph over --cluster-max-arcs goes to PT-Sco
 
 // A graph without communities hardly clusters: when its cluster graph is
 // over --cluster-max-arcs and keeps more than half the graph's arcs, every
-// rank streams its own vertices (mpi_stream.h). The parts are valid, within
+// rank streams its own vertices (methods/stream.h). The parts are valid, within
 // 5 % of the mean in every measure, cut within 1.15x METIS's, and the same
 // bytes as --method stream with the same P, K and seed (NAME.json aside,
 // which records the cluster plan the default ran).

@@ -124,7 +124,7 @@ TEST_CASE("CLI: bad input gives one clear error, non-zero exit, no output", "[pa
       {"node array rows", with(base(tmp / "good.tsv"), {"--num-parts", "2", "--num-nodes", "3", "--node-data",
                                                         "x=" + (tmp / "rows2.npy")}),
        "rows2.npy"},
-      {"unknown method", with(base(tmp / "good.tsv"), {"--num-parts", "2", "--method", "kahip"}), "unknown method"},
+      {"unknown method", with(base(tmp / "good.tsv"), {"--num-parts", "2", "--method", "kahip"}), "--method 'kahip': expected metis, random or stream"},
       {"K < 1", with(base(tmp / "good.tsv"), {"--num-parts", "0"}), "--num-parts must be >= 1"},
       {"K > nodes", with(base(tmp / "good.tsv"), {"--num-parts", "4"}), "exceeds the 3 nodes"},
       {"unreadable file", with(base(tmp / "missing.tsv"), {"--num-parts", "2"}), "missing.tsv"},
@@ -146,6 +146,46 @@ TEST_CASE("CLI: bad input gives one clear error, non-zero exit, no output", "[pa
     CHECK(NoTraceOf(tmp.path(), ".out."));
   }
   CHECK(fs::is_empty(tmp / "exists"));
+}
+
+TEST_CASE("CLI: one flag table with and without --mpi, a flag of the other mode is one error naming it",
+          "[partition][cli]") {
+  test::TempDir tmp;
+  const std::vector<std::string> base = {"partition", "--dataset", test::CoraDir(), "--name", "g", "--out", tmp / "out"};
+  struct Case {
+    bool mpi;
+    std::vector<std::string> more;
+    std::string expect;
+  };
+  const bool mpi_built = fs::exists(fs::path(test::DistgnnBin()).parent_path() / "distgnn-mpi-partition");
+  const std::vector<Case> cases = {
+      {false, {"--batch-edges", "100"}, "--batch-edges goes with --mpi"},
+      {false, {"--cluster-max-arcs", "5"}, "--cluster-max-arcs goes with --mpi"},
+      {false, {"--method", "scotch"}, "--method 'scotch': expected metis, random or stream"},
+      {false, {"--num-parts", "0"}, "--num-parts must be >= 1, got 0"},
+      {false, {"--balance", "nodes"}, "--balance 'nodes': expected train or edges"},
+      {false, {"--format", "csv"}, "--format 'csv': expected plain or ogb"},
+      {false, {"--edge-data", "a/b=x.npy"}, "--edge-data 'a/b=x.npy': NAME must be"},
+      {true, {"--memory-budget", "1G"}, "--memory-budget does not go with --mpi"},
+      {true, {"--stream-passes", "2"}, "--stream-passes does not go with --mpi"},
+      {true, {"--method", "metis"}, "--method 'metis': expected auto, cluster, scotch, stream or random (with --mpi)"},
+      {true, {"--num-parts", "0"}, "--num-parts must be >= 1, got 0"},
+      {true, {"--balance", "nodes"}, "--balance 'nodes': expected train or edges"},
+      {true, {"--batch-edges", "0"}, "--batch-edges must be in [1, 16777216]"},
+  };
+  for (const Case& c : cases) {
+    if (c.mpi && !mpi_built) continue;
+    std::vector<std::string> args = base;
+    if (c.mpi) args.insert(args.begin() + 1, "--mpi");  // a singleton MPI run: the flags fail before any work
+    args.insert(args.end(), c.more.begin(), c.more.end());
+    if (c.more[0] != "--num-parts") args.insert(args.end(), {"--num-parts", "2"});
+    INFO(c.expect);
+    auto r = test::RunDistgnn(args, 60);
+    INFO(r.output);
+    CHECK(r.exit_code != 0);
+    CHECK(r.output.find(c.expect) != std::string::npos);
+    CHECK(!fs::exists(tmp / "out"));
+  }
 }
 
 TEST_CASE("CLI: generate is deterministic, homophilous, and partitions", "[partition][cli][generate]") {

@@ -8,7 +8,7 @@
 
 #include "common/storage/dataset.h"
 #include "common/storage/neighbor_sampling.h"
-#include "roles/partition/partition_method.h"
+#include "config/partition_spec.h"
 #include "roles/partition/partitioner.h"
 #include "test/partition/partition_checks.h"
 #include "test/support/test_support.h"
@@ -212,7 +212,8 @@ TEST_CASE("bad requests are refused before anything is written", "[partition]") 
 }
 
 TEST_CASE("partition methods and formats: each word parses to its value and Name gives the word back", "[partition]") {
-  for (PartitionMethod m : {PartitionMethod::kMetis, PartitionMethod::kRandom, PartitionMethod::kStream}) {
+  for (PartitionMethod m : {PartitionMethod::kMetis, PartitionMethod::kRandom, PartitionMethod::kStream,
+                            PartitionMethod::kAuto, PartitionMethod::kCluster, PartitionMethod::kScotch}) {
     PartitionMethod back = m == PartitionMethod::kMetis ? PartitionMethod::kStream : PartitionMethod::kMetis;
     REQUIRE(Parse(Name(m), &back));
     CHECK(back == m);
@@ -222,27 +223,22 @@ TEST_CASE("partition methods and formats: each word parses to its value and Name
     REQUIRE(Parse(Name(f), &back));
     CHECK(back == f);
   }
-  for (MpiPartitionMethod m : {MpiPartitionMethod::kScotch, MpiPartitionMethod::kCluster, MpiPartitionMethod::kStream,
-                               MpiPartitionMethod::kRandom, MpiPartitionMethod::kAuto}) {
-    MpiPartitionMethod back =
-        m == MpiPartitionMethod::kScotch ? MpiPartitionMethod::kRandom : MpiPartitionMethod::kScotch;
-    REQUIRE(Parse(Name(m), &back));
-    CHECK(back == m);
-  }
   CHECK(std::string(Name(PartitionMethod::kMetis)) == "metis");
   CHECK(std::string(Name(PartitionMethod::kStream)) == "stream");
-  CHECK(std::string(Name(MpiPartitionMethod::kScotch)) == "scotch");
-  CHECK(std::string(Name(MpiPartitionMethod::kStream)) == "stream");
-  // An unknown word (the flag parsers' "unknown method" / "unknown format") leaves the value as it was.
+  CHECK(std::string(Name(PartitionMethod::kScotch)) == "scotch");
+  // Which words each mode takes: metis alone, auto, cluster and scotch with --mpi only.
+  CHECK(MethodRunsWith(PartitionMethod::kMetis, false));
+  CHECK(!MethodRunsWith(PartitionMethod::kMetis, true));
+  CHECK(MethodRunsWith(PartitionMethod::kStream, true));
+  CHECK(MethodRunsWith(PartitionMethod::kRandom, false));
+  CHECK(!MethodRunsWith(PartitionMethod::kScotch, false));
+  CHECK(MethodRunsWith(PartitionMethod::kAuto, true));
+  // An unknown word (the flag parser's "--method 'X': expected ...") leaves the value as it was.
   PartitionMethod m = PartitionMethod::kRandom;
   CHECK(!Parse("kahip", &m));
   CHECK(!Parse("METIS", &m));
-  CHECK(!Parse("scotch", &m));
   CHECK(m == PartitionMethod::kRandom);
   InputFormat f = InputFormat::kOgb;
   CHECK(!Parse("csv", &f));
   CHECK(f == InputFormat::kOgb);
-  MpiPartitionMethod mm = MpiPartitionMethod::kRandom;
-  CHECK(!Parse("metis", &mm));
-  CHECK(mm == MpiPartitionMethod::kRandom);
 }

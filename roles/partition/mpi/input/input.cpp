@@ -1,0 +1,89 @@
+#include "roles/partition/mpi/input/input.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/io/npy.h"
+#include "common/storage/dataset.h"
+#include "roles/partition/out_of_core_input.h"
+#include "roles/partition/partition_output.h"
+
+namespace dg::mpi {
+
+namespace {
+
+// Rows [r * E / P, (r+1) * E / P) of a text edge list: one pass to count, one to keep.
+Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, int64_t num_nodes) {
+  int64_t total = 0, max_id = -1;
+  DG_RETURN_IF_ERROR(ForEachEdgeText(path, num_nodes, [&](const int64_t*, const int64_t*, int64_t c) {
+    total += c;
+    return Status::OK();
+  }, &max_id));
+  const int64_t lo = static_cast<int64_t>((static_cast<__int128>(r.rank) * total) / r.size);
+  const int64_t hi = static_cast<int64_t>((static_cast<__int128>(r.rank + 1) * total) / r.size);
+  std::vector<Edge> out;
+  int64_t at = 0;
+  DG_RETURN_IF_ERROR(ForEachEdgeText(path, num_nodes, [&](const int64_t* s, const int64_t* d, int64_t c) {
+    for (int64_t i = 0; i < c; ++i, ++at)
+      if (at >= lo && at < hi) out.push_back({s[i], d[i], at});
+    return Status::OK();
+  }, &max_id));
+  return out;
+}
+
+}  // namespace
+
+Result<ShardInput> ReadShard(const Rank& r, const std::string& dir, int64_t num_nodes, const std::string& scratch) {
+  DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(dir));
+  return ReadShardFiles(r, df, num_nodes, scratch);
+}
+
+Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& df, int64_t num_nodes,
+                                  const std::string& scratch) {
+  ShardInput in;
+  std::string from = num_nodes >= 0 ? "--num-nodes" : "";
+  for (const auto& [name, given] : df.node_files) {
+    DG_ASSIGN_OR_RETURN(std::string path, PlainNpyPath(given, scratch, "input-node-" + name + ".npy"));
+    DG_ASSIGN_OR_RETURN(Array a, NpyMap(path));
+    if (a.shape.empty()) return Status::InvalidArgument(given + ": a node array needs one row per node; got a 0-d array");
+    if (num_nodes < 0) {
+      num_nodes = a.shape[0];
+      from = given;
+    } else if (a.shape[0] != num_nodes) {
+      return Status::InvalidArgument(given + ": has " + std::to_string(a.shape[0]) + " rows, expected " +
+                                     std::to_string(num_nodes) + " (from " + from + ")");
+    }
+    in.node_data[name] = std::move(a);
+  }
+  const int64_t bound = num_nodes >= 0 ? num_nodes : std::numeric_limits<int64_t>::max();
+  if (!df.edges_text.empty()) {
+    DG_ASSIGN_OR_RETURN(in.edges, ReadTextShard(r, df.edges_text, num_nodes));
+  } else {
+    DG_ASSIGN_OR_RETURN(Array src, NpyMap(df.src_npy));
+    DG_ASSIGN_OR_RETURN(Array dst, NpyMap(df.dst_npy));
+    DG_ASSIGN_OR_RETURN(in.edges, ReadEdgeShard(r, src, dst, bound, df.src_npy + " / " + df.dst_npy));
+  }
+  if (num_nodes < 0) {
+    int64_t max_id = -1;
+    for (const Edge& e : in.edges) max_id = std::max({max_id, e.src, e.dst});
+    num_nodes = max_id + 1;
+  }
+  in.num_nodes = num_nodes;
+  return in;
+}
+
+std::vector<uint8_t> BlockTrainFlags(const std::map<std::string, Array>& node_data, int64_t first, int64_t count) {
+  auto it = node_data.find("split");
+  const bool is_split = it != node_data.end();
+  if (!is_split) it = node_data.find("train_mask");
+  std::vector<uint8_t> flags;
+  if (it == node_data.end() || it->second.shape.size() != 1) return flags;
+  flags.resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t v = IntAt(it->second, first + i);
+    flags[i] = is_split ? (v == 0) : (v != 0);
+  }
+  return flags;
+}
+
+}  // namespace dg::mpi

@@ -1,0 +1,44 @@
+// The input of a distributed run: a dataset directory every rank reads
+// (shared storage): src.npy + dst.npy (each rank maps the columns and takes
+// its byte range), or a text edge list (each rank parses it and keeps its
+// rows), and node arrays *.npy mapped (an .npy.gz one is gunzipped into the
+// rank's scratch directory first). A rank reads only its own edge rows and,
+// when writing, the node rows of the parts it serves.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/base/array.h"
+#include "common/base/status.h"
+#include "common/storage/dataset.h"
+#include "roles/partition/mpi/graph/graph.h"
+#include "roles/partition/typed_input.h"
+
+namespace dg::mpi {
+
+struct ShardInput {
+  int64_t num_nodes = 0;
+  std::map<std::string, Array> node_data;  // every row, mapped
+  std::vector<Edge> edges;                 // this rank's rows, ids = input positions
+  // A typed dataset (input/typed_input.h): the node arrays per type live here
+  // and node_data is empty; null for a homogeneous one.
+  std::shared_ptr<const TypeLayout> types;
+};
+
+// num_nodes < 0: from the node arrays, else the largest id + 1 (over all ranks).
+Result<ShardInput> ReadShard(const Rank& r, const std::string& dataset_dir, int64_t num_nodes,
+                             const std::string& scratch_dir);
+
+// The same from files listed by the caller (OGB's files staged into a plain
+// layout, input/ogb_input.h): errors name the files as listed.
+Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& files, int64_t num_nodes,
+                                  const std::string& scratch_dir);
+
+// Train flags (split == 0, else train_mask != 0) of one block of vertices; empty if neither array.
+std::vector<uint8_t> BlockTrainFlags(const std::map<std::string, Array>& node_data, int64_t first, int64_t count);
+
+}  // namespace dg::mpi
