@@ -21,7 +21,8 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 EpochLoop::EpochLoop(const TrainSpec& spec, const TrainHooks& hooks, EpochTask* task)
-    : spec_(spec), hooks_(hooks), task_(task), metrics_(hooks.OutPath("metrics.jsonl")) {
+    : spec_(spec), hooks_(hooks), task_(task), step_(spec, hooks, &task->model()),
+      metrics_(hooks.OutPath("metrics.jsonl")) {
   tty_ = !spec.quiet && IsTerminal(STDERR_FILENO);
 }
 
@@ -69,16 +70,18 @@ Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
     resume_epoch_ = resume_batch_ = 0;
   }
   StepOutcome out;
+  const BatchLossFn loss = [this](size_t) { return task_->Loss(); };
   while (true) {
     out.split = StepSplit();
     const auto tc = Clock::now();
-    DG_ASSIGN_OR_RETURN(bool more, task_->Step(skip > 0, &out));
+    DG_ASSIGN_OR_RETURN(bool more, task_->NextBatch(skip > 0, &out.split));
     st.wait_seconds += out.split.wait;
     if (!more) break;
     if (skip > 0) {
       --skip;
       continue;
     }
+    DG_RETURN_IF_ERROR(step_.Run(1, loss, &out));
     st.compute_seconds += Since(tc) - out.split.wait;
     st.split.Add(out.split);
     st.sample_seconds += out.split.sample;

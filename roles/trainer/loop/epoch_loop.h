@@ -3,7 +3,8 @@
 // Run(): resume (--resume: the newest complete step checkpoint, the servers'
 // part loaded first, else checkpoint.pt; docs/recovery.md), then epochs 1 ..
 // spec.epochs, each:
-//   training steps  the task's Step per batch; progress lines (every
+//   training steps  the task's batches, each one optimizer step
+//                   (train_step.h); progress lines (every
 //                   log_every steps, every 2 s; a bar on a terminal) and
 //                   TrainProgress; a step checkpoint when CheckpointDue says so
 //   sums            loss, steps, correct, count and the task's items,
@@ -44,6 +45,7 @@
 #include "roles/trainer/loop/metrics_log.h"
 #include "roles/trainer/loop/train_hooks.h"
 #include "roles/trainer/loop/epoch_task.h"
+#include "roles/trainer/loop/train_step.h"
 
 namespace dg {
 
@@ -58,6 +60,9 @@ class EpochLoop {
   // no outputs).
   Result<EpochStats> TrainEpoch(int64_t epoch);
   const std::vector<EpochStats>& history() const { return history_; }
+  // One optimizer step outside the epochs (a trainer stepping on batches it
+  // holds): `batches` batches, their losses from `loss_of`.
+  Status Step(size_t batches, const BatchLossFn& loss_of, StepOutcome* out) { return step_.Run(batches, loss_of, out); }
 
  private:
   enum class Checkpoint { kNone, kStep, kEpoch };
@@ -87,6 +92,7 @@ class EpochLoop {
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
   EpochTask* task_;
+  TrainingStep step_;
   MetricsLog metrics_;
   std::vector<EpochStats> history_;
   int64_t best_epoch_ = 0;  // 0 = none
