@@ -54,6 +54,7 @@ EpochLoop::Checkpoint EpochLoop::CheckpointDue(bool epoch_end) const {
 
 Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
   DG_ASSIGN_OR_RETURN(steps_per_epoch_, task_->BeginEpoch(epoch));
+  step_.set_total_steps(spec_.epochs * steps_per_epoch_);
   last_progress_ = Clock::now();
   EpochStats st;
   st.epoch = epoch;
@@ -217,6 +218,7 @@ std::string EpochLoop::EpochLine(const EpochStats& st, const std::string& extra)
        << ", \"wait_fraction\": " << MetricNumber(st.wait_seconds / std::max(1e-9, st.seconds))
        << ", \"steps\": " << st.steps << ", \"step_ms\": " << st.split.PerStepJson(st.steps);
   if (st.bytes_per_step >= 0) line << ", \"bytes_per_step\": " << MetricNumber(st.bytes_per_step);
+  if (spec_.lr_schedule.kind != LrScheduleKind::kNone) line << ", \"lr\": " << MetricNumber(step_.last_lr());
   const std::string task = task_->EpochJson(st);
   if (!task.empty()) line << ", " << task;
   if (!extra.empty()) line << ", " << extra;

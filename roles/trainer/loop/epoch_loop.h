@@ -29,7 +29,8 @@
 //
 // Restart exactness: a step checkpoint holds the parameters, optimizer, best
 // so far, every trainer's RNG state and epoch sums, the position in the epoch
-// and the step counters (global, embedding); the servers' mutable tensors go
+// and the step counters (global, embedding, optimizer: the learning-rate
+// schedule's position); the servers' mutable tensors go
 // with it (TrainHooks::server_checkpoint) and the task's own state
 // (EpochTask::SaveState). Resuming reads the epoch's done batches again
 // without training on them, so the run continues with the identical state.
@@ -83,6 +84,7 @@ class EpochLoop {
   std::string FinalLine() const;
 
   // loop_checkpoint.cpp
+  void WriteLoopState(torch::serialize::OutputArchive* ar);
   Status SaveCheckpoint(int64_t epoch);
   Status SaveStepCheckpoint(int64_t epoch, int64_t batch, const double sums[5], EpochStats* st);
   Result<int64_t> Resume();

@@ -1,7 +1,10 @@
 #include "roles/trainer/loop/train_step.h"
 
+#include <torch/nn/utils/clip_grad.h>
+
 #include <chrono>
 
+#include "roles/trainer/loop/lr_schedule.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
@@ -11,11 +14,19 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+double TrainingStep::NextLr() const {
+  return ScheduledLr(spec_.lr_schedule, spec_.lr_or_default(), m_->optimizer_steps, total_steps_);
+}
+
 Status TrainingStep::Run(size_t batches, const BatchLossFn& loss_of, StepOutcome* out) {
   ModelState& m = *m_;
   StepSplit& t = out->split;
   m.module.train(true);
   auto t0 = Clock::now();
+  if (spec_.lr_schedule.kind != LrScheduleKind::kNone) {
+    last_lr_ = NextLr();
+    for (auto& group : m.optimizer->param_groups()) group.options().set_lr(last_lr_);
+  }
   m.optimizer->zero_grad();
   t.optimizer += Since(t0);
   double loss_sum = 0;
@@ -55,7 +66,9 @@ Status TrainingStep::Run(size_t batches, const BatchLossFn& loss_of, StepOutcome
   if (m.sync) DG_RETURN_IF_ERROR(m.sync->AllReduceGradients(m.params));
   t.allreduce += Since(t0);
   t0 = Clock::now();
+  if (spec_.grad_clip > 0) torch::nn::utils::clip_grad_norm_(m.params, spec_.grad_clip);
   m.optimizer->step();
+  ++m.optimizer_steps;
   t.optimizer += Since(t0);
   out->loss = loss_sum / static_cast<double>(std::max<size_t>(1, batches));
   return Status::OK();

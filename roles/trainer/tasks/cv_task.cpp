@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <cstdio>
 #include <future>
 
@@ -12,8 +11,6 @@
 
 namespace dg {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 torch::Tensor Int64Tensor(const int64_t* data, size_t n) {
   return torch::from_blob(const_cast<int64_t*>(data), {static_cast<int64_t>(n)}, torch::kInt64).clone();
