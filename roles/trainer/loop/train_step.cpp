@@ -61,6 +61,7 @@ Status TrainingStep::Run(size_t batches, const BatchLossFn& loss_of, StepOutcome
   }
   t0 = Clock::now();
   if (hooks_.embedding && ids) DG_RETURN_IF_ERROR(UpdateEmbedding(hooks_.embedding, &m, *ids, rows_));
+  rows_.clear();  // the leaves and their gradients go now, not at the next step
   t.optimizer += Since(t0);
   t0 = Clock::now();
   if (m.sync) DG_RETURN_IF_ERROR(m.sync->AllReduceGradients(m.params));
