@@ -42,6 +42,8 @@ const std::vector<Spelling<TrainMode>> kModes = {
     {TrainMode::kTrain, "train"}, {TrainMode::kInfer, "infer"}, {TrainMode::kPropagate, "propagate"}};
 const std::vector<Spelling<ModelSelection>> kSelections = {{ModelSelection::kValMetric, "val_metric"},
                                                             {ModelSelection::kValLoss, "val_loss"}};
+const std::vector<Spelling<LrScheduleKind>> kLrSchedules = {
+    {LrScheduleKind::kNone, "none"}, {LrScheduleKind::kCosine, "cosine"}, {LrScheduleKind::kStep, "step"}};
 const std::vector<Spelling<WireDType>> kWireDTypes = {
     {WireDType::kFloat32, "float32"}, {WireDType::kFloat16, "float16"}, {WireDType::kBFloat16, "bfloat16"}};
 
@@ -95,6 +97,11 @@ const std::vector<RangeRule> kRanges = {
     {"train.lr", "--lr", false, 0, true, 1e3, ""},
     {"train.weight_decay", "--weight-decay", false, 0, false, 1e3, ""},
     {"train.momentum", "--momentum", false, 0, false, 1, ""},
+    {"train.grad_clip", "--grad-clip", false, 0, false, 1e9, " (0 = no clipping)"},
+    {"train.lr_schedule.warmup_steps", "--warmup-steps", true, 0, false, kInt64Max, ""},
+    {"train.lr_schedule.min_lr", "--min-lr", false, 0, false, 1e3, ""},
+    {"train.lr_schedule.step_size", "--lr-step-size", true, 1, false, kInt64Max, ""},
+    {"train.lr_schedule.gamma", "--lr-gamma", false, 0, true, 1, ""},
     {"train.seed", "--seed", true, 0, false, kInt64Max, ""},
     {"train.eval_every", "--eval-every", true, 0, false, 1000000, ""},
     {"train.checkpoint_every_steps", "--checkpoint-every-steps", true, 0, false, kInt64Max, ""},
@@ -186,6 +193,11 @@ Status CheckNumbers(const Rules& r, const TrainSpec& s) {
       {"train.lr", s.lr},
       {"train.weight_decay", s.weight_decay},
       {"train.momentum", s.momentum},
+      {"train.grad_clip", s.grad_clip},
+      {"train.lr_schedule.warmup_steps", double(s.lr_schedule.warmup_steps_or_default())},
+      {"train.lr_schedule.min_lr", s.lr_schedule.min_lr_or_default()},
+      {"train.lr_schedule.step_size", double(s.lr_schedule.step_size_or_default())},
+      {"train.lr_schedule.gamma", s.lr_schedule.gamma_or_default()},
       {"train.eval_every", s.eval_every},
       {"train.checkpoint_every_steps", double(s.checkpoint_every_steps)},
       {"train.checkpoint_keep", s.checkpoint_keep},
@@ -237,6 +249,30 @@ Status CheckEmbedding(const Rules& r, const TrainSpec& s) {
   for (char ch : e.name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-')
       return r.Fail("train.embedding.name", "", "expected letters, digits, '_' or '-', got '" + e.name + "'");
+  return Status::OK();
+}
+
+// The values of train.lr_schedule that go with its kind, and min_lr below lr.
+Status CheckLrSchedule(const Rules& r, const TrainSpec& s) {
+  const LrScheduleSpec& l = s.lr_schedule;
+  const std::string kind = r.Name("train.lr_schedule.kind", "--lr-schedule");
+  auto only = [&](bool given, const char* key, const char* flag, const std::string& kinds) {
+    return given ? r.Fail(key, flag, "goes with " + kind + " " + kinds + " (it is " + Name(l.kind) + ")")
+                 : Status::OK();
+  };
+  const bool cosine = l.kind == LrScheduleKind::kCosine, step = l.kind == LrScheduleKind::kStep;
+  DG_RETURN_IF_ERROR(only(l.warmup_steps && !cosine && !step, "train.lr_schedule.warmup_steps", "--warmup-steps",
+                          "cosine or step"));
+  DG_RETURN_IF_ERROR(only(l.min_lr && !cosine, "train.lr_schedule.min_lr", "--min-lr", "cosine"));
+  DG_RETURN_IF_ERROR(only(l.step_size && !step, "train.lr_schedule.step_size", "--lr-step-size", "step"));
+  DG_RETURN_IF_ERROR(only(l.gamma && !step, "train.lr_schedule.gamma", "--lr-gamma", "step"));
+  if (step && !l.step_size)
+    return r.Fail("train.lr_schedule.step_size", "--lr-step-size",
+                  "missing: " + kind + " step needs the optimizer steps between decays");
+  if (cosine && l.min_lr_or_default() > s.lr)
+    return r.Fail("train.lr_schedule.min_lr", "--min-lr",
+                  "must be <= " + r.Name("train.lr", "--lr") + " (" + Num(s.lr) + "), got " +
+                      Num(l.min_lr_or_default()));
   return Status::OK();
 }
 
@@ -307,6 +343,7 @@ Status ValidateTrainSpec(const TrainSpec& spec, const TrainSpecSource& source) {
   DG_RETURN_IF_ERROR(CheckFiles(rules, spec));
   DG_RETURN_IF_ERROR(CheckNumbers(rules, spec));
   DG_RETURN_IF_ERROR(CheckEmbedding(rules, spec));
+  DG_RETURN_IF_ERROR(CheckLrSchedule(rules, spec));
   return CheckCombinations(rules, spec);
 }
 
@@ -318,6 +355,7 @@ const char* Name(InputAggregation v) { return NameIn(kAggregations, v); }
 const char* Name(NegativeDistribution v) { return NameIn(kDistributions, v); }
 const char* Name(TrainMode v) { return NameIn(kModes, v); }
 const char* Name(ModelSelection v) { return NameIn(kSelections, v); }
+const char* Name(LrScheduleKind v) { return NameIn(kLrSchedules, v); }
 bool Parse(const std::string& w, TrainTask* out) { return ParseIn(kTasks, w, out); }
 bool Parse(const std::string& w, TrainAlgorithm* out) { return ParseIn(kAlgorithms, w, out); }
 bool Parse(const std::string& w, OptimizerKind* out) { return ParseIn(kOptimizers, w, out); }
@@ -326,6 +364,7 @@ bool Parse(const std::string& w, InputAggregation* out) { return ParseIn(kAggreg
 bool Parse(const std::string& w, NegativeDistribution* out) { return ParseIn(kDistributions, w, out); }
 bool Parse(const std::string& w, TrainMode* out) { return ParseIn(kModes, w, out); }
 bool Parse(const std::string& w, ModelSelection* out) { return ParseIn(kSelections, w, out); }
+bool Parse(const std::string& w, LrScheduleKind* out) { return ParseIn(kLrSchedules, w, out); }
 bool Parse(const std::string& w, WireDType* out) { return ParseIn(kWireDTypes, w, out); }
 template <> std::string Choices<TrainTask>() { return ChoicesIn(kTasks); }
 template <> std::string Choices<TrainAlgorithm>() { return ChoicesIn(kAlgorithms); }
@@ -335,6 +374,7 @@ template <> std::string Choices<InputAggregation>() { return ChoicesIn(kAggregat
 template <> std::string Choices<NegativeDistribution>() { return ChoicesIn(kDistributions); }
 template <> std::string Choices<TrainMode>() { return ChoicesIn(kModes); }
 template <> std::string Choices<ModelSelection>() { return ChoicesIn(kSelections); }
+template <> std::string Choices<LrScheduleKind>() { return ChoicesIn(kLrSchedules); }
 template <> std::string Choices<WireDType>() { return ChoicesIn(kWireDTypes); }
 
 }  // namespace dg

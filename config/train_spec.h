@@ -35,6 +35,8 @@ enum class TrainMode { kTrain, kInfer, kPropagate };
 // val_metric: the highest validation metric (accuracy; link: ROC-AUC), ties
 // broken by the lower validation loss; val_loss: the lowest validation loss.
 enum class ModelSelection { kValMetric, kValLoss };
+// train.lr_schedule's kind: none (lr throughout), cosine or step.
+enum class LrScheduleKind { kNone, kCosine, kStep };
 
 // train.embedding: a learnable per-node input (DistEmbedding on the servers,
 // NodeEmbedding in train-local), trained by a sparse optimizer.
@@ -72,6 +74,22 @@ struct LinkSpec {
   uint64_t split_seed = 0;
 };
 
+// train.lr_schedule: the learning rate of each optimizer step, from lr
+// (roles/trainer/loop/lr_schedule.h has the formulas). The optional values
+// are unset unless the user wrote them, so a value of another kind is refused.
+struct LrScheduleSpec {
+  LrScheduleKind kind = LrScheduleKind::kNone;
+  std::optional<int64_t> warmup_steps;  // cosine, step: lr rises linearly over these steps (default 0)
+  std::optional<double> min_lr;         // cosine: the rate it ends at (default 0)
+  std::optional<int64_t> step_size;     // step: steps between decays (required)
+  std::optional<double> gamma;          // step: the factor of each decay (default 0.1)
+
+  int64_t warmup_steps_or_default() const { return warmup_steps.value_or(0); }
+  double min_lr_or_default() const { return min_lr.value_or(0); }
+  int64_t step_size_or_default() const { return step_size.value_or(1); }
+  double gamma_or_default() const { return gamma.value_or(0.1); }
+};
+
 struct TrainSpec {
   std::string model;  // TorchScript file
   TrainTask task = TrainTask::kNode;
@@ -92,6 +110,10 @@ struct TrainSpec {
   OptimizerKind optimizer = OptimizerKind::kAdam;
   double weight_decay = 0;
   double momentum = 0;  // sgd only
+  // The gradients' largest global L2 norm (over every parameter, after the
+  // all-reduce): larger ones are scaled down to it. 0 = no clipping.
+  double grad_clip = 0;
+  LrScheduleSpec lr_schedule;
   uint64_t seed = 0;
 
   // Evaluation and outputs.
@@ -173,6 +195,7 @@ const char* Name(InputAggregation v);
 const char* Name(NegativeDistribution v);
 const char* Name(TrainMode v);
 const char* Name(ModelSelection v);
+const char* Name(LrScheduleKind v);
 bool Parse(const std::string& word, TrainTask* out);
 bool Parse(const std::string& word, TrainAlgorithm* out);
 bool Parse(const std::string& word, OptimizerKind* out);
@@ -181,6 +204,7 @@ bool Parse(const std::string& word, InputAggregation* out);
 bool Parse(const std::string& word, NegativeDistribution* out);
 bool Parse(const std::string& word, TrainMode* out);
 bool Parse(const std::string& word, ModelSelection* out);
+bool Parse(const std::string& word, LrScheduleKind* out);
 bool Parse(const std::string& word, WireDType* out);
 // The words Parse takes for an enum, for messages: "adam or sgd".
 template <class E>
@@ -193,6 +217,7 @@ template <> std::string Choices<InputAggregation>();
 template <> std::string Choices<NegativeDistribution>();
 template <> std::string Choices<TrainMode>();
 template <> std::string Choices<ModelSelection>();
+template <> std::string Choices<LrScheduleKind>();
 template <> std::string Choices<WireDType>();
 
 }  // namespace dg

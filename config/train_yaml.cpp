@@ -13,13 +13,14 @@ namespace {
 
 const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
-    "weight_decay", "optimizer",      "eval_every", "eval_full_neighbors", "select_by", "seed",
+    "weight_decay", "optimizer", "grad_clip", "lr_schedule",      "eval_every", "eval_full_neighbors", "select_by", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
     "task", "negative", "eval_negatives", "link_etype",  // link prediction
     "algorithm", "cv_input",               // control variate
     "input_aggregation", "feature_wire_dtype", "feature_cache_mb",  // fewer bytes on the wire
     "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
+const std::vector<std::string> kLrScheduleKeys = {"kind", "warmup_steps", "min_lr", "step_size", "gamma"};
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim",        "optimizer",  "lr",          "features",
                                                  "name",       "persistent", "init_scale", "weight_decay"};
@@ -122,6 +123,32 @@ Status OptionalDouble(const Reader& r, const YAML::Node& n, const char* field, c
   return Status::OK();
 }
 
+// An integer the YAML may leave out (nullopt: not written).
+Status OptionalInt(const Reader& r, const YAML::Node& n, const char* field, const char* key,
+                   std::optional<int64_t>* out) {
+  if (!n[field]) return Status::OK();
+  int64_t v = 0;
+  DG_RETURN_IF_ERROR(r.Int(n, field, key, &v));
+  *out = v;
+  return Status::OK();
+}
+
+// train.lr_schedule: a kind alone (`lr_schedule: cosine`) or a map with it.
+Status ReadLrSchedule(const Reader& r, const YAML::Node& train, LrScheduleSpec* l) {
+  const YAML::Node n = r.At(train, "lr_schedule", "train.lr_schedule");
+  if (!n) return Status::OK();
+  if (n.IsScalar()) return r.Enum(train, "lr_schedule", "train.lr_schedule", &l->kind);
+  const Checker& c = r.checker();
+  DG_RETURN_IF_ERROR(c.Map(n, "train.lr_schedule"));
+  DG_RETURN_IF_ERROR(c.CheckKeys(n, "train.lr_schedule", kLrScheduleKeys));
+  if (!n["kind"]) return c.Err(n, "train.lr_schedule.kind", "missing (" + Choices<LrScheduleKind>() + ")");
+  DG_RETURN_IF_ERROR(r.Enum(n, "kind", "train.lr_schedule.kind", &l->kind));
+  DG_RETURN_IF_ERROR(OptionalInt(r, n, "warmup_steps", "train.lr_schedule.warmup_steps", &l->warmup_steps));
+  DG_RETURN_IF_ERROR(OptionalDouble(r, n, "min_lr", "train.lr_schedule.min_lr", &l->min_lr));
+  DG_RETURN_IF_ERROR(OptionalInt(r, n, "step_size", "train.lr_schedule.step_size", &l->step_size));
+  return OptionalDouble(r, n, "gamma", "train.lr_schedule.gamma", &l->gamma);
+}
+
 Status ReadEmbedding(const Reader& r, const YAML::Node& train, EmbeddingSpec* e) {
   const YAML::Node n = r.At(train, "embedding", "train.embedding");
   if (!n) return Status::OK();
@@ -158,6 +185,8 @@ Status ReadOptimization(const Reader& r, const YAML::Node& n, TrainSpec* t) {
   DG_RETURN_IF_ERROR(r.Double(n, "lr", "train.lr", &t->lr));
   DG_RETURN_IF_ERROR(r.Double(n, "weight_decay", "train.weight_decay", &t->weight_decay));
   DG_RETURN_IF_ERROR(r.Enum(n, "optimizer", "train.optimizer", &t->optimizer));
+  DG_RETURN_IF_ERROR(r.Double(n, "grad_clip", "train.grad_clip", &t->grad_clip));
+  DG_RETURN_IF_ERROR(ReadLrSchedule(r, n, &t->lr_schedule));
   DG_RETURN_IF_ERROR(r.Int(n, "seed", "train.seed", &t->seed));
   DG_RETURN_IF_ERROR(r.Enum(n, "algorithm", "train.algorithm", &t->algorithm));
   return r.String(n, "cv_input", "train.cv_input", &t->cv_input);

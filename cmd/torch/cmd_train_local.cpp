@@ -15,7 +15,7 @@ Status ParseFlag(const std::string& flag, const std::string& word, E* out) {
 
 // The words of the enum flags, parsed once every flag is read.
 struct EnumFlags {
-  std::string optimizer, embedding_optimizer, task, negative_distribution, algorithm, select_by;
+  std::string optimizer, embedding_optimizer, task, negative_distribution, algorithm, select_by, lr_schedule;
 };
 
 void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, LocalRun* run, bool* no_features,
@@ -35,6 +35,18 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("optimizer", po::value(&e->optimizer)->default_value("adam"), "adam | sgd")
       ("weight-decay", po::value(&s->weight_decay)->default_value(0.0), "L2 weight decay")
       ("momentum", po::value(&s->momentum)->default_value(0.0), "sgd momentum")
+      ("grad-clip", po::value(&s->grad_clip)->default_value(0.0),
+       "largest global L2 norm of the gradients; larger ones are scaled down to it (0 = no clipping)")
+      ("lr-schedule", po::value(&e->lr_schedule)->default_value("none"),
+       "none | cosine (to --min-lr over the run) | step (times --lr-gamma every --lr-step-size steps)")
+      ("warmup-steps", po::value<int64_t>()->notifier([s](int64_t v) { s->lr_schedule.warmup_steps = v; }),
+       "cosine, step: the rate rises linearly to --lr over the first N optimizer steps (default 0)")
+      ("min-lr", po::value<double>()->notifier([s](double v) { s->lr_schedule.min_lr = v; }),
+       "cosine: the rate at the end of the run (default 0)")
+      ("lr-step-size", po::value<int64_t>()->notifier([s](int64_t v) { s->lr_schedule.step_size = v; }),
+       "step: optimizer steps between decays")
+      ("lr-gamma", po::value<double>()->notifier([s](double v) { s->lr_schedule.gamma = v; }),
+       "step: the factor of each decay (default 0.1)")
       ("seed", po::value(&s->seed)->default_value(0), "seed (shuffling, sampling, dropout)")
       ("eval-every", po::value(&s->eval_every)->default_value(1), "evaluate every k epochs")
       ("select-by", po::value(&e->select_by)->default_value("val_metric"),
@@ -111,6 +123,7 @@ Status Run(int argc, char** argv) {
                                &spec.link.negative_distribution));
   DG_RETURN_IF_ERROR(ParseFlag("--algorithm", words.algorithm, &spec.algorithm));
   DG_RETURN_IF_ERROR(ParseFlag("--select-by", words.select_by, &spec.select_by));
+  DG_RETURN_IF_ERROR(ParseFlag("--lr-schedule", words.lr_schedule, &spec.lr_schedule.kind));
   spec.embedding.features = !no_features;
   spec.link.edge_split_given = !vm["edge-split"].defaulted();
   DG_RETURN_IF_ERROR(ValidateTrainSpec(spec, TrainSpecSource()));

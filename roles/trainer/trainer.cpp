@@ -39,7 +39,9 @@ Status Trainer::Fit(BatchProvider* provider, const TrainerSeeds& seeds) {
 Status Trainer::TrainStep(const std::vector<const MiniBatch*>& batches, double* loss, int64_t* correct,
                           int64_t* count, StepSplit* split) {
   StepOutcome out;
-  DG_RETURN_IF_ERROR(impl_->task->TrainStep(batches, &out));
+  NodeTask* task = impl_->task.get();
+  DG_RETURN_IF_ERROR(
+      impl_->loop->Step(batches.size(), [&](size_t b) { return task->LossOf(*batches[b]); }, &out));
   *loss = out.loss;
   *correct = out.correct;
   *count = out.count;

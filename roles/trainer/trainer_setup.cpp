@@ -8,6 +8,7 @@
 
 #include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/model/model_runner.h"
+#include "roles/trainer/train_progress.h"
 
 namespace dg {
 
@@ -103,6 +104,20 @@ Status CreateRunDir(const std::string& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError("create run directory " + dir + ": " + ec.message());
   return Status::OK();
+}
+
+Status SetUpModel(const TrainSpec& spec, const TrainHooks& hooks, int64_t layers, const ModelCheck& check,
+                  ModelState* m) {
+  SetTorchThreads(spec.intra_op_threads, spec.seed);
+  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, layers));
+  if (check) DG_RETURN_IF_ERROR(check(model.module));
+  m->module = std::move(model.module);
+  m->names = std::move(model.names);
+  m->params = std::move(model.params);
+  m->optimizer = MakeOptimizer(spec, m->params);
+  DG_ASSIGN_OR_RETURN(m->sync, ConnectGradientSync(hooks.dp, m->params));
+  if (hooks.progress) hooks.progress->joined = true;
+  return CreateRunDir(hooks.out_dir);
 }
 
 }  // namespace dg

@@ -20,11 +20,17 @@
 //  - ConnectGradientSync: null for one trainer; else joins the process group
 //    and broadcasts rank 0's parameters, so every rank starts from the same model.
 //  - CreateRunDir: the output directory ("" = none).
+//  - SetUpModel: all of the above a task's model needs, in one call: torch's
+//    threads and seed, the model (LoadTrainableModel; then `check`, the
+//    task's own refusals, before any trainer joins), the optimizer, the
+//    gradient sync (rank 0's parameters on every rank), the run directory;
+//    TrainHooks::progress learns that the trainer joined.
 #pragma once
 
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +40,7 @@
 #include "roles/trainer/grad_sync.h"
 #include "config/train_spec.h"
 #include "roles/trainer/loop/train_hooks.h"
+#include "roles/trainer/training_state.h"
 
 namespace dg {
 
@@ -61,5 +68,9 @@ Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOpti
                                                           const std::vector<torch::Tensor>& params);
 
 Status CreateRunDir(const std::string& dir);
+
+using ModelCheck = std::function<Status(const torch::jit::Module&)>;
+Status SetUpModel(const TrainSpec& spec, const TrainHooks& hooks, int64_t layers, const ModelCheck& check,
+                  ModelState* model);
 
 }  // namespace dg

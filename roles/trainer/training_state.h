@@ -38,7 +38,8 @@
 namespace dg {
 
 // A training loop's model: module, named parameters, optimizer, gradient sync
-// (null for one trainer) and the best parameters so far (empty = none).
+// (null for one trainer), the best parameters so far (empty = none) and the
+// step counters a checkpoint keeps.
 struct ModelState {
   torch::jit::Module module;
   std::vector<std::string> names;
@@ -47,6 +48,7 @@ struct ModelState {
   std::unique_ptr<GradientSync> sync;
   std::vector<torch::Tensor> best_params;
   uint64_t embedding_steps = 0;  // Update calls so far (the step id of SPARSE_UPDATE)
+  int64_t optimizer_steps = 0;   // optimizer steps so far (the learning-rate schedule's position)
 };
 
 Result<torch::Tensor> ModelInput(NodeEmbedding* embedding, bool use_features, const MiniBatch& mb,

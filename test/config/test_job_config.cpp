@@ -418,3 +418,59 @@ TEST_CASE("restart and step checkpoint keys: defaults, values, bad values named"
   job.Write(std::string(kGood) + "restart: {retries: 3}\n");
   CHECK(job.Error().find("restart") != std::string::npos);
 }
+
+TEST_CASE("train.grad_clip and train.lr_schedule: defaults, both forms, every refusal named by its key and line",
+          "[config][schedule]") {
+  Job job;
+  auto d = LoadJobConfig(job.path(), {});
+  REQUIRE(d.ok());
+  CHECK(d->train.grad_clip == 0);
+  CHECK(d->train.lr_schedule.kind == dg::LrScheduleKind::kNone);
+  const auto with = [](const std::string& lines) { return Replace(kGood, "optimizer: adam", "optimizer: adam\n" + lines); };
+  job.Write(with("  grad_clip: 1.5\n  lr_schedule: {kind: cosine, warmup_steps: 10, min_lr: 0.0001}"));
+  auto cos = LoadJobConfig(job.path());
+  REQUIRE(cos.ok());
+  CHECK(cos->train.grad_clip == 1.5);
+  CHECK(cos->train.lr_schedule.kind == dg::LrScheduleKind::kCosine);
+  CHECK(cos->train.lr_schedule.warmup_steps == 10);
+  CHECK(cos->train.lr_schedule.min_lr == 0.0001);
+  job.Write(with("  lr_schedule: {kind: step, step_size: 100, gamma: 0.5}"));
+  auto step = LoadJobConfig(job.path());
+  REQUIRE(step.ok());
+  CHECK(step->train.lr_schedule.kind == dg::LrScheduleKind::kStep);
+  CHECK(step->train.lr_schedule.step_size == 100);
+  CHECK(step->train.lr_schedule.gamma_or_default() == 0.5);
+  job.Write(with("  lr_schedule: cosine"));
+  auto word = LoadJobConfig(job.path());
+  REQUIRE(word.ok());
+  CHECK(word->train.lr_schedule.kind == dg::LrScheduleKind::kCosine);
+  CHECK_FALSE(word->train.lr_schedule.warmup_steps.has_value());
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"  grad_clip: -1", "key 'train.grad_clip': expected a number >= 0 and <= 1e+09 (0 = no clipping)"},
+      {"  grad_clip: lots", "key 'train.grad_clip'"},
+      {"  lr_schedule: linear", "key 'train.lr_schedule': expected none, cosine or step, got 'linear'"},
+      {"  lr_schedule: {warmup_steps: 3}", "key 'train.lr_schedule.kind': missing (none, cosine or step)"},
+      {"  lr_schedule: {kind: cosine, warmup: 3}", "warmup"},
+      {"  lr_schedule: {kind: step}", "key 'train.lr_schedule.step_size': missing"},
+      {"  lr_schedule: {kind: step, step_size: 0}", "key 'train.lr_schedule.step_size': expected an integer in [1,"},
+      {"  lr_schedule: {kind: step, step_size: 5, gamma: 2}",
+       "key 'train.lr_schedule.gamma': expected a number > 0 and <= 1, got 2"},
+      {"  lr_schedule: {kind: step, step_size: 5, min_lr: 0.1}",
+       "key 'train.lr_schedule.min_lr': goes with train.lr_schedule.kind cosine (it is step)"},
+      {"  lr_schedule: {kind: cosine, gamma: 0.5}",
+       "key 'train.lr_schedule.gamma': goes with train.lr_schedule.kind step (it is cosine)"},
+      {"  lr_schedule: {kind: none, warmup_steps: 5}",
+       "key 'train.lr_schedule.warmup_steps': goes with train.lr_schedule.kind cosine or step (it is none)"},
+      {"  lr_schedule: {kind: cosine, warmup_steps: -5}", "key 'train.lr_schedule.warmup_steps': expected an integer"},
+      {"  lr_schedule: {kind: cosine, min_lr: 5}", "key 'train.lr_schedule.min_lr': must be <= train.lr"},
+  };
+  for (const auto& [lines, message] : refused) {
+    INFO(lines);
+    job.Write(with(lines));
+    const std::string error = job.Error();
+    INFO(error);
+    CHECK(error.find(message) != std::string::npos);
+    CHECK(error.find("job.yaml:") != std::string::npos);  // the line of the key
+  }
+}

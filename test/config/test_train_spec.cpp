@@ -230,4 +230,29 @@ TEST_CASE("ValidateTrainSpec: control_variate needs cv_input in a job, not in tr
   CHECK(ValidateTrainSpec(f.spec, f.yaml).ok());
 }
 
+
+TEST_CASE("ValidateTrainSpec: grad_clip and lr_schedule as train-local's flags name them", "[config][spec]") {
+  Fixture f;
+  f.spec.grad_clip = -0.5;
+  CHECK(f.Flags() == "--grad-clip: expected a number >= 0 and <= 1e+09 (0 = no clipping), got -0.5");
+  f.spec.grad_clip = 1;
+  f.spec.lr_schedule.kind = LrScheduleKind::kStep;
+  CHECK(f.Flags().find("--lr-step-size: missing: --lr-schedule step needs the optimizer steps between decays") == 0);
+  f.spec.lr_schedule.step_size = 10;
+  CHECK(f.Flags().empty());
+  f.spec.lr_schedule.min_lr = 0.001;
+  CHECK(f.Flags() == "--min-lr: goes with --lr-schedule cosine (it is step)");
+  f.spec.lr_schedule.kind = LrScheduleKind::kCosine;
+  CHECK(f.Flags() == "--lr-step-size: goes with --lr-schedule step (it is cosine)");
+  f.spec.lr_schedule.step_size.reset();
+  CHECK(f.Flags().empty());
+  f.spec.lr = 0.0005;
+  CHECK(f.Flags() == "--min-lr: must be <= --lr (0.0005), got 0.001");
+  f.spec.lr_schedule = LrScheduleSpec();
+  f.spec.lr_schedule.warmup_steps = 4;
+  CHECK(f.Flags() == "--warmup-steps: goes with --lr-schedule cosine or step (it is none)");
+  RoundTrip<LrScheduleKind>({LrScheduleKind::kNone, LrScheduleKind::kCosine, LrScheduleKind::kStep},
+                            "none, cosine or step");
+}
+
 }  // namespace dg

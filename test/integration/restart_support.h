@@ -57,8 +57,8 @@ inline std::vector<std::string> EpochValues(const std::string& metrics_path, con
 }
 
 // Two runs' model.pt and epoch lines agree bit for bit: the parameters, and
-// per epoch the loss and the evaluation (`eval_key`, computed with the
-// epoch's last parameters).
+// per epoch the loss, the evaluation (`eval_key`, computed with the epoch's
+// last parameters) and the learning rate (with a schedule).
 inline void CheckSameRun(const std::string& run_a, const std::string& run_b, const std::string& eval_key) {
   auto a = dg::ModelParameterVector(run_a + "/model.pt"), b = dg::ModelParameterVector(run_b + "/model.pt");
   REQUIRE((a.ok() && b.ok()));
@@ -67,6 +67,7 @@ inline void CheckSameRun(const std::string& run_a, const std::string& run_b, con
   CHECK(!la.empty());
   CHECK(la == lb);
   CHECK(EpochValues(run_a + "/metrics.jsonl", eval_key) == EpochValues(run_b + "/metrics.jsonl", eval_key));
+  CHECK(EpochValues(run_a + "/metrics.jsonl", "lr") == EpochValues(run_b + "/metrics.jsonl", "lr"));
 }
 
 // Cora, 2 partitions, batch 10 (kBatch10): 7 steps per trainer per epoch, a

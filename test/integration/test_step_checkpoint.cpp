@@ -5,6 +5,8 @@
 // a job that lost a trainer and records the restart in run.json; exhausted
 // restarts end non-zero naming every failure.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 #include <signal.h>
 
 #include <filesystem>
@@ -28,7 +30,8 @@ std::string Embedding(const DistJob& job, int part) {
 
 }  // namespace
 
-TEST_CASE("train-local with an embedding, SIGKILLed after a mid-epoch step checkpoint and resumed, ends bit-identical",
+TEST_CASE("train-local with an embedding, a cosine learning-rate schedule and gradient clipping, SIGKILLed after a "
+          "mid-epoch step checkpoint and resumed, ends bit-identical",
           "[checkpoint][cora]") {
   TempDir dir;
   auto ex = RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "1449", "--hidden", "16", "--classes", "7",
@@ -39,10 +42,18 @@ TEST_CASE("train-local with an embedding, SIGKILLed after a mid-epoch step check
   const std::vector<std::string> common{"--dataset", CoraDir(), "--undirected", "--model", dir / "m.pt",
                                         "--fanouts", "5,10", "--batch-size", "16", "--epochs", "3", "--lr", "0.01",
                                         "--seed", "3", "--threads", "1", "--embedding-dim", "16",
-                                        "--checkpoint-every-steps", "4"};
+                                        "--checkpoint-every-steps", "4", "--lr-schedule", "cosine",
+                                        "--warmup-steps", "5", "--min-lr", "0.001", "--grad-clip", "0.5"};
   // Step 12 is batch 3 of epoch 2; the last step is 27.
   CheckTrainLocalResumeExact(dir, common, 12, 27, "val_acc");
   CHECK(CompleteSteps(dir / "full") == std::vector<int64_t>{20, 24});  // keep: 2
+  // The rate of each epoch's last step (9, 18, 27 of 27, after 5 of warm-up).
+  const std::vector<std::string> lr = EpochValues(dir / "full/metrics.jsonl", "lr");
+  REQUIRE(lr.size() == 3);
+  for (int e = 0; e < 3; ++e) {
+    const double p = (9.0 * (e + 1) - 1 - 5) / (27 - 5);
+    CHECK(std::stod(lr[e]) == Approx(0.001 + (0.01 - 0.001) * 0.5 * (1 + std::cos(M_PI * p))).epsilon(1e-5));
+  }
   CHECK(FileBytes(dir / "killed/model.pt").size() > 0);
 }
 

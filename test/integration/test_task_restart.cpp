@@ -33,7 +33,8 @@ const std::vector<std::string> kGcnModel = {"--arch", "gcn",     "--in-dim", "14
 
 }  // namespace
 
-TEST_CASE("train-local --task link, SIGKILLed after a mid-epoch step checkpoint and resumed, ends bit-identical",
+TEST_CASE("train-local --task link with a step learning-rate schedule and gradient clipping, SIGKILLed after a "
+          "mid-epoch step checkpoint and resumed, ends bit-identical",
           "[checkpoint][link][cora]") {
   TempDir dir;
   Export(dir, kLinkModel);
@@ -41,13 +42,16 @@ TEST_CASE("train-local --task link, SIGKILLed after a mid-epoch step checkpoint 
   const std::vector<std::string> common{"--dataset", CoraDir(), "--undirected", "--task", "link", "--model",
                                         dir / "m.pt", "--fanouts", "5,10", "--batch-size", "1000", "--epochs", "3",
                                         "--lr", "0.01", "--seed", "3", "--threads", "1", "--eval-negatives", "20",
-                                        "--checkpoint-every-steps", "4"};
+                                        "--checkpoint-every-steps", "4", "--lr-schedule", "step", "--warmup-steps",
+                                        "2", "--lr-step-size", "5", "--lr-gamma", "0.5", "--grad-clip", "1"};
   // Step 12 is batch 3 of epoch 2; the last step is 27.
   CheckTrainLocalResumeExact(dir, common, 12, 27, "val_auc");
+  // The last steps of the epochs (8, 17, 26 from 0): 0.01 * 0.5^floor((t - 2) / 5).
+  CHECK(EpochValues(dir / "full/metrics.jsonl", "lr") == std::vector<std::string>{"0.005", "0.00125", "0.000625"});
 }
 
-TEST_CASE("train-local --algorithm control_variate, SIGKILLed after a mid-epoch step checkpoint and resumed, ends "
-          "bit-identical, epochs counted from 1",
+TEST_CASE("train-local --algorithm control_variate with a cosine learning-rate schedule and gradient clipping, "
+          "SIGKILLed after a mid-epoch step checkpoint and resumed, ends bit-identical, epochs counted from 1",
           "[checkpoint][cv][cora]") {
   TempDir dir;
   Export(dir, kGcnModel);
@@ -55,15 +59,16 @@ TEST_CASE("train-local --algorithm control_variate, SIGKILLed after a mid-epoch 
   const std::vector<std::string> common{"--dataset", CoraDir(), "--undirected", "--algorithm", "control_variate",
                                         "--model", dir / "m.pt", "--fanouts", "2", "--batch-size", "16", "--epochs",
                                         "3", "--lr", "0.01", "--seed", "3", "--threads", "1",
-                                        "--checkpoint-every-steps", "4"};
+                                        "--checkpoint-every-steps", "4", "--lr-schedule", "cosine", "--warmup-steps",
+                                        "3", "--grad-clip", "0.5"};
   CheckTrainLocalResumeExact(dir, common, 12, 27, "val_acc");
   CHECK(EpochValues(dir / "killed/metrics.jsonl", "epoch") == std::vector<std::string>{"1", "2", "3"});
   CHECK(EpochValues(dir / "killed/metrics.jsonl", "algorithm") ==
         std::vector<std::string>{"control_variate", "control_variate", "control_variate"});
 }
 
-TEST_CASE("launch --max-restarts 1: link prediction on 2 partitions, a trainer SIGKILLed mid-epoch, restarts from "
-          "its step checkpoint and ends bit-identical",
+TEST_CASE("launch --max-restarts 1: link prediction on 2 partitions with a cosine learning-rate schedule and "
+          "gradient clipping, a trainer SIGKILLed mid-epoch, restarts from its step checkpoint and ends bit-identical",
           "[checkpoint][launch][link][cora]") {
   DistJobOptions o;
   o.parts = 2;
@@ -74,7 +79,7 @@ TEST_CASE("launch --max-restarts 1: link prediction on 2 partitions, a trainer S
   o.partition_args = {"--edge-split", "0.85,0.05,0.10"};
   o.extra_train_yaml =
       "task: link, negative: {k: 1, distribution: uniform}, eval_negatives: 20, intra_op_threads: 1, "
-      "checkpoint_every_steps: 3";
+      "checkpoint_every_steps: 3, grad_clip: 0.5, lr_schedule: {kind: cosine, warmup_steps: 4, min_lr: 0.0001}";
   // 4486 training edges per trainer in batches of 500: 9 steps an epoch.
   const std::vector<std::string> batch = {"--set", "train.batch_size=500"};
   DistJob full(o);

@@ -21,7 +21,8 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 EpochLoop::EpochLoop(const TrainSpec& spec, const TrainHooks& hooks, EpochTask* task)
-    : spec_(spec), hooks_(hooks), task_(task), metrics_(hooks.OutPath("metrics.jsonl")) {
+    : spec_(spec), hooks_(hooks), task_(task), step_(spec, hooks, &task->model()),
+      metrics_(hooks.OutPath("metrics.jsonl")) {
   tty_ = !spec.quiet && IsTerminal(STDERR_FILENO);
 }
 
@@ -53,6 +54,7 @@ EpochLoop::Checkpoint EpochLoop::CheckpointDue(bool epoch_end) const {
 
 Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
   DG_ASSIGN_OR_RETURN(steps_per_epoch_, task_->BeginEpoch(epoch));
+  step_.set_total_steps(spec_.epochs * steps_per_epoch_);
   last_progress_ = Clock::now();
   EpochStats st;
   st.epoch = epoch;
@@ -69,16 +71,18 @@ Result<EpochStats> EpochLoop::TrainEpoch(int64_t epoch) {
     resume_epoch_ = resume_batch_ = 0;
   }
   StepOutcome out;
+  const BatchLossFn loss = [this](size_t) { return task_->Loss(); };
   while (true) {
     out.split = StepSplit();
     const auto tc = Clock::now();
-    DG_ASSIGN_OR_RETURN(bool more, task_->Step(skip > 0, &out));
+    DG_ASSIGN_OR_RETURN(bool more, task_->NextBatch(skip > 0, &out.split));
     st.wait_seconds += out.split.wait;
     if (!more) break;
     if (skip > 0) {
       --skip;
       continue;
     }
+    DG_RETURN_IF_ERROR(step_.Run(1, loss, &out));
     st.compute_seconds += Since(tc) - out.split.wait;
     st.split.Add(out.split);
     st.sample_seconds += out.split.sample;
@@ -214,6 +218,7 @@ std::string EpochLoop::EpochLine(const EpochStats& st, const std::string& extra)
        << ", \"wait_fraction\": " << MetricNumber(st.wait_seconds / std::max(1e-9, st.seconds))
        << ", \"steps\": " << st.steps << ", \"step_ms\": " << st.split.PerStepJson(st.steps);
   if (st.bytes_per_step >= 0) line << ", \"bytes_per_step\": " << MetricNumber(st.bytes_per_step);
+  if (spec_.lr_schedule.kind != LrScheduleKind::kNone) line << ", \"lr\": " << MetricNumber(step_.last_lr());
   const std::string task = task_->EpochJson(st);
   if (!task.empty()) line << ", " << task;
   if (!extra.empty()) line << ", " << extra;

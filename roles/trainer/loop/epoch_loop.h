@@ -3,7 +3,8 @@
 // Run(): resume (--resume: the newest complete step checkpoint, the servers'
 // part loaded first, else checkpoint.pt; docs/recovery.md), then epochs 1 ..
 // spec.epochs, each:
-//   training steps  the task's Step per batch; progress lines (every
+//   training steps  the task's batches, each one optimizer step
+//                   (train_step.h); progress lines (every
 //                   log_every steps, every 2 s; a bar on a terminal) and
 //                   TrainProgress; a step checkpoint when CheckpointDue says so
 //   sums            loss, steps, correct, count and the task's items,
@@ -28,7 +29,8 @@
 //
 // Restart exactness: a step checkpoint holds the parameters, optimizer, best
 // so far, every trainer's RNG state and epoch sums, the position in the epoch
-// and the step counters (global, embedding); the servers' mutable tensors go
+// and the step counters (global, embedding, optimizer: the learning-rate
+// schedule's position); the servers' mutable tensors go
 // with it (TrainHooks::server_checkpoint) and the task's own state
 // (EpochTask::SaveState). Resuming reads the epoch's done batches again
 // without training on them, so the run continues with the identical state.
@@ -44,6 +46,7 @@
 #include "roles/trainer/loop/metrics_log.h"
 #include "roles/trainer/loop/train_hooks.h"
 #include "roles/trainer/loop/epoch_task.h"
+#include "roles/trainer/loop/train_step.h"
 
 namespace dg {
 
@@ -58,6 +61,9 @@ class EpochLoop {
   // no outputs).
   Result<EpochStats> TrainEpoch(int64_t epoch);
   const std::vector<EpochStats>& history() const { return history_; }
+  // One optimizer step outside the epochs (a trainer stepping on batches it
+  // holds): `batches` batches, their losses from `loss_of`.
+  Status Step(size_t batches, const BatchLossFn& loss_of, StepOutcome* out) { return step_.Run(batches, loss_of, out); }
 
  private:
   enum class Checkpoint { kNone, kStep, kEpoch };
@@ -78,6 +84,7 @@ class EpochLoop {
   std::string FinalLine() const;
 
   // loop_checkpoint.cpp
+  void WriteLoopState(torch::serialize::OutputArchive* ar);
   Status SaveCheckpoint(int64_t epoch);
   Status SaveStepCheckpoint(int64_t epoch, int64_t batch, const double sums[5], EpochStats* st);
   Result<int64_t> Resume();
@@ -87,6 +94,7 @@ class EpochLoop {
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
   EpochTask* task_;
+  TrainingStep step_;
   MetricsLog metrics_;
   std::vector<EpochStats> history_;
   int64_t best_epoch_ = 0;  // 0 = none

@@ -2,25 +2,42 @@
 // prediction, control variate: roles/trainer/tasks/) adds to the epoch loop
 // (epoch_loop.h). The loop owns everything every task needs -- resume, step
 // checkpoints, metrics.jsonl, evaluation cadence, the best model, progress,
-// RNG state, the all-reduce of the epoch's sums -- and asks the task only
-// what differs: how to step, how to evaluate, how to name its numbers, what
-// to write at the end and what state of its own a checkpoint must hold.
-// A task is one implementation of this interface, in one file.
+// RNG state, the all-reduce of the epoch's sums, and the optimizer step
+// itself (train_step.h: zero_grad, backward, the learnt rows' update,
+// gradient all-reduce, clipping, the learning rate, the optimizer) -- and
+// asks the task only what differs: its batches, a batch's loss, how to
+// evaluate, how to name its numbers, what to write at the end and what state
+// of its own a checkpoint must hold. A task is one implementation of this
+// interface, in one file.
 //
-// Calls, per epoch: BeginEpoch, Step until it returns false, then (when the
-// loop's cadence says so) Evaluate; at the end, with the best parameters in
-// place, SaveOutputs. Every trainer makes the same calls in the same order
-// (the collectives of Step and Evaluate line up).
+// Calls, per epoch: BeginEpoch, then NextBatch and (unless skipped) Loss
+// until NextBatch returns false, then (when the loop's cadence says so)
+// Evaluate; at the end, with the best parameters in place, SaveOutputs.
+// Every trainer makes the same calls in the same order (the collectives of
+// the step and of Evaluate line up).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/base/status.h"
 #include "roles/trainer/loop/epoch_stats.h"
 #include "roles/trainer/training_state.h"
 
 namespace dg {
+
+// One batch's forward, as a task computes it: the loss the loop
+// back-propagates and the batch's counts.
+struct BatchLoss {
+  torch::Tensor loss;              // a scalar: the batch's mean loss
+  int64_t correct = 0, count = 0;  // predictions right / made (train_acc)
+  int64_t items = 0;               // the task's own count (link: positive edges)
+  // With a learnt-row table (TrainHooks::embedding): the batch's rows as a
+  // leaf that requires grad, and their node ids (alive until the step ends).
+  torch::Tensor rows;
+  const std::vector<int64_t>* row_ids = nullptr;
+};
 
 // One training step's numbers.
 struct StepOutcome {
@@ -45,23 +62,27 @@ class EpochTask {
 
   // Starts the training batches of `epoch` (from 1); returns its steps.
   virtual Result<int64_t> BeginEpoch(int64_t epoch) = 0;
-  // The next batch of the epoch: trained on, or only read when `skip` (the
+  // Reads the next batch of the epoch, only to pass it when `skip` (the
   // batches a resumed epoch had done: a batch depends only on the job seed,
-  // the epoch and its index). False when the epoch has no batch left (out's
-  // wait time still counts).
-  virtual Result<bool> Step(bool skip, StepOutcome* out) = 0;
+  // the epoch and its index). Sets split's wait (always) and, for a batch to
+  // train on, its sample/gather/transfer. False when the epoch has no batch left.
+  virtual Result<bool> NextBatch(bool skip, StepSplit* split) = 0;
+  // The forward and loss of the batch NextBatch read last (the model is in
+  // training mode, gradients on).
+  virtual Result<BatchLoss> Loss() = 0;
   // Validation and test numbers after `epoch`'s training, over all trainers,
   // with the validation loss where the task has one.
   virtual Result<Evaluation> Evaluate(int64_t epoch) = 0;
 
   // metrics.jsonl fields of an evaluation ("val_acc": 0.71, ...; nulls when
   // `e` is not done), of the epoch (besides the loop's), and of the final
-  // line for the best evaluation (`best` false: there is none).
-  virtual std::string EvaluationJson(const Evaluation& e) const = 0;
+  // line for the best evaluation (`best` false: there is none). By default
+  // val and test are the two numbers, named after metric().
+  virtual std::string EvaluationJson(const Evaluation& e) const;
   virtual std::string EpochJson(const EpochStats& st) const = 0;
-  virtual std::string FinalJson(const Evaluation& best, bool have_best) const = 0;
+  virtual std::string FinalJson(const Evaluation& best, bool have_best) const;
   // The evaluation in the epoch's console summary ("val_acc 0.7100 test_acc 0.7000").
-  virtual std::string EvaluationText(const Evaluation& e) const = 0;
+  virtual std::string EvaluationText(const Evaluation& e) const;
 
   // Rank 0 after training, the best parameters in place: predictions,
   // embeddings. Every rank calls it (a task's outputs may need collectives).

@@ -40,18 +40,26 @@ Evaluation EvaluationOf(const torch::Tensor& t) {
 
 }  // namespace
 
+// The loop's keys of both checkpoints: the task, the best so far, the step
+// counters and the learning-rate schedule's state (its position and the
+// rate of the next step).
+void EpochLoop::WriteLoopState(torch::serialize::OutputArchive* ar) {
+  const ModelState& m = task_->model();
+  ar->write("task", torch::tensor(task_->kind()));
+  ar->write("best_eval", EvaluationTensor(best_));
+  ar->write("best_val_loss", torch::tensor(best_.val_loss, torch::kFloat64));
+  ar->write("global_step", torch::tensor(global_step_));
+  ar->write("embedding_steps", torch::tensor(static_cast<int64_t>(m.embedding_steps)));
+  ar->write("optimizer_steps", torch::tensor(m.optimizer_steps));
+  ar->write("lr", torch::tensor(step_.NextLr(), torch::kFloat64));
+}
+
 Status EpochLoop::SaveCheckpoint(int64_t epoch) {
   ModelState& m = task_->model();
   DG_ASSIGN_OR_RETURN(torch::Tensor rng_all, AllRngStates(m.sync.get(), hooks_.dp));  // every rank takes part
   if (!hooks_.writer()) return Status::OK();
   return SaveCheckpointFile(hooks_.OutPath("checkpoint.pt"), m, epoch, best_epoch_, rng_all,
-                            [&](torch::serialize::OutputArchive* ar) {
-                              ar->write("task", torch::tensor(task_->kind()));
-                              ar->write("best_eval", EvaluationTensor(best_));
-                              ar->write("best_val_loss", torch::tensor(best_.val_loss, torch::kFloat64));
-                              ar->write("global_step", torch::tensor(global_step_));
-                              ar->write("embedding_steps", torch::tensor(static_cast<int64_t>(m.embedding_steps)));
-                            });
+                            [&](torch::serialize::OutputArchive* ar) { WriteLoopState(ar); });
 }
 
 Status EpochLoop::SaveStepCheckpoint(int64_t epoch, int64_t batch, const double sums[5], EpochStats* st) {
@@ -69,13 +77,8 @@ Status EpochLoop::SaveStepCheckpoint(int64_t epoch, int64_t batch, const double 
     const std::string tmp = StepDirTmp(hooks_.out_dir, global_step_);
     DG_RETURN_IF_ERROR(SaveCheckpointFile(tmp + "/trainer.pt", m, epoch, best_epoch_, rng_all,
                                           [&](torch::serialize::OutputArchive* ar) {
-                                            ar->write("task", torch::tensor(task_->kind()));
-                                            ar->write("best_eval", EvaluationTensor(best_));
-                                            ar->write("best_val_loss", torch::tensor(best_.val_loss, torch::kFloat64));
+                                            WriteLoopState(ar);
                                             ar->write("batch", torch::tensor(batch));
-                                            ar->write("global_step", torch::tensor(global_step_));
-                                            ar->write("embedding_steps",
-                                                      torch::tensor(static_cast<int64_t>(m.embedding_steps)));
                                             ar->write("sums", all_sums);
                                           }));
     if (hooks_.embedding) DG_RETURN_IF_ERROR(hooks_.embedding->SaveState(tmp));
@@ -131,7 +134,7 @@ Result<int64_t> EpochLoop::LoadCheckpoint(const std::string& path) {
   return LoadCheckpointFile(
       path, &m, hooks_.dp, &best_epoch_,
       [&](torch::serialize::InputArchive* ar) {
-        torch::Tensor kind, best, v, t, b, g, e, sums, loss;
+        torch::Tensor kind, best, v, t, b, g, e, o, sums, loss;
         const int64_t was = ar->try_read("task", kind) ? kind.item<int64_t>() : 0;  // 0: node classification
         if (was != task_->kind())
           return Status::InvalidArgument("checkpoint " + path +
@@ -146,6 +149,8 @@ Result<int64_t> EpochLoop::LoadCheckpoint(const std::string& path) {
         if (ar->try_read("best_val_loss", loss)) best_.val_loss = loss.item<double>();
         if (ar->try_read("global_step", g)) global_step_ = g.item<int64_t>();
         if (ar->try_read("embedding_steps", e)) m.embedding_steps = static_cast<uint64_t>(e.item<int64_t>());
+        // A checkpoint without the schedule's position took one optimizer step per training step.
+        m.optimizer_steps = ar->try_read("optimizer_steps", o) ? o.item<int64_t>() : global_step_;
         resume_batch_ = 0;
         if (ar->try_read("batch", b)) resume_batch_ = b.item<int64_t>();
         std::fill(resume_sums_, resume_sums_ + 5, 0.0);

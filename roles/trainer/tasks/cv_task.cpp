@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <cstdio>
 #include <future>
 
@@ -12,8 +11,6 @@
 
 namespace dg {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 torch::Tensor Int64Tensor(const int64_t* data, size_t n) {
   return torch::from_blob(const_cast<int64_t*>(data), {static_cast<int64_t>(n)}, torch::kInt64).clone();
@@ -110,30 +107,24 @@ Status CheckControlVariateSpec(const TrainSpec& s) {
 Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const TrainHooks& hooks, CvStore* store,
                                                const TrainerSeeds& seeds) {
   DG_RETURN_IF_ERROR(CheckControlVariateSpec(spec));
-  SetTorchThreads(spec.intra_op_threads, spec.seed);
   std::unique_ptr<CvTask> t(new CvTask(spec, hooks, store, seeds));
-  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, -1));
-  if (!model.module.find_method("cv_input") || !model.module.find_method("cv_layer"))
-    return Status::InvalidArgument("algorithm control_variate: model " + spec.model +
-                                   " has no cv_input/cv_layer methods (README \"Writing your own model\"; "
-                                   "`distgnn model export --arch gcn|sage` writes them)");
   const int want = static_cast<int>(spec.fanouts.size()) + 1;
-  const int layers = model.module.hasattr("num_layers") ? static_cast<int>(model.module.attr("num_layers").toInt()) : want;
-  if (layers != want)
-    return Status::InvalidArgument("algorithm control_variate: model " + spec.model + " has " +
-                                   std::to_string(layers) + " layers, so fanouts needs " + std::to_string(layers - 1) +
-                                   " entries (layer 0 reads the propagated input), got " +
-                                   std::to_string(spec.fanouts.size()));
-  t->cv_.module = model.module;
-  t->cv_.layers = layers;
-  t->m_.module = std::move(model.module);
-  t->m_.names = std::move(model.names);
-  t->m_.params = std::move(model.params);
-  t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
-  DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
-  if (hooks.progress) hooks.progress->joined = true;
+  DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, -1, [&spec, want](const torch::jit::Module& module) {
+    if (!module.find_method("cv_input") || !module.find_method("cv_layer"))
+      return Status::InvalidArgument("algorithm control_variate: model " + spec.model +
+                                     " has no cv_input/cv_layer methods (README \"Writing your own model\"; "
+                                     "`distgnn model export --arch gcn|sage` writes them)");
+    const int layers = module.hasattr("num_layers") ? static_cast<int>(module.attr("num_layers").toInt()) : want;
+    if (layers != want)
+      return Status::InvalidArgument("algorithm control_variate: model " + spec.model + " has " +
+                                     std::to_string(layers) + " layers, so fanouts needs " +
+                                     std::to_string(layers - 1) + " entries (layer 0 reads the propagated input), got " +
+                                     std::to_string(spec.fanouts.size()));
+    return Status::OK();
+  }, &t->m_));
+  t->cv_.module = t->m_.module;
+  t->cv_.layers = want;
   DG_RETURN_IF_ERROR(t->InitHistory());
-  DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
   return t;
 }
 
@@ -173,32 +164,24 @@ Result<int64_t> CvTask::BeginEpoch(int64_t epoch) {
   return steps_;
 }
 
-Result<bool> CvTask::Step(bool skip, StepOutcome* out) {
+Result<bool> CvTask::NextBatch(bool /*skip*/, StepSplit* /*split*/) {
   if (batch_ >= steps_) return false;
-  const int64_t b = batch_++;
-  if (skip) return true;
-  std::vector<int64_t> s = BatchSeeds(order_, cv_.spec.batch_size, b);
-  auto t0 = Clock::now();
-  cv_.module.train(true);
-  torch::Tensor labels;
-  DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, true, epoch_, b, &labels));
-  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
-  out->split.forward += Since(t0);
-  t0 = Clock::now();
-  m_.optimizer->zero_grad();
-  loss.backward();
-  out->split.backward += Since(t0);
-  t0 = Clock::now();
-  if (m_.sync) DG_RETURN_IF_ERROR(m_.sync->AllReduceGradients(m_.params));
-  out->split.allreduce += Since(t0);
-  t0 = Clock::now();
-  m_.optimizer->step();
-  out->split.optimizer += Since(t0);
-  out->loss = loss.item<double>();
-  out->correct = logits.argmax(1).eq(labels).sum().item<int64_t>();
-  out->count = static_cast<int64_t>(s.size());
-  out->items = out->count;
+  current_ = batch_++;
   return true;
+}
+
+// The batch's sampling is part of its forward (CvModel::Forward reads the
+// store as it goes), so it counts as forward time.
+Result<BatchLoss> CvTask::Loss() {
+  std::vector<int64_t> s = BatchSeeds(order_, cv_.spec.batch_size, current_);
+  torch::Tensor labels;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, true, epoch_, current_, &labels));
+  BatchLoss out;
+  out.loss = torch::nn::functional::cross_entropy(logits, labels);
+  out.correct = logits.argmax(1).eq(labels).sum().item<int64_t>();
+  out.count = static_cast<int64_t>(s.size());
+  out.items = out.count;
+  return out;
 }
 
 Result<std::pair<double, double>> CvTask::AccuracyAndLoss(const std::vector<int64_t>& seeds, int64_t epoch) {
@@ -236,24 +219,8 @@ Result<Evaluation> CvTask::Evaluate(int64_t epoch) {
   return e;
 }
 
-std::string CvTask::EvaluationJson(const Evaluation& e) const {
-  return "\"val_acc\": " + (e.done ? MetricNumber(e.val) : "null") +
-         ", \"test_acc\": " + (e.done ? MetricNumber(e.test) : "null");
-}
-
 std::string CvTask::EpochJson(const EpochStats& st) const {
   return "\"seeds\": " + std::to_string(st.seeds) + ", \"algorithm\": \"control_variate\"";
-}
-
-std::string CvTask::FinalJson(const Evaluation& best, bool have_best) const {
-  return "\"best_val_acc\": " + (have_best ? MetricNumber(best.val) : "null") +
-         ", \"test_acc\": " + (have_best ? MetricNumber(best.test) : "null");
-}
-
-std::string CvTask::EvaluationText(const Evaluation& e) const {
-  char buf[96];
-  std::snprintf(buf, sizeof(buf), "val_acc %.4f test_acc %.4f", e.val, e.test);
-  return buf;
 }
 
 Status CvTask::SaveState(const std::string& dir) { return cv_.store->SaveHistory(dir); }

@@ -56,12 +56,10 @@ class CvTask : public EpochTask {
   const char* name() const override { return "control variate"; }
   const char* metric() const override { return "acc"; }
   Result<int64_t> BeginEpoch(int64_t epoch) override;
-  Result<bool> Step(bool skip, StepOutcome* out) override;
+  Result<bool> NextBatch(bool skip, StepSplit* split) override;
+  Result<BatchLoss> Loss() override;
   Result<Evaluation> Evaluate(int64_t epoch) override;
-  std::string EvaluationJson(const Evaluation& e) const override;
   std::string EpochJson(const EpochStats& st) const override;
-  std::string FinalJson(const Evaluation& best, bool have_best) const override;
-  std::string EvaluationText(const Evaluation& e) const override;
   Status SaveState(const std::string& dir) override;
   Status LoadState(const std::string& dir) override;
 
@@ -78,6 +76,7 @@ class CvTask : public EpochTask {
   TrainerSeeds seeds_;
   std::vector<int64_t> order_;  // the epoch's seeds, shuffled
   int64_t epoch_ = 0, batch_ = 0, steps_ = 0;
+  int64_t current_ = 0;  // the batch NextBatch read last
 };
 
 }  // namespace dg

@@ -59,17 +59,9 @@ Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const 
   if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
   DG_RETURN_IF_ERROR(CheckLinkOptions(link, spec));
   std::unique_ptr<LinkTask> t(new LinkTask(spec, hooks, link));
-  SetTorchThreads(spec.intra_op_threads, spec.seed);
-  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, static_cast<int64_t>(spec.fanouts.size())));
-  t->m_.module = std::move(model.module);
-  t->m_.names = std::move(model.names);
-  t->m_.params = std::move(model.params);
+  DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, static_cast<int64_t>(spec.fanouts.size()), nullptr, &t->m_));
   t->has_score_ = t->m_.module.find_method("score").has_value();
   t->typed_ = IsTypedModel(t->m_.module);
-  t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
-  DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
-  if (hooks.progress) hooks.progress->joined = true;
-  DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
   spdlog::info("link prediction: model {} scores pairs with {}", spec.model,
                t->has_score_ ? "its score(h_src, h_dst)" : "the dot product");
   return t;
@@ -179,41 +171,21 @@ Result<torch::Tensor> LinkTask::Score(const torch::Tensor& hs, const torch::Tens
   return s;
 }
 
-Status LinkTask::TrainStep(const MiniBatch& mb, StepOutcome* out) {
-  auto t0 = Clock::now();
-  m_.module.train(true);
-  m_.optimizer->zero_grad();
-  std::vector<torch::Tensor> leaf(1);
-  DG_ASSIGN_OR_RETURN(torch::Tensor h, Forward(mb, hooks_.embedding ? &leaf[0] : nullptr));
-  if (mb.labels.dtype != DType::kInt64 || mb.labels.shape.size() != 2 || mb.labels.shape[1] != 3)
+Result<BatchLoss> LinkTask::Loss() {
+  BatchLoss out;
+  DG_ASSIGN_OR_RETURN(torch::Tensor h, Forward(mb_, hooks_.embedding ? &out.rows : nullptr));
+  if (mb_.labels.dtype != DType::kInt64 || mb_.labels.shape.size() != 2 || mb_.labels.shape[1] != 3)
     return Status::InvalidArgument("a link batch's labels must be int64 [R, 3] (is this a node batch?)");
-  torch::Tensor lab = ArrayTensor(mb.labels);
+  torch::Tensor lab = ArrayTensor(mb_.labels);
   torch::Tensor target = lab.select(1, 2).to(torch::kFloat32);
   DG_ASSIGN_OR_RETURN(torch::Tensor logits,
                       Score(h.index_select(0, lab.select(1, 0)), h.index_select(0, lab.select(1, 1))));
-  torch::Tensor l = torch::binary_cross_entropy_with_logits(logits, target);
-  out->loss = l.item<double>();
-  out->correct = logits.gt(0).eq(target.gt(0.5)).sum().item<int64_t>();
-  out->count = target.numel();
-  out->items = target.gt(0.5).sum().item<int64_t>();
-  out->split.forward += Since(t0);
-  t0 = Clock::now();
-  try {
-    l.backward();
-  } catch (const std::exception& e) {
-    return Status::Internal("backward failed: " + FirstLine(e.what()));
-  }
-  out->split.backward += Since(t0);
-  t0 = Clock::now();
-  if (hooks_.embedding) DG_RETURN_IF_ERROR(UpdateEmbedding(hooks_.embedding, &m_, mb.input_nodes, leaf));
-  out->split.optimizer += Since(t0);
-  t0 = Clock::now();
-  if (m_.sync) DG_RETURN_IF_ERROR(m_.sync->AllReduceGradients(m_.params));
-  out->split.allreduce += Since(t0);
-  t0 = Clock::now();
-  m_.optimizer->step();
-  out->split.optimizer += Since(t0);
-  return Status::OK();
+  out.loss = torch::binary_cross_entropy_with_logits(logits, target);
+  out.correct = logits.gt(0).eq(target.gt(0.5)).sum().item<int64_t>();
+  out.count = target.numel();
+  out.items = target.gt(0.5).sum().item<int64_t>();
+  out.row_ids = &mb_.input_nodes;
+  return out;
 }
 
 Result<int64_t> LinkTask::BeginEpoch(int64_t epoch) {
@@ -226,16 +198,16 @@ Result<int64_t> LinkTask::BeginEpoch(int64_t epoch) {
   return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
 }
 
-Result<bool> LinkTask::Step(bool skip, StepOutcome* out) {
+Result<bool> LinkTask::NextBatch(bool skip, StepSplit* split) {
   const auto tw = Clock::now();
   DG_ASSIGN_OR_RETURN(bool more, edges_->Next(&mb_));
-  out->split.wait = Since(tw);
-  if (!more || skip) return more;
-  DG_RETURN_IF_ERROR(TrainStep(mb_, out));
-  out->split.sample = mb_.sample_seconds;
-  out->split.gather = mb_.gather_seconds;
-  out->split.transfer = mb_.transfer_seconds;
-  return true;
+  split->wait = Since(tw);
+  if (more && !skip) {
+    split->sample = mb_.sample_seconds;
+    split->gather = mb_.gather_seconds;
+    split->transfer = mb_.transfer_seconds;
+  }
+  return more;
 }
 
 // Sum all-reduce of values placed at this rank's offset: every rank gets all ranks' values.

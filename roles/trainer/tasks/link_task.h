@@ -40,7 +40,8 @@ class LinkTask : public EpochTask {
   const char* name() const override { return "link prediction"; }
   const char* metric() const override { return "auc"; }
   Result<int64_t> BeginEpoch(int64_t epoch) override;
-  Result<bool> Step(bool skip, StepOutcome* out) override;
+  Result<bool> NextBatch(bool skip, StepSplit* split) override;
+  Result<BatchLoss> Loss() override;
   Result<Evaluation> Evaluate(int64_t epoch) override;
   std::string EvaluationJson(const Evaluation& e) const override;
   std::string EpochJson(const EpochStats& st) const override;
@@ -58,7 +59,6 @@ class LinkTask : public EpochTask {
   Result<torch::Tensor> EmbedNodes(const std::vector<int64_t>& ids, uint64_t seed_tag);
   Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf);
   Result<torch::Tensor> Score(const torch::Tensor& hs, const torch::Tensor& hd);
-  Status TrainStep(const MiniBatch& mb, StepOutcome* out);
   Result<std::vector<float>> Gather(const std::vector<float>& mine);
   std::vector<int64_t> Negatives(const EdgeList& held) const;
   Result<LinkMetrics> EvaluateEdges(const EdgeList& held);

@@ -14,25 +14,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The seed used for evaluation and prediction batches (sampled eval fanouts).
-
 }  // namespace
 
 Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const TrainHooks& hooks) {
   if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
   std::unique_ptr<NodeTask> t(new NodeTask(spec, hooks));
-  SetTorchThreads(spec.intra_op_threads, spec.seed);
-  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, static_cast<int64_t>(spec.fanouts.size())));
-  t->m_.module = std::move(model.module);
-  t->m_.names = std::move(model.names);
-  t->m_.params = std::move(model.params);
-  if (spec.save_embeddings && !HasForwardLayer(t->m_.module))
-    return Status::InvalidArgument("--save-embeddings needs a model with forward_layer(layer, x, block); " +
-                                   spec.model + " has none");
-  t->m_.optimizer = MakeOptimizer(spec, t->m_.params);
-  DG_ASSIGN_OR_RETURN(t->m_.sync, ConnectGradientSync(hooks.dp, t->m_.params));
-  if (hooks.progress) hooks.progress->joined = true;
-  DG_RETURN_IF_ERROR(CreateRunDir(hooks.out_dir));
+  DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, static_cast<int64_t>(spec.fanouts.size()),
+                                [&spec](const torch::jit::Module& module) {
+                                  if (spec.save_embeddings && !HasForwardLayer(module))
+                                    return Status::InvalidArgument(
+                                        "--save-embeddings needs a model with forward_layer(layer, x, block); " +
+                                        spec.model + " has none");
+                                  return Status::OK();
+                                },
+                                &t->m_));
   return t;
 }
 
@@ -67,60 +62,25 @@ Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_
   return out;
 }
 
-Status NodeTask::TrainStep(const std::vector<const MiniBatch*>& batches, StepOutcome* out) {
-  StepSplit& t = out->split;
-  m_.module.train(true);
-  auto t0 = Clock::now();
-  m_.optimizer->zero_grad();
-  t.optimizer += Since(t0);
-  double total_loss = 0;
-  int64_t ok = 0, n = 0;
-  std::vector<torch::Tensor> leaves(batches.size());
-  for (size_t b = 0; b < batches.size(); ++b) {
-    const MiniBatch* mb = batches[b];
-    t0 = Clock::now();
-    DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(*mb, hooks_.embedding ? &leaves[b] : nullptr));
-    if (mb->labels.dtype != DType::kInt64 || mb->labels.rows() != logits.size(0))
-      return Status::InvalidArgument("labels must be int64 with one row per seed");
-    torch::Tensor labels = ArrayTensor(mb->labels).reshape({-1});
-    if (labels.numel() > 0) {
-      int64_t lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
-      if (lo < 0 || hi >= logits.size(1))
-        return Status::InvalidArgument("label " + std::to_string(lo < 0 ? lo : hi) +
-                                       " of a training node is out of range [0, " + std::to_string(logits.size(1)) +
-                                       ")");
-    }
-    torch::Tensor l = torch::nn::functional::cross_entropy(logits, labels);
-    total_loss += l.item<double>();
-    ok += logits.argmax(1).eq(labels).sum().item<int64_t>();
-    n += labels.numel();
-    t.forward += Since(t0);
-    t0 = Clock::now();
-    try {
-      (l / static_cast<double>(batches.size())).backward();
-    } catch (const std::exception& e) {
-      return Status::Internal("backward failed: " + FirstLine(e.what()));
-    }
-    t.backward += Since(t0);
+Result<BatchLoss> NodeTask::LossOf(const MiniBatch& mb) {
+  BatchLoss out;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb, hooks_.embedding ? &out.rows : nullptr));
+  if (mb.labels.dtype != DType::kInt64 || mb.labels.rows() != logits.size(0))
+    return Status::InvalidArgument("labels must be int64 with one row per seed");
+  torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
+  if (labels.numel() > 0) {
+    int64_t lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
+    if (lo < 0 || hi >= logits.size(1))
+      return Status::InvalidArgument("label " + std::to_string(lo < 0 ? lo : hi) +
+                                     " of a training node is out of range [0, " + std::to_string(logits.size(1)) +
+                                     ")");
   }
-  t0 = Clock::now();
-  if (hooks_.embedding) {
-    std::vector<int64_t> ids;
-    for (const MiniBatch* mb : batches) ids.insert(ids.end(), mb->input_nodes.begin(), mb->input_nodes.end());
-    DG_RETURN_IF_ERROR(UpdateEmbedding(hooks_.embedding, &m_, ids, leaves));
-  }
-  t.optimizer += Since(t0);
-  t0 = Clock::now();
-  if (m_.sync) DG_RETURN_IF_ERROR(m_.sync->AllReduceGradients(m_.params));
-  t.allreduce += Since(t0);
-  t0 = Clock::now();
-  m_.optimizer->step();
-  t.optimizer += Since(t0);
-  out->loss = total_loss / static_cast<double>(std::max<size_t>(1, batches.size()));
-  out->correct = ok;
-  out->count = n;
-  out->items = n;
-  return Status::OK();
+  out.loss = torch::nn::functional::cross_entropy(logits, labels);
+  out.correct = logits.argmax(1).eq(labels).sum().item<int64_t>();
+  out.count = labels.numel();
+  out.items = out.count;
+  out.row_ids = &mb.input_nodes;
+  return out;
 }
 
 Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
@@ -131,16 +91,16 @@ Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
   return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
 }
 
-Result<bool> NodeTask::Step(bool skip, StepOutcome* out) {
+Result<bool> NodeTask::NextBatch(bool skip, StepSplit* split) {
   const auto tw = Clock::now();
   DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb_));
-  out->split.wait = Since(tw);
-  if (!more || skip) return more;
-  DG_RETURN_IF_ERROR(TrainStep({&mb_}, out));
-  out->split.sample = mb_.sample_seconds;
-  out->split.gather = mb_.gather_seconds;
-  out->split.transfer = mb_.transfer_seconds;
-  return true;
+  split->wait = Since(tw);
+  if (more && !skip) {
+    split->sample = mb_.sample_seconds;
+    split->gather = mb_.gather_seconds;
+    split->transfer = mb_.transfer_seconds;
+  }
+  return more;
 }
 
 Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
@@ -184,23 +144,7 @@ Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
   return e;
 }
 
-std::string NodeTask::EvaluationJson(const Evaluation& e) const {
-  return "\"val_acc\": " + (e.done ? MetricNumber(e.val) : "null") +
-         ", \"test_acc\": " + (e.done ? MetricNumber(e.test) : "null");
-}
-
 std::string NodeTask::EpochJson(const EpochStats& st) const { return "\"seeds\": " + std::to_string(st.seeds); }
-
-std::string NodeTask::FinalJson(const Evaluation& best, bool have_best) const {
-  return "\"best_val_acc\": " + (have_best ? MetricNumber(best.val) : "null") +
-         ", \"test_acc\": " + (have_best ? MetricNumber(best.test) : "null");
-}
-
-std::string NodeTask::EvaluationText(const Evaluation& e) const {
-  char buf[96];
-  std::snprintf(buf, sizeof(buf), "val_acc %.4f test_acc %.4f", e.val, e.test);
-  return buf;
-}
 
 Status NodeTask::SaveOutputs() {
   if (!hooks_.writer() || !(spec_.save_predictions || spec_.save_embeddings) || seeds_.predict.empty())

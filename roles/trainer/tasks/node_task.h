@@ -3,11 +3,11 @@
 //
 // Batches of seed nodes from a BatchProvider; the model's forward gives one
 // row of class logits per seed (forward_agg when the batch carries block 0
-// aggregated at the data); loss = cross-entropy; data-parallel gradients are
-// all-reduced (GradientSync); with an embedding (TrainHooks::embedding) the
+// aggregated at the data); loss = cross-entropy (the loop's step does the
+// rest, loop/train_step.h); with an embedding (TrainHooks::embedding) the
 // model's input is [features | embedding rows] of the batch's input nodes
-// (the rows alone when spec.embedding.features is false) and the rows'
-// gradients go to its sparse optimizer, one Update per step on every trainer.
+// (the rows alone when spec.embedding.features is false), their leaf handed
+// to the step.
 // Evaluation: accuracy on the val and test seeds (all-reduced), eval fanouts.
 // Outputs (rank 0, best parameters): predictions.npy and embeddings.npy (the
 // last hidden layer, forward_layer) of seeds.predict, in that order.
@@ -34,17 +34,15 @@ class NodeTask : public EpochTask {
   const char* name() const override { return "node classification"; }
   const char* metric() const override { return "acc"; }
   Result<int64_t> BeginEpoch(int64_t epoch) override;
-  Result<bool> Step(bool skip, StepOutcome* out) override;
+  Result<bool> NextBatch(bool skip, StepSplit* split) override;
+  Result<BatchLoss> Loss() override { return LossOf(mb_); }
   Result<Evaluation> Evaluate(int64_t epoch) override;
-  std::string EvaluationJson(const Evaluation& e) const override;
   std::string EpochJson(const EpochStats& st) const override;
-  std::string FinalJson(const Evaluation& best, bool have_best) const override;
-  std::string EvaluationText(const Evaluation& e) const override;
   Status SaveOutputs() override;
 
-  // One optimizer step over `batches` (the loss is the mean of their mean
-  // losses); adds its forward/backward/optimizer/all-reduce time to out->split.
-  Status TrainStep(const std::vector<const MiniBatch*>& batches, StepOutcome* out);
+  // The cross-entropy of `mb`'s seeds (mb outlives the step: its input nodes
+  // are the learnt rows' ids).
+  Result<BatchLoss> LossOf(const MiniBatch& mb);
   // Accuracy on `seeds` (all-reduced across trainers; NaN without any).
   Result<double> Accuracy(const std::vector<int64_t>& seeds);
   // Accuracy and mean cross-entropy loss on `seeds` (all-reduced; NaN without any).
