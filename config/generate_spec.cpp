@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "config/enum_words.h"
+
 namespace dg {
 namespace {
 
@@ -10,22 +12,6 @@ constexpr std::pair<GraphModel, const char*> kModels[] = {{GraphModel::kRmat, "r
 constexpr std::pair<GenerateFormat, const char*> kFormats[] = {{GenerateFormat::kNpy, "npy"}, {GenerateFormat::kOgb, "ogb"}};
 constexpr std::pair<GenerateShape, const char*> kShapes[] = {{GenerateShape::kMag, "mag"}};
 
-template <class E, size_t N>
-const char* NameIn(const std::pair<E, const char*> (&table)[N], E v) {
-  for (const auto& [value, word] : table)
-    if (value == v) return word;
-  return "";
-}
-
-template <class E, size_t N>
-bool ParseIn(const std::pair<E, const char*> (&table)[N], const std::string& word, E* out) {
-  for (const auto& [value, name] : table)
-    if (word == name) {
-      *out = value;
-      return true;
-    }
-  return false;
-}
 
 }  // namespace
 

@@ -17,7 +17,7 @@ enum class GenerateFormat { kNpy, kOgb };
 // --hetero: none (one node and one edge type) or a typed dataset shaped like ogbn-mag.
 enum class GenerateShape { kHomogeneous, kMag };
 
-// "rmat", "uniform"; "npy", "ogb"; "mag" (kHomogeneous has no word: no --hetero).
+// "rmat", "uniform"; "npy", "ogb"; "mag" (kHomogeneous, no --hetero, has no word: "?").
 const char* Name(GraphModel v);
 const char* Name(GenerateFormat v);
 const char* Name(GenerateShape v);

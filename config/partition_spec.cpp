@@ -10,6 +10,8 @@
 #include <sstream>
 #include <utility>
 
+#include "config/enum_words.h"
+
 namespace dg {
 
 namespace {
@@ -21,22 +23,6 @@ constexpr std::pair<PartitionMethod, const char*> kMethods[] = {
     {PartitionMethod::kAuto, "auto"},    {PartitionMethod::kCluster, "cluster"}, {PartitionMethod::kScotch, "scotch"}};
 constexpr std::pair<InputFormat, const char*> kFormats[] = {{InputFormat::kPlain, "plain"}, {InputFormat::kOgb, "ogb"}};
 
-template <class E, size_t N>
-const char* NameIn(const std::pair<E, const char*> (&table)[N], E v) {
-  for (const auto& [value, word] : table)
-    if (value == v) return word;
-  return "?";
-}
-
-template <class E, size_t N>
-bool ParseIn(const std::pair<E, const char*> (&table)[N], const std::string& word, E* out) {
-  for (const auto& [value, name] : table)
-    if (word == name) {
-      *out = value;
-      return true;
-    }
-  return false;
-}
 
 // ---- the flags of one mode --------------------------------------------------
 

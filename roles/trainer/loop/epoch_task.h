@@ -17,6 +17,7 @@
 // the step and of Evaluate line up).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +47,21 @@ struct StepOutcome {
   int64_t items = 0;               // the task's own count (link: positive edges)
   StepSplit split;                 // its time, waiting for the batch included
 };
+
+// NextBatch over a batch source whose batches carry their makers' seconds
+// (sample_seconds, gather_seconds, transfer_seconds): the node and link tasks'.
+template <class Source, class Batch>
+Result<bool> NextTimedBatch(Source& source, Batch* mb, bool skip, StepSplit* split) {
+  const auto started = std::chrono::steady_clock::now();
+  DG_ASSIGN_OR_RETURN(bool more, source.Next(mb));
+  split->wait = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (more && !skip) {
+    split->sample = mb->sample_seconds;
+    split->gather = mb->gather_seconds;
+    split->transfer = mb->transfer_seconds;
+  }
+  return more;
+}
 
 class EpochTask {
  public:

@@ -198,17 +198,7 @@ Result<int64_t> LinkTask::BeginEpoch(int64_t epoch) {
   return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
 }
 
-Result<bool> LinkTask::NextBatch(bool skip, StepSplit* split) {
-  const auto tw = Clock::now();
-  DG_ASSIGN_OR_RETURN(bool more, edges_->Next(&mb_));
-  split->wait = Since(tw);
-  if (more && !skip) {
-    split->sample = mb_.sample_seconds;
-    split->gather = mb_.gather_seconds;
-    split->transfer = mb_.transfer_seconds;
-  }
-  return more;
-}
+Result<bool> LinkTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*edges_, &mb_, skip, split); }
 
 // Sum all-reduce of values placed at this rank's offset: every rank gets all ranks' values.
 Result<std::vector<float>> LinkTask::Gather(const std::vector<float>& mine) {

@@ -12,7 +12,6 @@
 namespace dg {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
@@ -91,17 +90,7 @@ Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
   return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
 }
 
-Result<bool> NodeTask::NextBatch(bool skip, StepSplit* split) {
-  const auto tw = Clock::now();
-  DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb_));
-  split->wait = Since(tw);
-  if (more && !skip) {
-    split->sample = mb_.sample_seconds;
-    split->gather = mb_.gather_seconds;
-    split->transfer = mb_.transfer_seconds;
-  }
-  return more;
-}
+Result<bool> NodeTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*provider_, &mb_, skip, split); }
 
 Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
   DG_ASSIGN_OR_RETURN(auto acc_loss, AccuracyAndLoss(seeds));
