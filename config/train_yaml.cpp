@@ -13,7 +13,7 @@ namespace {
 
 const std::vector<std::string> kTrainKeys = {
     "model",      "fanouts",          "batch_size", "epochs",          "lr",
-    "weight_decay", "optimizer", "grad_clip", "lr_schedule",      "eval_every", "eval_full_neighbors", "select_by", "seed",
+    "weight_decay", "optimizer", "momentum", "grad_clip", "lr_schedule",      "eval_every", "eval_full_neighbors", "select_by", "seed",
     "intra_op_threads", "credits",    "save_predictions", "save_embeddings",
     "layerwise_inference", "embedding",
     "task", "negative", "eval_negatives", "link_etype",  // link prediction
@@ -184,6 +184,7 @@ Status ReadOptimization(const Reader& r, const YAML::Node& n, TrainSpec* t) {
   DG_RETURN_IF_ERROR(r.Int(n, "epochs", "train.epochs", &t->epochs));
   DG_RETURN_IF_ERROR(r.Double(n, "lr", "train.lr", &t->lr));
   DG_RETURN_IF_ERROR(r.Double(n, "weight_decay", "train.weight_decay", &t->weight_decay));
+  DG_RETURN_IF_ERROR(r.Double(n, "momentum", "train.momentum", &t->momentum));
   DG_RETURN_IF_ERROR(r.Enum(n, "optimizer", "train.optimizer", &t->optimizer));
   DG_RETURN_IF_ERROR(r.Double(n, "grad_clip", "train.grad_clip", &t->grad_clip));
   DG_RETURN_IF_ERROR(ReadLrSchedule(r, n, &t->lr_schedule));

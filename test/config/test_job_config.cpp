@@ -178,6 +178,14 @@ TEST_CASE("wrong types and out-of-range values name key, line and expectation", 
   e = job.Error();
   CHECK(e == job.path() + ":15: key 'train.optimizer': expected adam or sgd, got 'adamw'");
   CHECK(e.find("--optimizer") == std::string::npos);
+  // train.momentum is read from the file and checked with its line.
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: sgd\n  momentum: 0.9"));
+  auto sgd = LoadJobConfig(job.path());
+  REQUIRE(sgd.ok());
+  CHECK(sgd->train.optimizer == dg::OptimizerKind::kSgd);
+  CHECK(sgd->train.momentum == Approx(0.9));
+  job.Write(Replace(kGood, "optimizer: adam", "optimizer: adam\n  momentum: 0.9"));
+  CHECK(job.Error() == job.path() + ":16: key 'train.momentum': goes with train.optimizer sgd (adam keeps its own moments)");
   job.Write(Replace(kGood, "lr: 0.003", "lr: 0"));  // a range rule of ValidateTrainSpec, with the key's line
   CHECK(job.Error() == job.path() + ":14: key 'train.lr': expected a number > 0 and <= 1000, got 0");
   job.Write(kGood);
