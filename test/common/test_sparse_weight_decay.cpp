@@ -222,6 +222,38 @@ TEST_CASE("a step numbered below the last starts a new numbering after settling 
   CHECK(st.ReadFactor(1) == Approx(f * f).epsilon(1e-6));
 }
 
+// The same steps (numbered first_step, first_step + 1, ...) on an embedding
+// never stopped (whole) and on one saved after the step of index `stop` and
+// loaded into a fresh embedding that takes the rest (resumed).
+struct ResumedRun {
+  std::unique_ptr<LocalNodeEmbedding> whole, resumed;
+};
+ResumedRun TrainAcrossResume(const NodeEmbeddingOptions& o, uint64_t mix_seed, uint64_t first_step, int steps,
+                             int stop) {
+  auto whole = LocalNodeEmbedding::Create(kRows, o);
+  auto first = LocalNodeEmbedding::Create(kRows, o);
+  auto resumed = LocalNodeEmbedding::Create(kRows, o);
+  REQUIRE(whole.ok());
+  REQUIRE(first.ok());
+  REQUIRE(resumed.ok());
+  test::TempDir dir;
+  Mix mix{mix_seed};
+  for (int k = 0; k < steps; ++k) {
+    const std::vector<int64_t> ids = Touched(k, &mix);
+    Array g = Array::Zeros(DType::kFloat32, {int64_t(ids.size()), kDim});
+    const std::vector<float> gv = Grads(ids.size(), &mix);
+    std::memcpy(g.data, gv.data(), g.nbytes());
+    REQUIRE((*whole)->Update(ids, g, first_step + k).ok());
+    LocalNodeEmbedding* other = k <= stop ? first->get() : resumed->get();
+    REQUIRE(other->Update(ids, g, first_step + k).ok());
+    if (k == stop) {
+      REQUIRE((*first)->SaveState(dir.path()).ok());
+      REQUIRE((*resumed)->LoadState(dir.path()).ok());
+    }
+  }
+  return {std::move(*whole), std::move(*resumed)};
+}
+
 TEST_CASE("a resumed embedding with owed weight decay equals one never stopped", "[storage][sparse][weight_decay]") {
   for (SparseOptimizerKind kind : {SparseOptimizerKind::kAdagrad, SparseOptimizerKind::kAdam}) {
     NodeEmbeddingOptions o;
@@ -229,34 +261,15 @@ TEST_CASE("a resumed embedding with owed weight decay equals one never stopped",
     o.optimizer = Spec(kind, 0.4);
     o.seed = 3;
     INFO(o.optimizer.ToString());
-    auto whole = LocalNodeEmbedding::Create(kRows, o);
-    auto first = LocalNodeEmbedding::Create(kRows, o);
-    auto resumed = LocalNodeEmbedding::Create(kRows, o);
-    REQUIRE(whole.ok());
-    REQUIRE(first.ok());
-    REQUIRE(resumed.ok());
-    test::TempDir dir;
-    Mix mix{11};
-    for (int k = 0; k < kSteps; ++k) {
-      const std::vector<int64_t> ids = Touched(k, &mix);
-      Array g = Array::Zeros(DType::kFloat32, {int64_t(ids.size()), kDim});
-      const std::vector<float> gv = Grads(ids.size(), &mix);
-      std::memcpy(g.data, gv.data(), g.nbytes());
-      REQUIRE((*whole)->Update(ids, g, k).ok());
-      LocalNodeEmbedding* other = k < 13 ? first->get() : resumed->get();
-      REQUIRE(other->Update(ids, g, k).ok());
-      if (k == 12) {  // a checkpoint while rows 16-19 owe 12 steps of decay
-        REQUIRE((*first)->SaveState(dir.path()).ok());
-        REQUIRE((*resumed)->LoadState(dir.path()).ok());
-      }
-    }
-    CHECK((*resumed)->table() == (*whole)->table());
-    auto a = (*whole)->Rows(AllRows());
-    auto b = (*resumed)->Rows(AllRows());
+    // a checkpoint after step 12, while rows 16-19 owe 12 steps of decay
+    const ResumedRun run = TrainAcrossResume(o, 11, 0, kSteps, 12);
+    CHECK(run.resumed->table() == run.whole->table());
+    auto a = run.whole->Rows(AllRows());
+    auto b = run.resumed->Rows(AllRows());
     REQUIRE(a.ok());
     REQUIRE(b.ok());
     CHECK(std::memcmp(a->data, b->data, a->nbytes()) == 0);
-    CHECK(std::memcmp(a->data, (*whole)->table().data(), a->nbytes()) != 0);  // Rows() applied owed decay
+    CHECK(std::memcmp(a->data, run.whole->table().data(), a->nbytes()) != 0);  // Rows() applied owed decay
   }
 }
 
@@ -266,37 +279,18 @@ TEST_CASE("the last step numbers weight decay takes save and load and the one pa
   o.dim = kDim;
   o.optimizer = Spec(SparseOptimizerKind::kAdam, 0.4);
   o.seed = 5;
-  auto whole = LocalNodeEmbedding::Create(kRows, o);
-  auto first = LocalNodeEmbedding::Create(kRows, o);
-  auto resumed = LocalNodeEmbedding::Create(kRows, o);
-  REQUIRE(whole.ok());
-  REQUIRE(first.ok());
-  REQUIRE(resumed.ok());
-  test::TempDir dir;
-  Mix mix{17};
-  const uint64_t start = kLastDecayStep - 9;  // the last ten step numbers
-  for (uint64_t k = 0; k < 10; ++k) {
-    const std::vector<int64_t> ids = Touched(int(k), &mix);
-    Array g = Array::Zeros(DType::kFloat32, {int64_t(ids.size()), kDim});
-    const std::vector<float> gv = Grads(ids.size(), &mix);
-    std::memcpy(g.data, gv.data(), g.nbytes());
-    REQUIRE((*whole)->Update(ids, g, start + k).ok());
-    LocalNodeEmbedding* other = k < 5 ? first->get() : resumed->get();
-    REQUIRE(other->Update(ids, g, start + k).ok());
-    if (k == 4) {
-      REQUIRE((*first)->SaveState(dir.path()).ok());
-      REQUIRE((*resumed)->LoadState(dir.path()).ok());
-    }
-  }
-  CHECK((*resumed)->table() == (*whole)->table());
+  // the last ten step numbers, a checkpoint after the fifth
+  const ResumedRun run = TrainAcrossResume(o, 17, kLastDecayStep - 9, 10, 4);
+  LocalNodeEmbedding& whole = *run.whole;
+  CHECK(run.resumed->table() == whole.table());
   test::TempDir last;  // the state after step kLastDecayStep saves and loads too
-  REQUIRE((*whole)->SaveState(last.path()).ok());
+  REQUIRE(whole.SaveState(last.path()).ok());
   auto again = LocalNodeEmbedding::Create(kRows, o);
   REQUIRE(again.ok());
   REQUIRE((*again)->LoadState(last.path()).ok());
-  CHECK((*again)->table() == (*whole)->table());
+  CHECK((*again)->table() == whole.table());
   Array g = Array::Zeros(DType::kFloat32, {1, kDim});
-  const Status past = (*whole)->Update({0}, g, kLastDecayStep + 1);
+  const Status past = whole.Update({0}, g, kLastDecayStep + 1);
   CHECK(past.code() == Status::Code::kInvalidArgument);
   CHECK(past.message() == "embedding update: step 18446744073709551615 with weight_decay > 0: weight decay numbers "
                           "steps up to 18446744073709551614");

@@ -40,10 +40,13 @@ inline std::vector<std::string> Mpirun(int np) {
 }
 
 // mpirun's own --timeout ends every rank before the test gives up on it, so a
-// hung run leaves no rank behind.
-inline RunResult RunMpi(int np, const std::vector<std::string>& args, const std::string& log, double timeout = 180) {
+// hung run leaves no rank behind. `env`: NAME=VALUE pairs set in every rank.
+inline RunResult RunMpi(int np, const std::vector<std::string>& args, const std::string& log, double timeout = 180,
+                        const std::vector<std::string>& env = {}) {
   std::vector<std::string> argv = Mpirun(np);
-  argv.insert(argv.begin() + 1, {"--timeout", std::to_string(static_cast<int>(timeout) - 10)});
+  std::vector<std::string> options = {"--timeout", std::to_string(static_cast<int>(timeout) - 10)};
+  for (const std::string& e : env) options.insert(options.end(), {"-x", e});
+  argv.insert(argv.begin() + 1, options.begin(), options.end());
   argv.push_back(MpiBin());
   argv.insert(argv.end(), args.begin(), args.end());
   Subprocess p;

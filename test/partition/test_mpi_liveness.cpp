@@ -52,15 +52,7 @@ std::pair<double, double> CheckNoStall(const RunResult& r, const std::string& la
 // RunMpi with DISTGNN_TEST_HOLD=hold in every rank's environment.
 RunResult RunMpiHeld(int np, const std::vector<std::string>& args, const std::string& hold, const std::string& log,
                      double timeout) {
-  std::vector<std::string> argv = Mpirun(np);
-  argv.insert(argv.begin() + 1, {"--timeout", std::to_string(static_cast<int>(timeout) - 10), "-x",
-                                 "DISTGNN_TEST_HOLD=" + hold});
-  argv.push_back(MpiBin());
-  argv.insert(argv.end(), args.begin(), args.end());
-  Subprocess p;
-  p.Start(argv, log);
-  const int rc = p.Wait(timeout);
-  return {rc, p.Output()};
+  return RunMpi(np, args, log, timeout, {"DISTGNN_TEST_HOLD=" + hold});
 }
 
 }  // namespace
