@@ -29,7 +29,8 @@
 #include "roles/generate/synthetic_graph.h"
 #include "bench/bench_train.h"
 #include "roles/trainer/model/model_export.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/loop/epoch_loop.h"
+#include "roles/trainer/tasks/node_task.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
@@ -81,24 +82,31 @@ Status BenchTrain(const BenchTrainOptions& o) {
   ts.quiet = true;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ts.intra_op_threads = o.threads > 0 ? o.threads : std::max(1, cores - o.sampler_threads);
-  auto trainer = Trainer::Create(ts, TrainHooks());
-  std::filesystem::remove(model);
-  if (!trainer.ok()) return trainer.status();
+  const TrainHooks hooks;
+  // The node task on the seeds below, stepped by the epoch loop (its epochs and single steps).
+  NodeInput input;
+  input.num_classes = classes;
+  LocalBatchProvider provider(graph.get(), o.sampler_threads, 4);
+  input.batches = &provider;
 
   // The first steps * batch_size nodes of a fixed shuffle are the seeds.
   std::vector<int64_t> all(graph->num_nodes());
   for (int64_t i = 0; i < graph->num_nodes(); ++i) all[i] = i;
   std::vector<int64_t> order = EpochOrder(all, true, 7, 0);
   const int64_t n = std::min<int64_t>(graph->num_nodes(), o.steps * o.batch_size);
-  std::vector<int64_t> seeds(order.begin(), order.begin() + n);
-  std::sort(seeds.begin(), seeds.end());
+  input.train.assign(order.begin(), order.begin() + n);
+  std::sort(input.train.begin(), input.train.end());
+  const std::vector<int64_t> seeds = input.train;
   const int64_t steps = NumBatches(n, o.batch_size);
+  auto task = NodeTask::Create(ts, hooks, std::move(input));
+  std::filesystem::remove(model);
+  if (!task.ok()) return task.status();
+  EpochLoop loop(ts, hooks, task->get());
 
   // 1. Pipelined (what train-local does).
-  LocalBatchProvider provider(graph.get(), o.sampler_threads, 4);
-  DG_ASSIGN_OR_RETURN(EpochStats warm, (*trainer)->TrainEpoch(&provider, seeds, 1));  // warm-up
+  DG_ASSIGN_OR_RETURN(EpochStats warm, loop.TrainEpoch(1));  // warm-up
   (void)warm;
-  DG_ASSIGN_OR_RETURN(EpochStats pipe, (*trainer)->TrainEpoch(&provider, seeds, 2));
+  DG_ASSIGN_OR_RETURN(EpochStats pipe, loop.TrainEpoch(2));
 
   // 2. Sequential, each phase timed.
   MiniBatchOptions sample_only;
@@ -120,9 +128,9 @@ Status BenchTrain(const BenchTrainOptions& o) {
     DG_ASSIGN_OR_RETURN(mb.labels, graph->Gather("labels", mb.seeds));
     gather_s += Since(t0);
     t0 = Clock::now();
-    double loss = 0;
-    int64_t correct = 0, count = 0;
-    DG_RETURN_IF_ERROR((*trainer)->TrainStep({&mb}, &loss, &correct, &count, &split));
+    StepOutcome out;
+    DG_RETURN_IF_ERROR(loop.Step(1, [&](size_t) { return (*task)->LossOf(mb); }, &out));
+    split.Add(out.split);
     compute_s += Since(t0);
   }
   const double seq_step = (sample_s + gather_s + compute_s) / steps;

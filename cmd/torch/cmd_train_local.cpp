@@ -1,7 +1,7 @@
-// `distgnn train-local`: flags of the one-process trainer (roles/trainer/train_local.h).
+// `distgnn train-local`: flags of the one-process trainer (roles/trainer/train_local/train_local.h).
 #include "cmd/cli.h"
 #include "roles/launcher/launch_plan.h"
-#include "roles/trainer/train_local.h"
+#include "roles/trainer/train_local/train_local.h"
 
 namespace dg {
 namespace {

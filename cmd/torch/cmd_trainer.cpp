@@ -1,8 +1,8 @@
 // `distgnn --role trainer --config JOB.yaml --machine M --index I`: flags of
-// the trainer role (roles/trainer/trainer_role.h).
+// the trainer role (roles/trainer/role/trainer_role.h).
 #include "cmd/cli.h"
 #include "cmd/role_flags.h"
-#include "roles/trainer/trainer_role.h"
+#include "roles/trainer/role/trainer_role.h"
 
 namespace dg {
 namespace {

@@ -26,4 +26,6 @@ bool StopRequested() { return g_stop.load(std::memory_order_relaxed); }
 
 void RequestStop() { g_stop.store(true, std::memory_order_relaxed); }
 
+void ClearStopRequest() { g_stop.store(false, std::memory_order_relaxed); }
+
 }  // namespace dg

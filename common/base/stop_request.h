@@ -19,5 +19,7 @@ void InstallStopOnSigterm();
 bool StopRequested();
 // Sets the flag as SIGTERM does (tests; a process that stops itself).
 void RequestStop();
+// Clears the flag (tests that run again in the process after a stop).
+void ClearStopRequest();
 
 }  // namespace dg

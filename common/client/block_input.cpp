@@ -697,4 +697,16 @@ Status BlockInputProvider::BeginEpoch(const EpochRequest& request) {
 
 Result<bool> BlockInputProvider::Next(MiniBatch* out) { return batches_.Next(out); }
 
+std::unique_ptr<BatchProvider> MakeNodeBatchMaker(DistGraphClient* client, NeighborSource* source,
+                                                  const BatchInput& input, const std::string& feature_name,
+                                                  int workers, int prefetch) {
+  if (!input.pulls_blocks() || feature_name.empty())
+    return std::make_unique<LocalBatchProvider>(source, std::max(1, workers), prefetch, feature_name);
+  BlockInputOptions o;
+  o.feature_name = feature_name;
+  o.aggregate = input.aggregate;
+  o.wire = input.wire;
+  return std::make_unique<BlockInputProvider>(client, source, o, std::max(2, workers), prefetch);
+}
+
 }  // namespace dg

@@ -17,7 +17,7 @@
 // on the server and rounded once. On a typed partition (no aggregation)
 // "features" are PullTypedNodeRows' (common/client/typed_node_rows.h) in
 // `wire`. Trainer threads and sampler processes (roles/sampler/sampler.h)
-// both make batches with BlockInputProvider. Torch-free.
+// both make their node batches with MakeNodeBatchMaker. Torch-free.
 #pragma once
 
 #include <memory>
@@ -27,6 +27,7 @@
 #include "common/net/wire_dtype.h"
 #include "common/sampling/batch_provider.h"
 #include "common/sampling/minibatch.h"
+#include "common/sampling/minibatch_codec.h"
 
 namespace dg {
 
@@ -80,5 +81,15 @@ class BlockInputProvider : public BatchProvider {
 // Whether PULL_BLOCK can serve this partitioning (every part < 2^31 nodes and
 // the feature array float32 [N, F]); the error says why not.
 Status CheckBlockInput(const PartitionConfig& config, const std::string& feature_name);
+
+// The node batch maker of an input path, for the trainer's own threads and
+// for its sampler processes alike (the path is the trainer's choice,
+// roles/trainer/source/input_choice.h): BlockInputProvider when `input`
+// pulls blocks and `feature_name` names rows to read (two batch makers at
+// least: one's PULL_BLOCKs wait on the network while the other sums), else
+// LocalBatchProvider (rows pulled). `client` and `source` must outlive it.
+std::unique_ptr<BatchProvider> MakeNodeBatchMaker(DistGraphClient* client, NeighborSource* source,
+                                                  const BatchInput& input, const std::string& feature_name,
+                                                  int workers, int prefetch);
 
 }  // namespace dg

@@ -21,7 +21,7 @@
 namespace dg {
 
 // How a sampler fills the input rows of its node batches: the trainer's
-// choice (roles/trainer/input_choice.h), sent with every EPOCH, so sampler
+// choice (roles/trainer/source/input_choice.h), sent with every EPOCH, so sampler
 // processes take the input path trainer threads take. With aggregate or a
 // 16-bit wire the rows come by PULL_BLOCK (common/client/block_input.h) and
 // travel on to the trainer in `wire` too; otherwise by PULL, as float32.

@@ -15,7 +15,7 @@ Result<std::unique_ptr<LinkSamplerState>> MakeLinkSamplerState(const JobConfig& 
   auto st = std::make_unique<LinkSamplerState>();
   std::vector<int64_t> ids;
   LinkBatchOptions lo;
-  if (pc.typed()) {  // as the trainer's (roles/trainer/link_role.cpp)
+  if (pc.typed()) {  // as the trainer's (roles/trainer/source/job_source.cpp)
     DG_ASSIGN_OR_RETURN(PartitionTypedLink typed,
                         TypedTrainEdgeShare(pc, info, job.num_trainers(), trainer_rank, &st->table, &ids));
     DG_RETURN_IF_ERROR(SetTypedLinkBatchOptions(typed, job.train.link.negative_distribution, &lo));

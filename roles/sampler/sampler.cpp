@@ -57,37 +57,28 @@ class Inbox {
   Status why_;
 };
 
-// The maker of the node batches an EPOCH asks for: sampled and pulled
-// (PULL), or the input path trainer threads take (BlockInputProvider) with
-// the EPOCH's BatchInput.
+// The maker of the node batches an EPOCH asks for (MakeNodeBatchMaker, with
+// the EPOCH's BatchInput), kept while the EPOCHs ask for the same input.
 class NodeBatchMakers {
  public:
-  NodeBatchMakers(NeighborSource* source, const SamplerOptions& o)
-      : source_(source), o_(o), pull_(source, o.workers, o.prefetch, o.feature_name) {}
+  NodeBatchMakers(NeighborSource* source, const SamplerOptions& o) : source_(source), o_(o) {}
 
   Result<BatchProvider*> For(const BatchInput& input) {
-    if (!input.pulls_blocks() || o_.feature_name.empty()) return static_cast<BatchProvider*>(&pull_);
-    if (!o_.client)
+    if (input.pulls_blocks() && !o_.feature_name.empty() && !o_.client)
       return Status::InvalidArgument("EPOCH asks for input rows by PULL_BLOCK, but this sampler reads no servers");
-    if (!block_ || input.aggregate != block_options_.aggregate || input.wire != block_options_.wire) {
-      block_.reset();  // its workers joined before another starts
-      block_options_ = BlockInputOptions();
-      block_options_.feature_name = o_.feature_name;
-      block_options_.aggregate = input.aggregate;
-      block_options_.wire = input.wire;
-      // Two batch makers at least: one's PULL_BLOCKs wait on the network while the other sums.
-      block_ = std::make_unique<BlockInputProvider>(o_.client, source_, block_options_, std::max(2, o_.workers),
-                                                    o_.prefetch);
+    if (!maker_ || input.aggregate != input_.aggregate || input.wire != input_.wire) {
+      maker_.reset();  // its workers joined before another starts
+      input_ = input;
+      maker_ = MakeNodeBatchMaker(o_.client, source_, input, o_.feature_name, o_.workers, o_.prefetch);
     }
-    return static_cast<BatchProvider*>(block_.get());
+    return maker_.get();
   }
 
  private:
   NeighborSource* source_;
   const SamplerOptions& o_;
-  LocalBatchProvider pull_;
-  BlockInputOptions block_options_;
-  std::unique_ptr<BlockInputProvider> block_;
+  BatchInput input_;
+  std::unique_ptr<BatchProvider> maker_;
 };
 
 // Dials the trainer until it listens (it may start after the sampler), for

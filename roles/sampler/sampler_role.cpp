@@ -36,7 +36,7 @@ Status RunSamplerProcess(const SamplerProcessOptions& options) {
   SetupLogging("sampler", rank, args.log_level);
   HoldLaunchLease(args, job, "sampler");
 
-  // Typed partitions too: the trainer checks what a typed job may ask (roles/trainer/typed_job.h).
+  // Typed partitions too: the trainer checks what a typed job may ask (roles/trainer/role/typed_job.h).
   DG_ASSIGN_OR_RETURN(PartitionConfig partition, LoadAnyPartitionConfig(job.partition));
   DG_ASSIGN_OR_RETURN(auto client, ConnectJobClient(job, partition, kRoleSampler, rank, M));
   // The cache of remote feature rows (train.feature_cache_mb): the sampler

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/model/model_facts.h"
 #include "test/integration/dist_job.h"
 
 namespace dg::test {

@@ -18,7 +18,7 @@
 #include "common/client/dist_neighbor_source.h"
 #include "common/net/wire_dtype.h"
 #include "common/storage/partition.h"
-#include "roles/trainer/remote_batch_provider.h"
+#include "roles/trainer/source/remote_batch_provider.h"
 #include "test/integration/test_launch_support.h"
 
 using namespace dg;

@@ -17,7 +17,7 @@
 #include "common/sampling/minibatch.h"
 #include "common/io/npy.h"
 #include "common/storage/partition.h"
-#include "roles/trainer/remote_batch_provider.h"
+#include "roles/trainer/source/remote_batch_provider.h"
 #include "test/integration/test_launch_support.h"
 
 using namespace dg;

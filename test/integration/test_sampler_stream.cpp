@@ -12,7 +12,7 @@
 #include "common/net/connection.h"
 #include "common/net/handshake.h"
 #include "common/sampling/minibatch_codec.h"
-#include "roles/trainer/remote_batch_provider.h"
+#include "roles/trainer/source/remote_batch_provider.h"
 #include "test/integration/test_launch_support.h"
 #include "test/support/raw_client.h"
 

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/model/model_facts.h"
 #include "test/integration/dist_job.h"
 #include "test/integration/restart_support.h"
 

@@ -1,4 +1,4 @@
-// The control-variate estimator (roles/trainer/control_variate.h) against a
+// The control-variate estimator (roles/trainer/tasks/cv_task.h) against a
 // dense in-memory reference on a small random graph with isolated nodes and
 // multi-edges, for the built-in GCN and SAGE:
 //  - exact mode equals the dense 2-layer computation (mean aggregation with
@@ -13,8 +13,8 @@
 
 #include "common/storage/neighbor_sampling.h"
 #include "common/sampling/in_memory_graph.h"
-#include "roles/trainer/control_variate.h"
-#include "roles/trainer/cv_store.h"
+#include "roles/trainer/tasks/cv_task.h"
+#include "roles/trainer/source/cv_store.h"
 #include "roles/trainer/model/model_export.h"
 #include "test/support/test_support.h"
 

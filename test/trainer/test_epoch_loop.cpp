@@ -4,8 +4,10 @@
 // contents, a run that fails after a step checkpoint and resumes ending
 // bit-identical to the run never stopped, the learning rate of every step
 // under a cosine and a step schedule (before and after the resume) against
-// the formula computed here, and gradient clipping against the norm computed
-// by hand.
+// the formula computed here, gradient clipping against the norm computed
+// by hand, a SIGTERM stop (a step checkpoint at the step it came in, then a
+// resume ending bit-identical), the model kept under both select_by rules,
+// and every run's trainer-0.json.
 #include "test/support/torch_catch.h"
 
 #include <cmath>
@@ -15,10 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "common/base/stop_request.h"
 #include "roles/trainer/loop/epoch_loop.h"
 #include "roles/trainer/loop/lr_schedule.h"
 #include "roles/trainer/loop/train_step.h"
-#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/loop/trainer_setup.h"
 #include "test/support/test_support.h"
 
 namespace dg {
@@ -41,11 +44,15 @@ void MakeModel(const TrainSpec& spec, ModelState* m) {
 // Least squares: batch b of epoch e is X [kRows, kDim], y [kRows] from
 // sines of (e, b); loss = mean((X w - y)^2). It records the learning rate
 // each trained batch saw, and fails (as a killed process would stop) before
-// training batch number `fail_at` (counted over the run, from 0; -1 = never).
+// training batch number `fail_at` (counted over the run, from 0; -1 = never);
+// with `stop_at`, SIGTERM's flag is raised during that batch's forward. With
+// `script`, epoch e's evaluation is script[e - 1] (validation metric, loss);
+// the parameters at each evaluation are kept in `evaluated`.
 class FakeTask : public EpochTask {
  public:
-  FakeTask(const TrainSpec& spec, int64_t steps_per_epoch, int64_t fail_at = -1)
-      : steps_(steps_per_epoch), fail_at_(fail_at) {
+  FakeTask(const TrainSpec& spec, int64_t steps_per_epoch, int64_t fail_at = -1, int64_t stop_at = -1,
+           std::vector<std::pair<double, double>> script = {})
+      : script_(std::move(script)), steps_(steps_per_epoch), fail_at_(fail_at), stop_at_(stop_at) {
     MakeModel(spec, &m_);
   }
 
@@ -65,6 +72,7 @@ class FakeTask : public EpochTask {
     return true;
   }
   Result<BatchLoss> Loss() override {
+    if (static_cast<int64_t>(lrs.size()) == stop_at_) RequestStop();
     lrs.push_back(m_.optimizer->param_groups()[0].options().get_lr());
     const double base = static_cast<double>(epoch_ * 31 + current_ * 7);
     torch::Tensor x = torch::sin(torch::arange(kRows * kDim, torch::kFloat32).reshape({kRows, kDim}) + base);
@@ -74,20 +82,27 @@ class FakeTask : public EpochTask {
     out.count = kRows;
     return out;
   }
-  Result<Evaluation> Evaluate(int64_t) override {
+  Result<Evaluation> Evaluate(int64_t epoch) override {
+    evaluated.push_back(FlattenParameters(m_.params));
     Evaluation e;
     e.val = -m_.params[0].detach().norm().item<double>();
-    e.test = e.val;
     e.val_loss = -e.val;
+    if (epoch <= static_cast<int64_t>(script_.size())) {
+      e.val = script_[epoch - 1].first;
+      e.val_loss = script_[epoch - 1].second;
+    }
+    e.test = e.val;
     return e;
   }
   std::string EpochJson(const EpochStats&) const override { return ""; }
 
-  std::vector<double> lrs;  // per trained batch
+  std::vector<double> lrs;                   // per trained batch
+  std::vector<std::vector<float>> evaluated;  // the parameters at each evaluation
 
  private:
   ModelState m_;
-  int64_t steps_, fail_at_;
+  std::vector<std::pair<double, double>> script_;
+  int64_t steps_, fail_at_, stop_at_;
   int64_t epoch_ = 0, batch_ = 0, current_ = 0, trained_ = 0;
 };
 
@@ -111,11 +126,11 @@ struct Run {
   std::vector<float> params;
 };
 
-Run RunLoop(const TrainSpec& spec, const std::string& dir, int64_t fail_at = -1) {
+Run RunLoop(const TrainSpec& spec, const std::string& dir, int64_t fail_at = -1, int64_t stop_at = -1) {
   TrainHooks hooks;
   hooks.out_dir = dir;
   std::filesystem::create_directories(dir);
-  FakeTask task(spec, 5, fail_at);
+  FakeTask task(spec, 5, fail_at, stop_at);
   EpochLoop loop(spec, hooks, &task);
   Run r;
   r.status = loop.Run();
@@ -135,6 +150,20 @@ torch::Tensor ReadKey(const std::string& path, const std::string& key) {
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string Fingerprint(const std::string& summary) {
+  const std::string text = ReadFile(summary), key = "\"param_fingerprint\": \"";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return "";
+  return text.substr(at + key.size(), text.find('"', at + key.size()) - at - key.size());
+}
+
+std::vector<float> ModelFileParameters(const std::string& path) {
+  torch::jit::Module m = torch::jit::load(path);
+  std::vector<torch::Tensor> params;
+  for (const auto& p : m.named_parameters(true)) params.push_back(p.value);
+  return FlattenParameters(params);
 }
 
 }  // namespace
@@ -223,6 +252,69 @@ TEST_CASE("EpochLoop with a task of its own: a run that fails after a step check
       CHECK(resumed.params == full.params);
       CHECK(ReadFile(dir / "full/metrics.jsonl").size() > 0);
     }
+  }
+}
+
+TEST_CASE("EpochLoop with a task of its own: SIGTERM during a step stops after it with a step checkpoint, and "
+          "--resume ends bit-identical to the run never stopped",
+          "[loop][checkpoint]") {
+  LrScheduleSpec cos;
+  cos.kind = LrScheduleKind::kCosine;
+  cos.warmup_steps = 2;
+  TrainSpec spec = Spec(cos, 0);
+  spec.checkpoint_every_steps = 0;  // the only step checkpoint is the stop's
+  for (int64_t stop_at : {6, 9}) {  // mid-epoch (epoch 2, batch 2); an epoch's last step (epoch 2, batch 5)
+    INFO("SIGTERM during step " << stop_at + 1);
+    test::TempDir dir;
+    const Run full = RunLoop(spec, dir / "full");
+    REQUIRE(full.status.ok());
+    const Run stopped = RunLoop(spec, dir / "cut", -1, stop_at);
+    ClearStopRequest();
+    REQUIRE(stopped.status.code() == Status::Code::kStopped);
+    const std::string step = "step-" + std::to_string(stop_at + 1);
+    CHECK(stopped.status.message().find("SIGTERM: stopped after step " + std::to_string(stop_at + 1)) !=
+          std::string::npos);
+    CHECK(stopped.status.message().find(step) != std::string::npos);
+    REQUIRE(stopped.lrs.size() == static_cast<size_t>(stop_at + 1));
+    REQUIRE(std::filesystem::exists(dir / ("cut/checkpoints/" + step + "/manifest.json")));
+    TrainSpec again = spec;
+    again.resume = true;
+    const Run resumed = RunLoop(again, dir / "cut");
+    REQUIRE(resumed.status.ok());
+    REQUIRE(resumed.lrs.size() == static_cast<size_t>(15 - stop_at - 1));
+    for (size_t i = 0; i < resumed.lrs.size(); ++i) CHECK(resumed.lrs[i] == full.lrs[stop_at + 1 + i]);
+    CHECK(resumed.params == full.params);
+    // trainer-0.json: the resumed run counts its own steps, and ends on the same parameters.
+    CHECK(ReadFile(dir / "full/trainer-0.json").find("\"steps\": 15,") != std::string::npos);
+    CHECK(Fingerprint(dir / "cut/trainer-0.json") == Fingerprint(dir / "full/trainer-0.json"));
+    CHECK(Fingerprint(dir / "full/trainer-0.json").size() > 4);
+  }
+}
+
+TEST_CASE("EpochLoop with a task of its own: the model kept is the best validation metric's (ties to the lower "
+          "loss) or the lowest validation loss's",
+          "[loop]") {
+  // Epoch: (val metric, val loss). val_metric: epoch 3 (ties epoch 2 with a lower loss); val_loss: epoch 4.
+  const std::vector<std::pair<double, double>> script{{0.5, 0.9}, {0.8, 0.7}, {0.8, 0.6}, {0.7, 0.5}};
+  for (ModelSelection by : {ModelSelection::kValMetric, ModelSelection::kValLoss}) {
+    INFO("select_by " << Name(by));
+    test::TempDir dir;
+    TrainSpec spec = Spec(LrScheduleSpec(), 0);
+    spec.epochs = 4;
+    spec.select_by = by;
+    TrainHooks hooks;
+    hooks.out_dir = dir / "run";
+    std::filesystem::create_directories(hooks.out_dir);
+    FakeTask task(spec, 5, -1, -1, script);
+    EpochLoop loop(spec, hooks, &task);
+    REQUIRE(loop.Run().ok());
+    REQUIRE(task.evaluated.size() == 4);
+    const int64_t best = by == ModelSelection::kValMetric ? 3 : 4;
+    const std::string metrics = ReadFile(dir / "run/metrics.jsonl");
+    CHECK(metrics.find("\"best_epoch\": " + std::to_string(best)) != std::string::npos);
+    CHECK(ModelFileParameters(dir / "run/model.pt") == task.evaluated[best - 1]);
+    CHECK(FlattenParameters(task.model().params) == task.evaluated[3]);  // the last parameters are put back
+    CHECK(std::filesystem::exists(dir / "run/trainer-0.json"));
   }
 }
 

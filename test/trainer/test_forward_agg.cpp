@@ -12,7 +12,7 @@
 #include "common/sampling/minibatch.h"
 #include "roles/trainer/model/model_export.h"
 #include "roles/trainer/model/model_runner.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/model/model_facts.h"
 #include "test/support/skip.h"
 #include "test/support/test_support.h"
 #include "test/trainer/random_graph.h"

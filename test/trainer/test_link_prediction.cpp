@@ -15,9 +15,9 @@
 #include "common/io/npy.h"
 #include "common/storage/dataset.h"
 #include "common/storage/link_split.h"
-#include "roles/trainer/link_metrics.h"
+#include "roles/trainer/tasks/link_metrics.h"
 #include "roles/trainer/model/model_runner.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/model/model_facts.h"
 #include "test/support/test_support.h"
 
 namespace dg {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "common/io/npy.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/model/model_facts.h"
 #include "test/support/test_support.h"
 
 namespace dg {

@@ -20,7 +20,7 @@
 #include "common/sampling/negative_sampler.h"
 #include "common/sampling/typed_graph.h"
 #include "common/sampling/typed_link.h"
-#include "roles/trainer/typed_graph_input.h"
+#include "roles/trainer/model/typed_graph_input.h"
 #include "test/support/test_support.h"
 
 using namespace dg;

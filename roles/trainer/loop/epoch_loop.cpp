@@ -10,7 +10,8 @@
 #include "common/base/console.h"
 #include "common/base/stop_request.h"
 #include "roles/trainer/loop/model_selection.h"
-#include "roles/trainer/train_progress.h"
+#include "roles/trainer/loop/trainer_summary.h"
+#include "roles/trainer/loop/train_progress.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
@@ -277,7 +278,10 @@ Status EpochLoop::Finish() {
   }
   Status st = task_->SaveOutputs();
   for (size_t i = 0; i < last.size(); ++i) m.params[i].detach().copy_(last[i]);
-  return st;
+  DG_RETURN_IF_ERROR(st);
+  if (hooks_.out_dir.empty()) return Status::OK();
+  return WriteTrainerSummary(hooks_.OutPath("trainer-" + std::to_string(hooks_.dp.rank) + ".json"), hooks_.dp.rank,
+                             history_, FlattenParameters(m.params));
 }
 
 void EpochLoop::Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed, double wait,

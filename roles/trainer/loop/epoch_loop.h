@@ -13,8 +13,9 @@
 //                   validation number keeps its parameters
 //   outputs         a summary line, the epoch's metrics.jsonl line
 //                   (MetricsLog), checkpoint.pt with every trainer's RNG state
-// and at the end model.pt (best parameters), the final metrics line and the
-// task's outputs.
+// and at the end model.pt (best parameters), the final metrics line, the
+// task's outputs and every trainer's trainer-R.json (loop/trainer_summary.h;
+// the last parameters' fingerprint).
 //
 // SIGTERM (common/base/stop_request.h) stops the run at the next step
 // boundary: the step a trainer is in finishes, every trainer learns of the
@@ -24,7 +25,7 @@
 // Status::Stopped, which the trainer role turns into exit code
 // kExitPreempted. --resume then continues bit-identically.
 //
-// Only rank 0 writes files; every rank makes the same
+// Only rank 0 writes files (each rank writes its own trainer-R.json); every rank makes the same
 // collectives in the same order.
 //
 // Restart exactness: a step checkpoint holds the parameters, optimizer, best

@@ -24,7 +24,7 @@
 
 #include "common/base/status.h"
 #include "roles/trainer/loop/epoch_stats.h"
-#include "roles/trainer/training_state.h"
+#include "roles/trainer/loop/training_state.h"
 
 namespace dg {
 

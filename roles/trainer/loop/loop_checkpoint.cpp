@@ -12,7 +12,7 @@
 
 #include "common/storage/node_embedding.h"
 #include "roles/trainer/loop/epoch_loop.h"
-#include "roles/trainer/step_checkpoint.h"
+#include "roles/trainer/loop/step_checkpoint.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {

@@ -25,7 +25,7 @@
 #include "config/train_spec.h"
 #include "roles/trainer/loop/epoch_task.h"
 #include "roles/trainer/loop/train_hooks.h"
-#include "roles/trainer/training_state.h"
+#include "roles/trainer/loop/training_state.h"
 
 namespace dg {
 

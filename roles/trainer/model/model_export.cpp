@@ -114,7 +114,7 @@ const char* ModuleClassName(ModelArch arch) {
 
 int GatHeads(const ModelSpec& s, int l) { return l + 1 == s.layers ? 1 : s.heads; }
 
-// Control-variate training (roles/trainer/control_variate.h): layer
+// Control-variate training (roles/trainer/tasks/cv_task.h): layer
 // 0 on a node's own input x and its propagated input ax = mean of x over the
 // in-neighbours; layer l >= 1 on the node's own activation and the (estimated)
 // mean of its in-neighbours' activations. deg = in-degree (float [n]).

@@ -7,7 +7,7 @@
 //   forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor
 //   attributes num_layers: int, arch: str, in_dim: int, num_classes: int
 // and, for sage and gcn with >= 2 layers, what control-variate training
-// (roles/trainer/control_variate.h) calls:
+// (roles/trainer/tasks/cv_task.h) calls:
 //   cv_input(self, x: Tensor, ax: Tensor, deg: Tensor) -> Tensor   layer 0
 //   cv_layer(self, layer: int, h_self: Tensor, h_neigh: Tensor, deg: Tensor) -> Tensor
 // and, for sage without input_dropout, the pre-aggregated first layer

@@ -4,7 +4,7 @@
 
 #include "common/storage/partition.h"
 #include "roles/trainer/model/model_embedding.h"
-#include "roles/trainer/typed_graph_input.h"
+#include "roles/trainer/model/typed_graph_input.h"
 
 namespace dg {
 namespace {

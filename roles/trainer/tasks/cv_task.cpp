@@ -5,8 +5,9 @@
 #include <cstdio>
 #include <future>
 
+#include "common/io/npy.h"
 #include "roles/trainer/model/model_runner.h"
-#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/loop/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
@@ -43,7 +44,7 @@ Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool t
   // them at once (the stores are thread-safe), then wait.
   auto async = [](auto fn) { return std::async(std::launch::async, std::move(fn)); };
   auto x_f = async([&] { return store->Gather(spec.features, v0); });
-  auto ax_f = async([&] { return store->Gather(spec.cv_input, v0); });
+  auto ax_f = async([&] { return store->Gather(input, v0); });
   auto y_f = async([&] { return store->Gather(spec.labels, seeds); });
   auto deg_f = async([&] { return store->InDegrees(v0); });
   std::vector<std::vector<int64_t>> prev(layers), cur(layers), full_deg(layers);
@@ -93,10 +94,6 @@ Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool t
 }
 
 Status CheckControlVariateSpec(const TrainSpec& s) {
-  if (s.cv_input.empty())
-    return Status::InvalidArgument(
-        "algorithm control_variate needs the propagated input (train.cv_input / --cv-input: the node array "
-        "written by `distgnn propagate --hops 1 --norm mean`)");
   if (s.fanouts.empty()) return Status::InvalidArgument("fanouts: control_variate needs one per sampled layer");
   for (int f : s.fanouts)
     if (f <= 0) return Status::InvalidArgument("fanouts: control_variate samples > 0 neighbours per layer");
@@ -104,10 +101,13 @@ Status CheckControlVariateSpec(const TrainSpec& s) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const TrainHooks& hooks, CvStore* store,
-                                               const TrainerSeeds& seeds) {
+Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const TrainHooks& hooks, CvInput input) {
   DG_RETURN_IF_ERROR(CheckControlVariateSpec(spec));
-  std::unique_ptr<CvTask> t(new CvTask(spec, hooks, store, seeds));
+  if (input.input.empty())
+    return Status::InvalidArgument(
+        "algorithm control_variate needs the propagated input (train.cv_input / --cv-input: the node array "
+        "written by `distgnn propagate --hops 1 --norm mean`)");
+  std::unique_ptr<CvTask> t(new CvTask(spec, hooks, std::move(input)));
   const int want = static_cast<int>(spec.fanouts.size()) + 1;
   DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, -1, [&spec, want](const torch::jit::Module& module) {
     if (!module.find_method("cv_input") || !module.find_method("cv_layer"))
@@ -139,10 +139,10 @@ Status CvTask::InitHistory() {
   mo.feature_name = spec.features;
   mo.label_name = "";
   DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(cv_.store->source(), one, mo, spec.seed, 0, 0));
-  DG_ASSIGN_OR_RETURN(Array ax, cv_.store->Gather(spec.cv_input, {mb.input_nodes[0]}));
+  DG_ASSIGN_OR_RETURN(Array ax, cv_.store->Gather(cv_.input, {mb.input_nodes[0]}));
   torch::Tensor x = ArrayTensor(mb.features).to(torch::kFloat32).slice(0, 0, 1);
   if (ax.row_elems() != x.size(1))
-    return Status::InvalidArgument("cv_input '" + spec.cv_input + "' has rows of " + std::to_string(ax.row_elems()) +
+    return Status::InvalidArgument("cv_input '" + cv_.input + "' has rows of " + std::to_string(ax.row_elems()) +
                                    " values but '" + spec.features + "' has " + std::to_string(x.size(1)));
   torch::Tensor h = cv_.module.get_method("cv_input")({x, ArrayTensor(ax), torch::ones({1})}).toTensor();
   for (int l = 1; l < cv_.layers; ++l) {
@@ -221,6 +221,34 @@ Result<Evaluation> CvTask::Evaluate(int64_t epoch) {
 
 std::string CvTask::EpochJson(const EpochStats& st) const {
   return "\"seeds\": " + std::to_string(st.seeds) + ", \"algorithm\": \"control_variate\"";
+}
+
+Status CvTask::SaveOutputs() {
+  if (!hooks_.writer() || !cv_.spec.save_predictions || seeds_.predict.empty()) return Status::OK();
+  torch::NoGradGuard ng;
+  cv_.module.train(false);
+  const int64_t bs = EvalBatchSize(cv_.spec);
+  const std::vector<int64_t>& nodes = seeds_.predict;
+  std::vector<torch::Tensor> preds;
+  for (int64_t b = 0; b < NumBatches(static_cast<int64_t>(nodes.size()), bs); ++b) {
+    torch::Tensor labels;
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(BatchSeeds(nodes, bs, b), false, 0, b, &labels));
+    preds.push_back(logits.argmax(1));
+  }
+  cv_.module.train(true);
+  return NpyWrite(hooks_.OutPath("predictions.npy"), TensorArray(torch::cat(preds).to(torch::kInt64)));
+}
+
+Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const std::vector<int64_t>& seeds,
+                                   bool estimator) {
+  CvModel m(spec, store, spec.cv_input);
+  DG_ASSIGN_OR_RETURN(m.module, LoadModel(spec.model));
+  m.layers = static_cast<int>(spec.fanouts.size()) + 1;
+  torch::NoGradGuard ng;
+  m.module.train(false);
+  torch::Tensor labels;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, m.Forward(seeds, estimator, 0, 0, &labels));
+  return TensorArray(logits);
 }
 
 Status CvTask::SaveState(const std::string& dir) { return cv_.store->SaveHistory(dir); }

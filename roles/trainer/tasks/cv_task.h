@@ -1,6 +1,25 @@
-// CvTask: control-variate training (VR-GCN, Chen et al. 2018; the estimator
-// is described in roles/trainer/control_variate.h), a task of the epoch loop
+// CvTask: control-variate training (VR-GCN, Chen et al. 2018), as the 2019
+// DGL graph store ran it (`train.algorithm: control_variate` / train-local
+// `--algorithm control_variate`), a task of the epoch loop
 // (roles/trainer/loop/epoch_task.h).
+//
+// The model has L >= 2 layers and offers cv_input / cv_layer (model contract,
+// roles/trainer/model/model_export.h; README "Writing your own model"). A batch of
+// seeds V_{L-1} samples fanouts[l-1] in-neighbours per node for layer l
+// (L-1 fanouts, input side first; 2 in the paper), giving V_{L-1} ⊆ ... ⊆ V_0
+// (each a prefix of the next, destinations first). Then
+//   h^1 = cv_input(x, ax, deg) on V_0, exact: ax is the propagated input
+//         (mean of x over the in-neighbours, `propagate --hops 1 --norm mean`)
+//   for l = 1 .. L-1, with history H_l (float32 [N, width], zeros at start):
+//     h_neigh_v = mean_{u in S_v}(h^l_u - H_l[u]) + (sum_{u in N(v)} H_l[u]) / |N(v)|
+//                 (the second term is the aggregating pull, PULL_AGGREGATE;
+//                 0 for a node without in-edges)
+//     H_l[V_{l-1}] <- h^l (detached; PUSH overwrite)
+//     h^{l+1} = cv_layer(l, h^l_v, h_neigh_v, deg_v) on V_l
+// i.e. the estimator agg(h)_v ~ (n_v/|S_v|) sum_S (h_u - H_u)/n_v + sum_N H_u / n_v
+// for the mean aggregation Â = D^-1 A. The loss is cross entropy on the seeds;
+// gradients flow through h^l of the sampled neighbours (the history is a
+// constant).
 //
 // The trainer samples its own batches from the CvStore (in-process, or the
 // servers' with history DistTensors and PULL_AGGREGATE): batch b of epoch e
@@ -9,7 +28,11 @@
 // history tensors are part of a step checkpoint: the servers' CHECKPOINT
 // holds theirs, the trainer's step directory an in-process store's
 // (CvStore::SaveHistory). Evaluation is exact (all in-neighbours, no history);
-// the numbers are accuracies, as the node task's.
+// the numbers are accuracies, as the node task's, and predictions.npy
+// (save_predictions, rank 0) is the exact forward's argmax of
+// CvInput::predict, in that order; each epoch line adds
+// "algorithm": "control_variate" and bytes_per_step is CvStore::bytes() over
+// the epoch's training steps.
 #pragma once
 
 #include <memory>
@@ -17,17 +40,18 @@
 #include <vector>
 
 #include "config/train_spec.h"
-#include "roles/trainer/cv_store.h"
+#include "roles/trainer/source/cv_store.h"
 #include "roles/trainer/loop/epoch_task.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/source/graph_source.h"
 
 namespace dg {
 
 // The control-variate model: cv_input / cv_layer over a store.
 struct CvModel {
-  CvModel(const TrainSpec& s, CvStore* st) : spec(s), store(st) {}
+  CvModel(const TrainSpec& s, CvStore* st, std::string in) : spec(s), store(st), input(std::move(in)) {}
   const TrainSpec& spec;
   CvStore* store;
+  std::string input;  // the store's node array of propagated input
   torch::jit::Module module;
   int layers = 0;
   std::string history_prefix = "cv_h";  // history tensors cv_h1 .. cv_h{L-1}
@@ -40,16 +64,25 @@ struct CvModel {
                                 torch::Tensor* labels);
 };
 
-// Checks the settings that control variate needs (cv_input, fanouts > 0);
-// errors name the flag/key.
+// Checks the settings that control variate needs (fanouts > 0); errors name
+// the flag/key.
 Status CheckControlVariateSpec(const TrainSpec& spec);
+
+// One forward pass for `seeds` in eval mode (no dropout, no gradients), for
+// tests: estimator = the control-variate estimator with spec.fanouts and the
+// current history (which it then updates, as a training step does; the
+// history tensors must exist), else exact over all in-neighbours; the
+// propagated input is the store's array spec.cv_input. Logits float32
+// [seeds, classes].
+Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const std::vector<int64_t>& seeds,
+                                   bool estimator);
 
 class CvTask : public EpochTask {
  public:
   // Loads the model (it must offer cv_input/cv_layer with num_layers ==
   // fanouts + 1) and creates the history tensors (widths from one forward).
-  static Result<std::unique_ptr<CvTask>> Create(const TrainSpec& spec, const TrainHooks& hooks, CvStore* store,
-                                                const TrainerSeeds& seeds);
+  // `input`: the store and this trainer's seeds (GraphSource::ControlVariate).
+  static Result<std::unique_ptr<CvTask>> Create(const TrainSpec& spec, const TrainHooks& hooks, CvInput input);
 
   ModelState& model() override { return m_; }
   int64_t kind() const override { return 2; }
@@ -60,12 +93,13 @@ class CvTask : public EpochTask {
   Result<BatchLoss> Loss() override;
   Result<Evaluation> Evaluate(int64_t epoch) override;
   std::string EpochJson(const EpochStats& st) const override;
+  Status SaveOutputs() override;
   Status SaveState(const std::string& dir) override;
   Status LoadState(const std::string& dir) override;
 
  private:
-  CvTask(const TrainSpec& spec, const TrainHooks& hooks, CvStore* store, const TrainerSeeds& seeds)
-      : hooks_(hooks), cv_(spec, store), seeds_(seeds) {}
+  CvTask(const TrainSpec& spec, const TrainHooks& hooks, CvInput input)
+      : hooks_(hooks), cv_(spec, input.store, input.input), seeds_(std::move(input)) {}
   Status InitHistory();
   // Accuracy and mean cross-entropy loss over `seeds` (summed over trainers).
   Result<std::pair<double, double>> AccuracyAndLoss(const std::vector<int64_t>& seeds, int64_t epoch);
@@ -73,7 +107,7 @@ class CvTask : public EpochTask {
   const TrainHooks& hooks_;
   CvModel cv_;
   ModelState m_;
-  TrainerSeeds seeds_;
+  CvInput seeds_;
   std::vector<int64_t> order_;  // the epoch's seeds, shuffled
   int64_t epoch_ = 0, batch_ = 0, steps_ = 0;
   int64_t current_ = 0;  // the batch NextBatch read last

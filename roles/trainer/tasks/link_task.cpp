@@ -8,8 +8,9 @@
 
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
+#include "roles/trainer/inference/full_neighbor_embedding.h"
 #include "roles/trainer/model/model_runner.h"
-#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/loop/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
@@ -54,11 +55,10 @@ Status CheckLinkOptions(const LinkOptions& link, const TrainSpec& spec) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const TrainHooks& hooks,
-                                                   const LinkOptions& link) {
+Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const TrainHooks& hooks, LinkInput input) {
   if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
-  DG_RETURN_IF_ERROR(CheckLinkOptions(link, spec));
-  std::unique_ptr<LinkTask> t(new LinkTask(spec, hooks, link));
+  DG_RETURN_IF_ERROR(CheckLinkOptions(input.link, spec));
+  std::unique_ptr<LinkTask> t(new LinkTask(spec, hooks, std::move(input)));
   DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, static_cast<int64_t>(spec.fanouts.size()), nullptr, &t->m_));
   t->has_score_ = t->m_.module.find_method("score").has_value();
   t->typed_ = IsTypedModel(t->m_.module);
@@ -67,75 +67,26 @@ Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const 
   return t;
 }
 
-void LinkTask::SetData(BatchProvider* edges, BatchProvider* nodes, LinkSeeds seeds) {
-  edges_ = edges;
-  nodes_ = nodes;
-  seeds_ = std::move(seeds);
-}
-
 bool LinkTask::Layerwise() const {
   return link_.layerwise_source && !typed_ && FullNeighborEval(spec_) &&
          m_.module.find_method("forward_layer").has_value();
 }
 
-// Every node's output, one layer at a time over full-neighbor blocks.
+// Every node's output, one layer at a time over full-neighbor blocks
+// (inference/full_neighbor_embedding.h).
 Result<torch::Tensor> LinkTask::EmbedAll() {
-  torch::NoGradGuard no_grad;
-  m_.module.train(false);
-  NeighborSource* src = link_.layerwise_source;
-  const int64_t N = link_.num_nodes;
-  const DataParallelOptions& dp = hooks_.dp;
-  std::vector<int64_t> all(static_cast<size_t>(N));
-  for (int64_t i = 0; i < N; ++i) all[i] = i;
-  const std::vector<int64_t> mine = NodeSplit(all, dp.world_size, dp.rank, /*even=*/false);
-  const size_t bs = static_cast<size_t>(EvalBatchSize(spec_));
-  torch::Tensor h_cur;
-  for (int l = 0; l < static_cast<int>(spec_.fanouts.size()); ++l) {
-    torch::Tensor h_next;
-    int64_t width = -1;
-    for (size_t c = 0; c < mine.size(); c += bs) {
-      std::vector<int64_t> dst(mine.begin() + c, mine.begin() + std::min(mine.size(), c + bs));
-      SampledNeighbors nb;
-      DG_RETURN_IF_ERROR(src->SampleNeighbors(dst, SampleSpec(), &nb));  // every in-edge
-      std::vector<int64_t> src_nodes;
-      Block block = BuildBlock(dst, nb, &src_nodes, N);
-      torch::Tensor x;
-      if (l == 0) {
-        MiniBatch mb;
-        mb.input_nodes = src_nodes;
-        if (!link_.feature_name.empty()) {
-          DG_ASSIGN_OR_RETURN(mb.features, src->Gather(link_.feature_name, src_nodes));
-        }
-        DG_ASSIGN_OR_RETURN(x, ModelInput(hooks_.embedding, spec_.embedding.features, mb, nullptr));
-      } else {
-        x = h_cur.index_select(0, VectorTensor(src_nodes));
-      }
-      torch::Tensor h;
-      try {
-        h = m_.module.get_method("forward_layer")({int64_t{l}, x, BlockValue(block)}).toTensor();
-      } catch (const std::exception& e) {
-        return Status::InvalidArgument("model " + spec_.model + ": forward_layer(" + std::to_string(l) +
-                                       ") failed: " + FirstLine(e.what()));
-      }
-      if (!h_next.defined()) {
-        width = h.size(1);
-        h_next = torch::zeros({N, width}, torch::kFloat32);
-      }
-      h_next.index_copy_(0, VectorTensor(dst), h.to(torch::kFloat32));
-    }
-    // Every rank must agree on the width before the sum (a rank may have no nodes).
-    if (m_.sync) {
-      torch::Tensor wmax = torch::zeros({dp.world_size}, torch::kFloat64);
-      wmax[dp.rank] = static_cast<double>(width);
-      DG_RETURN_IF_ERROR(m_.sync->AllReduce({wmax}, false));
-      width = static_cast<int64_t>(wmax.max().item<double>());
-      if (!h_next.defined()) h_next = torch::zeros({N, width}, torch::kFloat32);
-      DG_RETURN_IF_ERROR(m_.sync->AllReduce({h_next}, false));
-    }
-    if (!h_next.defined()) return Status::InvalidArgument("layer-wise evaluation: no nodes");
-    h_cur = h_next;
-  }
-  return h_cur;
+  FullNeighborEmbedding o;
+  o.source = link_.layerwise_source;
+  o.num_nodes = link_.num_nodes;
+  o.layers = static_cast<int>(spec_.fanouts.size());
+  o.batch_size = EvalBatchSize(spec_);
+  o.feature_name = link_.feature_name;
+  o.rows = hooks_.embedding;
+  o.use_features = spec_.embedding.features;
+  o.world = hooks_.dp.world_size;
+  o.rank = hooks_.dp.rank;
+  o.sync = m_.sync.get();
+  return EmbedAllNodes(m_.module, spec_.model, o);
 }
 
 Result<torch::Tensor> LinkTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
@@ -189,16 +140,16 @@ Result<BatchLoss> LinkTask::Loss() {
 }
 
 Result<int64_t> LinkTask::BeginEpoch(int64_t epoch) {
-  if (seeds_.train.empty())
+  if (in_.train.empty())
     return Status::InvalidArgument("no training edges for trainer " + std::to_string(hooks_.dp.rank));
-  EpochRequest req = TrainRequest(spec_, seeds_.train, epoch);
+  EpochRequest req = TrainRequest(spec_, in_.train, epoch);
   req.labels = false;
   req.link = true;
-  DG_RETURN_IF_ERROR(edges_->BeginEpoch(req));
-  return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
+  DG_RETURN_IF_ERROR(in_.edges->BeginEpoch(req));
+  return NumBatches(static_cast<int64_t>(in_.train.size()), spec_.batch_size);
 }
 
-Result<bool> LinkTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*edges_, &mb_, skip, split); }
+Result<bool> LinkTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*in_.edges, &mb_, skip, split); }
 
 // Sum all-reduce of values placed at this rank's offset: every rank gets all ranks' values.
 Result<std::vector<float>> LinkTask::Gather(const std::vector<float>& mine) {
@@ -284,13 +235,13 @@ Result<LinkMetrics> LinkTask::EvaluateEdges(const EdgeList& held) {
 }
 
 Result<torch::Tensor> LinkTask::EmbedNodes(const std::vector<int64_t>& ids, uint64_t seed_tag) {
-  DG_RETURN_IF_ERROR(nodes_->BeginEpoch(EvalRequest(spec_, ids, seed_tag, /*labels=*/false)));
+  DG_RETURN_IF_ERROR(in_.nodes->BeginEpoch(EvalRequest(spec_, ids, seed_tag, /*labels=*/false)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
   std::vector<torch::Tensor> parts;
   MiniBatch mb;
   while (true) {
-    DG_ASSIGN_OR_RETURN(bool more, nodes_->Next(&mb));
+    DG_ASSIGN_OR_RETURN(bool more, in_.nodes->Next(&mb));
     if (!more) break;
     DG_ASSIGN_OR_RETURN(torch::Tensor h, Forward(mb, nullptr));
     parts.push_back(h);
@@ -309,10 +260,10 @@ Status LinkTask::SaveOutputs() {
   if (Layerwise()) {
     DG_ASSIGN_OR_RETURN(torch::Tensor all, EmbedAll());
     if (!hooks_.writer()) return Status::OK();
-    H = all.index_select(0, VectorTensor(seeds_.predict));
+    H = all.index_select(0, VectorTensor(in_.predict));
   } else {
     if (!hooks_.writer()) return Status::OK();
-    DG_ASSIGN_OR_RETURN(H, EmbedNodes(seeds_.predict, kPredictSeed));
+    DG_ASSIGN_OR_RETURN(H, EmbedNodes(in_.predict, kPredictSeed));
   }
   return NpyWrite(hooks_.OutPath("embeddings.npy"), TensorArray(H.to(torch::kFloat32).contiguous()));
 }
@@ -325,8 +276,8 @@ Result<Evaluation> LinkTask::Evaluate(int64_t /*epoch*/) {
       spdlog::info("evaluation: layer-wise full-neighbor embeddings of all {} nodes in {:.2f} s", all_h_.size(0),
                    Since(t0));
   }
-  auto val = EvaluateEdges(seeds_.val);
-  auto test = val.ok() ? EvaluateEdges(seeds_.test) : Result<LinkMetrics>(val.status());
+  auto val = EvaluateEdges(in_.val);
+  auto test = val.ok() ? EvaluateEdges(in_.test) : Result<LinkMetrics>(val.status());
   all_h_ = torch::Tensor();
   DG_RETURN_IF_ERROR(test.status());
   Evaluation e;

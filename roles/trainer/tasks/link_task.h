@@ -9,7 +9,8 @@
 // negatives. An embedding (TrainHooks::embedding) is the input (or part of
 // it) and is updated sparsely, as in the node task.
 //
-// Evaluation: (layer-wise, see LinkOptions::layerwise_source, or node
+// Evaluation: (layer-wise, see LinkOptions::layerwise_source in
+// source/graph_source.h, or node
 // batches) every val/test edge (s, d) is scored against
 // spec.link.eval_negatives pairs (s, n), n uniform over all nodes (typed
 // graphs: over the destination type's nodes, see LinkOptions::negative_first)
@@ -24,16 +25,16 @@
 #include <memory>
 
 #include "config/train_spec.h"
-#include "roles/trainer/link_trainer.h"
+#include "roles/trainer/tasks/link_metrics.h"
 #include "roles/trainer/loop/epoch_task.h"
+#include "roles/trainer/source/graph_source.h"
 
 namespace dg {
 
 class LinkTask : public EpochTask {
  public:
-  static Result<std::unique_ptr<LinkTask>> Create(const TrainSpec& spec, const TrainHooks& hooks,
-                                                  const LinkOptions& link);
-  void SetData(BatchProvider* edges, BatchProvider* nodes, LinkSeeds seeds);
+  // `input`: the batches, edges and graph (GraphSource::Links).
+  static Result<std::unique_ptr<LinkTask>> Create(const TrainSpec& spec, const TrainHooks& hooks, LinkInput input);
 
   ModelState& model() override { return m_; }
   int64_t kind() const override { return 1; }
@@ -50,8 +51,8 @@ class LinkTask : public EpochTask {
   Status SaveOutputs() override;
 
  private:
-  LinkTask(const TrainSpec& spec, const TrainHooks& hooks, const LinkOptions& link)
-      : spec_(spec), hooks_(hooks), link_(link) {}
+  LinkTask(const TrainSpec& spec, const TrainHooks& hooks, LinkInput input)
+      : spec_(spec), hooks_(hooks), in_(std::move(input)), link_(in_.link) {}
   bool Layerwise() const;
   Result<torch::Tensor> EmbedAll();
   // The forward output of `ids` by node batches (evaluation fanouts), rows in
@@ -65,13 +66,11 @@ class LinkTask : public EpochTask {
 
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
-  LinkOptions link_;
+  LinkInput in_;
+  const LinkOptions& link_;
   ModelState m_;
   bool has_score_ = false;
   bool typed_ = false;  // the typed contract (blocks with edge and node types)
-  BatchProvider* edges_ = nullptr;
-  BatchProvider* nodes_ = nullptr;
-  LinkSeeds seeds_;
   MiniBatch mb_;
   torch::Tensor all_h_;  // layer-wise embeddings of every node during an evaluation (undefined otherwise)
 };

@@ -6,18 +6,14 @@
 #include "common/io/npy.h"
 #include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/model/model_runner.h"
-#include "roles/trainer/trainer_setup.h"
+#include "roles/trainer/loop/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
 
 namespace dg {
-namespace {
 
-
-}  // namespace
-
-Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const TrainHooks& hooks) {
+Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const TrainHooks& hooks, NodeInput input) {
   if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
-  std::unique_ptr<NodeTask> t(new NodeTask(spec, hooks));
+  std::unique_ptr<NodeTask> t(new NodeTask(spec, hooks, std::move(input)));
   DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, static_cast<int64_t>(spec.fanouts.size()),
                                 [&spec](const torch::jit::Module& module) {
                                   if (spec.save_embeddings && !HasForwardLayer(module))
@@ -28,11 +24,6 @@ Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const 
                                 },
                                 &t->m_));
   return t;
-}
-
-void NodeTask::SetData(BatchProvider* provider, TrainerSeeds seeds) {
-  provider_ = provider;
-  seeds_ = std::move(seeds);
 }
 
 Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
@@ -54,10 +45,10 @@ Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_
   if (out.dim() != 2 || out.size(0) != rows)
     return Status::InvalidArgument("model " + spec_.model + ": forward returned shape " + c10::str(out.sizes()) +
                                    ", expected one row per seed [" + std::to_string(rows) + ", " +
-                                   std::to_string(spec_.num_classes) + "]");
-  if (spec_.num_classes > 0 && out.size(1) != spec_.num_classes)
+                                   std::to_string(in_.num_classes) + "]");
+  if (in_.num_classes > 0 && out.size(1) != in_.num_classes)
     return Status::InvalidArgument("model " + spec_.model + ": output width " + std::to_string(out.size(1)) +
-                                   " != number of classes " + std::to_string(spec_.num_classes));
+                                   " != number of classes " + std::to_string(in_.num_classes));
   return out;
 }
 
@@ -83,14 +74,14 @@ Result<BatchLoss> NodeTask::LossOf(const MiniBatch& mb) {
 }
 
 Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
-  if (seeds_.train.empty())
+  if (in_.train.empty())
     return Status::InvalidArgument("no training nodes for trainer " + std::to_string(hooks_.dp.rank) +
                                    " (split has no nodes with value 0, or fewer train nodes than trainers)");
-  DG_RETURN_IF_ERROR(provider_->BeginEpoch(TrainRequest(spec_, seeds_.train, epoch)));
-  return NumBatches(static_cast<int64_t>(seeds_.train.size()), spec_.batch_size);
+  DG_RETURN_IF_ERROR(in_.batches->BeginEpoch(TrainRequest(spec_, in_.train, epoch)));
+  return NumBatches(static_cast<int64_t>(in_.train.size()), spec_.batch_size);
 }
 
-Result<bool> NodeTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*provider_, &mb_, skip, split); }
+Result<bool> NodeTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*in_.batches, &mb_, skip, split); }
 
 Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
   DG_ASSIGN_OR_RETURN(auto acc_loss, AccuracyAndLoss(seeds));
@@ -98,13 +89,13 @@ Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
 }
 
 Result<std::pair<double, double>> NodeTask::AccuracyAndLoss(const std::vector<int64_t>& seeds) {
-  DG_RETURN_IF_ERROR(provider_->BeginEpoch(EvalRequest(spec_, seeds, kEvalSeed, /*labels=*/true)));
+  DG_RETURN_IF_ERROR(in_.batches->BeginEpoch(EvalRequest(spec_, seeds, kEvalSeed, /*labels=*/true)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
   double correct = 0, count = 0, loss = 0;
   MiniBatch mb;
   while (true) {
-    DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb));
+    DG_ASSIGN_OR_RETURN(bool more, in_.batches->Next(&mb));
     if (!more) break;
     DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
     torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
@@ -126,31 +117,31 @@ Result<std::pair<double, double>> NodeTask::AccuracyAndLoss(const std::vector<in
 
 Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
   Evaluation e;
-  DG_ASSIGN_OR_RETURN(auto val, AccuracyAndLoss(seeds_.val));
+  DG_ASSIGN_OR_RETURN(auto val, AccuracyAndLoss(in_.val));
   e.val = val.first;
   e.val_loss = val.second;
-  DG_ASSIGN_OR_RETURN(e.test, Accuracy(seeds_.test));
+  DG_ASSIGN_OR_RETURN(e.test, Accuracy(in_.test));
   return e;
 }
 
 std::string NodeTask::EpochJson(const EpochStats& st) const { return "\"seeds\": " + std::to_string(st.seeds); }
 
 Status NodeTask::SaveOutputs() {
-  if (!hooks_.writer() || !(spec_.save_predictions || spec_.save_embeddings) || seeds_.predict.empty())
+  if (!hooks_.writer() || !(spec_.save_predictions || spec_.save_embeddings) || in_.predict.empty())
     return Status::OK();
-  return Predict(seeds_.predict);
+  return Predict(in_.predict);
 }
 
 // predictions.npy and embeddings.npy: the model's output (and last hidden
 // layer) for every node asked for, in the order given.
 Status NodeTask::Predict(const std::vector<int64_t>& nodes) {
-  DG_RETURN_IF_ERROR(provider_->BeginEpoch(EvalRequest(spec_, nodes, kPredictSeed, /*labels=*/false)));
+  DG_RETURN_IF_ERROR(in_.batches->BeginEpoch(EvalRequest(spec_, nodes, kPredictSeed, /*labels=*/false)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
   std::vector<torch::Tensor> preds, embs;
   MiniBatch mb;
   while (true) {
-    DG_ASSIGN_OR_RETURN(bool more, provider_->Next(&mb));
+    DG_ASSIGN_OR_RETURN(bool more, in_.batches->Next(&mb));
     if (!more) break;
     if (spec_.save_embeddings) {
       try {

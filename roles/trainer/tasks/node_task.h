@@ -10,7 +10,7 @@
 // to the step.
 // Evaluation: accuracy on the val and test seeds (all-reduced), eval fanouts.
 // Outputs (rank 0, best parameters): predictions.npy and embeddings.npy (the
-// last hidden layer, forward_layer) of seeds.predict, in that order.
+// last hidden layer, forward_layer) of NodeInput::predict, in that order.
 #pragma once
 
 #include <memory>
@@ -19,15 +19,14 @@
 #include "common/sampling/batch_provider.h"
 #include "config/train_spec.h"
 #include "roles/trainer/loop/epoch_task.h"
-#include "roles/trainer/trainer.h"
+#include "roles/trainer/source/graph_source.h"
 
 namespace dg {
 
 class NodeTask : public EpochTask {
  public:
-  static Result<std::unique_ptr<NodeTask>> Create(const TrainSpec& spec, const TrainHooks& hooks);
-  // Where the batches come from and which seeds (this trainer's share).
-  void SetData(BatchProvider* provider, TrainerSeeds seeds);
+  // `input`: the batches and this trainer's seeds (GraphSource::Nodes).
+  static Result<std::unique_ptr<NodeTask>> Create(const TrainSpec& spec, const TrainHooks& hooks, NodeInput input);
 
   ModelState& model() override { return m_; }
   int64_t kind() const override { return 0; }
@@ -49,15 +48,15 @@ class NodeTask : public EpochTask {
   Result<std::pair<double, double>> AccuracyAndLoss(const std::vector<int64_t>& seeds);
 
  private:
-  NodeTask(const TrainSpec& spec, const TrainHooks& hooks) : spec_(spec), hooks_(hooks) {}
+  NodeTask(const TrainSpec& spec, const TrainHooks& hooks, NodeInput input)
+      : spec_(spec), hooks_(hooks), in_(std::move(input)) {}
   Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf = nullptr);
   Status Predict(const std::vector<int64_t>& nodes);
 
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
   ModelState m_;
-  BatchProvider* provider_ = nullptr;
-  TrainerSeeds seeds_;
+  NodeInput in_;
   MiniBatch mb_;  // the step's batch, reused
 };
 

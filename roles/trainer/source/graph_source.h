@@ -1,0 +1,91 @@
+// GraphSource: where a training run's graph lives and what each task trains
+// on from it. Two implementations:
+//  - the job's (source/job_source.h): the servers through a DistGraphClient,
+//    batches from sampler processes or made in this trainer's threads, with
+//    the input path (rows pulled, block 0 aggregated by the servers, the wire
+//    dtype) chosen once when the source is opened;
+//  - train-local's (source/local_source.h): a dataset directory held in memory.
+// A source owns the batch providers and stores it hands out; what it hands
+// out lives as long as the source. MakeTask (run/make_task.h) asks the
+// source for the one input its task needs. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/base/status.h"
+#include "common/sampling/batch_provider.h"
+#include "common/sampling/negative_sampler.h"
+#include "common/storage/dataset.h"
+
+namespace dg {
+
+class CvStore;
+class NeighborSource;
+
+// Node classification by sampling: node batches and this trainer's seeds.
+struct NodeInput {
+  BatchProvider* batches = nullptr;
+  std::vector<int64_t> train, val, test;  // this trainer's shares
+  // Rank 0 with save_predictions / save_embeddings: the nodes of
+  // predictions.npy / embeddings.npy, in row order (original node order).
+  std::vector<int64_t> predict;
+  int64_t num_classes = 0;  // 1 + the largest label of a labelled node, or the given count
+};
+
+// What the link task knows of the graph besides its settings.
+struct LinkOptions {
+  int64_t num_nodes = 0;  // the graph's nodes
+  // Evaluation negatives are drawn from [negative_first, negative_first +
+  // negative_count) (negative_count 0 = every node; on a typed graph: the
+  // destination type's global ids).
+  int64_t negative_first = 0;
+  int64_t negative_count = 0;
+  // Non-empty: evaluation negatives are uniform over these ranges instead (a
+  // typed partition's destination type, one (first, count) per part).
+  IdRanges negative_ranges;
+  // Layer-wise evaluation: with full-neighbor evaluation (eval_fanouts empty), a
+  // model with forward_layer and a source, every node's embedding is computed
+  // first, one layer at a time over full-neighbor blocks (each trainer its
+  // NodeSplit share of the nodes, rows summed across trainers), and pairs are
+  // scored from that table. Null = node batches of the nodes involved. A typed
+  // model (typed contract, docs/models.md) always takes node batches: its
+  // forward_layer starts from hidden rows that only its forward computes.
+  NeighborSource* layerwise_source = nullptr;
+  std::string feature_name = "features";  // layer 0 input ("" = the embedding alone)
+};
+
+// Link prediction: batches of training edges, node batches for evaluation
+// embeddings, and the held-out edges.
+struct LinkInput {
+  BatchProvider* edges = nullptr;
+  BatchProvider* nodes = nullptr;
+  std::vector<int64_t> train;  // this trainer's training edge ids
+  EdgeList val, test;          // this trainer's share of the held-out edges
+  // Rank 0 with save_embeddings: the nodes of embeddings.npy, in row order.
+  std::vector<int64_t> predict;
+  LinkOptions link;
+};
+
+// Control variate: the store the trainer samples and keeps history in.
+struct CvInput {
+  CvStore* store = nullptr;
+  std::vector<int64_t> train, val, test;  // this trainer's shares
+  std::vector<int64_t> predict;           // as NodeInput::predict (save_predictions)
+  std::string input;  // the store's node array of propagated input (cv_input)
+};
+
+class GraphSource {
+ public:
+  virtual ~GraphSource() = default;
+  virtual Result<NodeInput> Nodes() = 0;
+  virtual Result<LinkInput> Links() = 0;
+  virtual Result<CvInput> ControlVariate() = 0;
+  // Bytes this trainer's input moved so far (each epoch line's
+  // bytes_per_step); null when the bytes are not this process's to count.
+  virtual std::function<uint64_t()> NetworkBytes() = 0;
+};
+
+}  // namespace dg
