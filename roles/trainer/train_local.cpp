@@ -13,12 +13,15 @@
 #include "common/base/logging.h"
 #include "common/sampling/batch_provider.h"
 #include "common/storage/node_embedding.h"
+#include "common/storage/row_l1.h"
 #include "common/storage/typed_dataset.h"
+#include "config/default_lr.h"
 #include "report/html_report.h"
 #include "report/run_data.h"
 #include "roles/trainer/control_variate.h"
 #include "roles/trainer/link_trainer.h"
 #include "roles/trainer/model/model_embedding.h"
+#include "roles/trainer/model/model_lr.h"
 #include "roles/trainer/node_embedding_spec.h"
 #include "roles/trainer/train_local_source.h"
 
@@ -132,7 +135,11 @@ Status TrainLocal(const TrainSpec& flags, const LocalRun& run) {
   SetupLogging("train-local", 0);
   const bool typed = IsTypedDatasetDir(flags.dataset_dir);
   std::unique_ptr<LocalGraphSource> source = typed ? MakeTypedInMemorySource() : MakeInMemorySource();
-  DG_ASSIGN_OR_RETURN(const TrainSpec spec, WithModelEmbedding(flags, typed));
+  DG_ASSIGN_OR_RETURN(TrainSpec spec, WithModelEmbedding(flags, typed));
+  DG_RETURN_IF_ERROR(TakeDefaultLr(&spec, [&spec]() -> Result<std::optional<double>> {
+    if (spec.normalize_features) return std::optional<double>(1.0);  // every row then sums to 1
+    return DatasetRowL1(spec.dataset_dir, kRowL1SampleRows);
+  }));
   DG_RETURN_IF_ERROR(source->Check(spec));
   bool started = false;
   const Status st = spec.task == TrainTask::kLink ? RunLinkTask(source.get(), spec, run, &started)

@@ -30,6 +30,7 @@
 #include "common/net/message_bytes.h"
 #include "common/base/logging.h"
 #include "common/client/dist_node_embedding.h"
+#include "common/client/partition_row_l1.h"
 #include "common/client/typed_node_rows.h"
 #include "roles/trainer/step_checkpoint.h"
 #include "common/io/npy.h"
@@ -42,7 +43,9 @@
 #include "roles/trainer/remote_batch_provider.h"
 #include "roles/trainer/trainer.h"
 #include "roles/trainer/control_variate.h"
+#include "config/default_lr.h"
 #include "roles/trainer/model/model_embedding.h"
+#include "roles/trainer/model/model_lr.h"
 #include "roles/trainer/node_embedding_spec.h"
 #include "roles/trainer/trainer_util.h"
 #include "roles/trainer/typed_job.h"
@@ -246,6 +249,9 @@ Status Connect(TrainerProcess* p) {
     DG_ASSIGN_OR_RETURN(p->remote, RemoteBatchProvider::Listen(ro));
   }
   DG_ASSIGN_OR_RETURN(p->client, ConnectJobClient(job, p->partition, kRoleTrainer, p->rank, p->machine));
+  DG_RETURN_IF_ERROR(TakeDefaultLr(&p->job.train, [p] {
+    return PartitionRowL1(p->client.get(), p->partition, kRowL1SampleRows);
+  }));
   if (!p->link()) DG_RETURN_IF_ERROR(LoadSeeds(p->client.get(), p->partition, p->world, p->rank, &p->seeds, &p->classes));
   if (p->rank == 0 && (p->spec().save_predictions || p->spec().save_embeddings)) {
     DG_ASSIGN_OR_RETURN(p->seeds.predict, PredictOrder(p->partition));

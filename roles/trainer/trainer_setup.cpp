@@ -32,9 +32,9 @@ Result<TrainableModel> LoadTrainableModel(const std::string& path, int64_t layer
 
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainSpec& s, const std::vector<torch::Tensor>& params) {
   if (s.optimizer == OptimizerKind::kAdam)
-    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay));
+    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr_or_default()).weight_decay(s.weight_decay));
   return std::make_unique<torch::optim::SGD>(
-      params, torch::optim::SGDOptions(s.lr).weight_decay(s.weight_decay).momentum(s.momentum));
+      params, torch::optim::SGDOptions(s.lr_or_default()).weight_decay(s.weight_decay).momentum(s.momentum));
 }
 
 void SetTorchThreads(int threads, uint64_t seed) {
