@@ -30,7 +30,8 @@ std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, cons
 // The first parts of this rank's block: METIS's on the clusters, the
 // stream's (--method stream, or a cluster graph too large for rank 0 that
 // hardly contracted the graph), or PT-Scotch's (--method scotch, or another
-// cluster graph too large for rank 0).
+// cluster graph too large for rank 0): on the graph, or past PT-Scotch's
+// limit on its cluster graph.
 Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blocks, LocalAdjacency* adj,
                                           const RepairInput& rin, const BlockVertices& bv,
                                           const std::vector<int64_t>& starts, const std::string& spill,
@@ -41,15 +42,23 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
     so.batch = o.batch;
     return StreamParts(r, rin, BalancedLoads(r, rin, bo), bo, so);
   }
+  ClusterOptions co;
+  co.seed = o.seed;
+  co.batch = o.batch;
+  co.max_arcs = o.cluster_max_arcs;
+  const int64_t arcs = SumAll(r, adj->vertloctab.back());
+  const bool past_scotch = arcs > ScotchArcLimit();
+  ClusterGraph coarse;  // kept for PT-Scotch past its limit
+  bool coarsened = false;
   if (o.method == PartitionMethod::kCluster || o.method == PartitionMethod::kAuto) {
-    ClusterOptions co;
-    co.seed = o.seed;
-    co.batch = o.batch;
-    co.max_arcs = o.cluster_max_arcs;
-    DG_ASSIGN_OR_RETURN(std::vector<int32_t> part, ClusterParts(r, rin, bo, co, &out->clusters));
+    DG_ASSIGN_OR_RETURN(std::vector<int32_t> part,
+                        ClusterParts(r, rin, bo, co, &out->clusters, past_scotch ? &coarse : nullptr));
     if (out->clusters.plan != ClusterPlan::kScotch) return part;
+    coarsened = true;
   }
-  return ScotchParts(r, adj, bv, blocks, starts, spill, o);
+  if (!past_scotch) return ScotchParts(r, adj, bv, blocks, starts, spill, o);
+  if (!coarsened) coarse = Coarsen(r, rin, bo, co);
+  return ScotchClusterParts(r, coarse, arcs, blocks.First(r.size), o, &out->coarse_scotch);
 }
 
 // --method auto: whether the whole graph goes to METIS on rank 0, its arcs

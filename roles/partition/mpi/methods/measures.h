@@ -24,7 +24,7 @@ struct RepairInput {
   // (out[v * K + p]; collective). When set, the repair moves the vertices that
   // add the fewest cut arcs per unit moved (otherwise the lowest degree first),
   // and the cut refinement runs.
-  std::function<std::vector<int32_t>(const std::vector<int32_t>& part)> arcs_to_parts;
+  std::function<std::vector<int64_t>(const std::vector<int32_t>& part)> arcs_to_parts;
   // The block's adjacency, with arcs_to_parts: the repair and the refinement
   // follow each move's effect on the neighbours in the block.
   const BlockAdjacency* adjacency = nullptr;

@@ -59,7 +59,7 @@ Result<std::vector<int32_t>> WholeGraphParts(const Rank& r, const VertexBlocks& 
   mo.is_train = o.balance_train && !train.empty() ? &train : nullptr;
   mo.balance_edges = o.balance_edges;
   mo.type_offsets = v.type_counts.empty() ? nullptr : &type_offsets;
-  return PartsOnZero(r, static_cast<int>(blocks.Count(r.rank)), [&]() -> Result<std::vector<int32_t>> {
+  return PartsOnZero(r, blocks.Count(r.rank), [&]() -> Result<std::vector<int32_t>> {
     DG_RETURN_IF_ERROR(gathered);
     DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(num_nodes, EdgeSource::FromVectors(src, dst), mo));
     return std::move(mr.part);
