@@ -240,16 +240,7 @@ Status PartitionOverMpi(const Rank& r, const PartitionSpec& f) {
   Log(r, "  read and normalize: %.2f s, largest rank's peak %.0f MB\n", Since(t0), StagePeakMb(r, &peaks));
 
   auto t = std::chrono::steady_clock::now();
-  AssignOptions ao;
-  ao.method = f.method;
-  ao.num_parts = f.num_parts;
-  ao.seed = f.seed;
-  ao.balance_train = f.balance.train;
-  ao.balance_edges = f.balance.edges;
-  ao.imbalance = f.imbalance;
-  ao.cluster_max_arcs = f.cluster_max_arcs;
-  ao.batch = f.batch_edges;
-  ao.spill_dir = scratch->path();
+  const AssignOptions ao{f, scratch->path()};
   Progress("assign");
   Result<Assignment> assigned = AssignBlock(r, blocks, &in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));

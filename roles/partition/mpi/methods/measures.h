@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/partition_spec.h"
 #include "roles/partition/mpi/runtime/exchange.h"
 #include "roles/partition/mpi/graph/neighbor_parts.h"
 
@@ -32,7 +33,7 @@ struct RepairInput {
 
 struct BalanceOptions {
   int num_parts = 1;
-  bool balance_train = false, balance_edges = false;
+  BalanceMeasures balance;  // --balance: train nodes, in-edges (nodes always)
   double tolerance = 0.04;       // nodes, train nodes, in-edges
   double type_tolerance = 0.09;  // the nodes of each node type
 };

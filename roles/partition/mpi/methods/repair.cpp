@@ -165,8 +165,8 @@ void ApplyMove(const RepairInput& in, Measure m, const Move& mv, std::vector<int
 // node count last (its moves keep the types' proportions).
 std::vector<Measure> Active(const RepairInput& in, const BalanceOptions& o) {
   std::vector<Measure> m;
-  if (o.balance_edges) m.push_back({MeasureKind::kEdges});
-  if (o.balance_train) m.push_back({MeasureKind::kTrain});
+  if (o.balance.edges) m.push_back({MeasureKind::kEdges});
+  if (o.balance.train) m.push_back({MeasureKind::kTrain});
   for (int t = 0; t < NumTypes(in); ++t) m.push_back({MeasureKind::kType, t});
   m.push_back({MeasureKind::kNodes});
   return m;

@@ -42,12 +42,12 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
   const int64_t num_train = SumAll(r, local_train), num_in = SumAll(r, local_in);
   const int64_t T = bv.node_type.empty() ? 0 : static_cast<int64_t>(bv.type_counts.size());
   // The sum of all weights stays below kScotchMax (+ 2: rounding up).
-  const int64_t shares = 2 + T + (o.balance_train ? 1 : 0) + (o.balance_edges ? kEdgeWeight : 0);
+  const int64_t shares = 2 + T + (o.spec.balance.train ? 1 : 0) + (o.spec.balance.edges ? kEdgeWeight : 0);
   const int64_t unit =
       std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / shares / std::max<int64_t>(1, num_nodes)));
-  const int64_t ct = o.balance_train && num_train > 0 ? std::max<int64_t>(1, unit * num_nodes / num_train) : 0;
+  const int64_t ct = o.spec.balance.train && num_train > 0 ? std::max<int64_t>(1, unit * num_nodes / num_train) : 0;
   const int64_t ce =
-      o.balance_edges && num_in > 0 ? std::max<int64_t>(1, kEdgeWeight * unit * num_nodes / num_in) : 0;
+      o.spec.balance.edges && num_in > 0 ? std::max<int64_t>(1, kEdgeWeight * unit * num_nodes / num_in) : 0;
   std::vector<int64_t> cty(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) cty[t] = std::max<int64_t>(1, unit * num_nodes / std::max<int64_t>(1, bv.type_counts[t]));
   std::vector<int64_t> x(static_cast<size_t>(n));
@@ -114,7 +114,7 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
   if (SCOTCH_contextInit(&ctx) != 0) return Status::Internal("SCOTCH_contextInit failed");
   SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
   SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
-  SCOTCH_contextRandomSeed(&ctx, static_cast<SCOTCH_Num>(o.seed & 0x7fffffff));
+  SCOTCH_contextRandomSeed(&ctx, static_cast<SCOTCH_Num>(o.spec.seed & 0x7fffffff));
   SCOTCH_stratInit(&strat);
   const bool graph = SCOTCH_dgraphInit(&g, r.comm) == 0;
   bool bound_ok = false;
@@ -124,10 +124,11 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
     ++step;
     bound_ok = SCOTCH_contextBindDgraph(&ctx, &g, &bound) == 0;
     if (bound_ok) ++step;
-    if (bound_ok && SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.num_parts, o.imbalance) == 0) {
+    if (bound_ok &&
+        SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.spec.num_parts, o.spec.imbalance) == 0) {
       ++step;
       TestHold("scotch", r.rank);
-      if (SCOTCH_dgraphPart(&bound, o.num_parts, &strat, part.data()) == 0) step = 0;
+      if (SCOTCH_dgraphPart(&bound, o.spec.num_parts, &strat, part.data()) == 0) step = 0;
     }
   }
   if (bound_ok) SCOTCH_dgraphExit(&bound);
@@ -144,7 +145,7 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
 Result<std::vector<int32_t>> ScotchBlock(const Rank& r, LocalAdjacency* adj, std::vector<SCOTCH_Num> weights,
                                          int64_t first, const std::vector<int64_t>& starts, const std::string& spill,
                                          const AssignOptions& o) {
-  LinkedGraph linked = LinkVertices(r, View(*adj, first, &starts), weights, o.batch);
+  LinkedGraph linked = LinkVertices(r, View(*adj, first, &starts), weights, o.spec.batch_edges);
   std::vector<SCOTCH_Num>().swap(weights);
   const size_t arcs = adj->edgeloctab.size();
   if (!spill.empty()) {
@@ -156,7 +157,7 @@ Result<std::vector<int32_t>> ScotchBlock(const Rank& r, LocalAdjacency* adj, std
     DG_RETURN_IF_ERROR(Agree(r, Unspill(spill + ".arcs", arcs, &adj->edgeloctab)));
     DG_RETURN_IF_ERROR(Agree(r, Unspill(spill + ".weights", arcs, &adj->edgeweights)));
   }
-  return PlaceAll(linked, linked_part, View(*adj, first, &starts), o.num_parts);
+  return PlaceAll(linked, linked_part, View(*adj, first, &starts), o.spec.num_parts);
 }
 
 }  // namespace
@@ -192,9 +193,9 @@ Result<std::vector<int32_t>> ScotchClusterParts(const Rank& r, const ClusterGrap
   std::vector<int32_t> weight(g.weight.size());  // the sum is checked against the limit in ScotchPart
   for (size_t k = 0; k < weight.size(); ++k) weight[k] = static_cast<int32_t>(std::min<int64_t>(g.weight[k], kMaxId));
   const BlockAdjacency view{index.data(), g.nbr.data(), static_cast<int64_t>(C), g.first, &g.starts, weight.data()};
-  LinkedGraph linked = LinkVertices(r, view, ClusterWeights(r, g, num_nodes), o.batch);
+  LinkedGraph linked = LinkVertices(r, view, ClusterWeights(r, g, num_nodes), o.spec.batch_edges);
   DG_ASSIGN_OR_RETURN(std::vector<int32_t> linked_part, ScotchPart(r, &linked, o));
-  const std::vector<int32_t> cluster_part = PlaceAll(linked, linked_part, view, o.num_parts);
+  const std::vector<int32_t> cluster_part = PlaceAll(linked, linked_part, view, o.spec.num_parts);
   std::vector<int32_t> part(g.cluster.size());
   for (size_t v = 0; v < part.size(); ++v) part[v] = cluster_part[g.cluster[v]];
   return part;
