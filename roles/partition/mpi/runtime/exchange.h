@@ -5,7 +5,8 @@
 // AllToAll walks items [0, n) of this rank in rounds of at most `batch` items;
 // emit(i, send) calls send(dest_rank, record) for each record item i produces
 // (zero or more). Every round is one MPI_Alltoall of counts and one
-// MPI_Alltoallv of bytes, so a rank never holds more than one round's outgoing
+// MPI_Alltoallv of records (several when a count passes MaxCallCount() / P:
+// ExchangeRound), so a rank never holds more than one round's outgoing
 // records besides what it has received; *out is reserved to its final size
 // before the first round (emit runs once more to count, so it must not have
 // side effects). The number of rounds is agreed (the largest over ranks), so
