@@ -156,8 +156,8 @@ class ExternalSorter {
   Less less_;
   std::vector<Rec> buf_;
   // The readers' buffers, kept from one merge to the next: the stream
-  // partitioner merges the same runs once a pass, and buffers allocated anew
-  // each time were zeroed and faulted in again.
+  // partitioner merges the same runs once a pass, and buffers allocated for
+  // each merge would be zeroed and faulted in each time.
   mutable std::vector<Rec> merge_buf_;
   std::vector<std::string> runs_;
   uint64_t spilled_ = 0;
