@@ -5,8 +5,9 @@
 # stream, scotch, and random from OGB's CSV files of the same graph), run in turn A B A B ... so that a machine whose speed drifts
 # slows both alike. Prints the CPU model, then one markdown row per command:
 # the median wall time and peak RSS of each build and the median of the
-# pairwise ratios NEW / BASE (under /usr/bin/time; an MPI run's peak is
-# mpirun's largest child, as /usr/bin/time sees it).
+# pairwise ratios NEW / BASE (under /usr/bin/time; for an MPI run the peak is
+# what /usr/bin/time sees of mpirun's process tree, not the ranks' peak, which
+# the partitioner's log gives per stage).
 #
 #   scripts/bench_partition_vs.sh BASE_BIN_DIR NEW_BIN_DIR [WORK_DIR]
 #   env: ROUNDS  runs of each build per command (default 5; one warm-up more)
