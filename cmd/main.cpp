@@ -31,6 +31,7 @@ const char kUsage[] =
     "  distgnn launch JOB.yaml        distgnn config check JOB.yaml      distgnn copy JOB.yaml\n"
     "  distgnn propagate --config JOB.yaml --input X --hops K --norm mean|sum|sym --output NAME\n"
     "  distgnn report RUN_DIR [-o FILE.html]    distgnn status JOB.yaml [--once]\n"
+    "  distgnn certs init --dir DIR    distgnn certs issue --dir DIR --role R --host H | --config JOB.yaml\n"
     "  distgnn bench rpc|train|kernels ...   distgnn --version\n"
     "\n"
     "Run `distgnn <command> --help` for a command's flags.\n";
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   if (cmd == "report") return Dispatch(dg::RunReport, cmd, argc, argv, 1);
   if (cmd == "status") return Dispatch(dg::RunStatus, cmd, argc, argv, 1);
   if (cmd == "copy") return Dispatch(dg::RunCopy, cmd, argc, argv, 1);
+  if (cmd == "certs") return Dispatch(dg::RunCerts, cmd, argc, argv, 1);
   if (cmd == "model" && sub == "export") return DispatchTorch("model export", argc, argv, 2);
   if (cmd == "config" && sub == "check") return Dispatch(dg::RunConfig, "config check", argc, argv, 2);
   if (cmd == "bench" && sub == "rpc") return Dispatch(dg::RunBenchRpc, "bench rpc", argc, argv, 2);
