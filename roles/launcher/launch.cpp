@@ -159,7 +159,6 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
     return 0;
   }
   if (st = PrepareLauncherTls(&*cfg); !st.ok()) return ToolExitCode(program, st);
-  if (cfg->tls.throwaway) std::printf("launch: TLS on with a throw-away job CA in %s\n", cfg->tls.dir.c_str());
   RecordRun(*cfg, *plan, Name(mode));
   const int max_restarts = options.max_restarts >= 0 ? options.max_restarts : cfg->restart.max;
   st = RunLaunchPlan(*cfg, *plan, settings);
