@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
     dg::KeepFreedMemory();
   std::string sub = argc > 2 ? argv[2] : "";
 
+  // `certs issue --role R` names a certificate's role, not the role to run.
+  if (cmd == "certs") return Dispatch(dg::RunCerts, cmd, argc, argv, 1);
   // Roles: `--role X` (or --role=X) may appear anywhere; the role parses all flags.
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -102,7 +104,6 @@ int main(int argc, char** argv) {
   if (cmd == "report") return Dispatch(dg::RunReport, cmd, argc, argv, 1);
   if (cmd == "status") return Dispatch(dg::RunStatus, cmd, argc, argv, 1);
   if (cmd == "copy") return Dispatch(dg::RunCopy, cmd, argc, argv, 1);
-  if (cmd == "certs") return Dispatch(dg::RunCerts, cmd, argc, argv, 1);
   if (cmd == "model" && sub == "export") return DispatchTorch("model export", argc, argv, 2);
   if (cmd == "config" && sub == "check") return Dispatch(dg::RunConfig, "config check", argc, argv, 2);
   if (cmd == "bench" && sub == "rpc") return Dispatch(dg::RunBenchRpc, "bench rpc", argc, argv, 2);
