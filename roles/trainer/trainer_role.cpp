@@ -351,6 +351,7 @@ Result<TrainRun> BuildRun(TrainerProcess* p) {
   hooks.dp.host = p->host;
   hooks.dp.timeout_seconds = p->job.peer_timeout_seconds;
   hooks.dp.rendezvous_timeout_seconds = p->job.rendezvous_timeout_seconds;
+  if (p->job.tls.enabled) hooks.dp.ring = JobTrainerRing(p->job, p->rank);
   hooks.embedding = p->embedding.get();
   if (!p->remote) hooks.network_bytes = [c = p->client.get()] { return c->network_bytes(); };  // samplers have their own
   hooks.epoch_fields = [cache = p->feature_cache, cache_before = FeatureCacheStats(),

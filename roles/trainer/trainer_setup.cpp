@@ -93,6 +93,7 @@ Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOpti
   so.world_size = dp.world_size;
   so.timeout_seconds = dp.timeout_seconds;
   so.rendezvous_timeout_seconds = dp.rendezvous_timeout_seconds;
+  so.ring = dp.ring;
   DG_ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, GradientSync::Connect(so));
   DG_RETURN_IF_ERROR(sync->Broadcast(params));
   return sync;
