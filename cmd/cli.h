@@ -50,4 +50,5 @@ int RunBenchTrain(int argc, char** argv);     // torch/cmd_bench_train.cpp
 int RunBenchKernels(int argc, char** argv);   // torch/cmd_bench_kernels.cpp
 int RunReport(int argc, char** argv);         // cmd_report.cpp
 int RunStatus(int argc, char** argv);         // cmd_status.cpp
+int RunCerts(int argc, char** argv);          // cmd_certs.cpp ("certs init|issue")
 }  // namespace dg

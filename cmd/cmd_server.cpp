@@ -32,6 +32,9 @@ int RunServerRole(int argc, char** argv) {
        "connections still in their handshake; when full the oldest is closed (default 64)")
       ("handshake-timeout", po::value(&o.handshake_timeout_seconds), "seconds from accept to a finished handshake (default 5)")
       ("insecure", po::bool_switch(&o.insecure), "serve a non-loopback address without a cluster token")
+      ("tls-ca", po::value(&o.tls.ca), "TLS 1.3 (standalone mode): the job's CA certificate (with --tls-cert, --tls-key)")
+      ("tls-cert", po::value(&o.tls.cert), "TLS: this server's certificate (role server; distgnn certs issue)")
+      ("tls-key", po::value(&o.tls.key), "TLS: this server's private key (mode 0600)")
       ("verify-checksums", po::bool_switch(&o.verify_checksums),
        "before listening, also compare the part's files with the SHA-256 checksums NAME.json records (reads every byte)");
   AddRoleOptions(&desc, &o.role);

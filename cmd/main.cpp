@@ -31,6 +31,7 @@ const char kUsage[] =
     "  distgnn launch JOB.yaml        distgnn config check JOB.yaml      distgnn copy JOB.yaml\n"
     "  distgnn propagate --config JOB.yaml --input X --hops K --norm mean|sum|sym --output NAME\n"
     "  distgnn report RUN_DIR [-o FILE.html]    distgnn status JOB.yaml [--once]\n"
+    "  distgnn certs init --dir DIR    distgnn certs issue --dir DIR --role R --host H | --config JOB.yaml\n"
     "  distgnn bench rpc|train|kernels ...   distgnn --version\n"
     "\n"
     "Run `distgnn <command> --help` for a command's flags.\n";
@@ -72,6 +73,8 @@ int main(int argc, char** argv) {
     dg::KeepFreedMemory();
   std::string sub = argc > 2 ? argv[2] : "";
 
+  // `certs issue --role R` names a certificate's role, not the role to run.
+  if (cmd == "certs") return Dispatch(dg::RunCerts, cmd, argc, argv, 1);
   // Roles: `--role X` (or --role=X) may appear anywhere; the role parses all flags.
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];

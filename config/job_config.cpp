@@ -23,6 +23,7 @@
 #include "config/partition_summary.h"
 #include "config/slurm_allocation.h"
 #include "config/train_yaml.h"
+#include "config/tls_yaml.h"
 #include "config/yaml_checker.h"
 #include "config/yaml_overrides.h"
 
@@ -35,9 +36,9 @@ namespace {
 const std::vector<std::string> kTopKeys = {"job",       "partition", "token",  "machines",
                                            "ports",     "processes", "train",  "output_dir",
                                            "network",   "limits",    "restart", "verify_checksums",
-                                           "scheduler"};
+                                           "scheduler", "tls"};
 const std::vector<std::string> kMachineKeys = {"host",      "ssh",    "ssh_port",   "ssh_key",
-                                               "workspace", "binary", "ssh_options"};
+                                               "workspace", "binary", "ssh_options", "tls_dir"};
 const std::vector<std::string> kPortKeys = {"server", "trainer", "rendezvous", "metrics"};
 const std::vector<std::string> kProcessKeys = {"servers", "trainers", "samplers_per_trainer"};
 const std::vector<std::string> kRestartKeys = {"max", "wait_seconds"};
@@ -127,6 +128,10 @@ Status LoadMachines(const Checker& c, const YAML::Node& seq, const std::string& 
     }
     if (n["workspace"]) DG_RETURN_IF_ERROR(c.String(n["workspace"], p + ".workspace", false, &mc.workspace));
     if (n["binary"]) DG_RETURN_IF_ERROR(c.String(n["binary"], p + ".binary", false, &mc.binary));
+    if (n["tls_dir"]) {
+      DG_RETURN_IF_ERROR(c.String(n["tls_dir"], p + ".tls_dir", true, &mc.tls_dir));
+      mc.tls_dir = ResolvePath(base_dir, mc.tls_dir);
+    }
     if (n["ssh_options"]) {
       const YAML::Node o = n["ssh_options"];
       if (!o.IsSequence())
@@ -394,6 +399,7 @@ Result<JobConfig> LoadImpl(const std::string& yaml_path, const std::vector<std::
   if (const YAML::Node l = r["limits"]) DG_RETURN_IF_ERROR(LoadLimits(c, l, &cfg.limits));
   if (r["verify_checksums"]) DG_RETURN_IF_ERROR(c.Bool(r["verify_checksums"], "verify_checksums", &cfg.verify_checksums));
   if (const YAML::Node rs = r["restart"]) DG_RETURN_IF_ERROR(LoadRestart(c, rs, &cfg.restart));
+  if (const YAML::Node t = r["tls"]) DG_RETURN_IF_ERROR(LoadTls(c, t, &cfg));
   const YAML::Node ports = r["ports"];
   DG_RETURN_IF_ERROR(CheckPorts(c, ports ? ports : r, cfg));
   return cfg;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "config/tls_config.h"
 #include "config/train_spec.h"
 
 namespace dg {
@@ -29,6 +30,8 @@ struct MachineConfig {
   // The Slurm node it is (srun --nodelist): the node's name for machines
   // from a Slurm allocation, else its host.
   std::string slurm_node;
+  // tls_dir: this machine's role certificates, when not in tls.dir (config/tls_config.h).
+  std::string tls_dir;
 };
 
 // Where the machine list comes from: the YAML's list, or the Slurm
@@ -104,6 +107,7 @@ struct JobConfig {
   double stop_seconds = 60.0;
   LimitsConfig limits;
   RestartConfig restart;
+  TlsConfig tls;
   // verify_checksums: every server also compares its part's files with the
   // checksums NAME.json records before it listens (as --verify-checksums).
   bool verify_checksums = false;
@@ -144,6 +148,9 @@ struct JobConfig {
   int CoresPerMachine(int machine) const;
   // gloo rendezvous: trainer 0 (machine 0's host) at ports.rendezvous.
   const std::string& RendezvousHost() const { return machines.at(0).host; }
+  // The CA, certificate and key a process of `role` on `machine` presents
+  // (machine < 0: the launcher or a tool, which only dials; config/tls_config.h).
+  TlsFiles TlsFilesFor(const std::string& role, int machine) const;
 };
 
 // The cluster token from the environment: DISTGNN_TOKEN, else the first line

@@ -190,7 +190,7 @@ Status CheckNumbers(const Rules& r, const TrainSpec& s) {
       {"train.batch_size", double(s.batch_size)},
       {"train.eval_batch_size", double(s.eval_batch_size)},
       {"train.epochs", s.epochs},
-      {"train.lr", s.lr},
+      {"train.lr", s.lr_or_default()},
       {"train.weight_decay", s.weight_decay},
       {"train.momentum", s.momentum},
       {"train.grad_clip", s.grad_clip},
@@ -269,9 +269,9 @@ Status CheckLrSchedule(const Rules& r, const TrainSpec& s) {
   if (step && !l.step_size)
     return r.Fail("train.lr_schedule.step_size", "--lr-step-size",
                   "missing: " + kind + " step needs the optimizer steps between decays");
-  if (cosine && l.min_lr_or_default() > s.lr)
+  if (cosine && l.min_lr_or_default() > s.lr_or_default())
     return r.Fail("train.lr_schedule.min_lr", "--min-lr",
-                  "must be <= " + r.Name("train.lr", "--lr") + " (" + Num(s.lr) + "), got " +
+                  "must be <= " + r.Name("train.lr", "--lr") + " (" + Num(s.lr_or_default()) + "), got " +
                       Num(l.min_lr_or_default()));
   return Status::OK();
 }

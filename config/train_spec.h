@@ -38,6 +38,9 @@ enum class ModelSelection { kValMetric, kValLoss };
 // train.lr_schedule's kind: none (lr throughout), cosine or step.
 enum class LrScheduleKind { kNone, kCosine, kStep };
 
+// The learning rate where neither the user nor config/default_lr.h's rule set one.
+constexpr double kDefaultLr = 0.003;
+
 // train.embedding: a learnable per-node input (DistEmbedding on the servers,
 // NodeEmbedding in train-local), trained by a sparse optimizer.
 struct EmbeddingSpec {
@@ -106,7 +109,10 @@ struct TrainSpec {
 
   // Optimization.
   int epochs = 10;
-  double lr = 0.003;
+  // Unset: the front end sets it from the model and the data before the run
+  // (config/default_lr.h); lr_or_default() reads it.
+  std::optional<double> lr;
+  double lr_or_default() const { return lr.value_or(kDefaultLr); }
   OptimizerKind optimizer = OptimizerKind::kAdam;
   double weight_decay = 0;
   double momentum = 0;  // sgd only

@@ -182,7 +182,7 @@ Status ReadOptimization(const Reader& r, const YAML::Node& n, TrainSpec* t) {
   DG_RETURN_IF_ERROR(ReadFanouts(r, n, t));
   DG_RETURN_IF_ERROR(r.Int(n, "batch_size", "train.batch_size", &t->batch_size));
   DG_RETURN_IF_ERROR(r.Int(n, "epochs", "train.epochs", &t->epochs));
-  DG_RETURN_IF_ERROR(r.Double(n, "lr", "train.lr", &t->lr));
+  DG_RETURN_IF_ERROR(OptionalDouble(r, n, "lr", "train.lr", &t->lr));
   DG_RETURN_IF_ERROR(r.Double(n, "weight_decay", "train.weight_decay", &t->weight_decay));
   DG_RETURN_IF_ERROR(r.Double(n, "momentum", "train.momentum", &t->momentum));
   DG_RETURN_IF_ERROR(r.Enum(n, "optimizer", "train.optimizer", &t->optimizer));

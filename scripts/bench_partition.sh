@@ -12,6 +12,9 @@
 # graph).
 #
 #   scripts/bench_partition.sh --mpi [BUILD_DIR] [WORK_DIR]   (env: see bench_partition_mpi.sh)
+#
+# Two builds against each other (wall time and peak RSS, run in turn, the
+# median of the pairwise ratios): scripts/bench_partition_vs.sh BASE_BIN NEW_BIN.
 set -euo pipefail
 if [ "${1:-}" = "--mpi" ]; then shift; exec "$(dirname "$0")/bench_partition_mpi.sh" "$@"; fi
 BUILD=${1:-build}

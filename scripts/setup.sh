@@ -23,6 +23,8 @@ PACKAGES=(
   # tests: launch under Slurm (scripts/slurm-cluster.sh: slurmctld, slurmd, the clients, munge)
   slurmctld slurmd slurm-client munge
   procps time
+  # tests: the packet capture of a TLS job (test_integration "[tls]")
+  tcpdump
   # the run report's plots (distgnn report), and the browser its test renders it in
   gnuplot-nox chromium
 )

@@ -70,8 +70,8 @@ def task_table(panel, task, metric_name, losers):
         for s in by_setting:
             if s not in settings and s not in ("default", "paper protocol"):
                 settings.append(s)
-    lines = ["| graph | model | default: mean (seeds) | best grid setting | gap |" + "".join(" %s |" % x for x in settings),
-             "| --- | --- | --- | --- | --- |" + " --- |" * len(settings)]
+    lines = ["| graph | model | default lr | default: mean (seeds) | best grid setting | gap |" +
+             "".join(" %s |" % x for x in settings), "| --- | --- | --- | --- | --- | --- |" + " --- |" * len(settings)]
     for (graph, model), by in sorted(groups.items(), key=lambda kv: (graphs.index(kv[0][0]) if kv[0][0] in graphs
                                                                       else 99, kv[0][1])):
         full = {s: rows for s, rows in by.items() if len(rows) == len(panel.seeds) and s != "paper protocol"}
@@ -85,8 +85,10 @@ def task_table(panel, task, metric_name, losers):
         if gap > panel_rule():
             losers.append("%s: %s on %s, %.1f points below `%s`" % (task, model, graph, gap, best_name))
         cells = [fmt(mean_of(full[s])) if s in full else "" for s in settings]
-        lines.append("| %s | %s | %s (%s) | %s %s | %.1f%s |" % (graph, model, fmt(d), seeds, best_name, fmt(best), gap,
-                                                               mark) + "".join(" %s |" % c for c in cells))
+        lr = full["default"][0].get("lr")  # what the default took (config/default_lr.h)
+        lines.append("| %s | %s | %s | %s (%s) | %s %s | %.1f%s |" % (
+            graph, model, "%g" % lr if lr else "", fmt(d), seeds, best_name, fmt(best), gap, mark) +
+            "".join(" %s |" % c for c in cells))
     return "\n".join(lines), metric_name
 
 
@@ -180,7 +182,7 @@ def not_measured(panel):
     missing = ["%s (%s)" % (g.name, t) for g in panel.graphs for t in ("node", "link") if t in g.tasks and
                not (t == "link" and g.typed()) and (g.name, t) not in have]
     grid = {"full": "the whole grid", "small": "`--grid small`: beside each default only the learning rate "
-            "(lr 0.01, every model) and, for sage and rgcn, the learnt rows' start, on graphs whose default run "
+            "(lr 0.003 and 0.01, every model) and, for sage and rgcn, the learnt rows' start, on graphs whose default run "
             "takes at most 45 s here; node classification left out on graphs of more than 50M feature values (Coauthor CS, "
             "Facebook: one run evaluates every test node each epoch, ~25 minutes here); rgcn only on typed "
             "graphs (hetero-sage computes the same numbers with export's default bases)",

@@ -64,6 +64,8 @@ class Encoder {
   void Ids(std::vector<int64_t> ids);
   // Copies ids (small arrays).
   void Ids(const int64_t* ids, size_t n);
+  // Copies n bytes as they are (no length prefix).
+  void Bytes(const void* p, size_t n) { Raw(p, n); }
 
   size_t size() const { return size_; }
   // Finishes and returns the payload; the Encoder is empty afterwards.

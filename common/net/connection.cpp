@@ -46,16 +46,17 @@ class OneShot {
 
 }  // namespace
 
-Connection::Connection(tcp::socket socket, ConnectionOptions options, std::string peer)
-    : socket_(std::move(socket)),
-      strand_(asio::make_strand(socket_.get_executor())),
+Connection::Connection(tcp::socket socket, ConnectionOptions options, std::string peer, std::string dialed_host)
+    : stream_(std::move(socket), options.tls),
+      strand_(asio::make_strand(stream_.get_executor())),
       timer_(strand_),
       options_(options),
+      dialed_host_(std::move(dialed_host)),
       peer_(std::move(peer)) {
   boost::system::error_code ec;
-  auto ep = socket_.remote_endpoint(ec);
+  auto ep = stream_.socket().remote_endpoint(ec);
   if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
-  socket_.set_option(tcp::no_delay(true), ec);
+  stream_.socket().set_option(tcp::no_delay(true), ec);
   last_recv_ns_ = last_send_ns_ = NowNs();
 }
 
@@ -77,6 +78,11 @@ void Connection::set_peer(std::string peer) {
   peer_ = std::move(peer);
 }
 
+std::string Connection::peer_role() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return peer_role_;
+}
+
 void Connection::Start(FrameHandler on_frame, CloseHandler on_close) {
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -86,9 +92,40 @@ void Connection::Start(FrameHandler on_frame, CloseHandler on_close) {
   auto self = shared_from_this();
   asio::post(strand_, [self] {
     if (self->closed_) return;
-    self->ReadHeader();
+    self->stream_.Handshake(self->dialed_host_, self->strand_,
+                            [self](const boost::system::error_code& ec) { self->OnStreamReady(ec); });
     self->ArmTimer();
   });
+}
+
+void Connection::OnStreamReady(const boost::system::error_code& ec) {
+  if (closed_) return;
+  if (ec) {
+    CloseOnStrand(Status::PeerLost("TLS handshake with " + peer() + " failed: " + TlsHandshakeError(ec)));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    peer_role_ = stream_.PeerRole();
+  }
+  stream_ready_ = true;
+  last_recv_ns_ = NowNs();
+  ReadHeader();
+  StartWrite();
+}
+
+// The acceptor's side of the role binding: a HELLO must claim the role the
+// dialer's certificate names. A HELLO that does not decode is left to the
+// handshake, which refuses it with its own message.
+Status Connection::CheckHelloRole(const Frame& frame) const {
+  bool has_token = false;
+  Nonce nonce{};
+  auto hello = DecodeHelloPayload(frame.data, frame.size, &has_token, &nonce);
+  if (!hello.ok()) return Status::OK();
+  const std::string cert_role = peer_role();
+  if (hello->role == cert_role) return Status::OK();
+  return Status::InvalidArgument("HELLO claims the role '" + hello->role + "' but the TLS certificate of " +
+                                 remote_ + " is for the role '" + cert_role + "'");
 }
 
 void Connection::SetFrameHandler(FrameHandler on_frame) {
@@ -104,7 +141,7 @@ void Connection::SetPayloadRouter(PayloadRouter router) {
 // ------------------------------------------------------------------ reading
 
 void Connection::ReadHeader() {
-  if (closed_ || paused_) {
+  if (closed_ || paused_ || !stream_ready_) {
     reading_ = false;
     return;
   }
@@ -115,7 +152,7 @@ void Connection::ReadHeader() {
   }
   reading_ = true;
   auto self = shared_from_this();
-  asio::async_read(socket_, asio::buffer(header_buf_, kFrameHeaderSize),
+  asio::async_read(stream_, asio::buffer(header_buf_, kFrameHeaderSize),
                    asio::bind_executor(strand_, [self](const boost::system::error_code& ec, size_t) {
                      self->OnHeader(ec);
                    }));
@@ -124,7 +161,7 @@ void Connection::ReadHeader() {
 void Connection::OnHeader(const boost::system::error_code& ec) {
   if (closed_) return;
   if (ec) {
-    CloseOnStrand(ec == asio::error::eof
+    CloseOnStrand(ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
                       ? Status::PeerLost("connection closed by " + peer())
                       : Status::PeerLost("connection to " + peer() + " lost: " + ec.message()));
     return;
@@ -174,9 +211,9 @@ void Connection::OnHeader(const boost::system::error_code& ec) {
   if (sink_.body != nullptr) {
     std::array<asio::mutable_buffer, 2> bufs{asio::buffer(payload_.get(), sink_.head_bytes),
                                             asio::buffer(sink_.body, sink_.body_bytes)};
-    asio::async_read(socket_, bufs, std::move(done));
+    asio::async_read(stream_, bufs, std::move(done));
   } else {
-    asio::async_read(socket_, asio::buffer(payload_.get(), header_.payload_length), std::move(done));
+    asio::async_read(stream_, asio::buffer(payload_.get(), header_.payload_length), std::move(done));
   }
 }
 
@@ -202,6 +239,15 @@ void Connection::OnPayload(const boost::system::error_code& ec) {
 }
 
 void Connection::Deliver(Frame frame) {
+  if (stream_.is_tls() && dialed_host_.empty() && frame.type() == MsgType::kHello) {
+    Status role = CheckHelloRole(frame);
+    if (!role.ok()) {
+      spdlog::warn("refusing {}: {}", peer(), role.message());
+      reading_ = false;
+      SendError(0, role, /*close_after=*/true);
+      return;
+    }
+  }
   if (frame.type() != MsgType::kHeartbeat) {
     FrameHandler handler;
     {
@@ -265,7 +311,7 @@ void Connection::SendError(uint64_t request_id, const Status& error, bool close_
 }
 
 void Connection::StartWrite() {
-  if (closed_) return;
+  if (closed_ || !stream_ready_) return;
   writing_frames_.clear();
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -285,7 +331,7 @@ void Connection::StartWrite() {
     for (const auto& seg : f.payload.segments()) write_bufs_.emplace_back(seg.data, seg.size);
   }
   auto self = shared_from_this();
-  asio::async_write(socket_, write_bufs_,
+  asio::async_write(stream_, write_bufs_,
                     asio::bind_executor(strand_, [self](const boost::system::error_code& ec, size_t n) {
                       self->OnWrite(ec, n);
                     }));
@@ -359,10 +405,8 @@ void Connection::Close(Status why) {
 
 void Connection::CloseOnStrand(Status why) {
   if (closed_.exchange(true)) return;
-  boost::system::error_code ec;
   timer_.cancel();
-  socket_.shutdown(tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  stream_.Close();
   CloseHandler handler;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -446,7 +490,7 @@ Result<DialResult> DialAndHello(asio::io_context& io, const std::string& host, i
                                 Connection::CloseHandler on_close) {
   auto start = std::chrono::steady_clock::now();
   DG_ASSIGN_OR_RETURN(tcp::socket socket, ConnectTcp(io, host, port, timeout_s, peer));
-  auto conn = std::make_shared<Connection>(std::move(socket), options, peer);
+  auto conn = std::make_shared<Connection>(std::move(socket), options, peer, host);
   auto reply = std::make_shared<OneShot<Result<Welcome>>>();
   auto dialer = std::make_shared<HandshakeDialer>(hello);
   DG_ASSIGN_OR_RETURN(BufferList hello_payload, dialer->EncodeHello());
@@ -490,6 +534,12 @@ Result<DialResult> DialAndHello(asio::io_context& io, const std::string& host, i
   if (!got->ok()) {
     conn->Close(got->status());
     return got->status();
+  }
+  if (conn->is_tls() && got->value().role != conn->peer_role()) {
+    Status st = Status::InvalidArgument(peer + " says it is a " + got->value().role +
+                                        " but its TLS certificate is for the role '" + conn->peer_role() + "'");
+    conn->Close(st);
+    return st;
   }
   return DialResult{conn, got->value()};
 }

@@ -34,6 +34,7 @@
 
 #include "common/net/codec.h"
 #include "common/net/handshake.h"
+#include "common/net/net_stream.h"
 #include "common/net/protocol.h"
 #include "common/base/status.h"
 
@@ -53,6 +54,12 @@ struct ConnectionOptions {
   // Called (on the strand) when the queued bytes fall back to max_queued_bytes
   // or below after being above it.
   std::function<void()> on_drained;
+  // TLS 1.3 with mutual authentication (common/net/tls_context.h) when set,
+  // plain TCP when null. With TLS, no frame moves before the TLS handshake
+  // completes, an acceptor refuses a HELLO whose role is not the one the
+  // dialer's certificate names, and DialAndHello refuses a WELCOME whose role
+  // is not the one the acceptor's certificate names.
+  std::shared_ptr<const TlsContext> tls;
 };
 
 // A received frame; the payload is heap memory kept alive by `holder`.
@@ -92,10 +99,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   using PayloadRouter = std::function<bool(const FrameHeader&, PayloadSink*)>;
 
   // `peer` names the other side in every message ("127.0.0.1:30050 (server, partition 1)").
-  Connection(tcp::socket socket, ConnectionOptions options, std::string peer);
+  // `dialed_host` is set by the dialing side (DialAndHello): with TLS it is the
+  // TLS client and the acceptor's certificate must name that host; empty, it
+  // is the accepting side (the TLS server).
+  Connection(tcp::socket socket, ConnectionOptions options, std::string peer, std::string dialed_host = {});
   ~Connection();
 
-  // Starts reading and the heartbeat timer.
+  // Starts the TLS handshake (if any), then reading, and the heartbeat timer.
   void Start(FrameHandler on_frame, CloseHandler on_close);
   // Replaces the frame handler (e.g. after a handshake).
   void SetFrameHandler(FrameHandler on_frame);
@@ -118,6 +128,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string peer() const;
   void set_peer(std::string peer);
   std::string remote_address() const { return remote_; }  // "ip:port" of the socket
+  // The role the peer's certificate names, once the TLS handshake is done ("" without TLS).
+  std::string peer_role() const;
+  bool is_tls() const { return stream_.is_tls(); }
   uint64_t bytes_received() const { return bytes_in_.load(); }
   uint64_t bytes_sent() const { return bytes_out_.load(); }
   // Bytes queued or being written; over max_queued_bytes means backpressure.
@@ -133,6 +146,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     bool close_after = false;
   };
 
+  void OnStreamReady(const boost::system::error_code& ec);
+  Status CheckHelloRole(const Frame& frame) const;
   void ReadHeader();
   void OnHeader(const boost::system::error_code& ec);
   void OnPayload(const boost::system::error_code& ec);
@@ -144,14 +159,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void CloseOnStrand(Status why);
   int64_t NowNs() const;
 
-  tcp::socket socket_;
+  NetStream stream_;
   asio::strand<asio::any_io_executor> strand_;
   asio::steady_timer timer_;
   ConnectionOptions options_;
   std::string remote_;
+  std::string dialed_host_;
 
-  mutable std::mutex mu_;  // guards peer_, handlers, queue_
+  mutable std::mutex mu_;  // guards peer_, peer_role_, handlers, queue_
   std::string peer_;
+  std::string peer_role_;
   FrameHandler on_frame_;
   CloseHandler on_close_;
   PayloadRouter router_;
@@ -163,6 +180,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<void> payload_;
   PayloadSink sink_;  // the current payload's, when routed
   bool reading_ = false, paused_ = false, writing_ = false;
+  bool stream_ready_ = false;  // the TLS handshake is done (at once without TLS)
   bool blocked_ = false;  // not reading: too many bytes queued for writing (backpressure)
   std::vector<OutFrame> writing_frames_;
   std::vector<asio::const_buffer> write_bufs_;

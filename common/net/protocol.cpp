@@ -57,6 +57,7 @@ std::string MsgTypeName(uint16_t type) {
     case MsgType::kCredit: return "CREDIT";
     case MsgType::kMinibatch: return "MINIBATCH";
     case MsgType::kEndOfEpoch: return "END_OF_EPOCH";
+    case MsgType::kGradChunk: return "GRAD_CHUNK";
   }
   return "TYPE_" + std::to_string(type);
 }

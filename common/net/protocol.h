@@ -53,6 +53,9 @@ enum class MsgType : uint16_t {
   kCredit = 65,
   kMinibatch = 66,
   kEndOfEpoch = 67,
+  // Trainer <-> trainer: one piece of the gradient ring all-reduce over TLS
+  // (common/net/ring_allreduce.h).
+  kGradChunk = 80,
 };
 
 // "PULL", "SAMPLE_NEIGHBORS", ...; "TYPE_<n>" for an unknown number.

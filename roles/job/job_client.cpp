@@ -23,6 +23,20 @@ ConnectionOptions JobConnectionOptions(const JobConfig& job) {
   o.max_frame_bytes = job.max_frame_bytes;
   o.heartbeat_seconds = job.heartbeat_seconds;
   o.peer_timeout_seconds = job.peer_timeout_seconds;
+  o.tls = job.tls.context;
+  return o;
+}
+
+RingOptions JobTrainerRing(const JobConfig& job, int rank) {
+  RingOptions o;
+  o.rank = rank;
+  o.world_size = job.num_trainers();
+  for (int r = 0; r < o.world_size; ++r) o.hosts.push_back(job.machines[r / job.trainers_per_machine].host);
+  o.port_base = job.rendezvous_port;
+  o.token = job.token;
+  o.connection = JobConnectionOptions(job);
+  o.connect_timeout_seconds = job.rendezvous_timeout_seconds;
+  o.timeout_seconds = job.peer_timeout_seconds;
   return o;
 }
 

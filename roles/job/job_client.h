@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/client/dist_graph_client.h"
+#include "common/net/ring_allreduce.h"
 #include "config/job_config.h"
 
 namespace dg {
@@ -21,8 +22,12 @@ namespace dg {
 // Server i of machine m at machines[m].host : ServerPort(m, i).
 std::vector<ServerEndpoints> JobServerEndpoints(const JobConfig& job);
 
-// The job's frame limit, heartbeats and peer timeout (network: in the YAML).
+// The job's frame limit, heartbeats and peer timeout (network: in the YAML), and
+// the process's TLS identity when tls is on (roles/job/job_tls.h).
 ConnectionOptions JobConnectionOptions(const JobConfig& job);
+// The trainers' ring for gradients over the job's connections (TLS): trainer
+// r on its machine's host at ports.rendezvous + r (common/net/ring_allreduce.h).
+RingOptions JobTrainerRing(const JobConfig& job, int rank);
 // Deadlines, heartbeats and frame limits of the job.
 ClientOptions JobClientOptions(const JobConfig& job);
 

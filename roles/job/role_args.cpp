@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "roles/job/job_tls.h"
 #include "roles/job/machine_hosts.h"
 
 namespace dg {
@@ -45,6 +46,8 @@ Result<JobConfig> LoadRoleJob(const RoleArgs& a, MetricsRole role) {
   spdlog::logger log("identity", std::make_shared<spdlog::sinks::stderr_sink_st>());
   for (const std::string& line : {DescribeIndex("machine", machine), DescribeIndex("index", index)})
     if (!line.empty()) log.info("{}: {}", role_name, line);
+  // The certificate's files are named by the host as the YAML writes it.
+  DG_RETURN_IF_ERROR(LoadJobTls(&job, role_name, a.machine));
   DG_RETURN_IF_ERROR(ResolveMachineHosts(&job, a.machine));
   return job;
 }

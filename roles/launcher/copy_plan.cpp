@@ -36,6 +36,24 @@ std::string ShellPath(const std::string& path) {
   return path.rfind("~/", 0) == 0 ? "~/" + ShellQuote(path.substr(2)) : ShellQuote(path);
 }
 
+// With tls on and certificates in tls.dir: the CA certificate and machine m's
+// own certificates and keys (server, trainer, sampler; no other machine's
+// key). A machine with its own tls_dir has its files placed by its admin.
+Status AddTlsItems(const JobConfig& cfg, int m, std::vector<CopyItem>* items, std::vector<std::string>* keys) {
+  if (!cfg.tls.enabled || cfg.tls.throwaway || !cfg.machines[m].tls_dir.empty()) return Status::OK();
+  DG_ASSIGN_OR_RETURN(CopyItem ca, Item(cfg, "tls.ca", cfg.tls.ca, false));
+  items->push_back(ca);
+  for (const char* role : {"server", "trainer", "sampler"}) {
+    const TlsFiles f = cfg.TlsFilesFor(role, m);
+    DG_ASSIGN_OR_RETURN(CopyItem cert, Item(cfg, "tls.dir (" + std::string(role) + " certificate)", f.cert, false));
+    DG_ASSIGN_OR_RETURN(CopyItem key, Item(cfg, "tls.dir (" + std::string(role) + " key)", f.key, false));
+    items->push_back(cert);
+    items->push_back(key);
+    keys->push_back(key.relative);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::vector<MachineCopy>> BuildCopyPlan(const JobConfig& cfg, bool use_rsync) {
@@ -74,6 +92,8 @@ Result<std::vector<MachineCopy>> BuildCopyPlan(const JobConfig& cfg, bool use_rs
     DG_ASSIGN_OR_RETURN(CopyItem model, Item(cfg, "train.model", cfg.train.model, false));
     mcp.items.push_back(d);
     mcp.items.push_back(model);
+    std::vector<std::string> keys;
+    DG_RETURN_IF_ERROR(AddTlsItems(cfg, m, &mcp.items, &keys));
 
     // mkdir -p of every parent folder under the workspace.
     std::set<std::string> dirs{RemotePath(mc.workspace, "")};
@@ -101,6 +121,12 @@ Result<std::vector<MachineCopy>> BuildCopyPlan(const JobConfig& cfg, bool use_rs
         s.push_back(mc.ssh + ":" + RemotePath(mc.workspace, fs::path(it.relative).parent_path().string()) + "/");
         mcp.commands.push_back(s);
       }
+    }
+    if (!keys.empty()) {  // private keys readable by their owner only, however they were copied
+      std::string chmod = "chmod 600";
+      for (const auto& k : keys) chmod += " " + ShellPath(RemotePath(mc.workspace, k));
+      mcp.commands.push_back(ssh);
+      mcp.commands.back().push_back(chmod);
     }
     // The same check as `partition verify --part m`, on that machine, through the same ssh.
     mcp.verify = ssh;

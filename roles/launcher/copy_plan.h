@@ -3,7 +3,8 @@
 // Each machine with an ssh target and a workspace gets, mirrored under its
 // workspace at the same paths relative to the config file's folder: the config
 // itself, the partition json, orig_nids/orig_eids, ONLY its own part folder,
-// and the model. Launch then runs the roles in the workspace with the config's
+// the model, and with tls on (certificates in tls.dir) the CA certificate and
+// ONLY its own certificates and keys, the keys then chmod 600 there. Launch then runs the roles in the workspace with the config's
 // file name, so every relative path in it resolves the same way there.
 // Commands: `ssh T mkdir -p ...`, then one `rsync -a --relative -e 'ssh ...'`
 // per machine (or `scp -r` per item when rsync is absent); then, unless

@@ -20,6 +20,7 @@
 #include "roles/launcher/launch_plan.h"
 #include "roles/launcher/restart.h"
 #include "roles/launcher/child_process.h"
+#include "roles/job/job_tls.h"
 #include "roles/job/role_args.h"
 
 namespace dg {
@@ -157,6 +158,7 @@ int LaunchJob(const LaunchJobOptions& options, const std::string& program) {
     std::fputs(FormatPlan(*cfg, *plan).c_str(), stdout);
     return 0;
   }
+  if (st = PrepareLauncherTls(&*cfg); !st.ok()) return ToolExitCode(program, st);
   RecordRun(*cfg, *plan, Name(mode));
   const int max_restarts = options.max_restarts >= 0 ? options.max_restarts : cfg->restart.max;
   st = RunLaunchPlan(*cfg, *plan, settings);

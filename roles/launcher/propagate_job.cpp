@@ -13,7 +13,9 @@
 
 #include "roles/launcher/launcher.h"
 #include "roles/launcher/propagate_job.h"
+
 #include "config/job_config.h"
+#include "roles/job/job_tls.h"
 #include "roles/launcher/launch_plan.h"
 #include "common/client/propagate.h"
 
@@ -46,6 +48,7 @@ Status PropagateJob(const PropagateJobOptions& options) {
   settings.echo = !options.quiet;
   DG_ASSIGN_OR_RETURN(JobConfig cfg, LoadJobConfig(file, sets));
   DG_RETURN_IF_ERROR(EnsureJobToken(&cfg).status());
+  DG_RETURN_IF_ERROR(PrepareLauncherTls(&cfg));
   DG_ASSIGN_OR_RETURN(PartitionConfig pc, LoadPartitionConfig(cfg.partition));
   DG_RETURN_IF_ERROR(CheckPropagateOptions(o, pc));  // before anything starts
 

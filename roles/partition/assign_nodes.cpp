@@ -16,17 +16,17 @@ Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& ed
                                          const StreamSpill& spill) {
   const auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  const int K = o.num_parts;
+  const int K = o.spec.num_parts;
   std::FILE* log = o.log;
-  if (o.method == PartitionMethod::kMetis && K > 1) {
+  if (o.spec.method == PartitionMethod::kMetis && K > 1) {
     MetisOptions mo;
     mo.type_offsets = types ? &types->type_offsets : nullptr;
     mo.num_parts = K;
-    mo.seed = o.seed;
-    mo.is_train = (o.balance_train && !is_train.empty()) ? &is_train : nullptr;
-    mo.balance_edges = o.balance_edges;
-    mo.niter = o.metis_niter;
-    if (o.balance_train && is_train.empty())
+    mo.seed = o.spec.seed;
+    mo.is_train = (o.spec.balance.train && !is_train.empty()) ? &is_train : nullptr;
+    mo.balance_edges = o.spec.balance.edges;
+    mo.niter = o.spec.metis_niter;
+    if (o.spec.balance.train && is_train.empty())
       PartitionLog(log, "partition: warning: --balance train but no 'split' or 'train_mask' node array\n");
     DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(num_nodes, edges, mo));
     PartitionLog(log, "  build METIS graph: %.2f s (%lld adjacency entries)\n", mr.build_seconds,
@@ -35,10 +35,10 @@ Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& ed
         (long long)mr.objval);
     return std::move(mr.part);
   }
-  if (o.method == PartitionMethod::kStream && K > 1) {
+  if (o.spec.method == PartitionMethod::kStream && K > 1) {
     StreamOptions so;
     so.num_parts = K;
-    so.passes = o.stream_passes;
+    so.passes = o.spec.stream_passes;
     so.is_train = &is_train;
     so.tmp_dir = spill.tmp_dir;
     so.sort_records = spill.sort_records;
@@ -53,7 +53,7 @@ Result<std::vector<int32_t>> AssignNodes(int64_t num_nodes, const EdgeSource& ed
     return std::move(sr.part);
   }
   std::vector<int32_t> part =
-      types ? TypedRandomAssignment(types->type_offsets, K, o.seed) : RandomAssignment(num_nodes, K, o.seed);
+      types ? TypedRandomAssignment(types->type_offsets, K, o.spec.seed) : RandomAssignment(num_nodes, K, o.spec.seed);
   PartitionLog(log, "  assign (%s):   %.2f s\n", K == 1 ? "single part" : "random", seconds());
   return part;
 }

@@ -12,15 +12,15 @@ namespace dg {
 
 // A plain dataset directory, an edge list with node arrays (--edges), or
 // OGB's homogeneous CSV files (--format ogb): dataset_plain.cpp.
-Status PartitionPlainDataset(const PartitionSpec& spec, PartitionOptions opts);
+Status PartitionPlainDataset(PartitionOptions opts);
 
 // A typed dataset directory (meta.json; --merge-types merges its types):
 // dataset_typed.cpp.
-Status PartitionTypedDataset(const PartitionSpec& spec, const PartitionOptions& opts);
+Status PartitionTypedDataset(const PartitionOptions& opts);
 
 // OGB's typed CSV files (ogbn-mag's layout; --merge-types too), and the
 // homogeneous ones out of core: dataset_ogb.cpp.
-Status PartitionOgbTypedDataset(const PartitionSpec& spec, const PartitionOptions& opts);
-Status PartitionOgbOutOfCore(const PartitionSpec& spec, const EdgeListOptions& eo, PartitionOptions po);
+Status PartitionOgbTypedDataset(const PartitionOptions& opts);
+Status PartitionOgbOutOfCore(const EdgeListOptions& eo, PartitionOptions po);
 
 }  // namespace dg

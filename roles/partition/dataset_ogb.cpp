@@ -29,10 +29,11 @@
 
 namespace dg {
 
-Status PartitionOgbTypedDataset(const PartitionSpec& flags, const PartitionOptions& po) {
+Status PartitionOgbTypedDataset(const PartitionOptions& po) {
+  const PartitionSpec& flags = po.spec;
   if (!flags.edge_files.empty() || flags.edge_split)
     return Status::InvalidArgument("--edge-data and --edge-split are not supported for an OGB typed dataset");
-  if (po.memory_budget > 0) return PartitionOgbOutOfCore(flags, EdgeListOptions{}, po);
+  if (po.spec.memory_budget > 0) return PartitionOgbOutOfCore(EdgeListOptions{}, po);
   auto t0 = std::chrono::steady_clock::now();
   TypedLoadOptions lo;
   lo.undirected = flags.undirected;
@@ -40,7 +41,7 @@ Status PartitionOgbTypedDataset(const PartitionSpec& flags, const PartitionOptio
   lo.drop_duplicates = flags.drop_duplicates;
   DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadOgbTypedDataset(flags.dataset, lo));
   PartitionOptions o = po;
-  o.normalize_features = flags.normalize_features;
+  o.normalize_rows = flags.normalize_features;
   const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (flags.merge_types) return PartitionMergedInMemory(&ds, o, read_s);
   return PartitionTypedInMemory(&ds, o, read_s);
@@ -49,24 +50,25 @@ Status PartitionOgbTypedDataset(const PartitionSpec& flags, const PartitionOptio
 // --format ogb under --memory-budget: OGB's files staged into the scratch
 // directory (ogb_input.h), then the plain or typed out-of-core path. The node
 // count is checked against the budget before anything is read.
-Status PartitionOgbOutOfCore(const PartitionSpec& flags, const EdgeListOptions& eo, PartitionOptions po) {
+Status PartitionOgbOutOfCore(const EdgeListOptions& eo, PartitionOptions po) {
+  const PartitionSpec& flags = po.spec;
   const std::string& dir = flags.dataset;
   auto t0 = std::chrono::steady_clock::now();
   if (IsOgbHeterogeneous(dir)) {
     DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadOgbTypedMeta(dir));
     DG_RETURN_IF_ERROR(CheckMemoryBudget(meta.NumNodes(), 0, po));
-    po.normalize_features = flags.normalize_features;  // 'features' of every type, row by row
+    po.normalize_rows = flags.normalize_features;  // 'features' of every type, row by row
     ScratchDir scratch;
-    DG_RETURN_IF_ERROR(scratch.Create(po.tmp_dir.empty() ? DefaultTmpRoot(po) : po.tmp_dir));
+    DG_RETURN_IF_ERROR(scratch.Create(po.spec.tmp_dir.empty() ? DefaultTmpRoot(po) : po.spec.tmp_dir));
     DG_ASSIGN_OR_RETURN(std::string staged, StageOgbTypedDataset(dir, scratch.path()));
-    return NameOgbEdgeFiles(PartitionTypedOutOfCore(staged, scratch.path(), flags, po, t0), dir, staged);
+    return NameOgbEdgeFiles(PartitionTypedOutOfCore(staged, scratch.path(), po, t0), dir, staged);
   }
   DG_ASSIGN_OR_RETURN(OgbCounts counts, ReadOgbCounts(dir));
   if (counts.nodes >= 0)
     DG_RETURN_IF_ERROR(CheckMemoryBudget(counts.nodes, std::max<int64_t>(counts.edges, 0) * (eo.undirected ? 2 : 1), po));
   OutOfCoreSource src;
   src.edges_file = OgbCsvPath(dir + "/raw/edge");
-  return PartitionOutOfCore(src, eo, {}, flags.normalize_features, po, [&](const std::string& scratch, OutOfCoreSource* s) {
+  return PartitionOutOfCore(src, eo, {}, po, [&](const std::string& scratch, OutOfCoreSource* s) {
     DG_ASSIGN_OR_RETURN(*s, StageOgbDataset(dir, scratch));
     return Status::OK();
   });

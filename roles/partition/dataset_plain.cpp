@@ -66,7 +66,8 @@ Result<GraphInput> ReadPlainGraph(const PartitionSpec& spec) {
 
 }  // namespace
 
-Status PartitionPlainDataset(const PartitionSpec& flags, PartitionOptions po) {
+Status PartitionPlainDataset(PartitionOptions po) {
+  const PartitionSpec& flags = po.spec;
   const std::string &dataset = flags.dataset, &edges_file = flags.edges_file;
   const bool ogb = flags.format == InputFormat::kOgb;
   const std::map<std::string, std::string>& edge_files = flags.edge_files;
@@ -90,31 +91,31 @@ Status PartitionPlainDataset(const PartitionSpec& flags, PartitionOptions po) {
   ooc_src.edges_file = edges_file;
   ooc_src.node_files = flags.node_files;
   ooc_src.num_nodes = flags.num_nodes;
-  if (po.memory_budget == 0 && !ogb) {
+  if (po.spec.memory_budget == 0 && !ogb) {
     // No budget: in memory, unless that would need more than half the RAM.
     DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(ooc_src));
     const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
     const double edges = static_cast<double>(std::max<int64_t>(e0, 0)) * (eo.undirected ? 2 : 1);
     const uint64_t need =
         static_cast<uint64_t>(edges * 48) +
-        (po.method == PartitionMethod::kMetis ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
+        (po.spec.method == PartitionMethod::kMetis ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
     if (e0 > 0 && need > ram / 2) {
-      po.memory_budget = ram / 2;
+      po.spec.memory_budget = ram / 2;
       std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",
-                  FormatBytes(need).c_str(), FormatBytes(po.memory_budget).c_str());
+                  FormatBytes(need).c_str(), FormatBytes(po.spec.memory_budget).c_str());
     }
   }
-  if (flags.edge_split && po.memory_budget > 0)
+  if (flags.edge_split && po.spec.memory_budget > 0)
     return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
-  if (po.memory_budget > 0 && ogb) {
+  if (po.spec.memory_budget > 0 && ogb) {
     if (!edge_files.empty())
       return Status::InvalidArgument("--edge-data is not supported with --memory-budget (edge arrays are gathered in memory)");
-    return PartitionOgbOutOfCore(flags, eo, po);
+    return PartitionOgbOutOfCore(eo, po);
   }
-  if (po.memory_budget > 0) return PartitionOutOfCore(ooc_src, eo, edge_files, flags.normalize_features, po);
+  if (po.spec.memory_budget > 0) return PartitionOutOfCore(ooc_src, eo, edge_files, po);
   const auto t0 = std::chrono::steady_clock::now();
   DG_ASSIGN_OR_RETURN(GraphInput in, ReadPlainGraph(flags));
-  return PartitionInMemory(flags, po, std::move(in), t0);
+  return PartitionInMemory(po, std::move(in), t0);
 }
 
 }  // namespace dg

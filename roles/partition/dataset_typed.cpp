@@ -29,7 +29,8 @@
 
 namespace dg {
 
-Status PartitionTypedDataset(const PartitionSpec& flags, const PartitionOptions& po) {
+Status PartitionTypedDataset(const PartitionOptions& po) {
+  const PartitionSpec& flags = po.spec;
   if (!flags.edge_files.empty()) return Status::InvalidArgument("--edge-data is not supported for a typed dataset");
   const std::optional<EdgeSplitFractions>& edge_split = flags.edge_split;  // link prediction on one edge type (edge_split.h)
   if (edge_split) {
@@ -52,8 +53,8 @@ Status PartitionTypedDataset(const PartitionSpec& flags, const PartitionOptions&
   auto t0 = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   PartitionOptions o = po;
-  o.normalize_features = flags.normalize_features;  // 'features' of every type, row by row
-  if (o.memory_budget == 0 && !flags.drop_self_loops && !flags.drop_duplicates) {
+  o.normalize_rows = flags.normalize_features;  // 'features' of every type, row by row
+  if (o.spec.memory_budget == 0 && !flags.drop_self_loops && !flags.drop_duplicates) {
     // As for one type: out of core when in memory would need more than half the
     // RAM. Edge counts from the .npy headers (text edge files are not counted).
     DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadTypedMeta(flags.dataset));
@@ -66,21 +67,21 @@ Status PartitionTypedDataset(const PartitionSpec& flags, const PartitionOptions&
     }
     edges *= flags.undirected ? 2 : 1;
     const uint64_t ram = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE);
-    const bool metis = o.method == PartitionMethod::kMetis;
+    const bool metis = o.spec.method == PartitionMethod::kMetis;
     const uint64_t need =
         static_cast<uint64_t>(edges * 64) + (metis ? MetisMemoryEstimate(0, static_cast<int64_t>(edges)) : 0);
     if (need > ram / 2) {
-      o.memory_budget = ram / 2;
+      o.spec.memory_budget = ram / 2;
       std::printf("partition: in memory this input needs about %s, more than half the RAM: out of core with --memory-budget %s\n",
-                  FormatBytes(need).c_str(), FormatBytes(o.memory_budget).c_str());
+                  FormatBytes(need).c_str(), FormatBytes(o.spec.memory_budget).c_str());
     }
   }
-  if (o.memory_budget > 0 && edge_split)
+  if (o.spec.memory_budget > 0 && edge_split)
     return Status::InvalidArgument("--edge-split is not supported out of core (--memory-budget); partition in memory");
-  if (o.memory_budget > 0) {
+  if (o.spec.memory_budget > 0) {
     ScratchDir scratch;
-    DG_RETURN_IF_ERROR(scratch.Create(o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir));
-    return PartitionTypedOutOfCore(flags.dataset, scratch.path(), flags, o, t0);
+    DG_RETURN_IF_ERROR(scratch.Create(o.spec.tmp_dir.empty() ? DefaultTmpRoot(o) : o.spec.tmp_dir));
+    return PartitionTypedOutOfCore(flags.dataset, scratch.path(), o, t0);
   }
   TypedLoadOptions lo;
   lo.undirected = flags.undirected;
@@ -89,13 +90,13 @@ Status PartitionTypedDataset(const PartitionSpec& flags, const PartitionOptions&
   DG_ASSIGN_OR_RETURN(TypedDataset ds, LoadTypedDataset(flags.dataset, lo));
   if (flags.merge_types) return PartitionMergedInMemory(&ds, o, seconds());
   if (!edge_split) return PartitionTypedInMemory(&ds, o, seconds());
-  DG_ASSIGN_OR_RETURN(TypedEdgeSplit split, HoldOutTypedDatasetEdges(&ds, flags.link_etype, *edge_split, o.seed));
+  DG_ASSIGN_OR_RETURN(TypedEdgeSplit split, HoldOutTypedDatasetEdges(&ds, flags.link_etype, *edge_split, o.spec.seed));
   std::printf("  edge split:        %s: %lld train / %lld val / %lld test edges%s\n", split.etype.c_str(),
               (long long)split.num_train, (long long)split.held.val.src.size(), (long long)split.held.test.src.size(),
               split.reverse_etype.empty() ? "" : (", their " + split.reverse_etype + " copies held out too").c_str());
   PartitionConfig cfg;
   DG_RETURN_IF_ERROR(PartitionTypedInMemory(&ds, o, seconds(), &cfg));
-  return WriteTypedLinkSplit(cfg, split, *edge_split, o.seed, flags.undirected);
+  return WriteTypedLinkSplit(cfg, split, *edge_split, o.spec.seed, flags.undirected);
 }
 
 }  // namespace dg

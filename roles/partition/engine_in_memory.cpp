@@ -73,8 +73,8 @@ Status NormalizeAndSplit(const PartitionSpec& spec, const EdgeListOptions& eo, G
 
 }  // namespace
 
-Status PartitionInMemory(const PartitionSpec& spec, const PartitionOptions& po, GraphInput in,
-                         std::chrono::steady_clock::time_point t0) {
+Status PartitionInMemory(const PartitionOptions& po, GraphInput in, std::chrono::steady_clock::time_point t0) {
+  const PartitionSpec& spec = po.spec;
   EdgeListOptions eo;
   eo.undirected = spec.undirected;
   eo.drop_self_loops = spec.drop_self_loops;

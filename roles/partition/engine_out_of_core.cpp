@@ -27,14 +27,14 @@
 namespace dg {
 
 Status PartitionOutOfCore(OutOfCoreSource src, const EdgeListOptions& eo,
-                          const std::map<std::string, std::string>& edge_files, bool normalize_features,
-                          PartitionOptions po, const StageInputFn& stage) {
+                          const std::map<std::string, std::string>& edge_files, PartitionOptions po,
+                          const StageInputFn& stage) {
   if (!edge_files.empty())
     return Status::InvalidArgument("--edge-data is not supported with --memory-budget (edge arrays are gathered in memory)");
   auto t0 = std::chrono::steady_clock::now();
   // Refuse early what cannot fit (METIS), before reading or writing anything.
   DG_ASSIGN_OR_RETURN(int64_t e0, CountInputEdges(src));
-  if (e0 >= 0 && po.method == PartitionMethod::kMetis) {
+  if (e0 >= 0 && po.spec.method == PartitionMethod::kMetis) {
     int64_t n_hint = src.num_nodes;
     if (n_hint < 0 && !src.dataset_dir.empty()) {
       DG_ASSIGN_OR_RETURN(DatasetFiles df, ListDataset(src.dataset_dir));
@@ -49,22 +49,22 @@ Status PartitionOutOfCore(OutOfCoreSource src, const EdgeListOptions& eo,
     DG_RETURN_IF_ERROR(CheckMemoryBudget(std::max<int64_t>(n_hint, 0), e0 * (eo.undirected ? 2 : 1), po));
   }
   ScratchDir scratch;
-  DG_RETURN_IF_ERROR(scratch.Create(po.tmp_dir.empty() ? DefaultTmpRoot(po) : po.tmp_dir));
+  DG_RETURN_IF_ERROR(scratch.Create(po.spec.tmp_dir.empty() ? DefaultTmpRoot(po) : po.spec.tmp_dir));
   SpillOptions spill;
   spill.tmp_dir = scratch.path();
-  if (po.run_bytes) spill.sort_bytes = po.run_bytes;
-  else spill.sort_bytes = std::max<uint64_t>(po.memory_budget / 2, 1 << 20);
+  if (po.spec.run_bytes) spill.sort_bytes = po.spec.run_bytes;
+  else spill.sort_bytes = std::max<uint64_t>(po.spec.memory_budget / 2, 1 << 20);
   spill.merge_bytes = 32 << 20;
   if (stage) DG_RETURN_IF_ERROR(stage(scratch.path(), &src));
   DG_ASSIGN_OR_RETURN(OutOfCoreInput in, OpenOutOfCoreInput(src, eo, spill, stdout));
-  if (normalize_features) {
+  if (po.spec.normalize_features) {
     auto it = in.node_data.find("features");
     if (it == in.node_data.end())
       return Status::InvalidArgument("--normalize-features: the input has no node array 'features'");
     if (it->second.dtype != DType::kFloat32 || it->second.shape.size() != 2)
       return Status::InvalidArgument("--normalize-features: node array 'features': row normalization needs a float32 [N, F] array, got " +
                                      std::string(DTypeName(it->second.dtype)) + " " + it->second.ShapeString());
-    po.normalize_features = true;
+    po.normalize_rows = true;
   }
   double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("  open input:        %.2f s (%lld nodes, %lld edges after normalization)\n", read_s,
@@ -80,8 +80,9 @@ Status PartitionOutOfCore(OutOfCoreSource src, const EdgeListOptions& eo,
   return Status::OK();
 }
 
-Status PartitionTypedOutOfCore(const std::string& dir, const std::string& scratch_dir, const PartitionSpec& flags,
-                               const PartitionOptions& o, std::chrono::steady_clock::time_point t0) {
+Status PartitionTypedOutOfCore(const std::string& dir, const std::string& scratch_dir, const PartitionOptions& o,
+                               std::chrono::steady_clock::time_point t0) {
+  const PartitionSpec& flags = o.spec;
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   if (flags.drop_self_loops || flags.drop_duplicates)
     return Status::InvalidArgument("--drop-self-loops and --drop-duplicates are not supported for a typed dataset "

@@ -28,7 +28,7 @@ struct TypedDataset;
 // input edge): normalized with the origins --edge-data needs, --edge-split's
 // edges (or the dataset's edge_split.npy) held out, 'features' row-normalized
 // if asked, then partitioned. t0: when reading began.
-Status PartitionInMemory(const PartitionSpec& spec, const PartitionOptions& opts, GraphInput in,
+Status PartitionInMemory(const PartitionOptions& opts, GraphInput in,
                          std::chrono::steady_clock::time_point t0);
 
 // A typed dataset already in memory (the OGB reader, tests) -> a typed
@@ -48,12 +48,12 @@ using StageInputFn = std::function<Status(const std::string& scratch_dir, OutOfC
 // partitioned out of core. METIS is refused before anything is read when its
 // estimate passes the budget.
 Status PartitionOutOfCore(OutOfCoreSource src, const EdgeListOptions& eo,
-                          const std::map<std::string, std::string>& edge_files, bool normalize_features,
-                          PartitionOptions po, const StageInputFn& stage = nullptr);
+                          const std::map<std::string, std::string>& edge_files, PartitionOptions po,
+                          const StageInputFn& stage = nullptr);
 
 // A typed dataset directory out of core (typed_input.h, merged_input.h with
 // --merge-types), its intermediate files in scratch_dir.
-Status PartitionTypedOutOfCore(const std::string& dir, const std::string& scratch_dir, const PartitionSpec& spec,
-                               const PartitionOptions& o, std::chrono::steady_clock::time_point t0);
+Status PartitionTypedOutOfCore(const std::string& dir, const std::string& scratch_dir, const PartitionOptions& o,
+                               std::chrono::steady_clock::time_point t0);
 
 }  // namespace dg

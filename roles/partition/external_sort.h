@@ -75,11 +75,13 @@ class ExternalSorter {
       return Status::OK();
     }
     const size_t per_run = std::max<size_t>(65536 / sizeof(Rec) + 1, merge_bytes_ / runs_.size() / sizeof(Rec));
+    if (merge_buf_.size() < per_run * runs_.size()) merge_buf_.resize(per_run * runs_.size());
     std::vector<Reader> readers(runs_.size());
     for (size_t i = 0; i < runs_.size(); ++i) {
       readers[i].f = std::fopen(runs_[i].c_str(), "rb");
       if (!readers[i].f) return Status::FromErrno("open spill run " + runs_[i], errno);
-      readers[i].buf.resize(per_run);
+      readers[i].buf = merge_buf_.data() + i * per_run;
+      readers[i].cap = per_run;
       readers[i].path = &runs_[i];
     }
     auto greater = [&](size_t a, size_t b) {  // min-heap on (record, run)
@@ -112,15 +114,15 @@ class ExternalSorter {
  private:
   struct Reader {
     std::FILE* f = nullptr;
-    std::vector<Rec> buf;
-    size_t pos = 0, n = 0;
+    Rec* buf = nullptr;  // cap records of merge_buf_
+    size_t cap = 0, pos = 0, n = 0;
     const std::string* path = nullptr;
     ~Reader() {
       if (f) std::fclose(f);
     }
     const Rec& Head() const { return buf[pos]; }
     Result<bool> Fill() {
-      n = std::fread(buf.data(), sizeof(Rec), buf.size(), f);
+      n = std::fread(buf, sizeof(Rec), cap, f);
       pos = 0;
       if (n == 0 && std::ferror(f)) return Status::FromErrno("read spill run " + *path, errno);
       return n > 0;
@@ -153,6 +155,10 @@ class ExternalSorter {
   size_t cap_, merge_bytes_;
   Less less_;
   std::vector<Rec> buf_;
+  // The readers' buffers, kept from one merge to the next: the stream
+  // partitioner merges the same runs once a pass, and buffers allocated for
+  // each merge would be zeroed and faulted in each time.
+  mutable std::vector<Rec> merge_buf_;
   std::vector<std::string> runs_;
   uint64_t spilled_ = 0;
 };

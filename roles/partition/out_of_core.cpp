@@ -164,7 +164,7 @@ Status WriteNodeArrays(const OutOfCoreInput& in, const std::string& stage_dir, c
   for (int p = 0; p + 1 < static_cast<int>(node_map.size()); ++p) {
     const int64_t nb = node_map[p], ne = node_map[p + 1];
     NodeDataOptions nd;
-    nd.normalize_features = o.normalize_features;
+    nd.normalize_features = o.normalize_rows;
     nd.drop_pages_of = types ? types->mapped : in.mapped;  // only mmaps may have their pages dropped
     PartInfo& pi = cfg->parts[p];
     const std::string dir = stage_dir + "/" + pi.dir;
@@ -179,15 +179,15 @@ Status WriteNodeArrays(const OutOfCoreInput& in, const std::string& stage_dir, c
 }  // namespace
 
 Status CheckMemoryBudget(int64_t n, int64_t e, const PartitionOptions& o) {
-  const uint64_t budget = o.memory_budget;
-  const uint64_t fixed = FixedBytes(n, o.method);
+  const uint64_t budget = o.spec.memory_budget;
+  const uint64_t fixed = FixedBytes(n, o.spec.method);
   const uint64_t need = fixed + kMergeBytes + kWriterBytes + kMinRunBytes;
   if (need > budget)
     return Status::InvalidArgument("--memory-budget " + FormatBytes(budget) + " is too small for " +
                                    std::to_string(n) + " nodes: the per-node arrays and buffers need " +
                                    FormatBytes(need) + " (" + std::to_string(fixed / std::max<int64_t>(n, 1)) +
                                    " B per node + 48 MB); give --memory-budget " + FormatBytes(need) + " or more");
-  if (o.method == PartitionMethod::kMetis && o.num_parts > 1) {
+  if (o.spec.method == PartitionMethod::kMetis && o.spec.num_parts > 1) {
     const uint64_t metis = MetisMemoryEstimate(n, e) + 5ull * n;
     if (metis > budget)
       return Status::InvalidArgument(
@@ -201,17 +201,17 @@ Status CheckMemoryBudget(int64_t n, int64_t e, const PartitionOptions& o) {
 }
 
 Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const PartitionOptions& o) {
-  const int K = o.num_parts;
+  const int K = o.spec.num_parts;
   const int64_t N = in->num_nodes;
   const int64_t E = in->edges.size();
   std::FILE* log = o.log;
   DG_RETURN_IF_ERROR(CheckMemoryBudget(N, E, o));
-  const uint64_t fixed = FixedBytes(N, o.method);
-  uint64_t run_bytes = o.run_bytes ? o.run_bytes : o.memory_budget - fixed - kMergeBytes - kWriterBytes;
+  const uint64_t fixed = FixedBytes(N, o.spec.method);
+  uint64_t run_bytes = o.spec.run_bytes ? o.spec.run_bytes : o.spec.memory_budget - fixed - kMergeBytes - kWriterBytes;
   run_bytes = std::max(run_bytes, kMinRunBytes);
-  const std::string tmp_root = o.tmp_dir.empty() ? DefaultTmpRoot(o) : o.tmp_dir;
+  const std::string tmp_root = o.spec.tmp_dir.empty() ? DefaultTmpRoot(o) : o.spec.tmp_dir;
   PartitionLog(log, "partition (out of core): %lld nodes, %lld edges, %d parts, method %s, budget %s, runs of %s in %s\n",
-      (long long)N, (long long)E, K, Name(o.method), FormatBytes(o.memory_budget).c_str(),
+      (long long)N, (long long)E, K, Name(o.spec.method), FormatBytes(o.spec.memory_budget).c_str(),
       FormatBytes(run_bytes).c_str(), tmp_root.c_str());
 
   ScratchDir scratch;  // removed with everything in it at the end
@@ -261,7 +261,7 @@ Result<PartitionConfig> PartitionGraphOutOfCore(OutOfCoreInput* in, const Partit
   // 4. Merge into each part's CSR.
   t = Clock::now();
   PartitionConfig cfg =
-      BaseConfig(o.graph_name, o.num_parts, Name(o.method), N, E, node_map, edge_map, in->node_data, {});
+      BaseConfig(o.spec.name, o.spec.num_parts, Name(o.spec.method), N, E, node_map, edge_map, in->node_data, {});
   if (types) TypedConfig(*types, &cfg);
   StagingDir stage;
   DG_RETURN_IF_ERROR(stage.Create(o));

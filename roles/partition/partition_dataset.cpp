@@ -16,39 +16,15 @@
 
 namespace dg {
 
-namespace {
-
-// The single-machine partitioner's options from the spec.
-PartitionOptions PartitionOptionsOf(const PartitionSpec& s) {
-  PartitionOptions o;
-  o.graph_name = s.name;
-  o.out_dir = s.out;
-  o.method = s.method;
-  o.num_parts = s.num_parts;
-  o.force = s.force;
-  o.seed = s.seed;
-  o.log = stdout;
-  o.balance_train = s.balance.train;
-  o.balance_edges = s.balance.edges;
-  o.stream_passes = s.stream_passes;
-  o.metis_niter = s.metis_niter;
-  o.memory_budget = s.memory_budget;
-  o.run_bytes = s.run_bytes;
-  o.tmp_dir = s.tmp_dir;
-  return o;
-}
-
-}  // namespace
-
 Status PartitionDataset(const PartitionSpec& spec) {
-  const PartitionOptions opts = PartitionOptionsOf(spec);
+  const PartitionOptions opts{spec, stdout};
   std::error_code ec;
   if (std::filesystem::exists(spec.out, ec) && !spec.force)
     return Status::AlreadyExists("output " + spec.out + " exists (use --force to replace it)");
   const bool ogb = spec.format == InputFormat::kOgb;
-  if (ogb && IsOgbHeterogeneous(spec.dataset)) return PartitionOgbTypedDataset(spec, opts);
-  if (!ogb && !spec.dataset.empty() && IsTypedDatasetDir(spec.dataset)) return PartitionTypedDataset(spec, opts);
-  return PartitionPlainDataset(spec, opts);
+  if (ogb && IsOgbHeterogeneous(spec.dataset)) return PartitionOgbTypedDataset(opts);
+  if (!ogb && !spec.dataset.empty() && IsTypedDatasetDir(spec.dataset)) return PartitionTypedDataset(opts);
+  return PartitionPlainDataset(opts);
 }
 
 }  // namespace dg

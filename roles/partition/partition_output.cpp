@@ -45,11 +45,11 @@ StagingDir::~StagingDir() {
 }
 
 Status StagingDir::Create(const PartitionOptions& o) {
-  fs::path out = fs::path(o.out_dir);
+  fs::path out = fs::path(o.spec.out);
   if (out.filename().empty()) out = out.parent_path();  // trailing slash
   final_ = out.string();
-  name_ = o.graph_name;
-  force_ = o.force;
+  name_ = o.spec.name;
+  force_ = o.spec.force;
   std::string tmp = (out.parent_path() / ("." + out.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
   std::error_code ec;
   fs::remove_all(tmp, ec);

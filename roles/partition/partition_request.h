@@ -1,7 +1,7 @@
 // What the partitioning engines take: the graph, in memory (GraphInput, for
 // PartitionGraph in partitioner.h) or out of core (OutOfCoreInput, for
 // PartitionGraphOutOfCore in out_of_core.h), and the options of the run
-// (PartitionOptions, from the PartitionSpec the flags gave). Kept apart from
+// (PartitionOptions: the PartitionSpec the flags gave, and what the run adds). Kept apart from
 // the engines so that the writers and the inputs below them can name these
 // types without including an engine.
 #pragma once
@@ -37,24 +37,15 @@ struct GraphInput {
   std::shared_ptr<const TypeLayout> types;
 };
 
+// The options of a run: the settings as parsed once in config/ (the
+// PartitionSpec of the flags; the engines read the method, the parts, the
+// balance, the seed, the output, the budget from it) and what the run adds.
 struct PartitionOptions {
-  std::string graph_name;
-  std::string out_dir;        // OUT: receives NAME.json, orig_*.npy, part*/
-  PartitionMethod method = PartitionMethod::kMetis;
-  int num_parts = 1;
-  bool balance_train = false;  // METIS constraint on train nodes (split == 0 or train_mask)
-  bool balance_edges = false;  // METIS constraint on in-degree
-  bool force = false;          // replace an existing OUT
-  uint64_t seed = 0;
-  std::FILE* log = nullptr;    // progress lines; nullptr = quiet
-  // --method stream: passes over the adjacency (Fennel, restreamed).
-  int stream_passes = 3;
-  int metis_niter = 0;  // METIS refinement iterations per level (0 = METIS default 10; DGL uses 1)
-  // Out of core (out_of_core.h): memory_budget > 0 selects it.
-  uint64_t memory_budget = 0;  // bytes for the partitioner's data (the process itself comes on top)
-  std::string tmp_dir;         // spilled runs; default: OUT's parent directory
-  uint64_t run_bytes = 0;      // one sorted run; 0 = what the budget leaves (tests force spills with it)
-  bool normalize_features = false;  // out of core only: 'features' rows divided by their sum on the way
+  PartitionSpec spec;
+  std::FILE* log = nullptr;  // progress lines; nullptr = quiet
+  // Out of core only: 'features' rows divided by their sum on the way (the
+  // in-memory inputs normalize at load, so they leave it false).
+  bool normalize_rows = false;
   int64_t num_classes = 0;  // > 0: recorded as is (merged typed graphs: labels are -1 off the target type)
 };
 

@@ -88,18 +88,18 @@ std::vector<uint8_t> TrainFlags(const std::map<std::string, Array>& node_data) {
 }
 
 Status ValidatePartitionRequest(const GraphInput& in, const PartitionOptions& o) {
-  if (o.num_parts < 1)
-    return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(o.num_parts));
-  if (o.num_parts > in.num_nodes)
-    return Status::InvalidArgument("--num-parts " + std::to_string(o.num_parts) + " exceeds the " +
+  if (o.spec.num_parts < 1)
+    return Status::InvalidArgument("--num-parts must be >= 1, got " + std::to_string(o.spec.num_parts));
+  if (o.spec.num_parts > in.num_nodes)
+    return Status::InvalidArgument("--num-parts " + std::to_string(o.spec.num_parts) + " exceeds the " +
                                    std::to_string(in.num_nodes) + " nodes of the graph");
-  if (!ValidName(o.graph_name))
-    return Status::InvalidArgument("--name '" + o.graph_name +
+  if (!ValidName(o.spec.name))
+    return Status::InvalidArgument("--name '" + o.spec.name +
                                    "' must be non-empty letters, digits, '_', '-', '.'");
-  if (o.out_dir.empty()) return Status::InvalidArgument("--out is required");
+  if (o.spec.out.empty()) return Status::InvalidArgument("--out is required");
   std::error_code ec;
-  if (fs::exists(o.out_dir, ec) && !o.force)
-    return Status::AlreadyExists("output " + o.out_dir + " exists (use --force to replace it)");
+  if (fs::exists(o.spec.out, ec) && !o.spec.force)
+    return Status::AlreadyExists("output " + o.spec.out + " exists (use --force to replace it)");
   if (in.edges.src.size() != in.edges.dst.size())
     return Status::Internal("edge list src/dst sizes differ");
   if (in.types) {
@@ -184,7 +184,7 @@ Status WriteInMemoryPart(int p, const std::string& dir, const CsrView& csr, cons
     DG_RETURN_IF_ERROR(w.Finish());
   }
   NodeDataOptions nd;
-  nd.normalize_features = o.normalize_features;
+  nd.normalize_features = o.normalize_rows;
   if (in.types) {
     EdgeTypeWriter et;
     DG_RETURN_IF_ERROR(et.Open(dir + "/edge_types.npy", static_cast<int>(in.types->edge_types.size()), ee - eb));
@@ -210,13 +210,13 @@ Status WriteInMemoryPart(int p, const std::string& dir, const CsrView& csr, cons
 
 Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o) {
   DG_RETURN_IF_ERROR(ValidatePartitionRequest(*in, o));
-  const int K = o.num_parts;
+  const int K = o.spec.num_parts;
   const int64_t N = in->num_nodes;
   const int64_t E = static_cast<int64_t>(in->edges.src.size());
   std::FILE* log = o.log;
   PartitionLog(log, "partition: %lld nodes, %lld edges, %d parts, method %s%s%s\n", (long long)N,
-      (long long)E, K, Name(o.method), o.balance_train ? ", balance train" : "",
-      o.balance_edges ? ", balance edges" : "");
+      (long long)E, K, Name(o.spec.method), o.spec.balance.train ? ", balance train" : "",
+      o.spec.balance.edges ? ", balance edges" : "");
 
   // 1. Assignment.
   const TypeLayout* types = in->types.get();
@@ -256,8 +256,8 @@ Result<PartitionConfig> PartitionGraph(GraphInput* in, const PartitionOptions& o
   PartitionLog(log, "  build CSR:         %.2f s\n", Seconds(t));
 
   // 4. Edge cut and halo nodes (distinct remote sources) per part.
-  PartitionConfig cfg = BaseConfig(o.graph_name, o.num_parts, Name(o.method), N, E, node_map, edge_map, in->node_data,
-                                   in->edge_data);
+  PartitionConfig cfg = BaseConfig(o.spec.name, o.spec.num_parts, Name(o.spec.method), N, E, node_map, edge_map,
+                                   in->node_data, in->edge_data);
   if (types) TypedConfig(*types, &cfg);
   CountCutAndHalo(indices, node_map, edge_map, &cfg);
 

@@ -30,7 +30,7 @@ Status ScratchDir::Create(const std::string& root) {
 }
 
 std::string DefaultTmpRoot(const PartitionOptions& o) {
-  fs::path out = fs::path(o.out_dir);
+  fs::path out = fs::path(o.spec.out);
   if (out.filename().empty()) out = out.parent_path();
   return out.parent_path().empty() ? "." : out.parent_path().string();
 }

@@ -68,6 +68,20 @@ Status Serve(const ServerOptions& opt, const RoleArgs& args, const JobConfig* jo
   return run;
 }
 
+// --tls-ca, --tls-cert and --tls-key: the TLS identity of a server started without a YAML.
+Status LoadFlagTls(TlsFiles files, ConnectionOptions* connection) {
+  const int given = !files.ca.empty() + !files.cert.empty() + !files.key.empty();
+  if (given == 0) return Status::OK();
+  if (given != 3) return Status::InvalidArgument("TLS needs all of --tls-ca, --tls-cert and --tls-key");
+  files.ca_key = "--tls-ca";
+  files.cert_key = "--tls-cert";
+  files.key_key = "--tls-key";
+  auto tls = TlsContext::Load(files, kRoleServer);
+  if (!tls.ok()) return Status::InvalidArgument("TLS: " + tls.status().message());
+  connection->tls = *tls;
+  return Status::OK();
+}
+
 }  // namespace
 
 Status RunServerProcess(const ServerProcessOptions& flags) {
@@ -121,8 +135,9 @@ Status RunServerProcess(const ServerProcessOptions& flags) {
   if (max_connections > 0) opt.limits.max_connections = max_connections;
   if (flags.max_handshaking_connections > 0) opt.limits.max_handshaking_connections = flags.max_handshaking_connections;
   if (flags.handshake_timeout_seconds > 0) opt.limits.handshake_timeout_seconds = flags.handshake_timeout_seconds;
-  // No open cluster by accident: without a token only loopback may be served.
-  if (opt.token.empty() && !insecure && !IsLoopbackAddress(opt.host)) {
+  DG_RETURN_IF_ERROR(LoadFlagTls(flags.tls, &opt.connection));
+  // No open cluster by accident: without a token or TLS only loopback may be served.
+  if (opt.token.empty() && !opt.connection.tls && !insecure && !IsLoopbackAddress(opt.host)) {
     return Status::InvalidArgument(
         "refusing to serve " + opt.host + " without a cluster token: anyone who can reach it could read, "
         "change or shut down this partition. Set token: in the job YAML, DISTGNN_TOKEN or DISTGNN_TOKEN_FILE "

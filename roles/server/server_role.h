@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/base/status.h"
+#include "common/net/tls_context.h"
 #include "roles/job/role_args.h"
 
 namespace dg {
@@ -25,6 +26,7 @@ struct ServerProcessOptions {
   double heartbeat_seconds = -1, peer_timeout_seconds = -1;
   bool insecure = false;  // serve a non-loopback address without a token
   bool verify_checksums = false;  // also check the part's files against NAME.json's checksums at start
+  TlsFiles tls;  // --tls-ca/--tls-cert/--tls-key: TLS 1.3 without a YAML (all three, or none)
 };
 
 Status RunServerProcess(const ServerProcessOptions& options);

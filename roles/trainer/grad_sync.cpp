@@ -158,6 +158,10 @@ Result<std::unique_ptr<GradientSync>> GradientSync::Connect(const GradientSyncOp
     return Status::InvalidArgument("trainer rank " + std::to_string(o.rank) +
                                    " out of range for " + std::to_string(o.world_size) + " trainers");
   auto sync = std::unique_ptr<GradientSync>(new GradientSync(o));
+  if (o.ring.connection.tls) {
+    DG_ASSIGN_OR_RETURN(sync->ring_, RingAllReduce::Connect(o.ring));
+    return sync;
+  }
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_seconds * 1000));
   const auto rendezvous_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(o.rendezvous_timeout_seconds * 1000));
@@ -201,8 +205,32 @@ Result<std::unique_ptr<GradientSync>> GradientSync::Connect(const GradientSyncOp
   return sync;
 }
 
+Status GradientSync::RunRing(const std::string& what, const torch::Tensor& flat, bool broadcast) {
+  Status st;
+  if (broadcast) {
+    st = ring_->Broadcast(flat.data_ptr(), flat.numel() * flat.element_size());
+  } else {
+    RingDType dtype = RingDType::kFloat32;
+    switch (flat.scalar_type()) {
+      case torch::kFloat32: dtype = RingDType::kFloat32; break;
+      case torch::kFloat64: dtype = RingDType::kFloat64; break;
+      case torch::kInt32: dtype = RingDType::kInt32; break;
+      case torch::kInt64: dtype = RingDType::kInt64; break;
+      default: return Status::Unsupported(what + ": the TLS gradient ring sums float32, float64, int32 and int64");
+    }
+    st = ring_->Sum(flat.data_ptr(), static_cast<size_t>(flat.numel()), dtype);
+  }
+  if (st.ok()) return st;
+  return Status::PeerLost("trainer " + std::to_string(options_.rank) + ": " + what + " across " +
+                          std::to_string(options_.world_size) + " trainers failed: " + st.message());
+}
+
 Status GradientSync::Run(const std::string& what, const std::vector<torch::Tensor>& flat,
                          bool broadcast) {
+  if (ring_) {
+    for (const torch::Tensor& t : flat) DG_RETURN_IF_ERROR(RunRing(what, t.contiguous(), broadcast));
+    return Status::OK();
+  }
   try {
     std::vector<torch::Tensor> io = flat;
     c10::intrusive_ptr<c10d::Work> work;

@@ -1,5 +1,9 @@
 // GradientSync: data parallelism across trainers over gloo (c10d), as PyTorch's
-// DistributedDataParallel does it.
+// DistributedDataParallel does it, or, with TLS on, over the job's own TLS
+// connections (RingAllReduce, common/net/ring_allreduce.h: gloo has no TLS
+// transport here). Both carry the same buckets; the rest of this comment
+// describes the gloo path, whose store and heartbeats the ring does without
+// (a lost neighbour ends its connection, which names it).
 //
 // All trainers rendezvous at a c10d::TCPStore served by rank 0 at
 // (master_host, master_port); each binds its gloo transport to its own `host`
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "common/base/status.h"
+#include "common/net/ring_allreduce.h"
 
 namespace dg {
 
@@ -33,6 +38,9 @@ struct GradientSyncOptions {
   double timeout_seconds = 60;            // every collective
   double rendezvous_timeout_seconds = 300;
   int64_t bucket_bytes = 25 << 20;
+  // With ring.connection.tls set, the collectives run over the job's TLS
+  // connections (common/net/ring_allreduce.h) instead of gloo and its store.
+  RingOptions ring;
 };
 
 class GradientSync {
@@ -65,6 +73,8 @@ class GradientSync {
   GradientSyncOptions options_;
   std::unique_ptr<Group> g_;
   std::unique_ptr<PeerWatch> watch_;
+  std::unique_ptr<RingAllReduce> ring_;  // the TLS path; null on the gloo path
+  Status RunRing(const std::string& what, const torch::Tensor& flat, bool broadcast);
   bool stop_agreed_ = false;
 };
 

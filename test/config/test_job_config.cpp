@@ -78,7 +78,7 @@ TEST_CASE("a valid config loads with paths resolved against its folder", "[confi
   CHECK(c.num_machines() == 2);
   CHECK(c.samplers_per_trainer == 2);
   CHECK(c.train.fanouts == std::vector<int>{10, 25});
-  CHECK(c.train.lr == Approx(0.003));
+  CHECK_FALSE(c.train.lr.has_value());  // the rule of config/default_lr.h decides
   CHECK(c.token.empty());
   CHECK(c.ServerPort(1, 0) == 30051);
   CHECK(c.TrainerPort(1, 0) == 30201);
@@ -481,4 +481,39 @@ TEST_CASE("train.grad_clip and train.lr_schedule: defaults, both forms, every re
     CHECK(error.find(message) != std::string::npos);
     CHECK(error.find("job.yaml:") != std::string::npos);  // the line of the key
   }
+}
+
+TEST_CASE("tls: one line turns TLS on with a throw-away CA, a map names the files, mistakes name the key",
+          "[config][tls]") {
+  Job job;
+  auto off = LoadJobConfig(job.path());
+  REQUIRE(off.ok());
+  CHECK_FALSE(off->tls.enabled);
+  auto on = LoadJobConfig(job.path(), {"tls=true"});
+  INFO((on.ok() ? "" : on.status().message()));
+  REQUIRE(on.ok());
+  CHECK(on->tls.enabled);
+  CHECK(on->tls.throwaway);
+  CHECK(on->tls.dir == on->RunDir() + "/tls");
+  CHECK(on->tls.ca == on->RunDir() + "/tls/ca.crt");
+  const auto trainer = on->TlsFilesFor("trainer", 1);
+  CHECK(trainer.cert == on->RunDir() + "/tls/trainer-127.0.0.1.crt");
+  CHECK(trainer.key == on->RunDir() + "/tls/trainer-127.0.0.1.key");
+  CHECK(on->TlsFilesFor("launcher", -1).cert == on->RunDir() + "/tls/launcher.crt");
+
+  job.Write(std::string(kGood) + "tls: {ca: pki/ca.crt, dir: pki}\n");
+  auto files = LoadJobConfig(job.path(), {"machines[1].tls_dir=/etc/distgnn"});
+  INFO((files.ok() ? "" : files.status().message()));
+  REQUIRE(files.ok());
+  CHECK(files->tls.enabled);
+  CHECK_FALSE(files->tls.throwaway);
+  CHECK(files->tls.ca == job.dir / "pki/ca.crt");
+  CHECK(files->TlsFilesFor("server", 0).cert == job.dir / "pki/server-127.0.0.1.crt");
+  CHECK(files->TlsFilesFor("server", 1).cert == "/etc/distgnn/server-127.0.0.1.crt");
+  CHECK(files->TlsFilesFor("server", 1).cert_key == "the certificate (machines[1].tls_dir)");
+
+  job.Write(std::string(kGood) + "tls: maybe\n");
+  CHECK_THAT(job.Error(), Catch::Contains("job.yaml:19: key 'tls': expected true or false, got 'maybe'"));
+  job.Write(std::string(kGood) + "tls: {ca: pki/ca.crt, cert: x.crt}\n");
+  CHECK_THAT(job.Error(), Catch::Contains("key 'tls.cert': unknown key; valid keys here: enabled, ca, dir"));
 }

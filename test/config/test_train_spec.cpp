@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 
+#include "config/default_lr.h"
 #include "config/train_spec.h"
 #include "test/support/test_support.h"
 
@@ -71,7 +72,7 @@ TEST_CASE("TrainSpec defaults are the job's and they validate", "[config][spec]"
   Fixture f;
   const TrainSpec& s = f.spec;
   CHECK(s.fanouts == std::vector<int>{10, 25});
-  CHECK(s.lr == Approx(0.003));
+  CHECK_FALSE(s.lr.has_value());
   CHECK(s.batch_size == 1000);
   CHECK(s.epochs == 10);
   CHECK(s.optimizer == OptimizerKind::kAdam);
@@ -253,6 +254,26 @@ TEST_CASE("ValidateTrainSpec: grad_clip and lr_schedule as train-local's flags n
   CHECK(f.Flags() == "--warmup-steps: goes with --lr-schedule cosine or step (it is none)");
   RoundTrip<LrScheduleKind>({LrScheduleKind::kNone, LrScheduleKind::kCosine, LrScheduleKind::kStep},
                             "none, cosine or step");
+}
+
+TEST_CASE("The default learning rate: 0.01 for sage and rgcn node models on sparse rows, else 0.003",
+          "[config][spec]") {
+  CHECK(DefaultLearningRate(TrainTask::kNode, "sage", 18.2) == 0.01);
+  CHECK(DefaultLearningRate(TrainTask::kNode, "rgcn", 64.0) == 0.01);
+  CHECK(DefaultLearningRate(TrainTask::kNode, "sage", 259.0) == kDefaultLr);  // dense rows
+  CHECK(DefaultLearningRate(TrainTask::kNode, "rgcn", std::nullopt) == kDefaultLr);  // learnt rows alone
+  CHECK(DefaultLearningRate(TrainTask::kNode, "gcn", 18.2) == kDefaultLr);
+  CHECK(DefaultLearningRate(TrainTask::kNode, "gat", 18.2) == kDefaultLr);
+  CHECK(DefaultLearningRate(TrainTask::kNode, "", 18.2) == kDefaultLr);  // a model that records no arch
+  CHECK(DefaultLearningRate(TrainTask::kLink, "sage", 18.2) == kDefaultLr);
+  CHECK(DescribeDefaultLearningRate(TrainTask::kNode, "sage", 18.17) ==
+        "lr 0.01 (the default for sage on feature rows of mean L1 size 18.2 <= 64; docs/models.md)");
+  CHECK(DescribeDefaultLearningRate(TrainTask::kNode, "sage", 258.8) ==
+        "lr 0.003 (the default for sage on feature rows of mean L1 size 258.8 > 64; docs/models.md)");
+  CHECK(DescribeDefaultLearningRate(TrainTask::kLink, "sage", 18.17) ==
+        "lr 0.003 (the default for sage link models; docs/models.md)");
+  CHECK(DescribeDefaultLearningRate(TrainTask::kNode, "rgcn", std::nullopt) ==
+        "lr 0.003 (the default for rgcn without feature rows; docs/models.md)");
 }
 
 }  // namespace dg

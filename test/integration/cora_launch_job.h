@@ -1,7 +1,8 @@
 // A 2-machine Cora job for `distgnn launch` with the real roles: METIS
 // partition, a SAGE model and job.yaml (1 server, 1 trainer, 2 samplers per
-// machine, 60 epochs). machine_extra[m] is appended to machine m's entry (ssh
-// settings); the model, partition and YAML are written into dir.
+// machine, 60 epochs; the learning rate is the default's: 0.01 on Cora's rows).
+// machine_extra[m] is appended to machine m's entry (ssh settings); the model,
+// partition and YAML are written into dir; the graph is partitioned as `graph_name`.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -17,9 +18,9 @@
 namespace dg::test {
 
 inline void PrepareCoraLaunch(const TempDir& dir, const std::vector<std::string>& machine_extra = {"", ""},
-                              const std::string& token = "") {
+                              const std::string& token = "", const std::string& graph_name = "cora") {
   auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--method", "metis",
-                       "--name", "cora", "--out", dir / "parts"},
+                       "--name", graph_name, "--out", dir / "parts"},
                       120);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -30,11 +31,11 @@ inline void PrepareCoraLaunch(const TempDir& dir, const std::vector<std::string>
   REQUIRE(r.exit_code == 0);
   const int base = FreePortRange(5);
   std::ofstream y(dir / "job.yaml");
-  y << "job: cora\npartition: parts/cora.json\ntoken: \"" << token << "\"\nmachines:\n";
+  y << "job: cora\npartition: parts/" << graph_name << ".json\ntoken: \"" << token << "\"\nmachines:\n";
   for (const std::string& extra : machine_extra) y << "  - host: 127.0.0.1\n" << extra;
   y << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
     << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 2}\n"
-    << "train: {model: sage.pt, fanouts: [10, 25], batch_size: 70, epochs: 60, lr: 0.01, weight_decay: 0.0005, "
+    << "train: {model: sage.pt, fanouts: [10, 25], batch_size: 70, epochs: 60, weight_decay: 0.0005, "
        "seed: 0}\noutput_dir: runs\n";
 }
 

@@ -22,6 +22,10 @@ TEST_CASE("launch trains bundled Cora on 2 machines of 127.0.0.1 to >= 0.78", "[
   for (const char* f : {"0-server-0.log", "1-server-0.log", "0-trainer-0.log", "1-trainer-0.log", "0-sampler-1.log"})
     CHECK(std::filesystem::exists(dir / ("runs/cora/logs/" + std::string(f))));
   CHECK(FindProcesses("--job-id " + JobId(out)).empty());
+  // Both trainers measure the same rows (config/default_lr.h) and take the same rate.
+  for (const char* f : {"0-trainer-0.log", "1-trainer-0.log"})
+    CHECK(ReadFile(dir / ("runs/cora/logs/" + std::string(f)))
+              .find("lr 0.01 (the default for sage on feature rows of mean L1 size 18.2 <= 64") != std::string::npos);
 }
 
 TEST_CASE("killing one real trainer mid-run: launch names it within 15 s and leaves nothing", "[launch][cora]") {

@@ -2,10 +2,13 @@
 // the pkill patterns that find exactly one process (and never the ssh client).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
+#include "roles/job/job_tls.h"
 #include "roles/launcher/copy_plan.h"
 #include "config/job_config.h"
 #include "roles/launcher/launch_plan.h"
@@ -187,6 +190,32 @@ TEST_CASE("copy sends each ssh machine its own part and the shared files", "[pla
   REQUIRE(scp.ok());
   CHECK((*scp)[0].commands.size() == 1 + 5);
   CHECK((*scp)[0].commands[4].back() == "u@node0:/srv/ws/parts/");  // part folder into parts/
+}
+
+TEST_CASE("copy places a machine's own TLS certificates and keys, keys 0600, and no other machine's", "[plan][tls]") {
+  Job job("  - host: 10.0.0.1\n    ssh: u@node0\n    workspace: /srv/ws\n  - host: 10.0.0.2\n    ssh: u@node1\n", 2,
+          "tls: {ca: certs/ca.crt, dir: certs}\n");
+  std::filesystem::create_directories(job.dir / "certs");
+  REQUIRE(MakeJobCa("g", CertValidity(), job.dir / "certs/ca.crt", job.dir / "certs/ca.key", false).ok());
+  REQUIRE(IssueJobCertificates(job.cfg, job.cfg.tls.ca, job.dir / "certs/ca.key", CertValidity(), false).ok());
+  struct stat st;
+  REQUIRE(::stat((job.dir / "certs/trainer-10.0.0.2.key").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  REQUIRE(std::filesystem::exists(job.dir / "certs/launcher.crt"));
+  auto plan = BuildCopyPlan(job.cfg, true);
+  INFO((plan.ok() ? "" : plan.status().message()));
+  REQUIRE(plan.ok());
+  const MachineCopy& m0 = (*plan)[0];
+  std::vector<std::string> rel;
+  for (const auto& it : m0.items) rel.push_back(it.relative);
+  CHECK(rel == std::vector<std::string>{"job.yaml", "parts/g.json", "parts/orig_nids.npy", "parts/p0", "m.pt",
+                                        "certs/ca.crt", "certs/server-10.0.0.1.crt", "certs/server-10.0.0.1.key",
+                                        "certs/trainer-10.0.0.1.crt", "certs/trainer-10.0.0.1.key",
+                                        "certs/sampler-10.0.0.1.crt", "certs/sampler-10.0.0.1.key"});
+  REQUIRE(m0.commands.size() == 3);
+  CHECK(m0.commands[2].back() ==
+        "chmod 600 /srv/ws/certs/server-10.0.0.1.key /srv/ws/certs/trainer-10.0.0.1.key /srv/ws/certs/sampler-10.0.0.1.key");
+  CHECK((*plan)[1].items.empty());  // no workspace: shares this filesystem
 }
 
 TEST_CASE("copy refuses files outside the config's folder", "[plan]") {

@@ -13,6 +13,7 @@
 
 #include "common/base/array.h"
 #include "common/io/npy.h"
+#include "common/storage/dataset.h"
 #include "common/storage/partition.h"
 #include "common/storage/typed_dataset.h"
 
@@ -24,6 +25,20 @@ struct ReferenceGraph {
   std::map<std::string, Array> node_data;  // input node arrays
   std::map<std::string, Array> edge_data;  // rows per edge of src/dst
 };
+
+// The graph of dataset directory `dir` as the partitioner reads it (LoadDataset).
+inline ReferenceGraph LoadReference(const std::string& dir, bool undirected) {
+  EdgeListOptions eo;
+  eo.undirected = undirected;
+  auto ds = LoadDataset(dir, eo);
+  REQUIRE(ds.ok());
+  ReferenceGraph g;
+  g.num_nodes = ds->num_nodes;
+  g.src = ds->edges.src;
+  g.dst = ds->edges.dst;
+  g.node_data = ds->node_data;
+  return g;
+}
 
 // Verifies every docs/formats.md invariant of the partition at json_path; returns the config.
 inline PartitionConfig CheckPartition(const std::string& json_path, const ReferenceGraph& g, int k) {

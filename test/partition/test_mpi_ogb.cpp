@@ -122,22 +122,43 @@ TEST_CASE("MPI partition --format ogb: the partition of the same graph as .npy, 
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
   TempDir tmp;
   GenerateBoth(tmp.path());
-  for (const std::string method : {"scotch", "random"}) {
-    INFO(method);
+  // Each rank parses OGB's edge file up to the end of its rows (the last to the
+  // end): 1, 2 and 3 ranks, each against the .npy columns' rows.
+  for (auto [method, ranks] : std::vector<std::pair<std::string, int>>{{"scotch", 2}, {"random", 1}, {"random", 2},
+                                                                        {"random", 3}}) {
+    const std::string tag = method + std::to_string(ranks);
+    INFO(tag);
     auto part = [&](const std::string& dataset, std::vector<std::string> extra, const std::string& out) {
       std::vector<std::string> args = {"--dataset", tmp / dataset, "--num-parts", "2", "--method", method,
                                        "--undirected", "--seed", "7", "--balance", "train", "--name", "g",
                                        "--out", tmp / out};
       args.insert(args.end(), extra.begin(), extra.end());
-      auto r = RunMpi(2, args, tmp / ("log-" + out));
+      auto r = RunMpi(ranks, args, tmp / ("log-" + out));
       INFO(r.output);
       REQUIRE(r.exit_code == 0);
     };
-    part("npy", {}, "npy-" + method);
-    part("ogb", {"--format", "ogb"}, "ogb-" + method);
-    RequireSameTree(tmp / ("npy-" + method), tmp / ("ogb-" + method), 9);
+    part("npy", {}, "npy-" + tag);
+    part("ogb", {"--format", "ogb"}, "ogb-" + tag);
+    RequireSameTree(tmp / ("npy-" + tag), tmp / ("ogb-" + tag), 9);
     CHECK(NoTraceOf(tmp.path(), "spill"));
   }
+}
+
+TEST_CASE("MPI partition --format ogb: an edge file with fewer edges than num-edge-list is one error",
+          "[partition][mpi][ogb]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  TempDir tmp;
+  GenerateBoth(tmp.path());
+  WriteGz(tmp / "ogb/raw/num-edge-list.csv.gz", "6001\n");  // the file holds 6000
+  fs::create_directories(tmp / "outs");
+  auto r = RunMpi(2, {"--dataset", tmp / "ogb", "--format", "ogb", "--num-parts", "2", "--method", "random",
+                      "--name", "g", "--out", tmp / "outs/g"},
+                  tmp / "log");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("edge.csv.gz: has 6000 edges, expected 6001 (the dataset's edge count)") != std::string::npos);
+  CHECK(r.output.find("rank 1 on ") != std::string::npos);
+  CHECK(fs::is_empty(tmp / "outs"));
 }
 
 TEST_CASE("MPI partition --format ogb: ogbn-mag's typed layout as the same typed dataset directory, byte for byte",

@@ -39,20 +39,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The graph of dataset `dir` as the partitioner reads it.
-test::ReferenceGraph Reference(const std::string& dir, bool undirected) {
-  EdgeListOptions eo;
-  eo.undirected = undirected;
-  auto ds = LoadDataset(dir, eo);
-  REQUIRE(ds.ok());
-  test::ReferenceGraph g;
-  g.num_nodes = ds->num_nodes;
-  g.src = ds->edges.src;
-  g.dst = ds->edges.dst;
-  g.node_data = ds->node_data;
-  return g;
-}
-
 // Every part within 5 % of the mean in nodes, in-edges and train nodes.
 void CheckEvenParts(const PartitionConfig& cfg, int k) {
   int64_t nodes = 0, edges = 0, train = 0;
@@ -68,7 +54,7 @@ void CheckEvenParts(const PartitionConfig& cfg, int k) {
 
 TEST_CASE("MPI partition of Cora: valid for P = K and P < K, deterministic", "[partition][mpi][cora]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
-  const test::ReferenceGraph g = Reference(test::CoraDir(), true);
+  const test::ReferenceGraph g = test::LoadReference(test::CoraDir(), true);
   test::TempDir tmp;
   for (const std::string method : {"cluster", "scotch", "stream"})
     for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}, {2, 3}, {3, 5}}) {
@@ -133,7 +119,7 @@ TEST_CASE("MPI partition: balancing train nodes and in-edges of an R-MAT graph e
                          "--classes", "4", "--seed", "1", "--out", ds});
   INFO(gen.output);
   REQUIRE(gen.exit_code == 0);
-  const test::ReferenceGraph g = Reference(ds, false);
+  const test::ReferenceGraph g = test::LoadReference(ds, false);
   for (const std::string method : {"cluster", "scotch"})
   for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 3}}) {
     const std::string tag = method + std::to_string(np) + "-" + std::to_string(k);
@@ -177,7 +163,8 @@ TEST_CASE("MPI partition: a cluster graph over --cluster-max-arcs goes to PT-Sco
                              "partitions the graph instead") != std::string::npos);
   CHECK(fallback.output.find("cut: ") != std::string::npos);
   CHECK(fallback.output.find(" edges from PT-Scotch, ") != std::string::npos);
-  const PartitionConfig cfg = test::CheckPartition(tmp / "fallback/cora.json", Reference(test::CoraDir(), true), 2);
+  const PartitionConfig cfg =
+      test::CheckPartition(tmp / "fallback/cora.json", test::LoadReference(test::CoraDir(), true), 2);
   CHECK(cfg.part_method == "cluster");
   auto scotch = run({"--method", "scotch"}, "scotch");
   INFO(scotch.output);
@@ -199,7 +186,7 @@ TEST_CASE("MPI partition: a uniform graph whose clusters are too many is streame
                          "4", "--classes", "4", "--seed", "2", "--out", ds});
   INFO(gen.output);
   REQUIRE(gen.exit_code == 0);
-  const test::ReferenceGraph g = Reference(ds, false);
+  const test::ReferenceGraph g = test::LoadReference(ds, false);
   for (auto [np, k] : std::vector<std::pair<int, int>>{{2, 2}, {3, 2}, {2, 3}}) {
     const std::string tag = std::to_string(np) + "-" + std::to_string(k);
     auto metis = RunDistgnn({"partition", "--dataset", ds, "--num-parts", std::to_string(k), "--method", "metis",

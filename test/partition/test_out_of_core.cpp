@@ -36,19 +36,6 @@ int SortedRuns(const std::string& log) {
   return std::regex_search(log, m, re) ? std::stoi(m[1]) : -1;
 }
 
-test::ReferenceGraph Reference(const std::string& dir, bool undirected) {
-  EdgeListOptions o;
-  o.undirected = undirected;
-  auto ds = LoadDataset(dir, o);
-  REQUIRE(ds.ok());
-  test::ReferenceGraph g;
-  g.num_nodes = ds->num_nodes;
-  g.src = ds->edges.src;
-  g.dst = ds->edges.dst;
-  g.node_data = ds->node_data;
-  return g;
-}
-
 std::string MakeRandomGraph(const test::TempDir& tmp) {
   std::string dir = tmp / "rmat";
   auto r = test::RunDistgnn({"generate", "--nodes", "3000", "--edges", "40000", "--feat-dim", "5", "--classes",
@@ -121,7 +108,7 @@ TEST_CASE("partition --method stream: invariants, balance within 5%, cut below r
   const std::string rmat = MakeRandomGraph(tmp);
   for (const auto& [dataset, undirected] : std::vector<std::pair<std::string, bool>>{{test::CoraDir(), true},
                                                                                        {rmat, false}}) {
-    test::ReferenceGraph g = Reference(dataset, undirected);
+    test::ReferenceGraph g = test::LoadReference(dataset, undirected);
     for (int k : {2, 3, 4}) {
       for (bool ooc : {false, true}) {
         INFO(dataset << " K=" << k << " ooc=" << ooc);

@@ -64,11 +64,11 @@ test::ReferenceGraph RandomReference(int64_t n, int64_t m, uint64_t seed) {
 
 PartitionOptions Opts(const std::string& out, int k, PartitionMethod method) {
   PartitionOptions o;
-  o.graph_name = "g";
-  o.out_dir = out;
-  o.method = method;
-  o.num_parts = k;
-  o.seed = 1;
+  o.spec.name = "g";
+  o.spec.out = out;
+  o.spec.method = method;
+  o.spec.num_parts = k;
+  o.spec.seed = 1;
   return o;
 }
 
@@ -153,7 +153,7 @@ TEST_CASE("balance by train (--balance train) keeps train counts within 10% of t
   for (int k : {2, 3, 4}) {
     GraphInput in = ToInput(g);
     PartitionOptions o = Opts(tmp / ("bt" + std::to_string(k)), k, PartitionMethod::kMetis);
-    o.balance_train = true;
+    o.spec.balance.train = true;
     auto cfg = PartitionGraph(&in, o);
     REQUIRE(cfg.ok());
     double mean = 140.0 / k;
@@ -166,7 +166,7 @@ TEST_CASE("balance by train (--balance train) keeps train counts within 10% of t
   // Balancing in-edges as well still yields a valid partition.
   GraphInput in = ToInput(g);
   PartitionOptions o = Opts(tmp / "be", 4, PartitionMethod::kMetis);
-  o.balance_train = o.balance_edges = true;
+  o.spec.balance.train = o.spec.balance.edges = true;
   REQUIRE(PartitionGraph(&in, o).ok());
   test::CheckPartition(tmp / "be/g.json", g, 4);
 }
@@ -183,7 +183,7 @@ TEST_CASE("existing output is refused without force and replaced with it", "[par
   CHECK(r.status().code() == Status::Code::kAlreadyExists);
   CHECK(std::filesystem::exists(out + "/keep.txt"));
   PartitionOptions o = Opts(out, 2, PartitionMethod::kMetis);
-  o.force = true;
+  o.spec.force = true;
   GraphInput in2 = ToInput(g);
   REQUIRE(PartitionGraph(&in2, o).ok());
   CHECK(!std::filesystem::exists(out + "/keep.txt"));
@@ -202,12 +202,12 @@ TEST_CASE("bad requests are refused before anything is written", "[partition]") 
     auto r = PartitionGraph(&in, o);
     REQUIRE(!r.ok());
     CHECK(r.status().message().find(what) != std::string::npos);
-    CHECK(!std::filesystem::exists(o.out_dir));
+    CHECK(!std::filesystem::exists(o.spec.out));
   };
   expect_fail(Opts(tmp / "b", 0, PartitionMethod::kMetis), ">= 1");
   expect_fail(Opts(tmp / "c", 51, PartitionMethod::kMetis), "exceeds");
   PartitionOptions bad_name = Opts(tmp / "d", 2, PartitionMethod::kMetis);
-  bad_name.graph_name = "../x";
+  bad_name.spec.name = "../x";
   expect_fail(bad_name, "--name");
 }
 

@@ -125,6 +125,26 @@ TEST_CASE("train-local on Cora: SAGE reaches >= 0.78 test accuracy, outputs are 
   CHECK(params.ok());
 }
 
+TEST_CASE("train-local without --lr: the rate the model and the rows decide, as its log says") {
+  test::TempDir dir;
+  WriteTinyDataset(dir / "data", true, -1, 0);  // one-hot rows: L1 size 1
+  Export({"--arch", "sage", "--in-dim", "4", "--hidden", "8", "--classes", "3", "-o", dir / "sage.pt"});
+  Export({"--arch", "gcn", "--in-dim", "4", "--hidden", "8", "--classes", "3", "-o", dir / "gcn.pt"});
+  auto run = [&](const std::string& model, const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args{"train-local", "--dataset", dir / "data", "--model", dir / model, "--out",
+                                  dir / out, "--epochs", "1", "--threads", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = test::RunDistgnn(args, 120);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return r.output;
+  };
+  CHECK(run("sage.pt", "sage", {}).find("lr 0.01 (the default for sage on feature rows of mean L1 size 1.0 <= 64") !=
+        std::string::npos);
+  CHECK(run("gcn.pt", "gcn", {}).find("lr 0.003 (the default for gcn node models") != std::string::npos);
+  CHECK(run("sage.pt", "given", {"--lr", "0.02"}).find("(the default for") == std::string::npos);
+}
+
 TEST_CASE("train-local on Cora: GCN reaches >= 0.78 test accuracy") {
   test::TempDir dir;
   Export({"--arch", "gcn", "--in-dim", "1433", "--hidden", "64", "--classes", "7", "--dropout",

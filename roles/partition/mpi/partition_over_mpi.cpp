@@ -131,8 +131,9 @@ void LogPlan(const Rank& r, const ClusterReport& cr, int64_t num_edges) {
 }
 
 // The cluster graph's size and who partitions it (--method auto past the
-// limit, --method cluster).
-void LogClusters(const Rank& r, const ClusterReport& cr) {
+// limit, --method cluster): METIS, the stream, or PT-Scotch (on the graph, or
+// on these clusters when the graph is past its limit: scotch_on_clusters).
+void LogClusters(const Rank& r, const ClusterReport& cr, bool scotch_on_clusters) {
   if (cr.clusters == 0) return;
   const double clusters = static_cast<double>(cr.clusters), arcs = static_cast<double>(cr.cluster_arcs);
   if (cr.plan == ClusterPlan::kMetis)
@@ -144,13 +145,25 @@ void LogClusters(const Rank& r, const ClusterReport& cr) {
         "parts\n", clusters, arcs, 100.0 * arcs / static_cast<double>(std::max<int64_t>(1, cr.graph_arcs)),
         static_cast<double>(cr.max_arcs));
   else
-    Log(r, "  clusters: %.0f clusters, %.0f arcs between them: more than rank 0 partitions (%.0f, "
-        "--cluster-max-arcs); PT-Scotch partitions the graph instead\n", clusters, arcs,
-        static_cast<double>(cr.max_arcs));
+    Log(r, (std::string("  clusters: %.0f clusters, %.0f arcs between them: more than rank 0 partitions (%.0f, "
+                     "--cluster-max-arcs); PT-Scotch partitions ") +
+            (scotch_on_clusters ? "them" : "the graph") + " instead\n").c_str(),
+        clusters, arcs, static_cast<double>(cr.max_arcs));
+}
+
+// PT-Scotch on the cluster graph of a graph past its limit.
+void LogCoarseScotch(const Rank& r, const CoarseScotchReport& cs) {
+  if (cs.clusters == 0) return;
+  Log(r, "  PT-Scotch: the graph's %.0f arcs are more than it takes (%.0f, a 32-bit SCOTCH_Num): it partitions the "
+      "%.0f clusters (%.0f arcs between them), each vertex taking its cluster's part\n",
+      static_cast<double>(cs.graph_arcs), static_cast<double>(cs.limit), static_cast<double>(cs.clusters),
+      static_cast<double>(cs.cluster_arcs));
 }
 
 // What gave the first parts, which the repair and the refinement start from.
-const char* FirstParts(PartitionMethod method, const ClusterReport& cr) {
+const char* FirstParts(PartitionMethod method, const Assignment& a) {
+  const ClusterReport& cr = a.clusters;
+  if (a.coarse_scotch.clusters > 0) return "PT-Scotch on the clusters";
   if (method == PartitionMethod::kScotch || cr.plan == ClusterPlan::kScotch) return "PT-Scotch";
   if (method == PartitionMethod::kStream || cr.plan == ClusterPlan::kStream) return "the stream";
   return "METIS on the clusters";
@@ -160,12 +173,13 @@ const char* FirstParts(PartitionMethod method, const ClusterReport& cr) {
 void LogAssignment(const Rank& r, const PartitionSpec& f, const Assignment& a, int64_t num_edges) {
   const bool by_graph = PartitionsByGraph(f.method, f.num_parts);
   if (f.method == PartitionMethod::kAuto && by_graph) LogPlan(r, a.clusters, num_edges);
-  LogClusters(r, a.clusters);
+  LogClusters(r, a.clusters, a.coarse_scotch.clusters > 0);
+  LogCoarseScotch(r, a.coarse_scotch);
   if (by_graph && a.clusters.plan == ClusterPlan::kWholeGraph)
     Log(r, "  cut: %.0f edges from METIS on the whole graph, its parts kept (no repair, no refinement)\n",
         static_cast<double>(a.initial_cut));
   else if (by_graph)
-    Log(r, (std::string("  cut: %.0f edges from ") + FirstParts(f.method, a.clusters) +
+    Log(r, (std::string("  cut: %.0f edges from ") + FirstParts(f.method, a) +
             ", %.0f after the repair, %.0f after the refinement (%.0f moves)\n").c_str(),
         static_cast<double>(a.initial_cut), static_cast<double>(a.refine.cut_before),
         static_cast<double>(a.refine.cut_after), static_cast<double>(a.refine.moved));
@@ -226,16 +240,7 @@ Status PartitionOverMpi(const Rank& r, const PartitionSpec& f) {
   Log(r, "  read and normalize: %.2f s, largest rank's peak %.0f MB\n", Since(t0), StagePeakMb(r, &peaks));
 
   auto t = std::chrono::steady_clock::now();
-  AssignOptions ao;
-  ao.method = f.method;
-  ao.num_parts = f.num_parts;
-  ao.seed = f.seed;
-  ao.balance_train = f.balance.train;
-  ao.balance_edges = f.balance.edges;
-  ao.imbalance = f.imbalance;
-  ao.cluster_max_arcs = f.cluster_max_arcs;
-  ao.batch = f.batch_edges;
-  ao.spill_dir = scratch->path();
+  const AssignOptions ao{f, scratch->path()};
   Progress("assign");
   Result<Assignment> assigned = AssignBlock(r, blocks, &in.edges, Vertices(r, in, blocks), ao);
   DG_RETURN_IF_ERROR(Agree(r, assigned.status()));

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/base/status.h"
+#include "common/net/ring_allreduce.h"
 
 namespace dg {
 
@@ -24,6 +25,7 @@ struct DataParallelOptions {
   std::string host = "127.0.0.1";          // this trainer's address
   double timeout_seconds = 60;             // every collective
   double rendezvous_timeout_seconds = 300; // waiting for all trainers to join
+  RingOptions ring;  // with ring.connection.tls set: the TLS ring instead of gloo
 };
 
 struct TrainHooks {

@@ -15,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 double TrainingStep::NextLr() const {
-  return ScheduledLr(spec_.lr_schedule, spec_.lr, m_->optimizer_steps, total_steps_);
+  return ScheduledLr(spec_.lr_schedule, spec_.lr_or_default(), m_->optimizer_steps, total_steps_);
 }
 
 Status TrainingStep::Run(size_t batches, const BatchLossFn& loss_of, StepOutcome* out) {

@@ -36,7 +36,7 @@ class TrainingStep {
  public:
   // `spec`, `hooks` and `model` outlive the step.
   TrainingStep(const TrainSpec& spec, const TrainHooks& hooks, ModelState* model)
-      : spec_(spec), hooks_(hooks), m_(model), last_lr_(spec.lr) {}
+      : spec_(spec), hooks_(hooks), m_(model), last_lr_(spec.lr_or_default()) {}
 
   // One optimizer step over `batches` batches, their losses from `loss_of`;
   // fills out's loss and counts and adds to out->split.

@@ -32,9 +32,9 @@ Result<TrainableModel> LoadTrainableModel(const std::string& path, int64_t layer
 
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainSpec& s, const std::vector<torch::Tensor>& params) {
   if (s.optimizer == OptimizerKind::kAdam)
-    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr).weight_decay(s.weight_decay));
+    return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(s.lr_or_default()).weight_decay(s.weight_decay));
   return std::make_unique<torch::optim::SGD>(
-      params, torch::optim::SGDOptions(s.lr).weight_decay(s.weight_decay).momentum(s.momentum));
+      params, torch::optim::SGDOptions(s.lr_or_default()).weight_decay(s.weight_decay).momentum(s.momentum));
 }
 
 void SetTorchThreads(int threads, uint64_t seed) {
@@ -93,6 +93,7 @@ Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOpti
   so.world_size = dp.world_size;
   so.timeout_seconds = dp.timeout_seconds;
   so.rendezvous_timeout_seconds = dp.rendezvous_timeout_seconds;
+  so.ring = dp.ring;
   DG_ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, GradientSync::Connect(so));
   DG_RETURN_IF_ERROR(sync->Broadcast(params));
   return sync;

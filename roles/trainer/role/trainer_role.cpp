@@ -23,12 +23,15 @@
 #include "common/net/message_bytes.h"
 #include "common/base/logging.h"
 #include "common/client/dist_node_embedding.h"
+#include "common/client/partition_row_l1.h"
+#include "config/default_lr.h"
 #include "common/net/prometheus.h"
 #include "roles/job/job_client.h"
 #include "roles/trainer/inference/layerwise_inference.h"
 #include "common/client/propagate.h"
 #include "roles/trainer/model/model_embedding.h"
 #include "roles/trainer/model/model_facts.h"
+#include "roles/trainer/model/model_lr.h"
 #include "roles/trainer/source/job_source.h"
 #include "roles/trainer/loop/step_checkpoint.h"
 #include "roles/trainer/run/make_task.h"
@@ -178,6 +181,7 @@ Result<TrainRun> BuildRun(TrainerProcess* p) {
   TrainRun run{p->spec(), TrainHooks()};
   TrainSpec& spec = run.spec;
   TrainHooks& hooks = run.hooks;
+  DG_RETURN_IF_ERROR(TakeDefaultLr(&spec, [p] { return PartitionRowL1(p->client, p->partition, kRowL1SampleRows); }));
   spec.intra_op_threads = p->options.threads > 0 ? p->options.threads
                           : spec.intra_op_threads > 0 ? spec.intra_op_threads
                                                       : p->source->torch_threads();
@@ -194,6 +198,7 @@ Result<TrainRun> BuildRun(TrainerProcess* p) {
   hooks.dp.host = p->host;
   hooks.dp.timeout_seconds = p->job.peer_timeout_seconds;
   hooks.dp.rendezvous_timeout_seconds = p->job.rendezvous_timeout_seconds;
+  if (p->job.tls.enabled) hooks.dp.ring = JobTrainerRing(p->job, p->rank);
   hooks.embedding = p->embedding.get();
   hooks.network_bytes = p->source->NetworkBytes();
   hooks.epoch_fields = [cache = p->source->feature_cache(), cache_before = FeatureCacheStats(),

@@ -12,10 +12,13 @@
 
 #include "common/base/logging.h"
 #include "common/storage/node_embedding.h"
+#include "common/storage/row_l1.h"
 #include "common/storage/typed_dataset.h"
+#include "config/default_lr.h"
 #include "report/html_report.h"
 #include "report/run_data.h"
 #include "roles/trainer/model/model_embedding.h"
+#include "roles/trainer/model/model_lr.h"
 #include "roles/trainer/model/node_embedding_spec.h"
 #include "roles/trainer/source/local_source.h"
 #include "roles/trainer/run/make_task.h"
@@ -90,7 +93,11 @@ Result<TrainSpec> WithModelEmbedding(const TrainSpec& spec, bool typed) {
 
 Status TrainLocal(const TrainSpec& flags, const LocalRun& run) {
   SetupLogging("train-local", 0);
-  DG_ASSIGN_OR_RETURN(const TrainSpec spec, WithModelEmbedding(flags, IsTypedDatasetDir(flags.dataset_dir)));
+  DG_ASSIGN_OR_RETURN(TrainSpec spec, WithModelEmbedding(flags, IsTypedDatasetDir(flags.dataset_dir)));
+  DG_RETURN_IF_ERROR(TakeDefaultLr(&spec, [&spec]() -> Result<std::optional<double>> {
+    if (spec.normalize_features) return std::optional<double>(1.0);  // every row then sums to 1
+    return DatasetRowL1(spec.dataset_dir, kRowL1SampleRows);
+  }));
   bool started = false;
   const Status st = Run(spec, run, &started);
   if (started) WriteReport(run.out_dir);

@@ -53,10 +53,10 @@ NeighborValues::NeighborValues(const Rank& r, const BlockAdjacency& adj, const s
 
 void NeighborValues::Refresh(const Rank& r, int64_t batch) { ghost_values_ = Answers(r, batch); }
 
-std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
+std::vector<int64_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
                                  int64_t batch) {
   const NeighborValues part_of(r, adj, part, batch);
-  std::vector<int32_t> out(static_cast<size_t>(adj.num_vertices) * K, 0);
+  std::vector<int64_t> out(static_cast<size_t>(adj.num_vertices) * K, 0);
   for (int64_t v = 0; v < adj.num_vertices; ++v)
     for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k)
       out[static_cast<size_t>(v) * K + part_of(adj.nbr[k])] += ArcWeight(adj, k);

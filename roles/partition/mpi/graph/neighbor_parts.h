@@ -62,7 +62,7 @@ class NeighborValues {
 // per-part counts of v's neighbours in the block (arcs[u * K + p], as
 // ArcsToParts counts them), and calls touched(u) for each such neighbour u.
 template <typename F>
-void ShiftArcs(const BlockAdjacency& adj, int64_t v, int from, int to, int K, std::vector<int32_t>* arcs, F touched) {
+void ShiftArcs(const BlockAdjacency& adj, int64_t v, int from, int to, int K, std::vector<int64_t>* arcs, F touched) {
   const int64_t end = adj.first + adj.num_vertices;
   for (int64_t k = adj.index[v]; k < adj.index[v + 1]; ++k) {
     if (adj.nbr[k] < adj.first || adj.nbr[k] >= end) continue;
@@ -75,7 +75,7 @@ void ShiftArcs(const BlockAdjacency& adj, int64_t v, int from, int to, int K, st
 
 // out[v * K + p]: the weight of the arcs from local vertex v to part p under `part` (this
 // rank's block); collective.
-std::vector<int32_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
+std::vector<int64_t> ArcsToParts(const Rank& r, const BlockAdjacency& adj, const std::vector<int32_t>& part, int K,
                                  int64_t batch);
 
 }  // namespace dg::mpi

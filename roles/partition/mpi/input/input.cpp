@@ -12,22 +12,36 @@ namespace dg::mpi {
 
 namespace {
 
-// Rows [r * E / P, (r+1) * E / P) of a text edge list: one pass to count, one to keep.
-Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, int64_t num_nodes) {
-  int64_t total = 0, max_id = -1;
-  DG_RETURN_IF_ERROR(ForEachEdgeText(path, num_nodes, [&](const int64_t*, const int64_t*, int64_t c) {
-    total += c;
-    return Status::OK();
-  }, &max_id));
+// Rows [r * E / P, (r+1) * E / P) of a text edge list of E edges: E counted
+// in a first pass unless known (known >= 0); then one pass keeps the rows,
+// which every rank but the last ends after its own (the last reads to the end
+// and checks E).
+Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, int64_t num_nodes, int64_t known) {
+  int64_t total = known, max_id = -1;
+  if (total < 0) {
+    total = 0;
+    DG_RETURN_IF_ERROR(ForEachEdgeText(path, num_nodes, [&](const int64_t*, const int64_t*, int64_t c) {
+      total += c;
+      return Status::OK();
+    }, &max_id));
+  }
   const int64_t lo = static_cast<int64_t>((static_cast<__int128>(r.rank) * total) / r.size);
   const int64_t hi = static_cast<int64_t>((static_cast<__int128>(r.rank + 1) * total) / r.size);
+  const bool last = r.rank == r.size - 1;
   std::vector<Edge> out;
   int64_t at = 0;
-  DG_RETURN_IF_ERROR(ForEachEdgeText(path, num_nodes, [&](const int64_t* s, const int64_t* d, int64_t c) {
+  bool stopped = false;  // past this rank's rows: the pass ends early
+  const Status st = ForEachEdgeText(path, num_nodes, [&](const int64_t* s, const int64_t* d, int64_t c) {
     for (int64_t i = 0; i < c; ++i, ++at)
       if (at >= lo && at < hi) out.push_back({s[i], d[i], at});
-    return Status::OK();
-  }, &max_id));
+    if (last || at < hi) return Status::OK();
+    stopped = true;
+    return Status::Internal("stop");
+  }, &max_id);
+  if (!stopped) DG_RETURN_IF_ERROR(st);
+  if (last && at != total)
+    return Status::InvalidArgument(path + ": has " + std::to_string(at) + " edges, expected " +
+                                   std::to_string(total) + " (the dataset's edge count)");
   return out;
 }
 
@@ -39,7 +53,7 @@ Result<ShardInput> ReadShard(const Rank& r, const std::string& dir, int64_t num_
 }
 
 Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& df, int64_t num_nodes,
-                                  const std::string& scratch) {
+                                  const std::string& scratch, int64_t text_edges) {
   ShardInput in;
   std::string from = num_nodes >= 0 ? "--num-nodes" : "";
   for (const auto& [name, given] : df.node_files) {
@@ -57,7 +71,7 @@ Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& df, int64_t
   }
   const int64_t bound = num_nodes >= 0 ? num_nodes : std::numeric_limits<int64_t>::max();
   if (!df.edges_text.empty()) {
-    DG_ASSIGN_OR_RETURN(in.edges, ReadTextShard(r, df.edges_text, num_nodes));
+    DG_ASSIGN_OR_RETURN(in.edges, ReadTextShard(r, df.edges_text, num_nodes, text_edges));
   } else {
     DG_ASSIGN_OR_RETURN(Array src, NpyMap(df.src_npy));
     DG_ASSIGN_OR_RETURN(Array dst, NpyMap(df.dst_npy));

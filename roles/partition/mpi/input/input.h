@@ -1,7 +1,7 @@
 // The input of a distributed run: a dataset directory every rank reads
 // (shared storage): src.npy + dst.npy (each rank maps the columns and takes
-// its byte range), or a text edge list (each rank parses it and keeps its
-// rows), and node arrays *.npy mapped (an .npy.gz one is gunzipped into the
+// its byte range), or a text edge list (each rank parses it up to its rows and
+// keeps them), and node arrays *.npy mapped (an .npy.gz one is gunzipped into the
 // rank's scratch directory first). A rank reads only its own edge rows and,
 // when writing, the node rows of the parts it serves.
 #pragma once
@@ -34,9 +34,13 @@ Result<ShardInput> ReadShard(const Rank& r, const std::string& dataset_dir, int6
                              const std::string& scratch_dir);
 
 // The same from files listed by the caller (OGB's files staged into a plain
-// layout, input/ogb_input.h): errors name the files as listed.
+// layout, input/ogb_input.h): errors name the files as listed. text_edges >= 0
+// is the number of edges of files.edges_text, known beforehand (OGB's
+// num-edge-list): then each rank parses the text once and stops after its
+// rows (the last rank reads to the end and checks the count), instead of
+// every rank parsing it twice (a count, then its rows).
 Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& files, int64_t num_nodes,
-                                  const std::string& scratch_dir);
+                                  const std::string& scratch_dir, int64_t text_edges = -1);
 
 // Train flags (split == 0, else train_mask != 0) of one block of vertices; empty if neither array.
 std::vector<uint8_t> BlockTrainFlags(const std::map<std::string, Array>& node_data, int64_t first, int64_t count);

@@ -18,7 +18,8 @@ Result<ShardInput> ReadOgbShard(const Rank& r, const std::string& dir, bool undi
   files.node_files = src.node_files;
   files.edges_text = src.edges_file;
   // num_nodes < 0 (no count file, node-feat, labels or split): max id + 1, as in memory.
-  return ReadShardFiles(r, files, src.num_nodes, scratch);
+  DG_ASSIGN_OR_RETURN(OgbCounts counts, ReadOgbCounts(dir));
+  return ReadShardFiles(r, files, src.num_nodes, scratch, counts.edges);
 }
 
 }  // namespace dg::mpi

@@ -21,35 +21,44 @@ namespace {
 // the block's first global id, so every part gets N / K nodes give or take P.
 std::vector<int32_t> RandomBlock(const Rank& r, const VertexBlocks& blocks, const AssignOptions& o) {
   const int64_t first = blocks.First(r.rank), n = blocks.Count(r.rank);
-  const std::vector<int64_t> perm = Permutation(n, MixSeed(o.seed, static_cast<uint64_t>(first) ^ 0x5EED));
+  const std::vector<int64_t> perm = Permutation(n, MixSeed(o.spec.seed, static_cast<uint64_t>(first) ^ 0x5EED));
   std::vector<int32_t> part(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) part[perm[i]] = static_cast<int32_t>((first + i) % o.num_parts);
+  for (int64_t i = 0; i < n; ++i) part[perm[i]] = static_cast<int32_t>((first + i) % o.spec.num_parts);
   return part;
 }
 
 // The first parts of this rank's block: METIS's on the clusters, the
 // stream's (--method stream, or a cluster graph too large for rank 0 that
 // hardly contracted the graph), or PT-Scotch's (--method scotch, or another
-// cluster graph too large for rank 0).
+// cluster graph too large for rank 0): on the graph, or past PT-Scotch's
+// limit on its cluster graph.
 Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blocks, LocalAdjacency* adj,
                                           const RepairInput& rin, const BlockVertices& bv,
                                           const std::vector<int64_t>& starts, const std::string& spill,
                                           const AssignOptions& o, const BalanceOptions& bo, Assignment* out) {
-  if (o.method == PartitionMethod::kStream) {
+  if (o.spec.method == PartitionMethod::kStream) {
     VertexStreamOptions so;
-    so.seed = o.seed;
-    so.batch = o.batch;
+    so.seed = o.spec.seed;
+    so.batch = o.spec.batch_edges;
     return StreamParts(r, rin, BalancedLoads(r, rin, bo), bo, so);
   }
-  if (o.method == PartitionMethod::kCluster || o.method == PartitionMethod::kAuto) {
-    ClusterOptions co;
-    co.seed = o.seed;
-    co.batch = o.batch;
-    co.max_arcs = o.cluster_max_arcs;
-    DG_ASSIGN_OR_RETURN(std::vector<int32_t> part, ClusterParts(r, rin, bo, co, &out->clusters));
+  ClusterOptions co;
+  co.seed = o.spec.seed;
+  co.batch = o.spec.batch_edges;
+  co.max_arcs = o.spec.cluster_max_arcs;
+  const int64_t arcs = SumAll(r, adj->vertloctab.back());
+  const bool past_scotch = arcs > ScotchArcLimit();
+  ClusterGraph coarse;  // kept for PT-Scotch past its limit
+  bool coarsened = false;
+  if (o.spec.method == PartitionMethod::kCluster || o.spec.method == PartitionMethod::kAuto) {
+    DG_ASSIGN_OR_RETURN(std::vector<int32_t> part,
+                        ClusterParts(r, rin, bo, co, &out->clusters, past_scotch ? &coarse : nullptr));
     if (out->clusters.plan != ClusterPlan::kScotch) return part;
+    coarsened = true;
   }
-  return ScotchParts(r, adj, bv, blocks, starts, spill, o);
+  if (!past_scotch) return ScotchParts(r, adj, bv, blocks, starts, spill, o);
+  if (!coarsened) coarse = Coarsen(r, rin, bo, co);
+  return ScotchClusterParts(r, coarse, arcs, blocks.First(r.size), o, &out->coarse_scotch);
 }
 
 // --method auto: whether the whole graph goes to METIS on rank 0, its arcs
@@ -57,9 +66,9 @@ Result<std::vector<int32_t>> InitialParts(const Rank& r, const VertexBlocks& blo
 // METIS's (collective; *report says which and why).
 bool WholeGraphFits(const Rank& r, const VertexBlocks& blocks, const LocalAdjacency& adj,
                     const std::vector<Edge>& edges, const AssignOptions& o, ClusterReport* report) {
-  if (o.method != PartitionMethod::kAuto) return false;
+  if (o.spec.method != PartitionMethod::kAuto) return false;
   report->graph_arcs = SumAll(r, static_cast<int64_t>(adj.vertloctab.back()));
-  report->max_arcs = RankZeroArcLimit(report->graph_arcs, r.size, o.cluster_max_arcs);
+  report->max_arcs = RankZeroArcLimit(report->graph_arcs, r.size, o.spec.cluster_max_arcs);
   if (report->graph_arcs > report->max_arcs) return false;
   report->over_metis_counts = !MetisTakes(blocks.First(r.size), SumAll(r, static_cast<int64_t>(edges.size())));
   if (report->over_metis_counts) return false;
@@ -75,7 +84,7 @@ Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::v
   if (num_nodes > kMaxId)
     return Status::InvalidArgument("the graph has " + std::to_string(num_nodes) + " nodes; the adjacency (and "
                                    "Debian's PT-Scotch) numbers them in 32 bits: use --method random");
-  DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, *edges, o.batch));
+  DG_ASSIGN_OR_RETURN(LocalAdjacency adj, BuildAdjacency(r, blocks, *edges, o.spec.batch_edges));
   Assignment out;
   const bool whole = WholeGraphFits(r, blocks, adj, *edges, o, &out.clusters);
   if (whole) {
@@ -98,9 +107,9 @@ Result<Assignment> GraphAssign(const Rank& r, const VertexBlocks& blocks, std::v
   }
   block_adj = View(adj, blocks.First(r.rank), &starts);
   rin.arcs_to_parts = [&](const std::vector<int32_t>& part) {
-    return ArcsToParts(r, block_adj, part, o.num_parts, o.batch);
+    return ArcsToParts(r, block_adj, part, o.spec.num_parts, o.spec.batch_edges);
   };
-  out.initial_cut = EdgeCut(r, rin, out.part, o.num_parts);
+  out.initial_cut = EdgeCut(r, rin, out.part, o.spec.num_parts);
   if (whole) {  // the single-machine assignment, kept
     out.refine.cut_before = out.refine.cut_after = out.initial_cut;
   } else {
@@ -122,15 +131,14 @@ bool PartitionsByGraph(PartitionMethod method, int num_parts) {
 Result<Assignment> AssignBlock(const Rank& r, const VertexBlocks& blocks, std::vector<Edge>* edges,
                                const BlockVertices& bv, const AssignOptions& o) {
   BalanceOptions bo;
-  bo.num_parts = o.num_parts;
-  bo.balance_train = o.balance_train;
-  bo.balance_edges = o.balance_edges;
+  bo.num_parts = o.spec.num_parts;
+  bo.balance = o.spec.balance;
   bo.tolerance = o.tolerance;
-  if (PartitionsByGraph(o.method, o.num_parts)) return GraphAssign(r, blocks, edges, bv, o, bo);
+  if (PartitionsByGraph(o.spec.method, o.spec.num_parts)) return GraphAssign(r, blocks, edges, bv, o, bo);
   const int64_t n = blocks.Count(r.rank);
   Assignment out;
-  out.part = o.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);
-  std::vector<int64_t> in_degree = InDegrees(r, blocks, *edges, o.batch);
+  out.part = o.spec.num_parts == 1 ? std::vector<int32_t>(static_cast<size_t>(n), 0) : RandomBlock(r, blocks, o);
+  std::vector<int64_t> in_degree = InDegrees(r, blocks, *edges, o.spec.batch_edges);
   RepairInput rin{&in_degree, &in_degree, &bv.train, &bv.node_type, &bv.type_names};
   out.balance = MeasureBalance(r, rin, bo, out.part);
   return out;

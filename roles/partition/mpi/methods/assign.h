@@ -13,6 +13,7 @@
 #include "roles/partition/mpi/methods/cluster.h"
 #include "roles/partition/mpi/methods/refine.h"
 #include "roles/partition/mpi/methods/repair.h"
+#include "roles/partition/mpi/methods/scotch.h"
 
 namespace dg::mpi {
 
@@ -22,7 +23,7 @@ namespace dg::mpi {
 // kept as they are. Otherwise the block's symmetric adjacency
 // (graph/adjacency.h) gets its first parts from the clusters partitioned by
 // METIS (methods/cluster.h; auto past the limit), from the stream (methods/stream.h) or from
-// PT-Scotch (methods/scotch.h);
+// PT-Scotch (methods/scotch.h; on the cluster graph past PT-Scotch's limit);
 // RepairBalance (methods/repair.h) then moves vertices off the parts above the
 // cap of each measure in turn, and RefineCut (methods/refine.h) moves vertices
 // back to cut fewer arcs within every cap. --method random deals the block's
@@ -33,6 +34,7 @@ struct Assignment {
   int64_t initial_cut = 0;  // edges the first parts cut, before the repair
   RefineReport refine;      // all but random
   ClusterReport clusters;   // auto and cluster only
+  CoarseScotchReport coarse_scotch;  // PT-Scotch on the cluster graph of a graph past its limit
 };
 
 // Whether the assignment partitions by the graph (cluster, stream, scotch

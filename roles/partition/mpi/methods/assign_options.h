@@ -10,16 +10,12 @@
 
 namespace dg::mpi {
 
+// The run's settings as parsed once (config/partition_spec.h) and what the
+// run adds: where the rank's edges wait while PT-Scotch runs and the repair's cap.
 struct AssignOptions {
-  PartitionMethod method = PartitionMethod::kAuto;
-  int num_parts = 1;
-  uint64_t seed = 0;
-  bool balance_train = false, balance_edges = false;
-  double imbalance = 0.03;  // PT-Scotch's load imbalance ratio
-  int64_t cluster_max_arcs = 0;  // rank 0's limit (ClusterOptions::max_arcs; auto: the whole graph's too)
+  const PartitionSpec& spec;
+  std::string spill_dir;    // "" = the edges stay in memory
   double tolerance = 0.04;  // the repair's cap: the mean times 1 + tolerance
-  int64_t batch = 1 << 20;
-  std::string spill_dir;    // where the rank's edges wait while PT-Scotch runs ("" = in memory)
 };
 
 // What the balance measures count of each vertex of this rank's block.

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
+#include <limits>
 #include <numeric>
 
 #include "common/storage/neighbor_sampling.h"
@@ -19,6 +19,8 @@ namespace {
 // that rank 0 partitions whatever the rank's share (about 0.6 GB with
 // METIS's own copies for a cluster graph): small graphs go to METIS on any P.
 constexpr int64_t kSmallClusterGraph = int64_t{1} << 24;
+
+constexpr int64_t kIdxMax = std::numeric_limits<idx_t>::max();
 
 // What each vertex of the block counts in each balanced measure, and the
 // cap of a cluster's load in each (a share of the measure's total).
@@ -103,19 +105,9 @@ void PackFree(const BlockAdjacency& adj, const VertexLoads& x, std::vector<int32
   }
 }
 
-// This rank's rows of the cluster graph.
-struct ClusterRows {
-  int64_t first = 0;              // global id of this rank's cluster 0
-  std::vector<int32_t> cluster;   // local cluster of each block vertex
-  std::vector<int32_t> degree;    // arcs of each cluster
-  std::vector<int32_t> nbr;       // global cluster ids
-  std::vector<int64_t> weight;    // edges each arc stands for
-  std::vector<int64_t> load;      // load[c * M + i]
-};
-
 // Local cluster ids 0 .. C-1 from the labels, and their global offset.
-ClusterRows Number(const Rank& r, const std::vector<int32_t>& label) {
-  ClusterRows rows;
+ClusterGraph Number(const Rank& r, const std::vector<int32_t>& label) {
+  ClusterGraph rows;
   std::vector<int32_t> index(label.size(), -1);
   int32_t count = 0;
   rows.cluster.resize(label.size());
@@ -130,7 +122,7 @@ ClusterRows Number(const Rank& r, const std::vector<int32_t>& label) {
 
 // The arcs and loads of this rank's clusters (collective: the clusters of
 // neighbours on other ranks are asked of their owners).
-void Contract(const Rank& r, const BlockAdjacency& adj, const VertexLoads& x, int64_t batch, ClusterRows* rows) {
+void Contract(const Rank& r, const BlockAdjacency& adj, const VertexLoads& x, int64_t batch, ClusterGraph* rows) {
   const int64_t n = adj.num_vertices, C = static_cast<int64_t>(rows->degree.size());
   std::vector<int32_t> global(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v) global[v] = static_cast<int32_t>(rows->first + rows->cluster[v]);
@@ -210,16 +202,31 @@ Result<std::vector<int32_t>> MetisOnClusters(const std::vector<int32_t>& degree,
   return out;
 }
 
+// The cluster graph of the block's clusters under loads x (collective).
+ClusterGraph CoarsenBlock(const Rank& r, const BlockAdjacency& adj, const VertexLoads& x, const ClusterOptions& o) {
+  std::vector<int32_t> label = Propagate(adj, x, o);
+  PackFree(adj, x, &label);
+  ClusterGraph g = Number(r, label);
+  std::vector<int32_t>().swap(label);
+  Contract(r, adj, x, o.batch, &g);
+  const RowsOnZero counts(r, static_cast<int64_t>(g.degree.size()));
+  g.starts.assign(counts.displs.begin(), counts.displs.end());
+  g.starts.push_back(counts.displs.back() + counts.counts.back());
+  g.measures = x.measures;
+  g.total = x.total;
+  return g;
+}
+
 // METIS's parts of this rank's clusters: the cluster graph gathered on rank
 // 0 and partitioned there (collective).
-Result<std::vector<int32_t>> MetisOnZero(const Rank& r, ClusterRows* rows, const VertexLoads& x,
+Result<std::vector<int32_t>> MetisOnZero(const Rank& r, ClusterGraph* rows, const VertexLoads& x,
                                          const BalanceOptions& bo, uint64_t seed, double* seconds) {
   const std::vector<int32_t> degree = GatherOnZero(r, rows->degree, MPI_INT32_T);
   std::vector<int32_t> nbr = GatherOnZero(r, rows->nbr, MPI_INT32_T);
   std::vector<int64_t> weight = GatherOnZero(r, rows->weight, MPI_INT64_T);
   std::vector<int64_t> load = GatherOnZero(r, rows->load, MPI_INT64_T);
   rows->nbr = {}, rows->weight = {}, rows->load = {};
-  return PartsOnZero(r, static_cast<int>(rows->degree.size()), [&]() -> Result<std::vector<int32_t>> {
+  return PartsOnZero(r, static_cast<int64_t>(rows->degree.size()), [&]() -> Result<std::vector<int32_t>> {
     Result<std::vector<int32_t>> parts = MetisOnClusters(degree, nbr, weight, load, x, bo, seed);
     std::vector<int32_t>().swap(nbr), std::vector<int64_t>().swap(weight), std::vector<int64_t>().swap(load);
     return parts;
@@ -232,36 +239,40 @@ int64_t RankZeroArcLimit(int64_t graph_arcs, int ranks, int64_t max_arcs) {
   return max_arcs > 0 ? max_arcs : std::max(graph_arcs / ranks, kSmallClusterGraph);
 }
 
+ClusterGraph Coarsen(const Rank& r, const RepairInput& in, const BalanceOptions& bo, const ClusterOptions& o) {
+  return CoarsenBlock(r, *in.adjacency, Loads(r, in, bo, o.cluster_share), o);
+}
+
 Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
-                                          const ClusterOptions& o, ClusterReport* report) {
+                                          const ClusterOptions& o, ClusterReport* report, ClusterGraph* unused) {
   const BlockAdjacency& adj = *in.adjacency;
   const VertexLoads x = Loads(r, in, bo, o.cluster_share);
-  std::vector<int32_t> label = Propagate(adj, x, o);
-  PackFree(adj, x, &label);
-  ClusterRows rows = Number(r, label);
-  std::vector<int32_t>().swap(label);
-  Contract(r, adj, x, o.batch, &rows);
-  report->clusters = SumAll(r, static_cast<int64_t>(rows.degree.size()));
-  report->cluster_arcs = SumAll(r, static_cast<int64_t>(rows.nbr.size()));
+  ClusterGraph g = CoarsenBlock(r, adj, x, o);
+  report->clusters = g.starts.back();
+  report->cluster_arcs = SumAll(r, static_cast<int64_t>(g.nbr.size()));
   report->graph_arcs = SumAll(r, static_cast<int64_t>(adj.index[adj.num_vertices]));
   report->max_arcs = RankZeroArcLimit(report->graph_arcs, r.size, o.max_arcs);
-  // Past MPI's 32-bit counts the gather cannot hold it either.
-  const bool too_large = report->cluster_arcs > report->max_arcs || report->clusters * x.M() > INT_MAX;
+  // Past METIS's 32-bit idx_t (vertices, adjacency entries) rank 0 cannot partition it either.
+  const bool too_large = report->cluster_arcs > report->max_arcs || report->cluster_arcs > kIdxMax ||
+                         report->clusters > kIdxMax;
   report->plan = !too_large                                        ? ClusterPlan::kMetis
                  : 2 * report->cluster_arcs > report->graph_arcs ? ClusterPlan::kStream
                                                                   : ClusterPlan::kScotch;
-  if (report->plan == ClusterPlan::kScotch) return std::vector<int32_t>();
+  if (report->plan == ClusterPlan::kScotch) {
+    if (unused) *unused = std::move(g);
+    return std::vector<int32_t>();
+  }
   if (report->plan == ClusterPlan::kStream) {  // the clusters hardly help: the vertices are streamed
-    rows = ClusterRows();
+    g = ClusterGraph();
     VertexStreamOptions so;
     so.seed = o.seed;
     so.batch = o.batch;
     return StreamParts(r, in, x, bo, so);  // the loads the clusters were capped by
   }
-  Result<std::vector<int32_t>> cluster_part = MetisOnZero(r, &rows, x, bo, o.seed, &report->metis_seconds);
+  Result<std::vector<int32_t>> cluster_part = MetisOnZero(r, &g, x, bo, o.seed, &report->metis_seconds);
   DG_RETURN_IF_ERROR(cluster_part.status());
-  std::vector<int32_t> part(rows.cluster.size());
-  for (size_t v = 0; v < part.size(); ++v) part[v] = (*cluster_part)[rows.cluster[v]];
+  std::vector<int32_t> part(g.cluster.size());
+  for (size_t v = 0; v < part.size(); ++v) part[v] = (*cluster_part)[g.cluster[v]];
   return part;
 }
 

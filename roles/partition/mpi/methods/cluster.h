@@ -22,7 +22,7 @@
 // size (at 1M R-MAT nodes / 20M edges on 2 ranks, 200k clusters and 5.7M
 // arcs, against the graph's 35M). When it has more arcs than a rank's share
 // of the graph's (and more than 16M; --cluster-max-arcs sets the limit), or
-// its loads pass MPI's 32-bit counts, it is not gathered:
+// more vertices or arcs than METIS's 32-bit idx_t counts, it is not gathered:
 // - a cluster graph that keeps more than half the graph's arcs (a graph
 //   without communities: uniform random edges) is dropped, and each rank
 //   streams its block's vertices into parts (methods/stream.h);
@@ -72,9 +72,32 @@ struct ClusterReport {
   bool over_metis_counts = false;          // --method auto: the graph fits the limit but not METIS's 32-bit counts
 };
 
+// The cluster graph (steps 1 and 2 above), held across the ranks: each rank's
+// clusters are numbered after the lower ranks' (starts), their arcs lead to
+// global cluster ids, and each cluster weighs its load of every balanced
+// measure. Symmetric, without loops: the adjacency it contracts is.
+struct ClusterGraph {
+  int64_t first = 0;              // global id of this rank's cluster 0
+  std::vector<int64_t> starts;    // first global cluster id of each rank, P + 1
+  std::vector<int32_t> cluster;   // local cluster of each block vertex
+  std::vector<int32_t> degree;    // arcs of each local cluster
+  std::vector<int32_t> nbr;       // global cluster ids, cluster by cluster
+  std::vector<int64_t> weight;    // edges each arc stands for
+  std::vector<Measure> measures;  // the balanced measures (BalancedLoads)
+  std::vector<int64_t> load;      // load[c * M + i]: cluster c's load of measures[i]
+  std::vector<int64_t> total;     // the whole graph's, per measure
+};
+
+// Clusters the block and contracts the clusters into the cluster graph
+// (collective). Needs in.adjacency.
+ClusterGraph Coarsen(const Rank& r, const RepairInput& in, const BalanceOptions& bo, const ClusterOptions& o);
+
 // The part of every vertex of the block, or none when PT-Scotch is to
-// partition the graph (report->plan; collective). Needs in.adjacency.
+// partition the graph (report->plan; collective): then the cluster graph is
+// moved into *unused (when not null), for a PT-Scotch that cannot take the
+// whole graph (methods/scotch.h, ScotchClusterParts). Needs in.adjacency.
 Result<std::vector<int32_t>> ClusterParts(const Rank& r, const RepairInput& in, const BalanceOptions& bo,
-                                          const ClusterOptions& o, ClusterReport* report);
+                                          const ClusterOptions& o, ClusterReport* report,
+                                          ClusterGraph* unused = nullptr);
 
 }  // namespace dg::mpi

@@ -33,8 +33,8 @@ std::string MeasureName(const RepairInput& in, Measure m) {
 
 std::vector<Measure> CheckedMeasures(const RepairInput& in, const BalanceOptions& o) {
   std::vector<Measure> measures{{MeasureKind::kNodes}};
-  if (o.balance_train) measures.push_back({MeasureKind::kTrain});
-  if (o.balance_edges) measures.push_back({MeasureKind::kEdges});
+  if (o.balance.train) measures.push_back({MeasureKind::kTrain});
+  if (o.balance.edges) measures.push_back({MeasureKind::kEdges});
   for (int t = 0; t < NumTypes(in); ++t) measures.push_back({MeasureKind::kType, t});
   return measures;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/partition_spec.h"
 #include "roles/partition/mpi/runtime/exchange.h"
 #include "roles/partition/mpi/graph/neighbor_parts.h"
 
@@ -24,7 +25,7 @@ struct RepairInput {
   // (out[v * K + p]; collective). When set, the repair moves the vertices that
   // add the fewest cut arcs per unit moved (otherwise the lowest degree first),
   // and the cut refinement runs.
-  std::function<std::vector<int32_t>(const std::vector<int32_t>& part)> arcs_to_parts;
+  std::function<std::vector<int64_t>(const std::vector<int32_t>& part)> arcs_to_parts;
   // The block's adjacency, with arcs_to_parts: the repair and the refinement
   // follow each move's effect on the neighbours in the block.
   const BlockAdjacency* adjacency = nullptr;
@@ -32,7 +33,7 @@ struct RepairInput {
 
 struct BalanceOptions {
   int num_parts = 1;
-  bool balance_train = false, balance_edges = false;
+  BalanceMeasures balance;  // --balance: train nodes, in-edges (nodes always)
   double tolerance = 0.04;       // nodes, train nodes, in-edges
   double type_tolerance = 0.09;  // the nodes of each node type
 };

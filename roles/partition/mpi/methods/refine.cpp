@@ -21,7 +21,7 @@ int Side(int p, int round, int bits) { return (p >> (round % bits)) & 1; }
 
 // Cut edges under the assignment whose neighbour counts are `arcs` (collective).
 int64_t CutEdges(const Rank& r, const RepairInput& in, const std::vector<int32_t>& part,
-                 const std::vector<int32_t>& arcs, int K) {
+                 const std::vector<int64_t>& arcs, int K) {
   int64_t mine = 0, all = 0;
   for (size_t v = 0; v < part.size(); ++v) mine += (*in.degree)[v] - arcs[v * K + part[v]];
   MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, r.comm);
@@ -71,7 +71,7 @@ Budget RankBudget(const Rank& r, const RepairInput& in, const BalanceOptions& o,
 class FmPass {
  public:
   FmPass(const RepairInput& in, const BlockAdjacency& adj, const std::vector<Measure>& measures, int K, int round,
-         int bits, const Budget& b, std::vector<int32_t> arcs, std::vector<int32_t>* part)
+         int bits, const Budget& b, std::vector<int64_t> arcs, std::vector<int32_t>* part)
       : in_(in), adj_(adj), measures_(measures), K_(K), round_(round), bits_(bits), b_(b), arcs_(std::move(arcs)),
         part_(*part), net_(measures.size() * K, 0), x_(measures.size()), out_(K, 0), locked_(part->size(), 0) {}
 
@@ -101,7 +101,8 @@ class FmPass {
 
  private:
   struct Entry {
-    int32_t gain, to;
+    int64_t gain;
+    int32_t to;
     int64_t v;
     bool operator<(const Entry& o) const { return gain != o.gain ? gain < o.gain : v > o.v; }
   };
@@ -110,7 +111,7 @@ class FmPass {
     int32_t from;
   };
 
-  int32_t Gain(int64_t v, int q) const { return arcs_[v * K_ + q] - arcs_[v * K_ + part_[v]]; }
+  int64_t Gain(int64_t v, int q) const { return arcs_[v * K_ + q] - arcs_[v * K_ + part_[v]]; }
 
   // Queues v's move to its best part across, when v has a neighbour there.
   void Push(int64_t v) {
@@ -172,7 +173,7 @@ class FmPass {
     return fits;
   }
 
-  void Move(int64_t v, int q, int32_t gain) {
+  void Move(int64_t v, int q, int64_t gain) {
     const int p = part_[v];
     Count(v, p, q);
     part_[v] = q;
@@ -195,7 +196,7 @@ class FmPass {
   const std::vector<Measure>& measures_;
   const int K_, round_, bits_;
   const Budget& b_;
-  std::vector<int32_t> arcs_;
+  std::vector<int64_t> arcs_;
   std::vector<int32_t>& part_;
   std::vector<int64_t> net_, x_;
   std::vector<char> out_, locked_;
@@ -223,7 +224,7 @@ RefineReport RefineCut(const Rank& r, const RepairInput& in, const BalanceOption
   std::vector<int32_t> before;  // the parts before the last round's moves
   int64_t last_moves = 0;
   for (int round = 0;; ++round) {
-    const std::vector<int32_t> arcs = in.arcs_to_parts(*part);  // collective, as is every step below
+    const std::vector<int64_t> arcs = in.arcs_to_parts(*part);  // collective, as is every step below
     const int64_t cut = CutEdges(r, in, *part, arcs, K);
     if (round == 0) rep.cut_before = cycle_start_cut = cut;
     if (round > 0 && cut > rep.cut_after) {  // moves on two ranks can meet across an arc: undo a round that lost

@@ -109,7 +109,7 @@ std::vector<int64_t> ClassQuotas(const RepairInput& in, Measure m, const std::ve
 // What moving block vertex v from part `from` to `to` costs per unit of the
 // measure moved: arcs into the source part are cut by the move, arcs into the
 // target part stop being cut (2 a_from + a_others = added + degree >= 0).
-double MoveCost(const RepairInput& in, Measure m, const std::vector<int32_t>& arcs, int K, int64_t v, int from,
+double MoveCost(const RepairInput& in, Measure m, const std::vector<int64_t>& arcs, int K, int64_t v, int from,
                 int to) {
   const int64_t added = arcs[v * K + from] - arcs[v * K + to] + (*in.degree)[v];
   return static_cast<double>(added) / static_cast<double>(MeasureValue(in, m, v));
@@ -121,7 +121,7 @@ double MoveCost(const RepairInput& in, Measure m, const std::vector<int32_t>& ar
 // fewest cut arcs per unit moved goes first, and the costs of its neighbours
 // in the block follow it, so a move takes connected groups rather than
 // scattered vertices; without them, the lowest degree first.
-void ApplyMove(const RepairInput& in, Measure m, const Move& mv, std::vector<int32_t> arcs, int K,
+void ApplyMove(const RepairInput& in, Measure m, const Move& mv, std::vector<int64_t> arcs, int K,
                const std::vector<int64_t>& cheapest, std::vector<int32_t>* part) {
   std::vector<int64_t> quota;
   if (m.kind == MeasureKind::kNodes || m.kind == MeasureKind::kType) quota = ClassQuotas(in, m, *part, mv.from, mv.amount);
@@ -165,8 +165,8 @@ void ApplyMove(const RepairInput& in, Measure m, const Move& mv, std::vector<int
 // node count last (its moves keep the types' proportions).
 std::vector<Measure> Active(const RepairInput& in, const BalanceOptions& o) {
   std::vector<Measure> m;
-  if (o.balance_edges) m.push_back({MeasureKind::kEdges});
-  if (o.balance_train) m.push_back({MeasureKind::kTrain});
+  if (o.balance.edges) m.push_back({MeasureKind::kEdges});
+  if (o.balance.train) m.push_back({MeasureKind::kTrain});
   for (int t = 0; t < NumTypes(in); ++t) m.push_back({MeasureKind::kType, t});
   m.push_back({MeasureKind::kNodes});
   return m;
@@ -192,7 +192,7 @@ void RepairBalance(const Rank& r, const RepairInput& in, const BalanceOptions& o
     for (Measure m : Active(in, o)) {
       const std::vector<Move> moves = PlanMoves(r, GatherLoads(r, in, m, K, *part), K, Tolerance(o, m));
       // Collective: every rank counts, whether or not it has a share to move.
-      const std::vector<int32_t> arcs = in.arcs_to_parts ? in.arcs_to_parts(*part) : std::vector<int32_t>();
+      const std::vector<int64_t> arcs = in.arcs_to_parts ? in.arcs_to_parts(*part) : std::vector<int64_t>();
       for (const Move& mv : moves) ApplyMove(in, m, mv, arcs, K, cheapest, part);
     }
   }

@@ -22,15 +22,6 @@ namespace {
 static_assert(sizeof(SCOTCH_Num) == sizeof(int32_t), "the adjacency and PT-Scotch share 32-bit arrays");
 constexpr int64_t kScotchMax = kMaxId;
 
-// The most arcs of the symmetric graph PT-Scotch is given: kScotchMax, or less
-// under the test hook DISTGNN_TEST_SCOTCH_MAX_ARCS, which lets a small graph
-// cross the limit (test/partition/test_mpi_arc_limit.cpp).
-int64_t ScotchArcLimit() {
-  const char* narrowed = std::getenv("DISTGNN_TEST_SCOTCH_MAX_ARCS");
-  const int64_t v = narrowed ? std::atoll(narrowed) : 0;
-  return v > 0 && v < kScotchMax ? v : kScotchMax;
-}
-
 // One weight per vertex: each balanced measure (nodes; train nodes; the nodes
 // of each node type) contributes about the same total, and in-edges
 // kEdgeWeight times that, so PT-Scotch balances their sum with the in-edges
@@ -51,12 +42,12 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
   const int64_t num_train = SumAll(r, local_train), num_in = SumAll(r, local_in);
   const int64_t T = bv.node_type.empty() ? 0 : static_cast<int64_t>(bv.type_counts.size());
   // The sum of all weights stays below kScotchMax (+ 2: rounding up).
-  const int64_t shares = 2 + T + (o.balance_train ? 1 : 0) + (o.balance_edges ? kEdgeWeight : 0);
+  const int64_t shares = 2 + T + (o.spec.balance.train ? 1 : 0) + (o.spec.balance.edges ? kEdgeWeight : 0);
   const int64_t unit =
       std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / shares / std::max<int64_t>(1, num_nodes)));
-  const int64_t ct = o.balance_train && num_train > 0 ? std::max<int64_t>(1, unit * num_nodes / num_train) : 0;
+  const int64_t ct = o.spec.balance.train && num_train > 0 ? std::max<int64_t>(1, unit * num_nodes / num_train) : 0;
   const int64_t ce =
-      o.balance_edges && num_in > 0 ? std::max<int64_t>(1, kEdgeWeight * unit * num_nodes / num_in) : 0;
+      o.spec.balance.edges && num_in > 0 ? std::max<int64_t>(1, kEdgeWeight * unit * num_nodes / num_in) : 0;
   std::vector<int64_t> cty(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) cty[t] = std::max<int64_t>(1, unit * num_nodes / std::max<int64_t>(1, bv.type_counts[t]));
   std::vector<int64_t> x(static_cast<size_t>(n));
@@ -72,6 +63,34 @@ std::vector<SCOTCH_Num> VertexWeights(const Rank& r, const LocalAdjacency& adj, 
   std::vector<SCOTCH_Num> w(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v)
     w[v] = static_cast<SCOTCH_Num>(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(x[v]) * scale)));
+  return w;
+}
+
+// One weight per cluster of g, folded as VertexWeights folds a vertex's:
+// each balanced measure's load scaled so that the measure's total weighs
+// about as much as the node count (in-edges kEdgeWeight times that), the sum
+// below kScotchMax.
+std::vector<SCOTCH_Num> ClusterWeights(const Rank& r, const ClusterGraph& g, int64_t num_nodes) {
+  const size_t M = g.measures.size(), C = g.degree.size();
+  const int64_t N = std::max<int64_t>(1, num_nodes);
+  const int64_t unit = std::max<int64_t>(1, std::min<int64_t>(16, kScotchMax / (2 + M + kEdgeWeight) / N));
+  std::vector<double> coef(M);
+  for (size_t i = 0; i < M; ++i)
+    coef[i] = static_cast<double>((g.measures[i].kind == MeasureKind::kEdges ? kEdgeWeight : 1) * unit * N) /
+              static_cast<double>(std::max<int64_t>(1, g.total[i]));
+  std::vector<int64_t> x(C);
+  int64_t local_sum = 0;
+  for (size_t c = 0; c < C; ++c) {
+    double w = 0;
+    for (size_t i = 0; i < M; ++i) w += coef[i] * static_cast<double>(g.load[c * M + i]);
+    x[c] = std::max<int64_t>(1, static_cast<int64_t>(w));
+    local_sum += x[c];
+  }
+  const int64_t sum = SumAll(r, local_sum);
+  const double scale = sum > kScotchMax ? static_cast<double>(kScotchMax) / static_cast<double>(sum) : 1.0;
+  std::vector<SCOTCH_Num> w(C);
+  for (size_t c = 0; c < C; ++c)
+    w[c] = static_cast<SCOTCH_Num>(std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(x[c]) * scale)));
   return w;
 }
 
@@ -95,7 +114,7 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
   if (SCOTCH_contextInit(&ctx) != 0) return Status::Internal("SCOTCH_contextInit failed");
   SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
   SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
-  SCOTCH_contextRandomSeed(&ctx, static_cast<SCOTCH_Num>(o.seed & 0x7fffffff));
+  SCOTCH_contextRandomSeed(&ctx, static_cast<SCOTCH_Num>(o.spec.seed & 0x7fffffff));
   SCOTCH_stratInit(&strat);
   const bool graph = SCOTCH_dgraphInit(&g, r.comm) == 0;
   bool bound_ok = false;
@@ -105,10 +124,11 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
     ++step;
     bound_ok = SCOTCH_contextBindDgraph(&ctx, &g, &bound) == 0;
     if (bound_ok) ++step;
-    if (bound_ok && SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.num_parts, o.imbalance) == 0) {
+    if (bound_ok &&
+        SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATQUALITY, r.size, o.spec.num_parts, o.spec.imbalance) == 0) {
       ++step;
       TestHold("scotch", r.rank);
-      if (SCOTCH_dgraphPart(&bound, o.num_parts, &strat, part.data()) == 0) step = 0;
+      if (SCOTCH_dgraphPart(&bound, o.spec.num_parts, &strat, part.data()) == 0) step = 0;
     }
   }
   if (bound_ok) SCOTCH_dgraphExit(&bound);
@@ -125,7 +145,7 @@ Result<std::vector<int32_t>> ScotchPart(const Rank& r, LinkedGraph* lg, const As
 Result<std::vector<int32_t>> ScotchBlock(const Rank& r, LocalAdjacency* adj, std::vector<SCOTCH_Num> weights,
                                          int64_t first, const std::vector<int64_t>& starts, const std::string& spill,
                                          const AssignOptions& o) {
-  LinkedGraph linked = LinkVertices(r, View(*adj, first, &starts), weights, o.batch);
+  LinkedGraph linked = LinkVertices(r, View(*adj, first, &starts), weights, o.spec.batch_edges);
   std::vector<SCOTCH_Num>().swap(weights);
   const size_t arcs = adj->edgeloctab.size();
   if (!spill.empty()) {
@@ -137,21 +157,48 @@ Result<std::vector<int32_t>> ScotchBlock(const Rank& r, LocalAdjacency* adj, std
     DG_RETURN_IF_ERROR(Agree(r, Unspill(spill + ".arcs", arcs, &adj->edgeloctab)));
     DG_RETURN_IF_ERROR(Agree(r, Unspill(spill + ".weights", arcs, &adj->edgeweights)));
   }
-  return PlaceAll(linked, linked_part, View(*adj, first, &starts), o.num_parts);
+  return PlaceAll(linked, linked_part, View(*adj, first, &starts), o.spec.num_parts);
 }
 
 }  // namespace
 
+int64_t ScotchArcLimit() {
+  const char* narrowed = std::getenv("DISTGNN_TEST_SCOTCH_MAX_ARCS");
+  const int64_t v = narrowed ? std::atoll(narrowed) : 0;
+  return v > 0 && v < kScotchMax ? v : kScotchMax;
+}
+
 Result<std::vector<int32_t>> ScotchParts(const Rank& r, LocalAdjacency* adj, const BlockVertices& bv,
                                          const VertexBlocks& blocks, const std::vector<int64_t>& starts,
                                          const std::string& spill, const AssignOptions& o) {
-  const int64_t arcs = SumAll(r, adj->vertloctab.back()), limit = ScotchArcLimit();
-  if (arcs > limit)
-    return Status::InvalidArgument("PT-Scotch (Debian's build counts in a 32-bit SCOTCH_Num) takes at most " +
-                                   std::to_string(limit) + " arcs; this symmetric graph has " + std::to_string(arcs) +
-                                   ": use --method cluster, stream or random");
   std::vector<SCOTCH_Num> w = VertexWeights(r, *adj, bv, blocks.First(r.size), o);
   return ScotchBlock(r, adj, std::move(w), blocks.First(r.rank), starts, spill, o);
+}
+
+Result<std::vector<int32_t>> ScotchClusterParts(const Rank& r, const ClusterGraph& g, int64_t graph_arcs,
+                                                int64_t num_nodes, const AssignOptions& o,
+                                                CoarseScotchReport* report) {
+  report->graph_arcs = graph_arcs;
+  report->limit = ScotchArcLimit();
+  report->clusters = g.starts.back();
+  report->cluster_arcs = SumAll(r, static_cast<int64_t>(g.nbr.size()));
+  if (report->cluster_arcs > report->limit)
+    return Status::InvalidArgument("PT-Scotch (Debian's build counts in a 32-bit SCOTCH_Num) takes at most " +
+                                   std::to_string(report->limit) + " arcs; this symmetric graph has " +
+                                   std::to_string(graph_arcs) + " and its cluster graph still " +
+                                   std::to_string(report->cluster_arcs) + ": use --method cluster, stream or random");
+  const size_t C = g.degree.size();
+  std::vector<int64_t> index(C + 1, 0);
+  for (size_t c = 0; c < C; ++c) index[c + 1] = index[c] + g.degree[c];
+  std::vector<int32_t> weight(g.weight.size());  // the sum is checked against the limit in ScotchPart
+  for (size_t k = 0; k < weight.size(); ++k) weight[k] = static_cast<int32_t>(std::min<int64_t>(g.weight[k], kMaxId));
+  const BlockAdjacency view{index.data(), g.nbr.data(), static_cast<int64_t>(C), g.first, &g.starts, weight.data()};
+  LinkedGraph linked = LinkVertices(r, view, ClusterWeights(r, g, num_nodes), o.spec.batch_edges);
+  DG_ASSIGN_OR_RETURN(std::vector<int32_t> linked_part, ScotchPart(r, &linked, o));
+  const std::vector<int32_t> cluster_part = PlaceAll(linked, linked_part, view, o.spec.num_parts);
+  std::vector<int32_t> part(g.cluster.size());
+  for (size_t v = 0; v < part.size(); ++v) part[v] = cluster_part[g.cluster[v]];
+  return part;
 }
 
 }  // namespace dg::mpi

@@ -54,12 +54,12 @@ Result<std::vector<int32_t>> WholeGraphParts(const Rank& r, const VertexBlocks& 
   std::vector<int64_t> type_offsets(1, 0);  // node ids are type-major
   for (int64_t count : v.type_counts) type_offsets.push_back(type_offsets.back() + count);
   MetisOptions mo;
-  mo.num_parts = o.num_parts;
-  mo.seed = o.seed;
-  mo.is_train = o.balance_train && !train.empty() ? &train : nullptr;
-  mo.balance_edges = o.balance_edges;
+  mo.num_parts = o.spec.num_parts;
+  mo.seed = o.spec.seed;
+  mo.is_train = o.spec.balance.train && !train.empty() ? &train : nullptr;
+  mo.balance_edges = o.spec.balance.edges;
   mo.type_offsets = v.type_counts.empty() ? nullptr : &type_offsets;
-  return PartsOnZero(r, static_cast<int>(blocks.Count(r.rank)), [&]() -> Result<std::vector<int32_t>> {
+  return PartsOnZero(r, blocks.Count(r.rank), [&]() -> Result<std::vector<int32_t>> {
     DG_RETURN_IF_ERROR(gathered);
     DG_ASSIGN_OR_RETURN(MetisResult mr, MetisAssignment(num_nodes, EdgeSource::FromVectors(src, dst), mo));
     return std::move(mr.part);

@@ -21,9 +21,10 @@
 
 namespace dg::mpi {
 
-// Whether METIS (32-bit idx_t in Debian's libmetis) and the gather (MPI's int
-// counts) take a graph of num_nodes nodes and num_edges directed edges: the
-// adjacency MetisAssignment builds has up to 2 entries per edge.
+// Whether METIS (32-bit idx_t in Debian's libmetis) takes a graph of
+// num_nodes nodes and num_edges directed edges: the adjacency MetisAssignment
+// builds has up to 2 entries per edge. (The gather has no limit of its own:
+// runtime/exchange.h moves any count in chunks.)
 bool MetisTakes(int64_t num_nodes, int64_t num_edges);
 
 // The part of every vertex of this rank's block, from METIS on the whole

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -31,7 +33,7 @@ void OnRankZero(const Rank& r, const std::function<void()>& compute) {
   if (worker.joinable()) worker.join();
 }
 
-Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int count,
+Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int64_t count,
                                          const std::function<Result<std::vector<int32_t>>()>& compute,
                                          double* seconds) {
   std::vector<int32_t> parts;
@@ -46,6 +48,29 @@ Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int count,
   });
   DG_RETURN_IF_ERROR(Agree(r, st));
   return ScatterFromZero(r, parts, count, MPI_INT32_T);
+}
+
+int64_t MaxCallCount() {
+  static const int64_t limit = [] {
+    const char* narrowed = std::getenv("DISTGNN_TEST_MPI_MAX_COUNT");
+    const int64_t v = narrowed ? std::atoll(narrowed) : 0;
+    return v > 0 && v < INT_MAX ? v : int64_t{INT_MAX};
+  }();
+  return limit;
+}
+
+void SendChunked(const Rank& r, int from, int to, const void* send, void* recv, int64_t n, MPI_Datatype type) {
+  if (r.rank != from && r.rank != to) return;
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(type, &lb, &extent);
+  constexpr int kTag = 11;
+  for (int64_t at = 0; at < n; at += MaxCallCount()) {
+    const int count = static_cast<int>(std::min(MaxCallCount(), n - at));
+    if (r.rank == from)
+      MPI_Send(static_cast<const char*>(send) + at * extent, count, type, to, kTag, r.comm);
+    else
+      MPI_Recv(static_cast<char*>(recv) + at * extent, count, type, from, kTag, r.comm, MPI_STATUS_IGNORE);
+  }
 }
 
 int64_t BytesSent() { return g_bytes_sent; }

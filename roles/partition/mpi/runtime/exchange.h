@@ -5,7 +5,8 @@
 // AllToAll walks items [0, n) of this rank in rounds of at most `batch` items;
 // emit(i, send) calls send(dest_rank, record) for each record item i produces
 // (zero or more). Every round is one MPI_Alltoall of counts and one
-// MPI_Alltoallv of bytes, so a rank never holds more than one round's outgoing
+// MPI_Alltoallv of records (several when a count passes MaxCallCount() / P:
+// ExchangeRound), so a rank never holds more than one round's outgoing
 // records besides what it has received; *out is reserved to its final size
 // before the first round (emit runs once more to count, so it must not have
 // side effects). The number of rounds is agreed (the largest over ranks), so
@@ -57,34 +58,50 @@ int64_t ExclusiveScan(const Rank& r, int64_t v);
 // for rank 0 would otherwise be.
 void OnRankZero(const Rank& r, const std::function<void()>& compute);
 
-// Every rank's count of rows and where they start in rank order, on rank 0
-// (collective).
+// The most elements one MPI call of the partitioner moves to or from one
+// buffer: MPI's counts and displacements are int, so INT_MAX. The test hook
+// DISTGNN_TEST_MPI_MAX_COUNT=N narrows it (N >= 1), so that a small graph's
+// transfers take the path of a graph past 2^31 elements
+// (test/partition/test_mpi_large_count.cpp).
+int64_t MaxCallCount();
+
+// Every rank's count of rows and where they start in rank order, on every
+// rank (collective): 64-bit, so all ranks' rows together may pass 2^31.
 struct RowsOnZero {
-  std::vector<int> counts, displs;
-  RowsOnZero(const Rank& r, int count) : counts(static_cast<size_t>(r.size)), displs(static_cast<size_t>(r.size), 0) {
-    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, r.comm);
+  std::vector<int64_t> counts, displs;
+  RowsOnZero(const Rank& r, int64_t count)
+      : counts(static_cast<size_t>(r.size)), displs(static_cast<size_t>(r.size), 0) {
+    MPI_Allgather(&count, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, r.comm);
     for (int q = 1; q < r.size; ++q) displs[q] = displs[q - 1] + counts[q - 1];
   }
-  size_t total() const { return static_cast<size_t>(displs.back()) + static_cast<size_t>(counts.back()); }
+  size_t total() const { return static_cast<size_t>(displs.back() + counts.back()); }
 };
 
+// n elements of `type` from rank `from` to rank `to` (the others do nothing),
+// in messages of at most MaxCallCount() elements each.
+void SendChunked(const Rank& r, int from, int to, const void* send, void* recv, int64_t n, MPI_Datatype type);
+
 // Gathers a vector of every rank's rows on rank 0 (rank order; empty
-// elsewhere). MPI's counts are int: all ranks' rows together stay below 2^31.
+// elsewhere): each rank's rows go to rank 0 in messages of at most
+// MaxCallCount() elements, so no count passes MPI's int.
 template <typename T>
 std::vector<T> GatherOnZero(const Rank& r, const std::vector<T>& mine, MPI_Datatype type) {
-  const RowsOnZero rows(r, static_cast<int>(mine.size()));
+  const RowsOnZero rows(r, static_cast<int64_t>(mine.size()));
   std::vector<T> all(r.rank == 0 ? rows.total() : 0);
-  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), type, all.data(), rows.counts.data(), rows.displs.data(),
-              type, 0, r.comm);
+  if (r.rank == 0) std::copy(mine.begin(), mine.end(), all.begin());
+  for (int q = 1; q < r.size; ++q)
+    SendChunked(r, q, 0, mine.data(), all.data() + (r.rank == 0 ? rows.displs[q] : 0), rows.counts[q], type);
   return all;
 }
 
 // The reverse: rank 0's `all` (rank order) back to the ranks, `count` each.
 template <typename T>
-std::vector<T> ScatterFromZero(const Rank& r, const std::vector<T>& all, int count, MPI_Datatype type) {
+std::vector<T> ScatterFromZero(const Rank& r, const std::vector<T>& all, int64_t count, MPI_Datatype type) {
   const RowsOnZero rows(r, count);
   std::vector<T> mine(static_cast<size_t>(count));
-  MPI_Scatterv(all.data(), rows.counts.data(), rows.displs.data(), type, mine.data(), count, type, 0, r.comm);
+  if (r.rank == 0) std::copy(all.begin(), all.begin() + count, mine.begin());
+  for (int q = 1; q < r.size; ++q)
+    SendChunked(r, 0, q, all.data() + (r.rank == 0 ? rows.displs[q] : 0), mine.data(), rows.counts[q], type);
   return mine;
 }
 
@@ -92,7 +109,7 @@ std::vector<T> ScatterFromZero(const Rank& r, const std::vector<T>& all, int cou
 // others kept alive meanwhile), its status agreed, and each rank's `count`
 // rows of it (rank order) scattered back (collective). *seconds: compute's
 // time on rank 0.
-Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int count,
+Result<std::vector<int32_t>> PartsOnZero(const Rank& r, int64_t count,
                                          const std::function<Result<std::vector<int32_t>>()>& compute,
                                          double* seconds);
 
@@ -113,41 +130,87 @@ void ReserveReceived(const Rank& r, int64_t n, EmitFn& emit, std::vector<T>* out
   out->reserve(out->size() + static_cast<size_t>(total));
 }
 
+// One round of AllToAll: bucket[d]'s records to rank d, what each rank sent
+// here appended to *out in rank order (collective). The counts travel as
+// 64-bit numbers, with each rank's largest one, so every rank knows how many
+// calls the round takes: one MPI_Alltoallv straight into *out while no rank
+// sends more than MaxCallCount() / P records to one rank, else as many calls
+// of that many records per rank pair as the largest count needs, each
+// received into a buffer of at most MaxCallCount() records and moved into its
+// place in *out, so no count or displacement passes MPI's int.
+template <typename T>
+void ExchangeRound(const Rank& r, const std::vector<std::vector<T>>& bucket, MPI_Datatype record,
+                   std::vector<T>* out) {
+  const size_t P = static_cast<size_t>(r.size);
+  std::vector<int64_t> send_n(2 * P), recv_n(2 * P);
+  int64_t most = 0, total = 0;
+  for (size_t d = 0; d < P; ++d) most = std::max<int64_t>(most, static_cast<int64_t>(bucket[d].size()));
+  for (size_t d = 0; d < P; ++d) send_n[2 * d] = static_cast<int64_t>(bucket[d].size()), send_n[2 * d + 1] = most;
+  MPI_Alltoall(send_n.data(), 2, MPI_INT64_T, recv_n.data(), 2, MPI_INT64_T, r.comm);
+  std::vector<int64_t> recv_at(P + 1, 0);
+  for (size_t q = 0; q < P; ++q) {
+    most = std::max(most, recv_n[2 * q + 1]);
+    recv_at[q + 1] = recv_at[q] + recv_n[2 * q];
+    total += static_cast<int64_t>(bucket[q].size());
+  }
+  AddBytesSent(static_cast<int64_t>((total - static_cast<int64_t>(bucket[r.rank].size())) * sizeof(T)));
+  const size_t before = out->size();
+  out->resize(before + static_cast<size_t>(recv_at[P]));
+  const int64_t step = std::max<int64_t>(1, MaxCallCount() / r.size), calls = (most + step - 1) / step;
+  std::vector<T> send_buf, scratch(calls > 1 ? static_cast<size_t>(step) * P : 0);
+  std::vector<int> send_counts(P), recv_counts(P), send_displ(P), recv_displ(P);
+  for (int64_t c = 0; c < calls; ++c) {
+    const int64_t lo = c * step;
+    send_buf.clear();
+    for (size_t d = 0; d < P; ++d) {
+      const int64_t hi = std::min<int64_t>(static_cast<int64_t>(bucket[d].size()), lo + step);
+      send_displ[d] = static_cast<int>(send_buf.size());
+      send_counts[d] = static_cast<int>(std::max<int64_t>(0, hi - lo));
+      if (hi > lo) send_buf.insert(send_buf.end(), bucket[d].begin() + lo, bucket[d].begin() + hi);
+    }
+    for (size_t q = 0, got = 0; q < P; ++q) {
+      recv_counts[q] = static_cast<int>(std::max<int64_t>(0, std::min(recv_n[2 * q], lo + step) - lo));
+      recv_displ[q] = static_cast<int>(calls > 1 ? got : static_cast<size_t>(recv_at[q]));
+      got += static_cast<size_t>(recv_counts[q]);
+    }
+    T* into = calls > 1 ? scratch.data() : out->data() + before;
+    MPI_Alltoallv(send_buf.data(), send_counts.data(), send_displ.data(), record, into, recv_counts.data(),
+                  recv_displ.data(), record, r.comm);
+    for (size_t q = 0; calls > 1 && q < P; ++q)
+      std::copy(into + recv_displ[q], into + recv_displ[q] + recv_counts[q],
+                out->data() + before + recv_at[q] + lo);
+  }
+}
+
+// Records of T as one MPI datatype (contiguous bytes), freed with the object.
+class RecordType {
+ public:
+  explicit RecordType(size_t bytes) {
+    MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &type_);
+    MPI_Type_commit(&type_);
+  }
+  ~RecordType() { MPI_Type_free(&type_); }
+  RecordType(const RecordType&) = delete;
+  RecordType& operator=(const RecordType&) = delete;
+  MPI_Datatype get() const { return type_; }
+
+ private:
+  MPI_Datatype type_;
+};
+
 template <typename T, typename EmitFn>
 void AllToAll(const Rank& r, int64_t n, int64_t batch, EmitFn emit, std::vector<T>* out) {
   static_assert(std::is_trivially_copyable<T>::value, "records travel as bytes");
   const int64_t rounds = MaxAll(r, (n + batch - 1) / batch);
   ReserveReceived(r, n, emit, out);
+  const RecordType record(sizeof(T));
   std::vector<std::vector<T>> bucket(r.size);
-  std::vector<int> send_counts(r.size), recv_counts(r.size), send_displ(r.size), recv_displ(r.size);
-  std::vector<char> send_buf;
   for (int64_t round = 0; round < rounds; ++round) {
     Progress();
     const int64_t lo = std::min(n, round * batch), hi = std::min(n, lo + batch);
     for (auto& b : bucket) b.clear();
     for (int64_t i = lo; i < hi; ++i) emit(i, [&](int dest, const T& rec) { bucket[dest].push_back(rec); });
-    size_t total = 0;
-    for (int d = 0; d < r.size; ++d) {
-      send_counts[d] = static_cast<int>(bucket[d].size() * sizeof(T));
-      send_displ[d] = static_cast<int>(total);
-      total += bucket[d].size() * sizeof(T);
-    }
-    send_buf.resize(total);
-    AddBytesSent(static_cast<int64_t>(total - bucket[r.rank].size() * sizeof(T)));
-    for (int d = 0; d < r.size; ++d)
-      std::copy(reinterpret_cast<const char*>(bucket[d].data()),
-                reinterpret_cast<const char*>(bucket[d].data() + bucket[d].size()), send_buf.data() + send_displ[d]);
-    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, r.comm);
-    size_t got = 0;
-    for (int d = 0; d < r.size; ++d) {
-      recv_displ[d] = static_cast<int>(got);
-      got += static_cast<size_t>(recv_counts[d]);
-    }
-    const size_t before = out->size();
-    out->resize(before + got / sizeof(T));
-    MPI_Alltoallv(send_buf.data(), send_counts.data(), send_displ.data(), MPI_BYTE,
-                  reinterpret_cast<char*>(out->data() + before), recv_counts.data(), recv_displ.data(), MPI_BYTE,
-                  r.comm);
+    ExchangeRound(r, bucket, record.get(), out);
   }
 }
 
