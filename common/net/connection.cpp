@@ -58,6 +58,9 @@ Connection::Connection(tcp::socket socket, ConnectionOptions options, std::strin
   if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
   stream_.socket().set_option(tcp::no_delay(true), ec);
   last_recv_ns_ = last_send_ns_ = NowNs();
+  // A plain stream has no handshake: frames queued before Start (a server's
+  // refusal of a connection over limits.max_connections) are written at once.
+  stream_ready_ = !stream_.is_tls();
 }
 
 Connection::~Connection() = default;
@@ -111,7 +114,7 @@ void Connection::OnStreamReady(const boost::system::error_code& ec) {
   stream_ready_ = true;
   last_recv_ns_ = NowNs();
   ReadHeader();
-  StartWrite();
+  if (!writing_) StartWrite();  // a plain stream may be writing what was queued before Start
 }
 
 // The acceptor's side of the role binding: a HELLO must claim the role the

@@ -16,22 +16,12 @@
 #include <cstdio>
 #include <memory>
 
+#include "common/net/openssl_handles.h"
 #include "common/net/tls_context.h"
 
 namespace dg {
 namespace {
 
-struct X509Free {
-  void operator()(X509* x) const { X509_free(x); }
-};
-struct KeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct BioFree {
-  void operator()(BIO* b) const { BIO_free(b); }
-};
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-using KeyPtr = std::unique_ptr<EVP_PKEY, KeyFree>;
 
 std::string SslError() {
   unsigned long e = ERR_get_error();

@@ -13,22 +13,17 @@
 #include <memory>
 #include <vector>
 
+#include "common/net/openssl_handles.h"
+
 namespace dg {
 namespace {
 
-struct X509Free {
-  void operator()(X509* x) const { X509_free(x); }
-};
-struct KeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
 struct StoreFree {
   void operator()(X509_STORE* s) const { X509_STORE_free(s); }
 };
 struct StoreCtxFree {
   void operator()(X509_STORE_CTX* s) const { X509_STORE_CTX_free(s); }
 };
-using X509Ptr = std::unique_ptr<X509, X509Free>;
 
 std::string Where(const std::string& key, const std::string& file) { return key + " " + file; }
 
@@ -53,7 +48,7 @@ Result<std::vector<X509Ptr>> ReadCertificates(const std::string& key, const std:
   return out;
 }
 
-Result<std::unique_ptr<EVP_PKEY, KeyFree>> ReadKey(const std::string& key, const std::string& file) {
+Result<KeyPtr> ReadKey(const std::string& key, const std::string& file) {
   struct stat st;
   if (::stat(file.c_str(), &st) != 0) return Status::FromErrno(Where(key, file), errno);
   if ((st.st_mode & 077) != 0) {
@@ -67,7 +62,7 @@ Result<std::unique_ptr<EVP_PKEY, KeyFree>> ReadKey(const std::string& key, const
   EVP_PKEY* k = PEM_read_PrivateKey(f, nullptr, nullptr, nullptr);
   std::fclose(f);
   if (k == nullptr) return Status::InvalidArgument(Where(key, file) + ": not a PEM private key (" + OpenSslError() + ")");
-  return std::unique_ptr<EVP_PKEY, KeyFree>(k);
+  return KeyPtr(k);
 }
 
 std::string TimeText(const ASN1_TIME* t) {

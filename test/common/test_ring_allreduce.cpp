@@ -96,5 +96,8 @@ TEST_CASE("a sampler's certificate cannot join the trainers' TLS ring", "[net][t
   Status first = real.get();
   INFO(first.ToString());
   CHECK(!first.ok());  // trainer 0 never got its left neighbour
-  CHECK(first.message().find("TLS certificate") != std::string::npos);
+  // Which refusal trainer 0 reports depends on which side dials first: the
+  // impostor's certificate named, or the impostor's end of the ring never reached.
+  CHECK((first.message().find("TLS certificate") != std::string::npos ||
+         first.message().find("could not reach trainer 1") != std::string::npos));
 }

@@ -78,7 +78,7 @@ TEST_CASE("a valid config loads with paths resolved against its folder", "[confi
   CHECK(c.num_machines() == 2);
   CHECK(c.samplers_per_trainer == 2);
   CHECK(c.train.fanouts == std::vector<int>{10, 25});
-  CHECK_FALSE(c.train.lr.has_value());  // the rule of config/default_lr.h decides
+  CHECK(c.train.lr.value_or(-1) == Approx(0.003));
   CHECK(c.token.empty());
   CHECK(c.ServerPort(1, 0) == 30051);
   CHECK(c.TrainerPort(1, 0) == 30201);

@@ -89,18 +89,7 @@ void CheckEvenParts(const PartitionConfig& cfg, bool train_and_edges) {
 TEST_CASE("MPI partition, default plan: Cora fits rank 0 and gets METIS's partition byte for byte",
           "[partition][mpi][whole]") {
   if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
-  const ReferenceGraph g = [] {
-    EdgeListOptions eo;
-    eo.undirected = true;
-    auto ds = LoadDataset(CoraDir(), eo);
-    REQUIRE(ds.ok());
-    ReferenceGraph rg;
-    rg.num_nodes = ds->num_nodes;
-    rg.src = ds->edges.src;
-    rg.dst = ds->edges.dst;
-    rg.node_data = ds->node_data;
-    return rg;
-  }();
+  const ReferenceGraph g = LoadReference(CoraDir(), true);
   TempDir tmp;
   for (const bool balance : {false, true}) {
     const std::string tag = balance ? "balanced" : "plain";
