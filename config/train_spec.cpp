@@ -300,6 +300,13 @@ Status CheckCombinations(const Rules& r, const TrainSpec& s) {
   if (link)
     return r.Fail("train.algorithm", "--algorithm",
                   "control_variate trains node classification; " + r.Name("train.task", "--task") + " link samples");
+  // It samples that many neighbours per layer and reads the others' history
+  // rows: "every neighbour" would make the history pointless.
+  for (size_t k = 0; k < s.fanouts.size(); ++k)
+    if (s.fanouts[k] < 0)
+      return r.Fail("train.fanouts[" + std::to_string(k) + "]", "--fanouts",
+                    "-1 (every neighbour) is not a fanout of " + cv +
+                        ", which samples a few neighbours per layer and reads the others' history; give a number >= 1");
   if (r.yaml() && s.cv_input.empty())
     return r.Fail("train.cv_input", "--cv-input",
                   "missing: " + cv + " needs the propagated input (the node array written by "

@@ -193,6 +193,10 @@ TEST_CASE("ValidateTrainSpec: every rule, named as the YAML and as the flags spe
        },
        "key 'train.embedding': is not supported with train.algorithm control_variate",
        "--embedding-dim: is not supported with --algorithm control_variate"},
+      {"control variate every neighbour",
+       [](TrainSpec* s) { s->algorithm = TrainAlgorithm::kControlVariate, s->cv_input = "h_1", s->fanouts = {2, -1}; },
+       "key 'train.fanouts[1]': -1 (every neighbour) is not a fanout of train.algorithm control_variate",
+       "--fanouts: -1 (every neighbour) is not a fanout of --algorithm control_variate"},
   };
   for (const Case& c : cases) {
     INFO(c.what);

@@ -6,8 +6,10 @@
 // logits and last hidden rows of a full-graph forward of the same model.pt in
 // this process (the whole typed graph as every block, the saved embedding as
 // the featureless types' input) to 1e-4, its argmax as predictions, and its
-// exact val/test accuracy. What typed jobs still refuse, an embedding table
-// no job saved and a model without forward_input get one message each.
+// exact val/test accuracy. The same training job's train.save_embeddings
+// (node batches of full neighbourhoods, not the layer-wise pass) must give
+// every type's last hidden rows of that forward. An embedding table no job
+// saved and a model without forward_input get one message each.
 #include "test/support/torch_catch.h"
 
 #include <algorithm>
@@ -28,6 +30,8 @@ constexpr int64_t kEmbeddingDim = 16, kHidden = 32;
 struct TypedReference {
   torch::Tensor logits, hidden;  // target rows, type-local order
   torch::Tensor labels, split;
+  // Every type's last hidden rows (name, rows in type-local order).
+  std::vector<std::pair<std::string, torch::Tensor>> type_hidden;
 };
 
 // A forward of model_path over the whole typed graph (type-major ids): x is
@@ -83,6 +87,9 @@ TypedReference FullGraphReference(const std::string& imdb, const std::string& pa
   const int target = ds->target_type;
   const int64_t off = g.type_offsets[target], count = ds->node_types[target].count;
   TypedReference ref;
+  for (size_t t = 0; t < ds->node_types.size(); ++t)
+    ref.type_hidden.emplace_back(ds->node_types[t].name,
+                                 hidden.slice(0, g.type_offsets[t], g.type_offsets[t] + ds->node_types[t].count));
   ref.logits = logits.slice(0, off, off + count);
   ref.hidden = hidden.slice(0, off, off + count);
   const Array* labels = ds->node_types[target].Find("labels");
@@ -127,6 +134,17 @@ void CheckOutputs(const std::string& run, const TypedReference& ref) {
   CHECK(info.find("\"node_type\": \"movie\"") != std::string::npos);
 }
 
+// train.save_embeddings of a typed job: embeddings/<type>.npy of every type,
+// made from node batches of full neighbourhoods (the evaluation fanouts).
+void CheckTypeEmbeddings(const std::string& run, const TypedReference& ref) {
+  for (const auto& [name, hidden] : ref.type_hidden) {
+    INFO("embeddings/" << name << ".npy");
+    const torch::Tensor rows = LoadMatrix(run + "/embeddings/" + name + ".npy");
+    REQUIRE(rows.sizes() == hidden.sizes());
+    CHECK((rows - hidden).abs().max().item<double>() < 1e-4);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("layer-wise inference on a 2-partition typed IMDB equals a full-graph forward", "[inference][typed]") {
@@ -150,7 +168,8 @@ TEST_CASE("layer-wise inference on a 2-partition typed IMDB equals a full-graph 
       << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
       << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 0}\n"
       << "train: {model: rgcn.pt, fanouts: [10, 10], batch_size: 64, epochs: 2, lr: 0.005, seed: 0, "
-         "intra_op_threads: 1, layerwise_inference: true, embedding: {dim: "
+         "intra_op_threads: 1, layerwise_inference: true, save_predictions: true, save_embeddings: true, "
+         "embedding: {dim: "
       << kEmbeddingDim << ", lr: 0.01, persistent: true}}\noutput_dir: runs\n";
   }
   const std::string run = dir / "runs/typed";
@@ -165,6 +184,7 @@ TEST_CASE("layer-wise inference on a 2-partition typed IMDB equals a full-graph 
     INFO("train.layerwise_inference");
     CheckOutputs(run, ref);
   }
+  CheckTypeEmbeddings(run, ref);
   // A new job: the servers reload the saved embedding, the trainers run inference only.
   std::filesystem::rename(run + "/model.pt", dir / "trained.pt");
   for (const char* f : {"logits.npy", "embeddings.npy", "predictions.npy", "inference.json"})
@@ -203,8 +223,8 @@ std::string FailedInfer(const TempDir& dir, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("typed layer-wise inference refuses save_predictions, an unsaved embedding and a model without "
-          "forward_input, with messages",
+TEST_CASE("typed layer-wise inference refuses an unsaved embedding and a model without forward_input, with "
+          "messages",
           "[inference][typed]") {
   TempDir dir;
   const std::string imdb = SourceDir() + "/data/imdb-hetero";
@@ -215,13 +235,9 @@ TEST_CASE("typed layer-wise inference refuses save_predictions, an unsaved embed
   r = RunDistgnn({"model", "export", "--arch", "hetero-sage", "--partition-config", dir / "parts/imdb.json",
                   "--embedding-dim", "16", "-o", dir / "hsage.pt"});
   REQUIRE(r.exit_code == 0);
-  WriteJob(dir, "refuse", "hsage.pt", ", save_predictions: true");
-  std::string out = FailedInfer(dir, "refuse");
-  INFO(out);
-  CHECK(out.find("train.save_predictions and train.save_embeddings are not supported") != std::string::npos);
   // A node embedding that no training job saved (persistent) is not on the servers.
   WriteJob(dir, "noembedding", "hsage.pt", ", embedding: {dim: 16}");
-  out = FailedInfer(dir, "noembedding");
+  std::string out = FailedInfer(dir, "noembedding");
   INFO(out);
   CHECK(out.find("the node embedding 'embedding' is not on the servers") != std::string::npos);
   CHECK(out.find("train.embedding.persistent: true") != std::string::npos);

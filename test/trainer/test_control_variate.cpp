@@ -114,6 +114,8 @@ TEST_CASE("train-local --algorithm control_variate: one clear error per misuse")
        "so fanouts needs 1 entries"},
       {"model without cv methods", "gat.pt", {"--algorithm", "control_variate", "--fanouts", "2"},
        "has no cv_input/cv_layer methods"},
+      {"every neighbour", "gcn.pt", {"--algorithm", "control_variate", "--fanouts", "-1"},
+       "--fanouts: -1 (every neighbour) is not a fanout of --algorithm control_variate"},
       {"unknown propagated input", "gcn.pt", {"--algorithm", "control_variate", "--fanouts", "2", "--cv-input", "nope"},
        "nope"},
   };

@@ -2,13 +2,15 @@
 // reads the types from the dataset, train-local samples by edge type, beats
 // the majority class; the exported RGCN (its defaults) beats an MLP on the
 // movie features; typed and untyped models are refused on the wrong graph
-// with a message saying what to export.
+// with a message saying what to export; --save-predictions and
+// --save-embeddings write the target's classes and every type's rows.
 #include "test/support/torch_catch.h"
 
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "common/io/npy.h"
 #include "test/support/test_support.h"
 
 using namespace dg;
@@ -25,6 +27,36 @@ double FinalTestAcc(const std::string& run_dir) {
   const size_t at = last.find("\"test_acc\": ");
   REQUIRE(at != std::string::npos);
   return std::stod(last.substr(at + 12));
+}
+
+// predictions.npy holds the movies' classes in their order, from the best
+// parameters and full neighbourhoods: the final test accuracy again;
+// embeddings/<type>.npy every type's 16-wide hidden rows.
+void CheckTypedOutputs(const std::string& run) {
+  auto pred = NpyLoad(run + "/predictions.npy");
+  auto labels = NpyLoad(Imdb() + "/nodes/movie/labels.npy");
+  auto split = NpyLoad(Imdb() + "/nodes/movie/split.npy");
+  REQUIRE(pred.ok());
+  REQUIRE(labels.ok());
+  REQUIRE(split.ok());
+  REQUIRE(pred->numel() == 4181);
+  int64_t correct = 0, tests = 0;
+  for (int64_t i = 0; i < pred->numel(); ++i) {
+    if (split->as<int8_t>()[i] != 2) continue;
+    ++tests;
+    correct += pred->as<int64_t>()[i] == labels->as<int64_t>()[i];
+  }
+  CHECK(static_cast<double>(correct) / tests == Approx(FinalTestAcc(run)).margin(1e-9));
+  for (const auto& [type, count] : std::vector<std::pair<std::string, int64_t>>{
+           {"movie", 4181}, {"director", 2082}, {"actor", 5257}, {"keyword", 2669}}) {
+    INFO(type);
+    auto emb = NpyLoad(run + "/embeddings/" + type + ".npy");
+    REQUIRE(emb.ok());
+    CHECK(emb->shape == std::vector<int64_t>{count, 16});
+    const torch::Tensor t = torch::from_blob(emb->data, {count, 16}, torch::kFloat32);
+    CHECK(t.isfinite().all().item<bool>());
+    CHECK(t.abs().sum().item<double>() > 0);
+  }
 }
 
 }  // namespace
@@ -67,6 +99,15 @@ TEST_CASE("train-local trains RGCN on the typed IMDB graph and refuses mismatche
                         "--embedding-dim", "0", "-o", rgcn});
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("2669 -> 16 -> 3; featureless types: one learnt vector per type") != std::string::npos);
+  // Its outputs: the movies' classes in their order, every type's last hidden rows.
+  const std::string out = dir.path() + "/outputs";
+  r = test::RunDistgnn({"train-local", "--dataset", Imdb(), "--undirected", "--model", rgcn, "--fanouts", "5,5",
+                        "--epochs", "2", "--batch-size", "256", "--threads", "2", "--save-predictions",
+                        "--save-embeddings", "--out", out},
+                       600);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CheckTypedOutputs(out);
   r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--in-dim", "4", "--dataset", Imdb(), "-o", rgcn});
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("reads the feature widths from --dataset") != std::string::npos);

@@ -16,10 +16,6 @@ Status CheckTypedTrainerJob(const JobConfig& job, const PartitionConfig& p, Trai
                                            "train.task node, got link");
   if (mode == TrainMode::kTrain && t.algorithm != TrainAlgorithm::kSample)
     return Status::InvalidArgument(typed + "train.algorithm must be sample, got " + Name(t.algorithm));
-  if (t.save_predictions || t.save_embeddings)
-    return Status::InvalidArgument(typed + "train.save_predictions and train.save_embeddings are not supported on "
-                                           "it (train.layerwise_inference or `launch --mode infer` write the "
-                                           "target type's predictions, logits and embeddings)");
   if (p.target.empty() && t.task == TrainTask::kNode)
     return Status::InvalidArgument(typed + "it has no target node type (partition a dataset whose meta.json "
                                            "names one)");

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/base/status.h"
@@ -25,13 +26,23 @@ namespace dg {
 class CvStore;
 class NeighborSource;
 
+// Rank 0 with save_predictions / save_embeddings: the nodes of the output
+// files, in row order (original node order; inference/node_outputs.h).
+// Homogeneous: `predict` is every node and gives both files. Typed: `predict`
+// is the target type's nodes (predictions.npy), `embed` every type's nodes,
+// type after type, and `embed_types` each type's name and node count (its
+// rows go to embeddings/<name>.npy).
+struct NodeOutputRows {
+  std::vector<int64_t> predict, embed;
+  std::vector<std::pair<std::string, int64_t>> embed_types;
+  bool typed() const { return !embed_types.empty(); }
+};
+
 // Node classification by sampling: node batches and this trainer's seeds.
 struct NodeInput {
   BatchProvider* batches = nullptr;
   std::vector<int64_t> train, val, test;  // this trainer's shares
-  // Rank 0 with save_predictions / save_embeddings: the nodes of
-  // predictions.npy / embeddings.npy, in row order (original node order).
-  std::vector<int64_t> predict;
+  NodeOutputRows outputs;
   int64_t num_classes = 0;  // 1 + the largest label of a labelled node, or the given count
 };
 
@@ -64,8 +75,9 @@ struct LinkInput {
   BatchProvider* nodes = nullptr;
   std::vector<int64_t> train;  // this trainer's training edge ids
   EdgeList val, test;          // this trainer's share of the held-out edges
-  // Rank 0 with save_embeddings: the nodes of embeddings.npy, in row order.
-  std::vector<int64_t> predict;
+  // Rank 0 with save_embeddings: the nodes of the embeddings (`predict`, or
+  // `embed` on a typed graph).
+  NodeOutputRows outputs;
   LinkOptions link;
 };
 
@@ -73,7 +85,7 @@ struct LinkInput {
 struct CvInput {
   CvStore* store = nullptr;
   std::vector<int64_t> train, val, test;  // this trainer's shares
-  std::vector<int64_t> predict;           // as NodeInput::predict (save_predictions)
+  std::vector<int64_t> predict;           // as NodeOutputRows::predict (save_predictions)
   std::string input;  // the store's node array of propagated input (cv_input)
 };
 

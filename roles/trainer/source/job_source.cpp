@@ -142,9 +142,38 @@ Result<std::vector<int64_t>> JobGraphSource::PredictOrder() const {
   return order;
 }
 
+// The nodes of the output files (rank 0). A typed partition's: the target
+// type's nodes for predictions.npy and every type's for embeddings/<type>.npy,
+// each type in its original type-local order (type_nids/<type>.npy holds
+// their global ids).
+Result<NodeOutputRows> JobGraphSource::OutputRows() const {
+  NodeOutputRows rows;
+  if (rank_ != 0 || !(spec().save_predictions || spec().save_embeddings)) return rows;
+  const PartitionConfig& pc = *o_.partition;
+  if (!pc.typed()) {
+    DG_ASSIGN_OR_RETURN(rows.predict, PredictOrder());
+    return rows;
+  }
+  const int target = pc.NodeTypeId(pc.target);
+  for (int t = 0; t < pc.num_node_types(); ++t) {
+    const int64_t n = pc.num_nodes_per_type[t];
+    rows.embed_types.emplace_back(pc.node_types[t], n);
+    const bool predict = spec().save_predictions && t == target;
+    if (!predict && !spec().save_embeddings) continue;
+    const std::string path = pc.TypeNidsPath(t);
+    DG_ASSIGN_OR_RETURN(Array gids, NpyLoad(path));
+    if (gids.dtype != DType::kInt64 || gids.numel() != n)
+      return Status::Corruption(path + ": expected int64 [" + std::to_string(n) + "]");
+    const int64_t* g = gids.as<int64_t>();
+    if (predict) rows.predict.assign(g, g + n);
+    if (spec().save_embeddings) rows.embed.insert(rows.embed.end(), g, g + n);
+  }
+  return rows;
+}
+
 Result<NodeInput> JobGraphSource::Nodes() {
   DG_ASSIGN_OR_RETURN(NodeInput in, Seeds());
-  DG_ASSIGN_OR_RETURN(in.predict, PredictOrder());
+  DG_ASSIGN_OR_RETURN(in.outputs, OutputRows());
   in.batches = nodes_;
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}", rank_, world_,
                o_.job->machines[o_.machine].host, in.train.size(), in.val.size(), in.test.size(), in.num_classes,
@@ -201,7 +230,7 @@ Result<LinkInput> JobGraphSource::Links() {
   LinkInput in;
   LinkBatchOptions lo;
   DG_RETURN_IF_ERROR(LinkEdges(&in, &lo));
-  DG_ASSIGN_OR_RETURN(in.predict, PredictOrder());
+  DG_ASSIGN_OR_RETURN(in.outputs, OutputRows());
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "val", world_, rank_, &in.val));
   DG_RETURN_IF_ERROR(HeldOutShare(pc, "test", world_, rank_, &in.test));
   lo.feature_name = spec().embedding.uses_features() ? "features" : "";

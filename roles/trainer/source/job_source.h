@@ -74,6 +74,7 @@ class JobGraphSource : public GraphSource {
   const TrainSpec& spec() const { return o_.job->train; }
   Result<NodeInput> Seeds();
   Result<std::vector<int64_t>> PredictOrder() const;
+  Result<NodeOutputRows> OutputRows() const;
   Status LinkEdges(LinkInput* in, LinkBatchOptions* batches);
 
   JobSourceOptions o_;

@@ -41,7 +41,7 @@ Result<NodeInput> LocalGraphSource::Nodes() {
       std::make_unique<LocalBatchProvider>(reader_->graph(), spec_.sampler_threads, kPrefetch, FeatureName());
   NodeInput in = nodes_;
   in.batches = node_batches_.get();
-  in.predict = Predict(spec_.save_predictions || spec_.save_embeddings);
+  if (!in.outputs.typed()) in.outputs.predict = Predict(spec_.save_predictions || spec_.save_embeddings);
   return in;
 }
 
@@ -57,7 +57,7 @@ Result<LinkInput> LocalGraphSource::Links() {
   in.nodes = node_batches_.get();
   in.link.feature_name = FeatureName();
   in.link.num_nodes = num_nodes();
-  in.predict = Predict(spec_.save_embeddings);
+  if (!in.outputs.typed()) in.outputs.predict = Predict(spec_.save_embeddings);
   return in;
 }
 

@@ -26,8 +26,6 @@ class TypedReader : public DatasetReader {
     if (!spec.embedding.features || spec.normalize_features)
       return Status::InvalidArgument(dir + " is a typed dataset: --no-features and --normalize-features are not "
                                            "supported on it (featureless types read the node embedding)");
-    if (spec.save_embeddings)
-      return Status::InvalidArgument(dir + " is a typed dataset: --save-embeddings is not supported on it");
     DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(spec.model));
     const bool typed_model = IsTypedModel(module);
     if (typed_model && spec.merge_types)
@@ -48,6 +46,7 @@ class TypedReader : public DatasetReader {
     int64_t meta_classes = 0;
     DG_ASSIGN_OR_RETURN(TypedGraphInput input, LoadTypedGraphInput(dir, spec.undirected, &meta_classes));
     const std::string target = input.node_types[input.target].name;
+    const int target_type = input.target;
     DG_ASSIGN_OR_RETURN(graph_, TypedInMemoryGraph::Create(std::move(input), spec.merge_types));
     DG_ASSIGN_OR_RETURN(d->train, NodesWithSplit(graph_->split(), 0));
     DG_ASSIGN_OR_RETURN(d->val, NodesWithSplit(graph_->split(), 1));
@@ -57,6 +56,7 @@ class TypedReader : public DatasetReader {
                                                        dir + "/nodes/" + target + "/labels.npy",
                                                        graph_->type_offsets()[0]));
     if (d->train.empty()) return Status::InvalidArgument(dir + ": no training nodes of the target type");
+    d->outputs = OutputRows(spec, target_type);
     spdlog::info("{}: {} node types, {} edge types{}, {} nodes, {} edges, {} classes; {} train / {} val / {} test {}",
                  dir, graph_->num_node_types(), graph_->relations().size(), spec.merge_types ? " (merged)" : "",
                  graph_->num_nodes(), graph_->num_edges(), d->num_classes, d->train.size(), d->val.size(),
@@ -94,6 +94,7 @@ class TypedReader : public DatasetReader {
       batches->reverse_etype = edges.reverse_etype;
     }
     table->AddPairs(0, edges.train.src, edges.train.dst);
+    d->outputs = OutputRows(spec, -1);
     d->link.layerwise_source = graph_.get();  // used by homogeneous models only (graph_source.h)
     d->link.negative_first = edges.dst_first;
     d->link.negative_count = edges.dst_count;
@@ -111,6 +112,24 @@ class TypedReader : public DatasetReader {
   }
 
  private:
+  // The target type's nodes for predictions.npy (target_type -1: none);
+  // every node, type after type, for embeddings/<type>.npy (global ids are
+  // type-major, each type in type-local order).
+  NodeOutputRows OutputRows(const TrainSpec& spec, int target_type) const {
+    NodeOutputRows rows;
+    const std::vector<int64_t>& at = graph_->type_offsets();
+    for (int t = 0; t < graph_->num_node_types(); ++t)
+      rows.embed_types.emplace_back(graph_->type_names()[t], at[t + 1] - at[t]);
+    auto range = [](int64_t begin, int64_t end) {
+      std::vector<int64_t> ids(static_cast<size_t>(end - begin));
+      for (int64_t i = begin; i < end; ++i) ids[i - begin] = i;
+      return ids;
+    };
+    if (spec.save_predictions && target_type >= 0) rows.predict = range(at[target_type], at[target_type + 1]);
+    if (spec.save_embeddings) rows.embed = range(0, at.back());
+    return rows;
+  }
+
   std::unique_ptr<TypedInMemoryGraph> graph_;
 };
 

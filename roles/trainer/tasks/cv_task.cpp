@@ -93,16 +93,7 @@ Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool t
   return h;
 }
 
-Status CheckControlVariateSpec(const TrainSpec& s) {
-  if (s.fanouts.empty()) return Status::InvalidArgument("fanouts: control_variate needs one per sampled layer");
-  for (int f : s.fanouts)
-    if (f <= 0) return Status::InvalidArgument("fanouts: control_variate samples > 0 neighbours per layer");
-  if (s.batch_size <= 0) return Status::InvalidArgument("batch_size must be > 0");
-  return Status::OK();
-}
-
 Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const TrainHooks& hooks, CvInput input) {
-  DG_RETURN_IF_ERROR(CheckControlVariateSpec(spec));
   if (input.input.empty())
     return Status::InvalidArgument(
         "algorithm control_variate needs the propagated input (train.cv_input / --cv-input: the node array "

@@ -64,10 +64,6 @@ struct CvModel {
                                 torch::Tensor* labels);
 };
 
-// Checks the settings that control variate needs (fanouts > 0); errors name
-// the flag/key.
-Status CheckControlVariateSpec(const TrainSpec& spec);
-
 // One forward pass for `seeds` in eval mode (no dropout, no gradients), for
 // tests: estimator = the control-variate estimator with spec.fanouts and the
 // current history (which it then updates, as a training step does; the

@@ -9,6 +9,7 @@
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
 #include "roles/trainer/inference/full_neighbor_embedding.h"
+#include "roles/trainer/inference/node_outputs.h"
 #include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/loop/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
@@ -256,15 +257,18 @@ Result<torch::Tensor> LinkTask::EmbedNodes(const std::vector<int64_t>& ids, uint
 // rows, so every rank takes part) or by node batches on rank 0.
 Status LinkTask::SaveOutputs() {
   if (!spec_.save_embeddings) return Status::OK();
+  const NodeOutputRows& rows = in_.outputs;
+  const std::vector<int64_t>& nodes = rows.typed() ? rows.embed : rows.predict;
   torch::Tensor H;
   if (Layerwise()) {
     DG_ASSIGN_OR_RETURN(torch::Tensor all, EmbedAll());
     if (!hooks_.writer()) return Status::OK();
-    H = all.index_select(0, VectorTensor(in_.predict));
+    H = all.index_select(0, VectorTensor(nodes));
   } else {
     if (!hooks_.writer()) return Status::OK();
-    DG_ASSIGN_OR_RETURN(H, EmbedNodes(in_.predict, kPredictSeed));
+    DG_ASSIGN_OR_RETURN(H, EmbedNodes(nodes, kPredictSeed));
   }
+  if (rows.typed()) return WriteTypedEmbeddings(hooks_, rows, H);
   return NpyWrite(hooks_.OutPath("embeddings.npy"), TensorArray(H.to(torch::kFloat32).contiguous()));
 }
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "common/io/npy.h"
 #include "common/storage/neighbor_sampling.h"
+#include "roles/trainer/inference/node_outputs.h"
 #include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/loop/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
@@ -15,13 +15,7 @@ Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const 
   if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
   std::unique_ptr<NodeTask> t(new NodeTask(spec, hooks, std::move(input)));
   DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, static_cast<int64_t>(spec.fanouts.size()),
-                                [&spec](const torch::jit::Module& module) {
-                                  if (spec.save_embeddings && !HasForwardLayer(module))
-                                    return Status::InvalidArgument(
-                                        "--save-embeddings needs a model with forward_layer(layer, x, block); " +
-                                        spec.model + " has none");
-                                  return Status::OK();
-                                },
+                                [&spec](const torch::jit::Module& module) { return CheckNodeOutputs(spec, module); },
                                 &t->m_));
   return t;
 }
@@ -127,44 +121,9 @@ Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
 std::string NodeTask::EpochJson(const EpochStats& st) const { return "\"seeds\": " + std::to_string(st.seeds); }
 
 Status NodeTask::SaveOutputs() {
-  if (!hooks_.writer() || !(spec_.save_predictions || spec_.save_embeddings) || in_.predict.empty())
-    return Status::OK();
-  return Predict(in_.predict);
-}
-
-// predictions.npy and embeddings.npy: the model's output (and last hidden
-// layer) for every node asked for, in the order given.
-Status NodeTask::Predict(const std::vector<int64_t>& nodes) {
-  DG_RETURN_IF_ERROR(in_.batches->BeginEpoch(EvalRequest(spec_, nodes, kPredictSeed, /*labels=*/false)));
-  torch::NoGradGuard no_grad;
-  m_.module.train(false);
-  std::vector<torch::Tensor> preds, embs;
-  MiniBatch mb;
-  while (true) {
-    DG_ASSIGN_OR_RETURN(bool more, in_.batches->Next(&mb));
-    if (!more) break;
-    if (spec_.save_embeddings) {
-      try {
-        DG_ASSIGN_OR_RETURN(torch::Tensor h, ModelInput(hooks_.embedding, spec_.embedding.features, mb, nullptr));
-        const int L = static_cast<int>(mb.blocks.size());
-        for (int l = 0; l < L; ++l) {
-          if (l == L - 1) embs.push_back(h.narrow(0, 0, mb.blocks[l].num_dst).clone());
-          h = m_.module.get_method("forward_layer")({int64_t{l}, h, BlockValue(mb.blocks[l])}).toTensor();
-        }
-        preds.push_back(h.argmax(1));
-      } catch (const std::exception& e) {
-        return Status::InvalidArgument("model " + spec_.model + ": forward_layer failed: " + FirstLine(e.what()));
-      }
-    } else {
-      DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
-      preds.push_back(logits.argmax(1));
-    }
-  }
-  if (spec_.save_predictions)
-    DG_RETURN_IF_ERROR(NpyWrite(hooks_.OutPath("predictions.npy"), TensorArray(torch::cat(preds).to(torch::kInt64))));
-  if (spec_.save_embeddings)
-    DG_RETURN_IF_ERROR(NpyWrite(hooks_.OutPath("embeddings.npy"), TensorArray(torch::cat(embs).to(torch::kFloat32))));
-  return Status::OK();
+  if (!hooks_.writer() || !(spec_.save_predictions || spec_.save_embeddings)) return Status::OK();
+  return WriteNodeOutputs(spec_, hooks_, m_.module, in_.batches, in_.outputs,
+                          [this](const MiniBatch& mb) { return Forward(mb); });
 }
 
 }  // namespace dg

@@ -9,8 +9,8 @@
 // (the rows alone when spec.embedding.features is false), their leaf handed
 // to the step.
 // Evaluation: accuracy on the val and test seeds (all-reduced), eval fanouts.
-// Outputs (rank 0, best parameters): predictions.npy and embeddings.npy (the
-// last hidden layer, forward_layer) of NodeInput::predict, in that order.
+// Outputs (rank 0, best parameters): predictions and embeddings of
+// NodeInput::outputs (inference/node_outputs.h).
 #pragma once
 
 #include <memory>
@@ -51,7 +51,6 @@ class NodeTask : public EpochTask {
   NodeTask(const TrainSpec& spec, const TrainHooks& hooks, NodeInput input)
       : spec_(spec), hooks_(hooks), in_(std::move(input)) {}
   Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf = nullptr);
-  Status Predict(const std::vector<int64_t>& nodes);
 
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
