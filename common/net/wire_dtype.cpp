@@ -220,7 +220,7 @@ void EncodeTableWireRows(Encoder* e, WireDType t, const RowTable& table, int64_t
   const int64_t per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kStageBytes / out_row));
   for (int64_t at = 0; at < r; at += per_chunk) {
     const int64_t k = std::min(per_chunk, r - at);
-    auto chunk = std::shared_ptr<uint8_t>(new uint8_t[static_cast<size_t>(k) * out_row], std::default_delete<uint8_t[]>());
+    std::shared_ptr<uint8_t> chunk(new uint8_t[static_cast<size_t>(k) * out_row], std::default_delete<uint8_t[]>());
     for (int64_t i = 0; i < k; ++i) {
       const int64_t row = static_cast<int64_t>(rows[at + i]) - table.first_id;
       const float* in = reinterpret_cast<const float*>(table.base + static_cast<size_t>(row) * table.row_bytes);

@@ -14,7 +14,8 @@ namespace {
 
 std::vector<std::string> Pieces() {
   std::vector<std::string> p;
-  for (int i = 0; i < 3000; ++i) p.push_back(std::string(static_cast<size_t>(i % 7 == 0 ? 0 : 1 + i % 50), char('a' + i % 26)));
+  for (int i = 0; i < 3000; ++i)  // every seventh empty
+    p.push_back(std::string(static_cast<size_t>(i % 7 == 0 ? 0 : 1 + i % 50), char('a' + i % 26)));
   p.push_back(std::string(100000, 'Z'));  // one large buffer among the small ones
   for (int i = 0; i < 10; ++i) p.push_back(std::string(5, char('0' + i)));
   return p;
