@@ -58,6 +58,15 @@ struct Array {
   const T* as() const { return static_cast<const T*>(data); }
 };
 
+// Fixed-size rows somewhere in memory, addressed by id: row id starts at
+// base + (id - first_id) * row_bytes, and `holder` keeps the bytes alive.
+struct RowTable {
+  const uint8_t* base = nullptr;
+  size_t row_bytes = 0;
+  int64_t first_id = 0;
+  std::shared_ptr<void> holder;
+};
+
 // out row (out_pos ? out_pos[i] : i) = src row (ids[i] - base), for i < n;
 // rows are row_bytes long and the ids must be in range. Rows are read in the
 // order given, with the cache lines of a row a few ids ahead prefetched (the

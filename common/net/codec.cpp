@@ -39,10 +39,17 @@ void Encoder::CloseChunk() {
 
 void Encoder::External(const void* p, size_t n, std::shared_ptr<void> holder) {
   if (n == 0) return;
+  const bool open_chunk = chunk_ != nullptr && !chunk_->empty();
   CloseChunk();
-  out_.segments_.push_back({p, n});
+  std::vector<BufferList::Segment>& segs = out_.segments_;
+  if (!open_chunk && !segs.empty() && static_cast<const uint8_t*>(segs.back().data) + segs.back().size == p) {
+    segs.back().size += n;  // adjacent to the previous range: the same bytes in one segment
+  } else {
+    segs.push_back({p, n});
+  }
   out_.total_ += n;
-  if (holder) out_.holders_.push_back(std::move(holder));
+  // One reference per run of ranges with the same owner (rows of one mapping).
+  if (holder && (out_.holders_.empty() || out_.holders_.back() != holder)) out_.holders_.push_back(std::move(holder));
   size_ += n;
 }
 
@@ -105,11 +112,16 @@ void Encoder::Ids(const int64_t* ids, size_t n) {
   Raw(ids, n * 8);
 }
 
-std::string Encoder::ArrayHead(DType dtype, const std::vector<int64_t>& shape) {
-  Encoder e;
+void Encoder::ArrayHeadFor(DType dtype, const std::vector<int64_t>& shape) {
+  DG_CHECK(shape.size() <= kMaxNdim);
   int64_t elems = 1;
   for (int64_t d : shape) elems *= d;
-  e.ArrayHeader(dtype, shape, static_cast<uint64_t>(elems) * DTypeSize(dtype));
+  ArrayHeader(dtype, shape, static_cast<uint64_t>(elems) * DTypeSize(dtype));
+}
+
+std::string Encoder::ArrayHead(DType dtype, const std::vector<int64_t>& shape) {
+  Encoder e;
+  e.ArrayHeadFor(dtype, shape);
   return e.Finish().Flatten();
 }
 

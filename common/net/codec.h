@@ -66,6 +66,14 @@ class Encoder {
   void Ids(const int64_t* ids, size_t n);
   // Copies n bytes as they are (no length prefix).
   void Bytes(const void* p, size_t n) { Raw(p, n); }
+  // n bytes by reference (zero copy); `holder` keeps them alive until the
+  // payload is written. A range that starts where the previous referenced one
+  // ends extends it (one segment for a run of adjacent rows).
+  void BytesRef(const void* p, size_t n, std::shared_ptr<void> holder) { External(p, n, std::move(holder)); }
+  // The head of an Array of this dtype and shape whose bytes the caller
+  // appends next, piece by piece (Bytes, BytesRef): the same bytes as
+  // ArrayRef of that Array, for data that is not one Array in memory.
+  void ArrayHeadFor(DType dtype, const std::vector<int64_t>& shape);
 
   size_t size() const { return size_; }
   // Finishes and returns the payload; the Encoder is empty afterwards.

@@ -2,8 +2,10 @@
 #include "common/net/message_bytes.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -13,6 +15,8 @@ namespace dg {
 namespace {
 
 constexpr size_t kMaxFramesPerWrite = 64;
+// Buffers per sendmsg: the kernel's limit (IOV_MAX) on Linux.
+constexpr int kMaxIovecs = 1024;
 
 // nullptr when the memory is not there (the caller answers ResourceExhausted).
 std::shared_ptr<void> AllocPayload(size_t n) {
@@ -333,11 +337,55 @@ void Connection::StartWrite() {
     write_bufs_.emplace_back(f.header, kFrameHeaderSize);
     for (const auto& seg : f.payload.segments()) write_bufs_.emplace_back(seg.data, seg.size);
   }
+  if (!stream_.is_tls()) {
+    write_cursor_.Reset(&write_bufs_);
+    write_done_ = 0;
+    WritePlain();
+    return;
+  }
+  write_bufs_ = CoalesceSmallBuffers(write_bufs_, &tls_staging_);
   auto self = shared_from_this();
   asio::async_write(stream_, write_bufs_,
                     asio::bind_executor(strand_, [self](const boost::system::error_code& ec, size_t n) {
                       self->OnWrite(ec, n);
                     }));
+}
+
+// Plain TCP: sendmsg with up to IOV_MAX buffers a call, straight from the
+// frames' segments, until the socket is full (then wait until it is writable)
+// or all is sent. Completion is posted, as Asio's own writes do, so a queue
+// that keeps refilling never deepens the stack.
+void Connection::WritePlain() {
+  if (closed_) return;
+  tcp::socket& sock = stream_.socket();
+  boost::system::error_code ec;
+  if (!sock.native_non_blocking()) sock.native_non_blocking(true, ec);
+  auto self = shared_from_this();
+  iovec iov[kMaxIovecs];
+  while (!ec && !write_cursor_.done()) {
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(write_cursor_.Fill(iov, kMaxIovecs));
+    const ssize_t n = ::sendmsg(sock.native_handle(), &msg, MSG_NOSIGNAL);
+    if (n >= 0) {
+      write_cursor_.Advance(static_cast<size_t>(n));
+      write_done_ += static_cast<size_t>(n);
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      sock.async_wait(tcp::socket::wait_write,
+                      asio::bind_executor(strand_, [self](const boost::system::error_code& wait_ec) {
+                        if (wait_ec) {
+                          self->OnWrite(wait_ec, self->write_done_);
+                        } else {
+                          self->WritePlain();
+                        }
+                      }));
+      return;
+    } else if (errno != EINTR) {
+      ec = boost::system::error_code(errno, boost::system::system_category());
+    }
+  }
+  const size_t n = write_done_;
+  asio::post(strand_, [self, ec, n] { self->OnWrite(ec, n); });
 }
 
 void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
@@ -355,6 +403,7 @@ void Connection::OnWrite(const boost::system::error_code& ec, size_t n) {
   for (const OutFrame& f : writing_frames_) close_after |= f.close_after;
   writing_frames_.clear();
   write_bufs_.clear();
+  tls_staging_.clear();
   if (close_after) {
     CloseOnStrand(Status::OK());
     return;

@@ -36,6 +36,7 @@
 #include "common/net/handshake.h"
 #include "common/net/net_stream.h"
 #include "common/net/protocol.h"
+#include "common/net/write_buffers.h"
 #include "common/base/status.h"
 
 namespace dg {
@@ -153,6 +154,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnPayload(const boost::system::error_code& ec);
   void Deliver(Frame frame);
   void StartWrite();
+  void WritePlain();
   void OnWrite(const boost::system::error_code& ec, size_t n);
   void ArmTimer();
   void OnTimer(const boost::system::error_code& ec);
@@ -184,6 +186,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool blocked_ = false;  // not reading: too many bytes queued for writing (backpressure)
   std::vector<OutFrame> writing_frames_;
   std::vector<asio::const_buffer> write_bufs_;
+  WriteCursor write_cursor_;          // plain TCP: where the current write is
+  size_t write_done_ = 0;             // plain TCP: bytes of the current write sent
+  std::deque<std::string> tls_staging_;  // TLS: small buffers copied together
 
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> last_recv_ns_{0}, last_send_ns_{0};

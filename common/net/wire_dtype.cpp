@@ -1,8 +1,11 @@
 #include "common/net/wire_dtype.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#include "common/net/table_rows.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -94,6 +97,15 @@ void HalvesToFloats(const uint8_t* in, int64_t n, float* out, bool add) {
     for (; i < n; ++i) out[i] += HalfToFloat(Load16(in + 2 * i));
   else
     for (; i < n; ++i) out[i] = HalfToFloat(Load16(in + 2 * i));
+}
+
+// n float32 values as 16-bit wire values of type t (float16 or bfloat16).
+void FloatsToWire16(WireDType t, const float* in, int64_t n, uint8_t* out) {
+  if (t == WireDType::kFloat16) {
+    FloatsToHalves(in, n, out);
+  } else {
+    for (int64_t i = 0; i < n; ++i) Store16(out + 2 * i, FloatToBFloat16(in[i]));
+  }
 }
 
 }  // namespace
@@ -190,14 +202,32 @@ void EncodeWireRows(Encoder* e, WireDType t, const float* rows, int64_t n, int64
     return;
   }
   a = Array::TryUninitialized(DType::kUInt8, {n, 2 * elems}, "wire rows").value();  // every byte written
-  uint8_t* out = static_cast<uint8_t*>(a.data);
-  const int64_t total = n * elems;
-  if (t == WireDType::kFloat16) {
-    FloatsToHalves(rows, total, out);
-  } else {
-    for (int64_t i = 0; i < total; ++i) Store16(out + 2 * i, FloatToBFloat16(rows[i]));
-  }
+  FloatsToWire16(t, rows, n * elems, static_cast<uint8_t*>(a.data));
   e->ArrayRef(a);
+}
+
+void EncodeTableWireRows(Encoder* e, WireDType t, const RowTable& table, int64_t elems, const int32_t* rows,
+                         int64_t r) {
+  e->U8(static_cast<uint8_t>(t));
+  if (t == WireDType::kFloat32) {
+    e->ArrayHeadFor(DType::kFloat32, {r, elems});
+    AppendTableRows(e, table, rows, static_cast<size_t>(r));
+    return;
+  }
+  e->ArrayHeadFor(DType::kUInt8, {r, 2 * elems});
+  const size_t out_row = static_cast<size_t>(elems) * 2;
+  if (out_row == 0) return;
+  const int64_t per_chunk = std::max<int64_t>(1, static_cast<int64_t>(kStageBytes / out_row));
+  for (int64_t at = 0; at < r; at += per_chunk) {
+    const int64_t k = std::min(per_chunk, r - at);
+    std::shared_ptr<uint8_t> chunk(new uint8_t[static_cast<size_t>(k) * out_row], std::default_delete<uint8_t[]>());
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t row = static_cast<int64_t>(rows[at + i]) - table.first_id;
+      const float* in = reinterpret_cast<const float*>(table.base + static_cast<size_t>(row) * table.row_bytes);
+      FloatsToWire16(t, in, elems, chunk.get() + static_cast<size_t>(i) * out_row);
+    }
+    e->BytesRef(chunk.get(), static_cast<size_t>(k) * out_row, std::shared_ptr<void>(chunk));
+  }
 }
 
 void WireRowsView::Row(int64_t i, float* out) const {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/base/array.h"
 #include "common/net/codec.h"
 #include "common/base/status.h"
 
@@ -44,6 +45,14 @@ void RoundLikeWire(WireDType t, float* v, int64_t n);
 // are referenced, not copied, when `holder` keeps them alive).
 void EncodeWireRows(Encoder* e, WireDType t, const float* rows, int64_t n, int64_t elems,
                     std::shared_ptr<void> holder = nullptr);
+
+// Appends rows[0..r) of a float32 [*, elems] table (row offsets from
+// table.first_id, any order, duplicates allowed) as wire rows of type t,
+// without gathering them first: float32 rows by reference
+// (common/net/table_rows.h), 16-bit rows converted a chunk of at most
+// kStageBytes at a time. The same bytes as EncodeWireRows of the gathered rows.
+void EncodeTableWireRows(Encoder* e, WireDType t, const RowTable& table, int64_t elems, const int32_t* rows,
+                         int64_t r);
 
 // Reads wire rows and checks they are `expect_type`, n rows of `elems`
 // values; on success *data points into the payload (valid while the frame is).

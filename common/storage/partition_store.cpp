@@ -172,45 +172,56 @@ void ApplyReadDecay(const SparseOptimizerState& opt, const int64_t* ids, size_t 
 
 }  // namespace
 
-Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, const int64_t* ids,
-                                  size_t n, uint8_t* out, const int64_t* out_pos) const {
-  const Array* src = nullptr;
-  int64_t base = 0;
-  std::shared_ptr<MutableTensor> mt;
-  std::shared_lock<std::shared_mutex> lock;
+Status PartitionStore::CheckTypedIds(const std::string& name, int type, const int64_t* ids, size_t n) const {
+  const int64_t b = part_.type_offsets[type], e = part_.type_offsets[type + 1];
+  for (size_t i = 0; i < n; ++i)
+    if (ids[i] < b || ids[i] >= e)
+      return Status::InvalidArgument("PULL '" + name + "': node id " + std::to_string(ids[i]) + " (at position " +
+                                     std::to_string(i) + ") is not a " + type_names_[type] + " node of partition " +
+                                     std::to_string(part_.part_id) + ", which owns " + Range(b, e) +
+                                     " of that type");
+  return Status::OK();
+}
+
+Result<RowTable> PartitionStore::ImmutableRows(TensorKind kind, const std::string& name,
+                                                              const int64_t* ids, size_t n) const {
+  auto view_of = [](const Array& a, int64_t first_id) {
+    return RowTable{static_cast<const uint8_t*>(a.data), a.row_bytes(), first_id, a.holder};
+  };
   if (kind == TensorKind::kEdge) {
     auto it = part_.edge_data.find(name);
     if (it == part_.edge_data.end()) return Status::NotFound("PULL: unknown edge tensor '" + name + "'");
     DG_RETURN_IF_ERROR(CheckEdgeIds("PULL", name, ids, n));
-    src = &it->second;
-    base = part_.edge_begin;
-  } else {
-    auto it = part_.node_data.find(name);
-    const int type = TypeOfTensor(name);
-    if (it != part_.node_data.end() && type >= 0) {  // "<type>/<name>" of a typed partition
-      const int64_t b = part_.type_offsets[type], e = part_.type_offsets[type + 1];
-      for (size_t i = 0; i < n; ++i)
-        if (ids[i] < b || ids[i] >= e)
-          return Status::InvalidArgument("PULL '" + name + "': node id " + std::to_string(ids[i]) + " (at position " +
-                                         std::to_string(i) + ") is not a " + type_names_[type] +
-                                         " node of partition " + std::to_string(part_.part_id) + ", which owns " +
-                                         Range(b, e) + " of that type");
-      GatherRowBytes(it->second.data, it->second.row_bytes(), ids, n, b, out, out_pos);
-      return Status::OK();
-    }
-    if (it != part_.node_data.end()) {
-      src = &it->second;
-    } else {
-      mt = FindMutable(name);
-      if (!mt) return UnknownTensor("PULL", name);
-      lock = std::shared_lock<std::shared_mutex>(mt->mu);
-      src = &mt->data;
-    }
-    DG_RETURN_IF_ERROR(CheckNodeIds("PULL", name, ids, n));
-    base = part_.node_begin;
+    return view_of(it->second, part_.edge_begin);
   }
-  GatherRowBytes(src->data, src->row_bytes(), ids, n, base, out, out_pos);
-  if (mt && mt->optimizer && mt->optimizer->owes_decay())
+  auto it = part_.node_data.find(name);
+  if (it == part_.node_data.end()) {
+    if (!FindMutable(name)) return UnknownTensor("PULL", name);
+    return RowTable{};  // mutable: copied under its lock (GatherRows)
+  }
+  const int type = TypeOfTensor(name);
+  if (type >= 0) {  // "<type>/<name>" of a typed partition
+    DG_RETURN_IF_ERROR(CheckTypedIds(name, type, ids, n));
+    return view_of(it->second, part_.type_offsets[type]);
+  }
+  DG_RETURN_IF_ERROR(CheckNodeIds("PULL", name, ids, n));
+  return view_of(it->second, part_.node_begin);
+}
+
+Status PartitionStore::GatherRows(TensorKind kind, const std::string& name, const int64_t* ids,
+                                  size_t n, uint8_t* out, const int64_t* out_pos) const {
+  DG_ASSIGN_OR_RETURN(RowTable rows, ImmutableRows(kind, name, ids, n));
+  if (rows.base != nullptr) {
+    GatherRowBytes(rows.base, rows.row_bytes, ids, n, rows.first_id, out, out_pos);
+    return Status::OK();
+  }
+  std::shared_ptr<MutableTensor> mt = FindMutable(name);
+  if (!mt) return UnknownTensor("PULL", name);
+  std::shared_lock<std::shared_mutex> lock(mt->mu);
+  DG_RETURN_IF_ERROR(CheckNodeIds("PULL", name, ids, n));
+  const int64_t base = part_.node_begin;
+  GatherRowBytes(mt->data.data, mt->data.row_bytes(), ids, n, base, out, out_pos);
+  if (mt->optimizer && mt->optimizer->owes_decay())
     ApplyReadDecay(*mt->optimizer, ids, n, base, reinterpret_cast<float*>(out), out_pos);
   return Status::OK();
 }

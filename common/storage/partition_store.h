@@ -78,6 +78,14 @@ class PartitionStore {
                     uint8_t* out, const int64_t* out_pos) const;
   // Same, into a new [n, ...] Array.
   Result<Array> Pull(TensorKind kind, const std::string& name, const int64_t* ids, size_t n) const;
+  // Where the rows of ids[0..n) of an immutable tensor (partition data, mmap'd
+  // and never written) are, after the checks GatherRows makes: they stay
+  // valid while the RowTable's holder lives, so a reply can send them without
+  // a copy (common/net/table_rows.h). For a mutable tensor (rows change
+  // under SPARSE_UPDATE and PUSH, and may owe weight decay) base is null:
+  // copy its rows with GatherRows or Pull, which take its lock. Errors are
+  // GatherRows's.
+  Result<RowTable> ImmutableRows(TensorKind kind, const std::string& name, const int64_t* ids, size_t n) const;
 
   // Writes rows into a mutable tensor. rows must be [n, row shape...] of the
   // tensor's dtype. Duplicate ids: overwrite keeps the last, add adds each.
@@ -175,6 +183,8 @@ class PartitionStore {
   Result<const float*> EdgeWeights(const std::string& name) const;
   Status CheckNodeIds(const char* what, const std::string& name, const int64_t* ids, size_t n) const;
   Status CheckEdgeIds(const char* what, const std::string& name, const int64_t* ids, size_t n) const;
+  // ids of node type `type` (a typed partition's "<type>/<name>" tensors).
+  Status CheckTypedIds(const std::string& name, int type, const int64_t* ids, size_t n) const;
   Status UnknownTensor(const char* what, const std::string& name) const;
   std::shared_ptr<MutableTensor> FindMutable(const std::string& name) const;
   Result<std::shared_ptr<MutableTensor>> SparseTarget(const std::string& name) const;

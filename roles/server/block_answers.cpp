@@ -9,6 +9,15 @@
 #include "common/storage/block_rows.h"
 
 namespace dg {
+namespace {
+
+// The feature table's rows by offset from the partition's first node (or its
+// type's first node): partition data, so they can go out without a copy.
+RowTable TableOf(const Array& table) {
+  return RowTable{static_cast<const uint8_t*>(table.data), table.row_bytes(), 0, table.holder};
+}
+
+}  // namespace
 
 Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRequest& req,
                                   const PullBlockLimits& limits) {
@@ -34,12 +43,10 @@ Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRe
     return Status::ResourceExhausted(what + ": " + std::to_string(r) + " rows and " + std::to_string(k) +
                                      " sums would be over the frame limit of " +
                                      std::to_string(limits.max_answer_bytes) + " bytes; send fewer per request");
-  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {r, elems}, what));  // every row written
   DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {k, elems}, what));
-  CopyRows(table->as<float>(), elems, rows, r, nullptr, own.as<float>());
   SumRows(table->as<float>(), elems, counts, m, src, e, nullptr, sums.as<float>());
   Encoder enc;
-  EncodeWireRows(&enc, req.wire, own.as<float>(), r, elems, own.holder);
+  EncodeTableWireRows(&enc, req.wire, TableOf(*table), elems, rows, r);  // own rows: no gathered copy
   EncodeWireRows(&enc, req.wire, sums.as<float>(), k, elems, sums.holder);
   return enc.Finish();
 }
@@ -158,13 +165,11 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
   SplitSources split = SplitByOwner(sampled, m, base, owned);
   const std::vector<int32_t> sent_rows = SentRows(dst, m, skip, s);
   const int64_t n_own = m - s;
-  DG_ASSIGN_OR_RETURN(Array own, Array::TryUninitialized(DType::kFloat32, {n_own, elems}, what));  // every row written
   DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {split.k, elems}, what));
-  CopyRows(table->as<float>(), elems, sent_rows.data(), n_own, nullptr, own.as<float>());
   SumRows(table->as<float>(), elems, split.own_counts.as<int32_t>(), m, split.local_src.data(),
           static_cast<int64_t>(split.local_src.size()), nullptr, sums.as<float>());
   Encoder enc;
-  EncodeWireRows(&enc, req.wire, own.as<float>(), n_own, elems, own.holder);
+  EncodeTableWireRows(&enc, req.wire, TableOf(*table), elems, sent_rows.data(), n_own);
   enc.ArrayRef(split.own_counts);
   EncodeWireRows(&enc, req.wire, sums.as<float>(), split.k, elems, sums.holder);
   enc.ArrayRef(split.remote_counts);

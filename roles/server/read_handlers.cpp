@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/net/pull_aggregate.h"
+#include "common/net/table_rows.h"
 #include "common/storage/aggregate_index.h"
 #include "roles/server/block_answers.h"
 #include "roles/server/graph_server.h"
@@ -50,8 +51,16 @@ Result<Answer> HandlePull(ServerContext& ctx, const Call& call) {
   const int64_t bytes = CheckedByteSize(meta.dtype, meta.shape);
   DG_RETURN_IF_ERROR(ctx.CheckAnswerSize("PULL '" + req.name + "' of " + std::to_string(req.ids.numel()) + " rows",
                                          bytes < 0 ? INT64_MAX : bytes + 64));
-  DG_ASSIGN_OR_RETURN(Array rows, ctx.store.Pull(req.kind, req.name, req.ids.as<int64_t>(), req.ids.numel()));
+  const int64_t* ids = req.ids.as<int64_t>();
+  const size_t n = static_cast<size_t>(req.ids.numel());
+  DG_ASSIGN_OR_RETURN(RowTable table, ctx.store.ImmutableRows(req.kind, req.name, ids, n));
   Encoder e;
+  if (table.base != nullptr) {  // partition data: the rows go out of the mapping, not copied
+    e.ArrayHeadFor(meta.dtype, meta.shape);
+    AppendTableRows(&e, table, ids, n);
+    return Answer(e.Finish());
+  }
+  DG_ASSIGN_OR_RETURN(Array rows, ctx.store.Pull(req.kind, req.name, ids, n));  // mutable: copied under its lock
   e.ArrayRef(rows);
   return Answer(e.Finish());
 }
