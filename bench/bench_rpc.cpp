@@ -394,7 +394,7 @@ Status BenchRpc(const BenchRpcOptions& o) {
                 f.update.items_per_s / 1e6, f.update.calls_per_s, f.update.p50_ms, f.update.p99_ms,
                 f.update.items_per_s / f.pull.items_per_s);
   }
-  std::printf("pull_ratio = PULL (1 thread) / socket ceiling = %.2f (target >= 0.6)\n", pull1.gbps / sock_gbps);
+  std::printf("pull_ratio = PULL (1 thread) / socket ceiling = %.2f (target >= 0.8)\n", pull1.gbps / sock_gbps);
   double per_thread = std::min(s10.items_per_s, s25.items_per_s) / 1e6;
   std::string sparse_json;
   for (const SparseFigures& f : sparse) {
