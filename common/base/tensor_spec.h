@@ -33,6 +33,9 @@ struct InitTensorSpec {
   uint64_t seed = 0;
   double a = 0, b = 0;  // uniform [a, b) or normal(mean a, std b)
   bool persistent = false;  // saved to <partition dir>/tensors/<name>.npy (see SaveTensor)
+  // Left out of step checkpoints: its maker recomputes every row before it
+  // reads one (layer-wise tables, roles/trainer/inference/layer_tables.h).
+  bool scratch = false;
 };
 
 }  // namespace dg

@@ -86,6 +86,7 @@ void EncodeInitTensor(Encoder* e, const InitTensorSpec& s) {
   e->F64(s.a);
   e->F64(s.b);
   e->Bool(s.persistent);
+  e->Bool(s.scratch);
 }
 
 Result<InitTensorSpec> DecodeInitTensor(const Frame& f) {
@@ -101,6 +102,7 @@ Result<InitTensorSpec> DecodeInitTensor(const Frame& f) {
   s.a = d.F64();
   s.b = d.F64();
   s.persistent = d.Bool();
+  s.scratch = d.Bool();
   DG_RETURN_IF_ERROR(d.Finish());
   DG_RETURN_IF_ERROR(CheckName("INIT_TENSOR", s.name));
   if (dt > uint8_t(DType::kBool)) return Status::Protocol("INIT_TENSOR: unknown dtype code " + std::to_string(dt));

@@ -353,6 +353,7 @@ Status PartitionStore::InitTensor(const InitTensorSpec& spec, bool* created) {
   }
   auto t = std::make_shared<MutableTensor>();
   t->persistent = spec.persistent;
+  t->scratch = spec.scratch && !spec.persistent;
   t->global_shape = spec.shape;
   DG_ASSIGN_OR_RETURN(t->data, Array::TryZeros(spec.dtype, local, "INIT_TENSOR '" + name + "'"));
   if (spec.init != Initializer::kZeros) {
@@ -683,7 +684,8 @@ Status PartitionStore::SaveCheckpoint(const std::string& dir, std::vector<std::s
   std::vector<std::pair<std::string, std::shared_ptr<MutableTensor>>> tensors;
   {
     std::shared_lock<std::shared_mutex> l(mutable_mu_);
-    for (const auto& [name, t] : mutable_) tensors.emplace_back(name, t);
+    for (const auto& [name, t] : mutable_)
+      if (!t->scratch) tensors.emplace_back(name, t);
   }
   std::ostringstream index;
   for (size_t i = 0; i < tensors.size(); ++i) {

@@ -129,7 +129,8 @@ class PartitionStore {
   Status LoadPersistent(const std::string& dir, std::vector<std::string>* loaded);
 
   // Step checkpoints (server index 0; docs/formats.md "Step checkpoint").
-  // SaveCheckpoint writes every mutable tensor (persistent or not) into the
+  // SaveCheckpoint writes every mutable tensor (persistent or not; not the
+  // scratch ones, InitTensorSpec::scratch) into the
   // existing directory `dir`: tensor-I.npy, its sparse optimizer state
   // tensor-I.sparse_opt once it has one, and `tensors` (one line per tensor:
   // "I persistent has_optimizer name") last; each tensor under its read lock.
@@ -175,6 +176,7 @@ class PartitionStore {
     Array data;  // rows [node_begin, node_end)
     std::vector<int64_t> global_shape;
     std::atomic<bool> persistent{false};
+    bool scratch = false;  // InitTensorSpec::scratch: not in step checkpoints
     mutable std::shared_mutex mu;                    // data and optimizer
     std::unique_ptr<SparseOptimizerState> optimizer;  // after the first SparseUpdate
   };

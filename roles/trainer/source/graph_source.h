@@ -24,6 +24,7 @@
 namespace dg {
 
 class CvStore;
+class LayerTables;
 class NeighborSource;
 
 // Rank 0 with save_predictions / save_embeddings: the nodes of the output
@@ -58,13 +59,16 @@ struct LinkOptions {
   // typed partition's destination type, one (first, count) per part).
   IdRanges negative_ranges;
   // Layer-wise evaluation: with full-neighbor evaluation (eval_fanouts empty), a
-  // model with forward_layer and a source, every node's embedding is computed
-  // first, one layer at a time over full-neighbor blocks (each trainer its
-  // NodeSplit share of the nodes, rows summed across trainers), and pairs are
-  // scored from that table. Null = node batches of the nodes involved. A typed
-  // model (typed contract, docs/models.md) always takes node batches: its
-  // forward_layer starts from hidden rows that only its forward computes.
+  // model with forward_layer, a source and layer tables, every node's
+  // embedding is computed first, one layer at a time over full-neighbor blocks
+  // (each trainer an even cut of the ids) into the tables
+  // (source/layer_tables.h: DistTensors in a job), and pairs are scored
+  // from the rows of the nodes involved. Null = node batches of the nodes
+  // involved. A typed model (typed contract, docs/models.md) always takes node
+  // batches: its forward_layer starts from hidden rows that only its forward
+  // computes.
   NeighborSource* layerwise_source = nullptr;
+  LayerTables* layer_tables = nullptr;
   std::string feature_name = "features";  // layer 0 input ("" = the embedding alone)
 };
 

@@ -14,6 +14,7 @@
 #include "common/storage/partition_seeds.h"
 #include "roles/job/job_client.h"
 #include "roles/trainer/source/cv_store.h"
+#include "roles/trainer/source/layer_tables.h"
 #include "roles/trainer/source/input_choice.h"
 #include "roles/trainer/model/model_facts.h"
 
@@ -243,6 +244,8 @@ Result<LinkInput> JobGraphSource::Links() {
   }
   in.nodes = nodes_;
   in.link.layerwise_source = neighbors_.get();  // full-neighbor evaluation: every node's embedding, layer by layer
+  layer_tables_ = MakeDistLayerTables(client_.get(), world_);
+  in.link.layer_tables = layer_tables_.get();
   in.link.feature_name = lo.feature_name;
   in.link.num_nodes = pc.num_nodes;
   spdlog::info("trainer {} of {}: link prediction on {} train edges ({} val / {} test held out here), {} {} negatives",

@@ -4,6 +4,7 @@
 
 #include "common/storage/typed_dataset.h"
 #include "roles/trainer/source/cv_store.h"
+#include "roles/trainer/source/layer_tables.h"
 
 namespace dg {
 
@@ -57,6 +58,8 @@ Result<LinkInput> LocalGraphSource::Links() {
   in.nodes = node_batches_.get();
   in.link.feature_name = FeatureName();
   in.link.num_nodes = num_nodes();
+  layer_tables_ = MakeLocalLayerTables(num_nodes());
+  in.link.layer_tables = layer_tables_.get();
   if (!in.outputs.typed()) in.outputs.predict = Predict(spec_.save_embeddings);
   return in;
 }

@@ -8,7 +8,8 @@
 
 #include "common/storage/neighbor_sampling.h"
 #include "common/io/npy.h"
-#include "roles/trainer/inference/full_neighbor_embedding.h"
+#include "roles/trainer/source/layer_tables.h"
+#include "roles/trainer/inference/source_form.h"
 #include "roles/trainer/inference/node_outputs.h"
 #include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/loop/trainer_setup.h"
@@ -69,25 +70,33 @@ Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const 
 }
 
 bool LinkTask::Layerwise() const {
-  return link_.layerwise_source && !typed_ && FullNeighborEval(spec_) &&
+  return link_.layerwise_source && link_.layer_tables && !typed_ && FullNeighborEval(spec_) &&
          m_.module.find_method("forward_layer").has_value();
 }
 
-// Every node's output, one layer at a time over full-neighbor blocks
-// (inference/full_neighbor_embedding.h).
-Result<torch::Tensor> LinkTask::EmbedAll() {
-  FullNeighborEmbedding o;
+// Every node's output, one layer at a time over full-neighbor blocks, into
+// the layer tables (inference/source_form.h); the name of the last one.
+Result<std::string> LinkTask::EmbedAll() {
+  SourceFormOptions o;
   o.source = link_.layerwise_source;
   o.num_nodes = link_.num_nodes;
   o.layers = static_cast<int>(spec_.fanouts.size());
-  o.batch_size = EvalBatchSize(spec_);
   o.feature_name = link_.feature_name;
   o.rows = hooks_.embedding;
   o.use_features = spec_.embedding.features;
-  o.world = hooks_.dp.world_size;
-  o.rank = hooks_.dp.rank;
-  o.sync = m_.sync.get();
-  return EmbedAllNodes(m_.module, spec_.model, o);
+  o.model = spec_.model;
+  std::unique_ptr<LayerwiseForm> form = MakeSourceForm(o, &m_.module, link_.layer_tables);
+  DG_RETURN_IF_ERROR(form->Check());
+  torch::NoGradGuard no_grad;
+  m_.module.train(false);
+  LayerShare share;
+  share.trainers_per_machine = hooks_.dp.world_size;
+  share.index = hooks_.dp.rank;
+  share.batch_size = EvalBatchSize(spec_);
+  share.tag = "link-eval";
+  share.log_layers = false;
+  DG_ASSIGN_OR_RETURN(LayerOutputs out, RunLayers(*form, *link_.layer_tables, share, o.layers));
+  return out.last;
 }
 
 Result<torch::Tensor> LinkTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
@@ -191,48 +200,60 @@ std::vector<int64_t> LinkTask::Negatives(const EdgeList& held) const {
   return neg;
 }
 
-// Metrics of `held` (this trainer's share; gathered over all trainers).
-Result<LinkMetrics> LinkTask::EvaluateEdges(const EdgeList& held) {
-  const int64_t P = static_cast<int64_t>(held.src.size()), K = spec_.link.eval_negatives;
-  const std::vector<int64_t> neg = Negatives(held);
-  // Rows of H for the pairs (s, d) and (s, n): global ids (layer-wise) or the
-  // rows of the node batches of the nodes involved.
+// Scores of held-out edges [lo, hi) and of their negatives, appended to *pos
+// and *negs. The rows of the pairs (s, d) and (s, n), each node involved once,
+// come from the last layer table (layer-wise) or from node batches (no
+// collectives in here).
+Status LinkTask::ScoreEdges(const EdgeList& held, const std::vector<int64_t>& neg, int64_t lo, int64_t hi,
+                            std::vector<float>* pos, std::vector<float>* negs) {
+  const int64_t n = hi - lo, K = spec_.link.eval_negatives;
+  std::unordered_map<int64_t, int64_t> row;
+  std::vector<int64_t> ids, ps(n), pd(n), ns(n * K), nd(n * K);
+  auto add = [&](int64_t g) {
+    auto it = row.emplace(g, static_cast<int64_t>(ids.size()));
+    if (it.second) ids.push_back(g);
+    return it.first->second;
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    ps[i] = add(held.src[lo + i]);
+    pd[i] = add(held.dst[lo + i]);
+  }
+  for (int64_t i = 0; i < n * K; ++i) {
+    nd[i] = add(neg[lo * K + i]);
+    ns[i] = ps[i / K];
+  }
   torch::Tensor H;
-  std::vector<int64_t> ps(held.src), pd(held.dst), nd(neg);
-  if (P > 0 && all_h_.defined()) {
-    H = all_h_;
-  } else if (P > 0) {  // node batches of the nodes involved (no collectives in here)
-    std::unordered_map<int64_t, int64_t> row;
-    std::vector<int64_t> ids;
-    auto add = [&](int64_t g) {
-      auto it = row.emplace(g, static_cast<int64_t>(ids.size()));
-      if (it.second) ids.push_back(g);
-      return it.first->second;
-    };
-    for (int64_t i = 0; i < P; ++i) {
-      ps[i] = add(held.src[i]);
-      pd[i] = add(held.dst[i]);
-    }
-    for (size_t i = 0; i < neg.size(); ++i) nd[i] = add(neg[i]);
+  if (!eval_table_.empty()) {
+    DG_ASSIGN_OR_RETURN(Array rows, link_.layer_tables->Read(eval_table_, ids));
+    H = ArrayTensor(rows);
+  } else {
     DG_ASSIGN_OR_RETURN(H, EmbedNodes(ids, kEvalSeed));
   }
+  torch::NoGradGuard no_grad;
+  DG_ASSIGN_OR_RETURN(torch::Tensor sp, Score(H.index_select(0, VectorTensor(ps)), H.index_select(0, VectorTensor(pd))));
+  DG_ASSIGN_OR_RETURN(torch::Tensor sn, Score(H.index_select(0, VectorTensor(ns)), H.index_select(0, VectorTensor(nd))));
+  sp = sp.to(torch::kFloat32).contiguous();
+  sn = sn.to(torch::kFloat32).contiguous();
+  pos->insert(pos->end(), sp.data_ptr<float>(), sp.data_ptr<float>() + sp.numel());
+  negs->insert(negs->end(), sn.data_ptr<float>(), sn.data_ptr<float>() + sn.numel());
+  return Status::OK();
+}
+
+// Metrics of `held` (this trainer's share; gathered over all trainers).
+// Layer-wise, the edges go in chunks, so a trainer holds the rows of one
+// chunk's nodes at a time; node batches take them all at once.
+Result<LinkMetrics> LinkTask::EvaluateEdges(const EdgeList& held) {
+  constexpr int64_t kEdgeChunk = 4096;
+  const int64_t P = static_cast<int64_t>(held.src.size());
+  const std::vector<int64_t> neg = Negatives(held);
+  const int64_t chunk = eval_table_.empty() ? std::max<int64_t>(P, 1) : kEdgeChunk;
   std::vector<float> pos_scores, neg_scores;
-  if (P > 0) {
-    torch::NoGradGuard no_grad;
-    std::vector<int64_t> ns(static_cast<size_t>(P * K));
-    for (int64_t i = 0; i < P; ++i)
-      for (int64_t j = 0; j < K; ++j) ns[i * K + j] = ps[i];
-    DG_ASSIGN_OR_RETURN(torch::Tensor sp, Score(H.index_select(0, VectorTensor(ps)), H.index_select(0, VectorTensor(pd))));
-    DG_ASSIGN_OR_RETURN(torch::Tensor sn, Score(H.index_select(0, VectorTensor(ns)), H.index_select(0, VectorTensor(nd))));
-    sp = sp.to(torch::kFloat32).contiguous();
-    sn = sn.to(torch::kFloat32).contiguous();
-    pos_scores.assign(sp.data_ptr<float>(), sp.data_ptr<float>() + sp.numel());
-    neg_scores.assign(sn.data_ptr<float>(), sn.data_ptr<float>() + sn.numel());
-  }
+  for (int64_t c = 0; c < P; c += chunk)
+    DG_RETURN_IF_ERROR(ScoreEdges(held, neg, c, std::min(P, c + chunk), &pos_scores, &neg_scores));
   // Every rank takes part in the gathers, even with nothing to evaluate.
   DG_ASSIGN_OR_RETURN(pos_scores, Gather(pos_scores));
   DG_ASSIGN_OR_RETURN(neg_scores, Gather(neg_scores));
-  return ComputeLinkMetrics(pos_scores, neg_scores, K);
+  return ComputeLinkMetrics(pos_scores, neg_scores, spec_.link.eval_negatives);
 }
 
 Result<torch::Tensor> LinkTask::EmbedNodes(const std::vector<int64_t>& ids, uint64_t seed_tag) {
@@ -254,35 +275,44 @@ Result<torch::Tensor> LinkTask::EmbedNodes(const std::vector<int64_t>& ids, uint
 }
 
 // embeddings.npy: layer-wise (every rank computes its share of every node's
-// rows, so every rank takes part) or by node batches on rank 0.
+// rows, so every rank takes part; rank 0 then copies them from the last table
+// into the file in chunks) or by node batches on rank 0.
 Status LinkTask::SaveOutputs() {
   if (!spec_.save_embeddings) return Status::OK();
   const NodeOutputRows& rows = in_.outputs;
   const std::vector<int64_t>& nodes = rows.typed() ? rows.embed : rows.predict;
-  torch::Tensor H;
-  if (Layerwise()) {
-    DG_ASSIGN_OR_RETURN(torch::Tensor all, EmbedAll());
+  if (!Layerwise()) {
     if (!hooks_.writer()) return Status::OK();
-    H = all.index_select(0, VectorTensor(nodes));
-  } else {
-    if (!hooks_.writer()) return Status::OK();
-    DG_ASSIGN_OR_RETURN(H, EmbedNodes(nodes, kPredictSeed));
+    DG_ASSIGN_OR_RETURN(torch::Tensor H, EmbedNodes(nodes, kPredictSeed));
+    if (rows.typed()) return WriteTypedEmbeddings(hooks_, rows, H);
+    return NpyWrite(hooks_.OutPath("embeddings.npy"), TensorArray(H.to(torch::kFloat32).contiguous()));
   }
-  if (rows.typed()) return WriteTypedEmbeddings(hooks_, rows, H);
-  return NpyWrite(hooks_.OutPath("embeddings.npy"), TensorArray(H.to(torch::kFloat32).contiguous()));
+  DG_ASSIGN_OR_RETURN(const std::string last, EmbedAll());
+  if (!hooks_.writer() || nodes.empty()) return Status::OK();
+  constexpr size_t kChunk = 65536;
+  NpyWriter out;
+  for (size_t c = 0; c < nodes.size(); c += kChunk) {
+    const std::vector<int64_t> ids(nodes.begin() + c, nodes.begin() + std::min(nodes.size(), c + kChunk));
+    DG_ASSIGN_OR_RETURN(Array h, link_.layer_tables->Read(last, ids));
+    if (c == 0)
+      DG_RETURN_IF_ERROR(out.Open(hooks_.OutPath("embeddings.npy"), DType::kFloat32,
+                                  {static_cast<int64_t>(nodes.size()), h.shape[1]}));
+    DG_RETURN_IF_ERROR(out.Append(h.data, h.nbytes()));
+  }
+  return out.Finish();
 }
 
 Result<Evaluation> LinkTask::Evaluate(int64_t /*epoch*/) {
   if (Layerwise()) {
     const auto t0 = Clock::now();
-    DG_ASSIGN_OR_RETURN(all_h_, EmbedAll());
+    DG_ASSIGN_OR_RETURN(eval_table_, EmbedAll());
     if (!spec_.quiet && hooks_.dp.rank == 0)
-      spdlog::info("evaluation: layer-wise full-neighbor embeddings of all {} nodes in {:.2f} s", all_h_.size(0),
+      spdlog::info("evaluation: layer-wise full-neighbor embeddings of all {} nodes in {:.2f} s", link_.num_nodes,
                    Since(t0));
   }
   auto val = EvaluateEdges(in_.val);
   auto test = val.ok() ? EvaluateEdges(in_.test) : Result<LinkMetrics>(val.status());
-  all_h_ = torch::Tensor();
+  eval_table_.clear();
   DG_RETURN_IF_ERROR(test.status());
   Evaluation e;
   e.val = val->auc;

@@ -9,15 +9,16 @@
 // negatives. An embedding (TrainHooks::embedding) is the input (or part of
 // it) and is updated sparsely, as in the node task.
 //
-// Evaluation: (layer-wise, see LinkOptions::layerwise_source in
-// source/graph_source.h, or node
-// batches) every val/test edge (s, d) is scored against
+// Evaluation: every val/test edge (s, d) is scored against
 // spec.link.eval_negatives pairs (s, n), n uniform over all nodes (typed
 // graphs: over the destination type's nodes, see LinkOptions::negative_first)
 // drawn from Rng(MixSeed(MixSeed(0x11dc, s), d)) -- independent of the job
 // seed, so numbers are comparable across runs. The embeddings of the nodes
-// involved come from `nodes` (a node BatchProvider) with the evaluation
-// fanouts. Scores are gathered from every trainer (sum all-reduce into place)
+// involved come either from the layer tables after the layer-wise driver has
+// computed every node's (LinkOptions::layer_tables in source/graph_source.h;
+// a trainer reads only the rows of its own edges) or from `nodes` (a node
+// BatchProvider) with the evaluation fanouts. Scores are gathered from every
+// trainer (sum all-reduce into place)
 // so MRR, Hits@1/10/50 and ROC-AUC (link_metrics.h) are exact over all
 // edges; the best model is the best validation AUC.
 #pragma once
@@ -54,7 +55,7 @@ class LinkTask : public EpochTask {
   LinkTask(const TrainSpec& spec, const TrainHooks& hooks, LinkInput input)
       : spec_(spec), hooks_(hooks), in_(std::move(input)), link_(in_.link) {}
   bool Layerwise() const;
-  Result<torch::Tensor> EmbedAll();
+  Result<std::string> EmbedAll();
   // The forward output of `ids` by node batches (evaluation fanouts), rows in
   // the order given; `seed_tag` picks the batches' sampling seed.
   Result<torch::Tensor> EmbedNodes(const std::vector<int64_t>& ids, uint64_t seed_tag);
@@ -62,6 +63,8 @@ class LinkTask : public EpochTask {
   Result<torch::Tensor> Score(const torch::Tensor& hs, const torch::Tensor& hd);
   Result<std::vector<float>> Gather(const std::vector<float>& mine);
   std::vector<int64_t> Negatives(const EdgeList& held) const;
+  Status ScoreEdges(const EdgeList& held, const std::vector<int64_t>& neg, int64_t lo, int64_t hi,
+                    std::vector<float>* pos, std::vector<float>* negs);
   Result<LinkMetrics> EvaluateEdges(const EdgeList& held);
 
   const TrainSpec& spec_;
@@ -72,7 +75,7 @@ class LinkTask : public EpochTask {
   bool has_score_ = false;
   bool typed_ = false;  // the typed contract (blocks with edge and node types)
   MiniBatch mb_;
-  torch::Tensor all_h_;  // layer-wise embeddings of every node during an evaluation (undefined otherwise)
+  std::string eval_table_;  // during a layer-wise evaluation: the layer table of every node's embedding
 };
 
 }  // namespace dg

@@ -1,0 +1,69 @@
+// SourceForm (source_form.h): full-neighbour layers over a NeighborSource.
+#include "roles/trainer/inference/source_form.h"
+
+#include "common/storage/neighbor_sampling.h"
+#include "roles/trainer/source/layer_tables.h"
+#include "roles/trainer/loop/training_state.h"
+#include "roles/trainer/model/model_runner.h"
+#include "roles/trainer/trainer_util.h"
+
+namespace dg {
+namespace {
+
+class SourceForm : public LayerwiseForm {
+ public:
+  SourceForm(const SourceFormOptions& o, torch::jit::Module* module, LayerTables* tables)
+      : o_(o), module_(module), tables_(tables) {}
+
+  Status Check() const override {
+    if (!o_.source || o_.num_nodes <= 0) return Status::InvalidArgument("layer-wise evaluation: no graph");
+    if (!HasForwardLayer(*module_))
+      return Status::InvalidArgument("model " + o_.model + ": layer-wise evaluation needs forward_layer(layer, x, block)");
+    return Status::OK();
+  }
+
+  Result<torch::Tensor> InputRows(const std::vector<int64_t>& /*dst*/) override {
+    return Status::Internal("a source form has no input layer of its own");
+  }
+
+  NodeRange LayerRange(int /*l*/, bool /*last*/) const override { return {0, o_.num_nodes}; }
+
+  Result<torch::Tensor> LayerRows(int l, const std::vector<int64_t>& dst, const std::string& input) override {
+    SampledNeighbors nb;
+    DG_RETURN_IF_ERROR(o_.source->SampleNeighbors(dst, SampleSpec(), &nb));  // every in-edge
+    std::vector<int64_t> src_nodes;
+    Block block = BuildBlock(dst, nb, &src_nodes, o_.num_nodes);
+    torch::Tensor x;
+    if (input.empty()) {  // layer 0: the nodes' own input
+      MiniBatch mb;
+      mb.input_nodes = src_nodes;
+      if (!o_.feature_name.empty()) {
+        DG_ASSIGN_OR_RETURN(mb.features, o_.source->Gather(o_.feature_name, src_nodes));
+      }
+      DG_ASSIGN_OR_RETURN(x, ModelInput(o_.rows, o_.use_features, mb, nullptr));
+    } else {
+      DG_ASSIGN_OR_RETURN(Array prev, tables_->Read(input, src_nodes));
+      x = ArrayTensor(prev);
+    }
+    try {
+      return module_->get_method("forward_layer")({int64_t{l}, x, BlockValue(block)}).toTensor();
+    } catch (const std::exception& e) {
+      return Status::InvalidArgument("model " + o_.model + ": forward_layer(" + std::to_string(l) +
+                                     ") failed: " + FirstLine(e.what()));
+    }
+  }
+
+ private:
+  const SourceFormOptions& o_;
+  torch::jit::Module* module_;
+  LayerTables* tables_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerwiseForm> MakeSourceForm(const SourceFormOptions& options, torch::jit::Module* module,
+                                              LayerTables* tables) {
+  return std::make_unique<SourceForm>(options, module, tables);
+}
+
+}  // namespace dg

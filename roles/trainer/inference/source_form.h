@@ -1,0 +1,37 @@
+// The layer-wise form (layerwise_form.h) of a graph behind a NeighborSource
+// with the model being trained: link prediction's full-neighbour evaluation
+// and embeddings, in a job and in train-local. Layer l's blocks hold every
+// in-edge of its nodes; layer 0 reads ModelInput of the sources (features
+// and learnt rows), later layers the previous layer's table. Every node is
+// computed at every layer, the trainers taking even contiguous cuts of the
+// ids (LayerShare: trainers_per_machine = world, index = rank).
+#pragma once
+
+#include <torch/script.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/storage/node_embedding.h"
+#include "roles/trainer/inference/layerwise_form.h"
+
+namespace dg {
+
+class NeighborSource;
+
+struct SourceFormOptions {
+  NeighborSource* source = nullptr;
+  int64_t num_nodes = 0;
+  int layers = 0;
+  std::string feature_name = "features";  // layer 0 ("" = the learnt rows alone)
+  NodeEmbedding* rows = nullptr;           // learnt rows of layer 0, or null
+  bool use_features = true;
+  std::string model;                       // names the model in errors
+};
+
+// `module`, `tables` and the options' pointers outlive the form.
+std::unique_ptr<LayerwiseForm> MakeSourceForm(const SourceFormOptions& options, torch::jit::Module* module,
+                                              LayerTables* tables);
+
+}  // namespace dg
