@@ -314,12 +314,6 @@ Status CheckCombinations(const Rules& r, const TrainSpec& s) {
   if (s.embedding.dim > 0)
     return r.Fail(r.yaml() ? "train.embedding" : "train.embedding.dim", "--embedding-dim",
                   "is not supported with " + cv);
-  // Its layers run as cv_input / cv_layer over history rows: there is no
-  // forward_layer pass to take the last hidden layer from.
-  if (s.save_embeddings)
-    return r.Fail("train.save_embeddings", "--save-embeddings",
-                  "is not supported with " + cv + " (" + r.Name("train.save_predictions", "--save-predictions") +
-                      " is; embeddings come from " + r.Name("train.algorithm", "--algorithm") + " sample)");
   if (s.layerwise_inference)
     return r.Fail("train.layerwise_inference", "layer-wise inference",
                   "is not supported with " + cv + " (its evaluation is already exact over all in-neighbours)");

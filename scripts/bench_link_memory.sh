@@ -9,7 +9,7 @@
 # (evaluation fanouts: every neighbour) and save_embeddings. Each binary runs
 # the same job ROUNDS times, alternating; the lines give each role's peak RSS
 # (the logs' `peak RSS` lines) and the evaluation's seconds.
-#   BASE_BIN=/path/to/old/distgnn scripts/bench_link_memory.sh [--nodes N] [--edges E] [--hidden D]
+#   [THIS_BIN=/path/to/distgnn] BASE_BIN=/path/to/old/distgnn scripts/bench_link_memory.sh [--nodes N] [--edges E] [--hidden D]
 #       [--rounds R] [--work DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-BIN=$PWD/build/distgnn
+BIN=${THIS_BIN:-$PWD/build/distgnn}
 [ -x "$BIN" ] || scripts/build.sh distgnn
 mkdir -p "$WORK"
 KEY="n${NODES}-e${EDGES}"

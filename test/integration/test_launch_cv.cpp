@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "test/integration/cora_launch_job.h"
 
@@ -16,11 +18,12 @@ using namespace dg::test;
 namespace {
 
 void WriteJob(const TempDir& dir, const std::string& file, const std::string& job, const std::string& train_extra,
-              int base) {
+              int base, int machines = 2, int samplers = 0) {
   std::ofstream y(dir / file);
-  y << "job: " << job << "\npartition: parts/cora.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
-    << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
-    << "processes: {servers: 1, trainers: 1, samplers_per_trainer: 0}\n"
+  y << "job: " << job << "\npartition: parts" << (machines == 2 ? "" : "1") << "/cora.json\nmachines:\n";
+  for (int m = 0; m < machines; ++m) y << "  - host: 127.0.0.1\n";
+  y << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4 << "}\n"
+    << "processes: {servers: 1, trainers: 1, samplers_per_trainer: " << samplers << "}\n"
     << "train: {model: gcn.pt, batch_size: 32, epochs: 30, lr: 0.01, weight_decay: 0.005, seed: 0" << train_extra
     << "}\noutput_dir: runs\n";
 }
@@ -82,4 +85,52 @@ TEST_CASE("launch: control-variate GCN on 2 partitions of Cora reaches >= 0.78, 
     CHECK(r.exit_code != 0);
     CHECK(r.output.find("train.cv_input") != std::string::npos);
   }
+}
+
+// The losses of every epoch line, in order.
+std::vector<double> EpochLosses(const std::string& metrics_path) {
+  std::vector<double> out;
+  std::istringstream in(ReadFile(metrics_path));
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find("\"loss\": ");
+    if (line.find("\"epoch\"") != std::string::npos && at != std::string::npos)
+      out.push_back(std::stod(line.substr(at + 8)));
+  }
+  return out;
+}
+
+TEST_CASE("launch: control variate with 2 sampler processes equals the trainer's own threads, epoch for epoch",
+          "[launch][cora][cv]") {
+  TempDir dir;
+  auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", "1", "--name", "cora",
+                       "--out", dir / "parts1"},
+                      120);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  r = RunDistgnn({"model", "export", "--arch", "gcn", "--in-dim", "1433", "--hidden", "64", "--classes", "7",
+                  "--dropout", "0.5", "-o", dir / "gcn.pt"},
+                 120);
+  REQUIRE(r.exit_code == 0);
+  const int base = FreePortRange(5);
+  const std::string cv = ", fanouts: [2], algorithm: control_variate, cv_input: feat_mean_1";
+  WriteJob(dir, "threads.yaml", "cv-threads", cv, base, 1, 0);
+  WriteJob(dir, "samplers.yaml", "cv-samplers", cv, base, 1, 2);
+  r = RunDistgnn({"propagate", "--config", dir / "threads.yaml", "--input", "features", "--hops", "1", "--norm",
+                  "mean", "--output", "feat_mean"},
+                 300);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  for (const char* job : {"threads", "samplers"}) {
+    r = RunDistgnn({"launch", dir / (std::string(job) + ".yaml"), "--set", "train.epochs=4"}, 300);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+  }
+  CHECK(ReadFile(dir / "runs/cv-samplers/logs/0-trainer-0.log").find("2 sampler process(es)") != std::string::npos);
+  const std::vector<double> a = EpochLosses(dir / "runs/cv-threads/metrics.jsonl"),
+                            b = EpochLosses(dir / "runs/cv-samplers/metrics.jsonl");
+  REQUIRE(a.size() == 4);
+  REQUIRE(b.size() == a.size());
+  for (size_t e = 0; e < a.size(); ++e) CHECK(b[e] == Approx(a[e]).epsilon(1e-5));
+  CHECK(FinalTestAcc(dir / "runs/cv-samplers/metrics.jsonl") ==
+        Approx(FinalTestAcc(dir / "runs/cv-threads/metrics.jsonl")).margin(1e-9));
 }

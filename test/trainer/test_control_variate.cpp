@@ -8,6 +8,9 @@
 #include <fstream>
 #include <regex>
 
+#include "common/io/npy.h"
+#include "common/storage/dataset.h"
+#include "roles/trainer/model/model_runner.h"
 #include "test/support/skip.h"
 #include "test/support/test_support.h"
 
@@ -92,6 +95,49 @@ TEST_CASE("a SAGE exported from Python with cv_input/cv_layer trains with contro
   const double acc = TrainCora(dir / "py.pt", dir / "cv", {"--algorithm", "control_variate", "--fanouts", "2"});
   WARN("Cora, Python-exported SAGE, control variate, 2 neighbours: test accuracy " << acc);
   CHECK(acc >= 0.75);
+}
+
+TEST_CASE("train-local control variate --save-predictions --save-embeddings: the exact forward of every node") {
+  test::TempDir dir;
+  Export(dir, "gcn", "gcn.pt");
+  TrainCora(dir / "gcn.pt", dir / "cv",
+            {"--algorithm", "control_variate", "--fanouts", "2", "--save-predictions",
+             "--save-embeddings"});
+  // The reference: cv_input and cv_layer of the trained model over Cora's
+  // whole undirected graph, densely.
+  auto ds = LoadDataset(test::CoraDir(), EdgeListOptions());
+  REQUIRE(ds.ok());
+  EdgeListOptions eo;
+  eo.undirected = true;
+  std::vector<int64_t> origin;
+  NormalizeEdges(&ds->edges, eo, &origin);
+  const int64_t n = ds->num_nodes;
+  torch::Tensor a = torch::zeros({n, n}, torch::kFloat32);  // a[dst][src]
+  auto acc = a.accessor<float, 2>();
+  for (size_t e = 0; e < ds->edges.src.size(); ++e) acc[ds->edges.dst[e]][ds->edges.src[e]] += 1;
+  const torch::Tensor deg = a.sum(1);
+  const torch::Tensor mean_op = a / deg.clamp_min(1).unsqueeze(1);
+  const Array& f = ds->node_data.at("features");
+  const torch::Tensor x = torch::from_blob(f.data, {f.shape[0], f.shape[1]}, torch::kFloat32);
+  auto m = LoadModel(dir / "cv/model.pt");
+  REQUIRE(m.ok());
+  m->eval();
+  torch::NoGradGuard ng;
+  const torch::Tensor h1 = m->get_method("cv_input")({x, mean_op.matmul(x), deg}).toTensor();
+  const torch::Tensor logits =
+      m->get_method("cv_layer")({torch::IValue(int64_t{1}), h1, mean_op.matmul(h1), deg}).toTensor();
+  auto emb = NpyRead(dir / "cv/embeddings.npy");
+  auto pred = NpyRead(dir / "cv/predictions.npy");
+  REQUIRE(emb.ok());
+  REQUIRE(pred.ok());
+  REQUIRE(emb->shape == std::vector<int64_t>{n, 64});
+  REQUIRE(pred->shape == std::vector<int64_t>{n});
+  const torch::Tensor got = torch::from_blob(emb->data, {n, 64}, torch::kFloat32);
+  const double err = (got - h1).abs().max().item<double>() / std::max(1.0, h1.abs().max().item<double>());
+  INFO("max relative difference " << err);
+  CHECK(err < 1e-4);
+  const torch::Tensor p = torch::from_blob(pred->data, {n}, torch::kInt64);
+  CHECK(p.eq(logits.argmax(1)).sum().item<int64_t>() >= n - 2);  // ties of float rounding aside
 }
 
 TEST_CASE("train-local --algorithm control_variate: one clear error per misuse") {

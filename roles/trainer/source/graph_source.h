@@ -88,6 +88,7 @@ struct LinkInput {
 // Control variate: the store the trainer samples and keeps history in.
 struct CvInput {
   CvStore* store = nullptr;
+  BatchProvider* batches = nullptr;       // training batches of the fanouts (features and labels gathered)
   std::vector<int64_t> train, val, test;  // this trainer's shares
   std::vector<int64_t> predict;           // as NodeOutputRows::predict (save_predictions)
   std::string input;  // the store's node array of propagated input (cv_input)

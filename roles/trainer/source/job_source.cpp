@@ -194,11 +194,15 @@ Result<CvInput> JobGraphSource::ControlVariate() {
   cv_store_ = std::make_unique<DistCvStore>(client_.get(), neighbors_.get());
   CvInput in;
   in.store = cv_store_.get();
+  in.batches = nodes_;
   in.train = std::move(seeds.train);
   in.val = std::move(seeds.val);
   in.test = std::move(seeds.test);
   DG_ASSIGN_OR_RETURN(in.predict, PredictOrder());
   in.input = cv_input;
+  spdlog::info("trainer {} of {}: control variate on {} train seeds, batches from {} {}", rank_, world_,
+               in.train.size(), samplers_ > 0 ? samplers_ : sampler_threads_,
+               samplers_ > 0 ? "sampler process(es)" : "sampling thread(s)");
   return in;
 }
 

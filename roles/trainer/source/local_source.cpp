@@ -68,12 +68,15 @@ Result<CvInput> LocalGraphSource::ControlVariate() {
   InMemoryGraph* graph = reader_->homogeneous();
   if (!graph) return Status::InvalidArgument("--algorithm control_variate needs a homogeneous dataset");
   cv_store_ = std::make_unique<LocalCvStore>(graph);
+  node_batches_ =
+      std::make_unique<LocalBatchProvider>(reader_->graph(), spec_.sampler_threads, kPrefetch, FeatureName());
   CvInput in;
   in.store = cv_store_.get();
+  in.batches = node_batches_.get();
   in.train = nodes_.train;
   in.val = nodes_.val;
   in.test = nodes_.test;
-  in.predict = Predict(spec_.save_predictions);
+  in.predict = Predict(spec_.save_predictions || spec_.save_embeddings);
   in.input = spec_.cv_input;
   if (in.input.empty()) {  // the propagated input, computed here
     in.input = "cv_input";

@@ -33,19 +33,30 @@ torch::Tensor BlockMean(const Block& b, const torch::Tensor& src) {
 }  // namespace
 
 Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool training, int64_t epoch, int64_t batch,
-                                       torch::Tensor* labels) {
+                                       torch::Tensor* labels, torch::Tensor* hidden) {
   MiniBatchOptions mo;
   mo.fanouts = training ? spec.fanouts : std::vector<int>(layers - 1, -1);
-  mo.feature_name = "";  // gathered below, in parallel with the rest
+  mo.feature_name = "";  // gathered by ForwardBatch, in parallel with the rest
   mo.label_name = "";
   DG_ASSIGN_OR_RETURN(MiniBatch mb, store->Sample(seeds, mo, spec.seed, training ? epoch : -1 - epoch, batch));
+  return ForwardBatch(mb, training, labels, hidden);
+}
+
+Result<torch::Tensor> CvModel::ForwardBatch(const MiniBatch& mb, bool training, torch::Tensor* labels,
+                                            torch::Tensor* hidden) {
   const std::vector<int64_t>& v0 = mb.input_nodes;
   // Every read of the batch depends only on the sampled node sets: issue
-  // them at once (the stores are thread-safe), then wait.
+  // them at once (the stores are thread-safe), then wait. Features and labels
+  // a batch maker gathered already are taken as they are.
   auto async = [](auto fn) { return std::async(std::launch::async, std::move(fn)); };
-  auto x_f = async([&] { return store->Gather(spec.features, v0); });
+  auto ready = [](const Array& a) {
+    std::promise<Result<Array>> p;
+    p.set_value(a);
+    return p.get_future();
+  };
+  auto x_f = mb.features.data ? ready(mb.features) : async([&] { return store->Gather(spec.features, v0); });
   auto ax_f = async([&] { return store->Gather(input, v0); });
-  auto y_f = async([&] { return store->Gather(spec.labels, seeds); });
+  auto y_f = mb.labels.data ? ready(mb.labels) : async([&] { return store->Gather(spec.labels, mb.seeds); });
   auto deg_f = async([&] { return store->InDegrees(v0); });
   std::vector<std::vector<int64_t>> prev(layers), cur(layers), full_deg(layers);
   std::vector<std::future<Result<Array>>> hist_f(layers), sums_f(layers);
@@ -86,6 +97,7 @@ Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool t
     } else {
       neigh = BlockMean(b, h);
     }
+    if (hidden && l + 1 == layers) *hidden = h.slice(0, 0, b.num_dst);
     h = module.get_method("cv_layer")({torch::IValue(static_cast<int64_t>(l)), h.slice(0, 0, b.num_dst), neigh,
                                        deg.slice(0, 0, b.num_dst)})
             .toTensor();
@@ -94,6 +106,7 @@ Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool t
 }
 
 Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const TrainHooks& hooks, CvInput input) {
+  if (!input.batches) return Status::Internal("control variate: the source gave no training batches");
   if (input.input.empty())
     return Status::InvalidArgument(
         "algorithm control_variate needs the propagated input (train.cv_input / --cv-input: the node array "
@@ -144,33 +157,24 @@ Status CvTask::InitHistory() {
   return Status::OK();
 }
 
-// Sampling counts epochs from 0 (epoch e of the loop samples as e - 1).
 Result<int64_t> CvTask::BeginEpoch(int64_t epoch) {
   if (seeds_.train.empty())
     return Status::InvalidArgument("no training nodes for trainer " + std::to_string(hooks_.dp.rank));
-  epoch_ = epoch - 1;
-  batch_ = 0;
-  order_ = EpochOrder(seeds_.train, true, cv_.spec.seed, epoch_);
-  steps_ = NumBatches(static_cast<int64_t>(seeds_.train.size()), cv_.spec.batch_size);
-  return steps_;
+  DG_RETURN_IF_ERROR(seeds_.batches->BeginEpoch(TrainRequest(cv_.spec, seeds_.train, epoch)));
+  return NumBatches(static_cast<int64_t>(seeds_.train.size()), cv_.spec.batch_size);
 }
 
-Result<bool> CvTask::NextBatch(bool /*skip*/, StepSplit* /*split*/) {
-  if (batch_ >= steps_) return false;
-  current_ = batch_++;
-  return true;
-}
+Result<bool> CvTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*seeds_.batches, &mb_, skip, split); }
 
-// The batch's sampling is part of its forward (CvModel::Forward reads the
-// store as it goes), so it counts as forward time.
+// The batch's history reads are part of its forward (CvModel::ForwardBatch
+// reads the store as it goes), so they count as forward time.
 Result<BatchLoss> CvTask::Loss() {
-  std::vector<int64_t> s = BatchSeeds(order_, cv_.spec.batch_size, current_);
   torch::Tensor labels;
-  DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, true, epoch_, current_, &labels));
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.ForwardBatch(mb_, true, &labels));
   BatchLoss out;
   out.loss = torch::nn::functional::cross_entropy(logits, labels);
   out.correct = logits.argmax(1).eq(labels).sum().item<int64_t>();
-  out.count = static_cast<int64_t>(s.size());
+  out.count = static_cast<int64_t>(mb_.seeds.size());
   out.items = out.count;
   return out;
 }
@@ -214,20 +218,35 @@ std::string CvTask::EpochJson(const EpochStats& st) const {
   return "\"seeds\": " + std::to_string(st.seeds) + ", \"algorithm\": \"control_variate\"";
 }
 
+// predictions.npy and embeddings.npy of CvInput::predict, in that order, from
+// the exact forward, appended batch by batch.
 Status CvTask::SaveOutputs() {
-  if (!hooks_.writer() || !cv_.spec.save_predictions || seeds_.predict.empty()) return Status::OK();
+  const TrainSpec& spec = cv_.spec;
+  if (!hooks_.writer() || !(spec.save_predictions || spec.save_embeddings) || seeds_.predict.empty())
+    return Status::OK();
   torch::NoGradGuard ng;
   cv_.module.train(false);
-  const int64_t bs = EvalBatchSize(cv_.spec);
+  const int64_t bs = EvalBatchSize(spec);
   const std::vector<int64_t>& nodes = seeds_.predict;
-  std::vector<torch::Tensor> preds;
-  for (int64_t b = 0; b < NumBatches(static_cast<int64_t>(nodes.size()), bs); ++b) {
-    torch::Tensor labels;
-    DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(BatchSeeds(nodes, bs, b), false, 0, b, &labels));
-    preds.push_back(logits.argmax(1));
+  const int64_t n = static_cast<int64_t>(nodes.size());
+  NpyWriter pred, emb;
+  if (spec.save_predictions) DG_RETURN_IF_ERROR(pred.Open(hooks_.OutPath("predictions.npy"), DType::kInt64, {n}));
+  for (int64_t b = 0; b < NumBatches(n, bs); ++b) {
+    torch::Tensor labels, hidden;
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(BatchSeeds(nodes, bs, b), false, 0, b, &labels, &hidden));
+    if (spec.save_predictions) {
+      const torch::Tensor p = logits.argmax(1).to(torch::kInt64).contiguous();
+      DG_RETURN_IF_ERROR(pred.Append(p.data_ptr(), p.numel() * sizeof(int64_t)));
+    }
+    if (spec.save_embeddings) {
+      const torch::Tensor h = hidden.to(torch::kFloat32).contiguous();
+      if (b == 0) DG_RETURN_IF_ERROR(emb.Open(hooks_.OutPath("embeddings.npy"), DType::kFloat32, {n, h.size(1)}));
+      DG_RETURN_IF_ERROR(emb.Append(h.data_ptr(), h.numel() * sizeof(float)));
+    }
   }
   cv_.module.train(true);
-  return NpyWrite(hooks_.OutPath("predictions.npy"), TensorArray(torch::cat(preds).to(torch::kInt64)));
+  if (spec.save_predictions) DG_RETURN_IF_ERROR(pred.Finish());
+  return spec.save_embeddings ? emb.Finish() : Status::OK();
 }
 
 Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const std::vector<int64_t>& seeds,

@@ -21,16 +21,20 @@
 // gradients flow through h^l of the sampled neighbours (the history is a
 // constant).
 //
-// The trainer samples its own batches from the CvStore (in-process, or the
-// servers' with history DistTensors and PULL_AGGREGATE): batch b of epoch e
-// is the same whatever happened before (seeded by the job seed, e - 1 and b),
-// so a resumed epoch skips its done batches without sampling them. The
+// Training batches are node batches of the fanouts (CvInput::batches: made in
+// this process or by sampler processes, which also gather the features and
+// labels), as the node task's: batch b of epoch e is the same whatever
+// happened before, so a resumed epoch skips its done batches. The trainer
+// reads the propagated input, the in-degrees and the history from the CvStore
+// (in-process, or the servers' with history DistTensors and PULL_AGGREGATE)
+// at the batch's step; evaluation samples from the store itself. The
 // history tensors are part of a step checkpoint: the servers' CHECKPOINT
 // holds theirs, the trainer's step directory an in-process store's
 // (CvStore::SaveHistory). Evaluation is exact (all in-neighbours, no history);
 // the numbers are accuracies, as the node task's, and predictions.npy
 // (save_predictions, rank 0) is the exact forward's argmax of
-// CvInput::predict, in that order; each epoch line adds
+// CvInput::predict, in that order, embeddings.npy (save_embeddings) its last
+// hidden rows (the input of the last cv_layer); each epoch line adds
 // "algorithm": "control_variate" and bytes_per_step is CvStore::bytes() over
 // the epoch's training steps.
 #pragma once
@@ -60,8 +64,14 @@ struct CvModel {
   // Logits of `seeds`; training: the CV estimator with the history (and the
   // history updated), else exact over all in-neighbours. `epoch` is the
   // sampling epoch (from 0), `batch` the batch's index in it.
+  // `hidden` (optional) gets the seeds' last hidden rows, the input of the
+  // last cv_layer.
   Result<torch::Tensor> Forward(const std::vector<int64_t>& seeds, bool training, int64_t epoch, int64_t batch,
-                                torch::Tensor* labels);
+                                torch::Tensor* labels, torch::Tensor* hidden = nullptr);
+  // The same for a batch sampled already (blocks[l - 1]: dst V_l, src V_{l-1};
+  // features and labels taken when gathered, else read here).
+  Result<torch::Tensor> ForwardBatch(const MiniBatch& mb, bool training, torch::Tensor* labels,
+                                     torch::Tensor* hidden = nullptr);
 };
 
 // One forward pass for `seeds` in eval mode (no dropout, no gradients), for
@@ -104,9 +114,7 @@ class CvTask : public EpochTask {
   CvModel cv_;
   ModelState m_;
   CvInput seeds_;
-  std::vector<int64_t> order_;  // the epoch's seeds, shuffled
-  int64_t epoch_ = 0, batch_ = 0, steps_ = 0;
-  int64_t current_ = 0;  // the batch NextBatch read last
+  MiniBatch mb_;  // the batch NextBatch read last
 };
 
 }  // namespace dg
