@@ -155,9 +155,9 @@ TEST_CASE("MakeTask: every combination of task, algorithm, learnt rows and outpu
             (Check(c, dir.path(), plain, wide) ? built : refused) += 1;
           }
   // node/sample: all 8; link/sample: the 4 without save_predictions; control
-  // variate: node without learnt rows or embeddings (2).
-  CHECK(built == 14);
-  CHECK(refused == 18);
+  // variate: node without learnt rows (4).
+  CHECK(built == 16);
+  CHECK(refused == 16);
 }
 
 }  // namespace dg
