@@ -3,7 +3,11 @@
 // forward(x, blocks) for the exported SAGE (1 to 3 layers) and the Python
 // export; models that need every source row (gcn, gat) or drop input
 // features per source (input_dropout) do not offer it; a forward_agg with
-// another signature is an error naming the file.
+// another signature is an error naming the file. The typed rgcn and
+// hetero-sage: forward_agg on per-relation means of the featured source types
+// (garbage in the feature columns it must not read) equals forward on random
+// typed blocks, with and without bases and learnt rows, 1 and 2 layers; it is
+// not offered with input dropout or without a relation out of a featured type.
 #include "test/support/torch_catch.h"
 
 #include <cstdlib>

@@ -13,7 +13,10 @@
 // and, for sage without input_dropout, the pre-aggregated first layer
 // (common/client/block_input.h):
 //   forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor
-// (rgcn and hetero-sage: the typed form, TypedForwardAgg in model_export.cpp).
+// (rgcn and hetero-sage with relation_src_types and no input_dropout: the
+// typed form forward_agg(self, x, neigh_mean, blocks) over typed blocks and
+// the attribute agg_relations: List[int], the relations out of types with
+// features, whose means come from neigh_mean; docs/models.md).
 // Dropout is applied while training to the input of every hidden layer
 // (`dropout`) and, only if input_dropout > 0, to the raw input features, as
 // DGL's examples do; no mask is drawn at p = 0 or in eval mode. Aggregations
