@@ -13,20 +13,25 @@
 #   loss        trainer 0's loss of the last epoch (same data and seeds: runs agree)
 #   cache_hit   with train.feature_cache_mb: the cache's hit rate over epochs 2..
 # --graph rmat runs the same settings on an R-MAT graph of the same size
-# (skewed degrees) instead of DGL's uniform one.
+# (skewed degrees) instead of DGL's uniform one. --graph mag runs RGCN on the
+# ogbn-mag-shaped typed graph instead (`generate --hetero mag`, --papers N
+# papers, default 100000, 128-d paper features, 64 classes, 10 % train;
+# partitioned --undirected; scripts/bench_mag.sh's model and settings: hidden
+# 64, one weight per relation, no node embedding, fanouts 10,10 per edge type,
+# batch 1000, lr 0.01).
 # --loopback runs the same job with both machines on 127.0.0.1 inside one
 # private namespace (bytes = its lo counter, i.e. all traffic between the two).
 # Interleaved A/B: every binary in --bin (default build/distgnn) runs once per
 # round, in order, so all see the same machine. The last stdout line is JSON.
 #
-#   scripts/bench_hosts.sh --hosts 2 --rate 1gbit [--rounds 2] [--epochs 4] [--graph uniform|rmat]
+#   scripts/bench_hosts.sh --hosts 2 --rate 1gbit [--rounds 2] [--epochs 4] [--graph uniform|rmat|mag] [--papers N]
 #       [--bin NAME=PATH[,KEY=VALUE...]]...   e.g. --bin main=/tmp/base/distgnn
 #       --bin f16=build/distgnn,train.feature_wire_dtype=float16
 #   scripts/bench_hosts.sh --loopback ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-HOSTS=2 RATE="" ROUNDS=2 EPOCHS=4 LOOPBACK=0 GRAPH=uniform WORK=${TMPDIR:-/tmp}/distgnn-bench-hosts
+HOSTS=2 RATE="" ROUNDS=2 EPOCHS=4 LOOPBACK=0 GRAPH=uniform PAPERS=100000 WORK=${TMPDIR:-/tmp}/distgnn-bench-hosts
 PREFIX=${DISTGNN_BENCH_PREFIX:-wbench}
 BINS=()
 while [ $# -gt 0 ]; do
@@ -37,6 +42,7 @@ while [ $# -gt 0 ]; do
     --epochs) EPOCHS=$2; shift ;;
     --loopback) LOOPBACK=1 ;;
     --graph) GRAPH=$2; shift ;;
+    --papers) PAPERS=$2; shift ;;
     --dgl-setting) ;;  # the only setting here
     --bin) BINS+=("$2"); shift ;;
     --work) WORK=$2; shift ;;
@@ -46,7 +52,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" = 0 ] || { echo "bench_hosts.sh: needs root (network namespaces)" >&2; exit 1; }
 [ "$HOSTS" = 2 ] || { echo "bench_hosts.sh: DGL's setting has 2 partitions: --hosts 2" >&2; exit 2; }
-case "$GRAPH" in uniform|rmat) ;; *) echo "bench_hosts.sh: --graph: uniform or rmat, got $GRAPH" >&2; exit 2 ;; esac
+case "$GRAPH" in uniform|rmat|mag) ;; *) echo "bench_hosts.sh: --graph: uniform, rmat or mag, got $GRAPH" >&2; exit 2 ;; esac
 [ "$EPOCHS" -ge 2 ] || { echo "bench_hosts.sh: --epochs must be >= 2 (epoch 1 warms up)" >&2; exit 2; }
 [ ${#BINS[@]} -gt 0 ] || BINS=("ours=$ROOT/build/distgnn")
 BIN0=${BINS[0]#*=}
@@ -57,7 +63,28 @@ WORK=$(cd "$WORK" && pwd)
 
 # DGL's graph (or R-MAT's), partitioned once (shared with bench_train.sh --dgl-setting's layout).
 KEY="$GRAPH-n100000-e2000000-f100-c10-t1.0"
+[ "$GRAPH" = mag ] && KEY="mag-p$PAPERS-f128-c64-t0.1"
 DATA=$WORK/data-$KEY PARTS=$WORK/parts-$KEY
+MODEL=$WORK/sage-f100-h16-c10.pt
+EXPORTER=$ROOT/build/distgnn
+[ -x "$EXPORTER" ] || EXPORTER=$BIN0
+FANOUTS="[10, 25]" LR=0.003
+if [ "$GRAPH" = mag ]; then
+  if [ ! -f "$DATA/.done" ]; then
+    rm -rf "$DATA"
+    "$BIN0" generate --hetero mag --nodes "$PAPERS" --feat-dim 128 --classes 64 --train-frac 0.1 --val-frac 0.01 \
+        --test-frac 0.01 --seed 1 --out "$DATA" --force
+    touch "$DATA/.done"
+  fi
+  if [ ! -f "$PARTS/.done" ]; then
+    "$BIN0" partition --dataset "$DATA" --undirected --num-parts 2 --method metis --name bench --out "$PARTS" --force
+    touch "$PARTS/.done"
+  fi
+  MODEL=$WORK/rgcn-$KEY.pt
+  "$EXPORTER" model export --arch rgcn --partition-config "$PARTS/bench.json" --hidden 64 --bases 0 \
+      --embedding-dim 0 --classes 64 --seed 0 -o "$MODEL" >/dev/null
+  FANOUTS="[10, 10]" LR=0.01
+fi
 if [ ! -f "$DATA/.done" ]; then
   rm -rf "$DATA"
   "$BIN0" generate --model "$GRAPH" --all-train --nodes 100000 --edges 2000000 --feat-dim 100 --classes 10 \
@@ -69,10 +96,7 @@ if [ ! -f "$PARTS/.done" ]; then
   touch "$PARTS/.done"
 fi
 # Exported by this tree's build (its SAGE has forward_agg; an older binary ignores the method).
-MODEL=$WORK/sage-f100-h16-c10.pt
-EXPORTER=$ROOT/build/distgnn
-[ -x "$EXPORTER" ] || EXPORTER=$BIN0
-"$EXPORTER" model export --arch sage --in-dim 100 --hidden 16 --classes 10 --layers 2 -o "$MODEL" >/dev/null
+[ "$GRAPH" = mag ] || "$EXPORTER" model export --arch sage --in-dim 100 --hidden 16 --classes 10 --layers 2 -o "$MODEL" >/dev/null
 
 STATE=/tmp/distgnn-netns-$PREFIX
 LO_NS=$PREFIX-lo
@@ -139,10 +163,10 @@ ports: {server: $port, trainer: $((port + 4)), rendezvous: $((port + 8))}
 processes: {servers: 1, trainers: 1, samplers_per_trainer: 0}
 train:
   model: $MODEL
-  fanouts: [10, 25]
+  fanouts: $FANOUTS
   batch_size: 1000
   epochs: $EPOCHS
-  lr: 0.003
+  lr: $LR
   eval_every: 1000000
   eval_full_neighbors: false
   seed: 0

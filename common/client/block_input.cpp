@@ -83,10 +83,15 @@ struct SumPiece {
 // from the mmap (machine-local partition) or sent (remote; kept in `sent`).
 class SumSplitter {
  public:
-  SumSplitter(DistGraphClient* client, const BlockInputOptions& o, float* neigh)
+  // base[q]: the global id of row 0 of partition q's o.feature_name (null:
+  // the partition's first node; a typed partition's "<type>/features" starts
+  // at the type's first id on q).
+  SumSplitter(DistGraphClient* client, const BlockInputOptions& o, float* neigh,
+              const std::vector<int64_t>* base = nullptr)
       : client_(client),
         o_(o),
         neigh_(neigh),
+        base_(base ? base : &client->config().node_map),
         cache_(CacheFor(client, o)),
         open_(static_cast<size_t>(client->config().num_parts)),
         all_cached_(open_.size(), 0) {}
@@ -95,7 +100,7 @@ class SumSplitter {
   template <typename Id>
   Status Add(int64_t pos, const Id* src, int64_t n) {
     const PartitionBook& book = client_->book();
-    const std::vector<int64_t>& base = client_->config().node_map;
+    const std::vector<int64_t>& base = *base_;
     const int64_t F = cache_ ? cache_->cols() : 0;
     if (cache_) AllCached(client_, *cache_, src, n, &all_cached_);
     for (int64_t t = 0; t < n; ++t) {
@@ -160,6 +165,7 @@ class SumSplitter {
   DistGraphClient* client_;
   const BlockInputOptions& o_;
   float* neigh_;
+  const std::vector<int64_t>* base_;
   const FeatureCache* cache_;
   std::vector<SumPiece> open_;  // per partition
   std::vector<char> all_cached_;  // per partition, for the row being added
@@ -580,12 +586,148 @@ void DivideByDegree(const Block& b0, int64_t num_rows, int64_t F, float* np) {
   }
 }
 
+// One aggregated relation of a typed block 0: the sums of its sources'
+// "<type>/features" rows per destination with r-edges (in destination
+// order), made where those rows live.
+struct TypedRelationSums {
+  int relation = 0;
+  int64_t cols = 0;
+  BlockInputOptions o;        // feature_name "<source type>/features"
+  std::vector<int64_t> base;  // per partition: the source type's first id there
+  std::vector<int64_t> deg;   // per destination with r-edges: their number
+  Array sums;                 // float32 [deg.size(), cols]
+  std::unique_ptr<SumSplitter> split;
+};
+
+// The aggregated relations' sums of block 0, sent (remote partitions) or made
+// (machine-local ones) run by run: each destination's edges of one relation
+// are one run (the block groups a destination's edges by edge type).
+Status SendTypedSums(DistGraphClient* client, const BlockInputOptions& o, const MiniBatch& mb,
+                     std::vector<std::unique_ptr<TypedRelationSums>>* out) {
+  const PartitionConfig& c = client->config();
+  const Block& b0 = mb.blocks[0];
+  std::vector<int> slot(c.edge_types.size(), -1);
+  for (int r : TypedAggregatedRelations(c)) {
+    auto s = std::make_unique<TypedRelationSums>();
+    const int t = c.edge_types[r].src_type;
+    s->relation = r;
+    s->o = o;
+    s->o.feature_name = c.node_types[t] + "/features";
+    s->cols = c.node_data.at(s->o.feature_name).shape[1];
+    for (int p = 0; p < c.num_parts; ++p) s->base.push_back(c.node_type_offsets[p][t]);
+    slot[r] = static_cast<int>(out->size());
+    out->push_back(std::move(s));
+  }
+  std::vector<int64_t> last(out->size(), -1);  // first pass: the destinations of each relation
+  for (int64_t d = 0; d < b0.num_dst; ++d)
+    for (int64_t e = b0.indptr[d]; e < b0.indptr[d + 1]; ++e) {
+      const int k = slot[b0.etypes[e]];
+      if (k < 0) continue;
+      TypedRelationSums& s = *(*out)[k];
+      if (last[k] != d) s.deg.push_back(0);
+      last[k] = d;
+      ++s.deg.back();
+    }
+  for (auto& s : *out) {
+    DG_ASSIGN_OR_RETURN(s->sums, Array::TryZeros(DType::kFloat32, {static_cast<int64_t>(s->deg.size()), s->cols},
+                                                 "batch input sums"));
+    s->split = std::make_unique<SumSplitter>(client, s->o, s->sums.as<float>(), &s->base);
+  }
+  std::fill(last.begin(), last.end(), -1);
+  std::vector<int64_t> pos(out->size(), -1), src;
+  for (int64_t d = 0; d < b0.num_dst; ++d) {
+    for (int64_t e = b0.indptr[d], end = e; e < b0.indptr[d + 1]; e = end) {
+      const int64_t r = b0.etypes[e];
+      for (src.clear(); end < b0.indptr[d + 1] && b0.etypes[end] == r; ++end)
+        src.push_back(mb.input_nodes[b0.indices[end]]);
+      const int k = slot[r];
+      if (k < 0) continue;
+      if (last[k] != d) ++pos[k];
+      last[k] = d;
+      DG_RETURN_IF_ERROR((*out)[k]->split->Add(pos[k], src.data(), static_cast<int64_t>(src.size())));
+    }
+  }
+  for (auto& s : *out) DG_RETURN_IF_ERROR(s->split->Flush());
+  return Status::OK();
+}
+
+// The feature rows block 0's model input reads with the aggregated relations
+// left out: its destinations' and the other relations' sources' (float32
+// [num_src, F_max], PullTypedNodeRows' rows; zero rows for the rest).
+Status FillTypedInputRows(DistGraphClient* client, const BlockInputOptions& o, const std::vector<char>& aggregated,
+                          MiniBatch* mb) {
+  const Block& b0 = mb->blocks[0];
+  std::vector<char> need(static_cast<size_t>(b0.num_src), 0);
+  std::fill(need.begin(), need.begin() + b0.num_dst, 1);
+  for (size_t e = 0; e < b0.indices.size(); ++e)
+    if (!aggregated[b0.etypes[e]]) need[b0.indices[e]] = 1;
+  std::vector<int64_t> ids, pos;
+  for (int64_t i = 0; i < b0.num_src; ++i)
+    if (need[i]) {
+      ids.push_back(mb->input_nodes[i]);
+      pos.push_back(i);
+    }
+  DG_ASSIGN_OR_RETURN(Array rows, PullTypedNodeRows(client, "features", ids, o.wire));
+  DG_ASSIGN_OR_RETURN(Array x, Array::TryZeros(DType::kFloat32, {b0.num_src, rows.shape[1]}, "batch input rows"));
+  const size_t rb = rows.row_bytes();
+  for (size_t k = 0; k < pos.size(); ++k)
+    std::memcpy(static_cast<uint8_t*>(x.data) + pos[k] * rb, static_cast<const uint8_t*>(rows.data) + k * rb, rb);
+  mb->features = std::move(x);
+  return Status::OK();
+}
+
+// A typed block 0 aggregated per relation (see FillBlockInput in the header):
+// the sums go out first, the rows are pulled while they are in flight.
+Status FillTypedAggregated(DistGraphClient* client, const BlockInputOptions& o, MiniBatch* mb) {
+  const PartitionConfig& c = client->config();
+  const Block& b0 = mb->blocks[0];
+  if (b0.etypes.size() != b0.indices.size() || static_cast<int64_t>(mb->input_nodes.size()) != b0.num_src)
+    return Status::InvalidArgument("FillBlockInput: block 0 of a typed batch without an edge type per edge");
+  for (int64_t r : b0.etypes)
+    if (r < 0 || r >= static_cast<int64_t>(c.edge_types.size()))
+      return Status::InvalidArgument("FillBlockInput: edge type " + std::to_string(r) + " is not one of the " +
+                                     std::to_string(c.edge_types.size()) + " of " + c.path);
+  std::vector<std::unique_ptr<TypedRelationSums>> sums;
+  Status st = SendTypedSums(client, o, *mb, &sums);
+  std::vector<char> aggregated(c.edge_types.size(), 0);
+  for (const auto& s : sums) aggregated[s->relation] = 1;
+  if (st.ok()) st = FillTypedInputRows(client, o, aggregated, mb);
+  const auto deadline = client->CallDeadline();
+  for (auto& s : sums)  // every answer waited for, so none outlives this call
+    if (s->split) st = ReceiveSumPieces(s->split->sent, s->o, s->cols, s->sums.as<float>(), deadline, st);
+  DG_RETURN_IF_ERROR(st);
+  int64_t groups = 0;
+  for (const auto& s : sums) groups += static_cast<int64_t>(s->deg.size());
+  const int64_t F = mb->features.shape[1];
+  DG_ASSIGN_OR_RETURN(Array mean, Array::TryZeros(DType::kFloat32, {groups, F}, "batch input means"));
+  float* out = mean.as<float>();
+  for (const auto& s : sums)
+    for (size_t i = 0; i < s->deg.size(); ++i, out += F) {
+      const float inv = s->deg[i] > 1 ? 1.0f / static_cast<float>(s->deg[i]) : 1.0f;
+      const float* row = s->sums.as<float>() + static_cast<int64_t>(i) * s->cols;
+      for (int64_t j = 0; j < s->cols; ++j) out[j] = s->deg[i] > 1 ? row[j] * inv : row[j];
+    }
+  mb->input_neigh_mean = std::move(mean);
+  return Status::OK();
+}
+
 }  // namespace
+
+std::vector<int> TypedAggregatedRelations(const PartitionConfig& c) {
+  std::vector<int> out;
+  for (int r = 0; r < static_cast<int>(c.edge_types.size()); ++r) {
+    auto it = c.node_data.find(c.node_types[c.edge_types[r].src_type] + "/features");
+    if (it != c.node_data.end() && it->second.dtype == DType::kFloat32 && it->second.shape.size() == 2 &&
+        it->second.shape[1] > 0)
+      out.push_back(r);
+  }
+  return out;
+}
 
 Status FillBlockInput(DistGraphClient* client, const BlockInputOptions& o, MiniBatch* mb) {
   if (mb->blocks.empty()) return Status::InvalidArgument("FillBlockInput: a batch without blocks");
   if (client->config().typed() && o.feature_name == "features") {  // rows by type, none aggregated
-    if (o.aggregate) return Status::InvalidArgument("FillBlockInput: block 0 of a typed partition is not aggregated");
+    if (o.aggregate) return FillTypedAggregated(client, o, mb);
     DG_ASSIGN_OR_RETURN(mb->features, PullTypedNodeRows(client, o.feature_name, mb->input_nodes, o.wire));
     return Status::OK();
   }
@@ -685,7 +827,7 @@ Status BlockInputProvider::BeginEpoch(const EpochRequest& request) {
   opts.owner_offsets = source_->owner_offsets();
   return batches_.Begin(request, [this, opts, job_seed = request.job_seed, epoch = request.epoch](
                                      int64_t b, const std::vector<int64_t>& seeds) -> Result<MiniBatch> {
-    if (options_.aggregate && options_.sample_at_owner)
+    if (options_.aggregate && options_.sample_at_owner && !client_->config().typed())
       return SampleBlockInput(client_, source_, options_, seeds, opts, job_seed, epoch, b);
     DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(source_, seeds, opts, job_seed, epoch, b));
     const auto t0 = std::chrono::steady_clock::now();

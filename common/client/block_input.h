@@ -14,9 +14,20 @@
 // rows of every input node, as a PULL gives them, in the wire dtype.
 // Machine-local partitions are read from the mmap (no wire, float32).
 // Rows travel in `wire` (float32 / float16 / bfloat16); sums are float32
-// on the server and rounded once. On a typed partition (no aggregation)
-// "features" are PullTypedNodeRows' (common/client/typed_node_rows.h) in
-// `wire`. Trainer threads and sampler processes (roles/sampler/sampler.h)
+// on the server and rounded once. On a typed partition "features" are
+// PullTypedNodeRows' (common/client/typed_node_rows.h) in `wire`; with
+// `aggregate` (a typed model's forward_agg) block 0 keeps its sources and
+// edges, the relations of TypedAggregatedRelations are summed per
+// destination where their sources' "<type>/features" rows live (PULL_BLOCK
+// addressed from the type's first id on each partition; SAMPLE_BLOCK is not
+// used), and the batch carries
+//   features          float32 [num_src0, F_max]  the rows of block 0's
+//                     destinations and of the other relations' sources
+//                     (zero rows for sources reached by aggregated relations alone)
+//   input_neigh_mean  float32 [G, F_max]  relation by relation (ascending),
+//                     one row per destination with at least one edge of it
+//                     (ascending): the mean of those sources' rows, padded
+// Trainer threads and sampler processes (roles/sampler/sampler.h)
 // both make their node batches with MakeNodeBatchMaker. Torch-free.
 #pragma once
 
@@ -77,6 +88,10 @@ class BlockInputProvider : public BatchProvider {
   const std::string label_name_;
   BatchPrefetcher batches_;  // last: destroyed (its workers joined) first
 };
+
+// A typed partition's relations whose source type has float32 features
+// ("<type>/features"): the ones a typed block 0 aggregates, in edge type order.
+std::vector<int> TypedAggregatedRelations(const PartitionConfig& config);
 
 // Whether PULL_BLOCK can serve this partitioning (every part < 2^31 nodes and
 // the feature array float32 [N, F]); the error says why not.

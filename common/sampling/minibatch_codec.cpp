@@ -72,7 +72,8 @@ Array DecodeOptionalArray(Decoder* d, const char* what) {
 }
 
 // Feature rows: one per input node, or with block 0 aggregated (a neighbour
-// mean present) one per block-0 destination beside its mean row.
+// mean present) one per block-0 destination beside its mean row (typed: one
+// per input node beside G per-relation mean rows).
 Status CheckInputRows(const MiniBatch& mb) {
   const Array& x = mb.features;
   const Array& mean = mb.input_neigh_mean;
@@ -80,6 +81,15 @@ Status CheckInputRows(const MiniBatch& mb) {
     if (x.data != nullptr && x.rows() != static_cast<int64_t>(mb.input_nodes.size()))
       return Status::Protocol("MINIBATCH: " + std::to_string(x.rows()) + " feature rows for " +
                               std::to_string(mb.input_nodes.size()) + " input nodes");
+    return Status::OK();
+  }
+  if (!mb.input_ntypes.empty()) {  // typed: every input node's row, and per-relation means (block_input.h)
+    if (x.dtype != DType::kFloat32 || x.shape.size() != 2 || x.rows() != static_cast<int64_t>(mb.input_nodes.size()) ||
+        mean.dtype != DType::kFloat32 || mean.shape.size() != 2 || mean.shape[1] != x.shape[1])
+      return Status::Protocol("MINIBATCH: an aggregated typed block 0 of " + std::to_string(mb.input_nodes.size()) +
+                              " sources needs float32 [" + std::to_string(mb.input_nodes.size()) +
+                              ", F] features and float32 [G, F] input_neigh_mean, got " + DTypeName(x.dtype) + " " +
+                              x.ShapeString() + " and " + DTypeName(mean.dtype) + " " + mean.ShapeString());
     return Status::OK();
   }
   const int64_t dst = mb.blocks.empty() ? 0 : mb.blocks.front().num_dst;

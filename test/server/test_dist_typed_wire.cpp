@@ -2,7 +2,8 @@
 // real servers of a 2-partition IMDB on 127.0.0.1: the rows PullTypedNodeRows
 // gives in float16 / bfloat16 are the float32 rows rounded as the wire rounds
 // them, bit for bit, at half the bytes (machine-local rows stay float32); BlockInputProvider's
-// typed batches are LocalBatchProvider's with those rows; a PULL_BLOCK of a
+// typed batches are LocalBatchProvider's with those rows (aggregated: the same
+// edges, with per-relation means); a PULL_BLOCK of a
 // per-type array past its rows and a SAMPLE_BLOCK of one are refused, and the
 // server keeps serving.
 #include <catch2/catch.hpp>
@@ -140,12 +141,27 @@ TEST_CASE("typed feature rows in float16 and bfloat16 are the float32 rows round
       for (int64_t i = 0; i < b.features.rows(); ++i) REQUIRE(RowIs(a.features, i, RoundedRow(b.features, i, o.wire)));
     }
     CHECK(batches == 3);
-    o.aggregate = true;  // no typed model aggregates block 0
-    o.sample_at_owner = false;
-    BlockInputProvider agg_pull(remote->get(), &source, o, 1);
-    MiniBatch mb;
-    REQUIRE(agg_pull.BeginEpoch(req).ok());
-    CHECK(agg_pull.Next(&mb).status().message().find("typed partition is not aggregated") != std::string::npos);
+    // Aggregated: the same edges (block 0 is sampled by the trainer, never
+    // SAMPLE_BLOCK on a typed partition), per-relation means beside the rows
+    // (test_dist_typed_agg.cpp checks their numbers).
+    o.aggregate = true;
+    BlockInputProvider agg(remote->get(), &source, o, 2);
+    LocalBatchProvider again(&source, 1);
+    REQUIRE(agg.BeginEpoch(req).ok());
+    REQUIRE(again.BeginEpoch(req).ok());
+    for (MiniBatch a, b;;) {
+      auto more_a = agg.Next(&a);
+      auto more_b = again.Next(&b);
+      REQUIRE(more_a.ok());
+      REQUIRE(more_b.ok());
+      REQUIRE(*more_a == *more_b);
+      if (!*more_a) break;
+      CHECK(a.input_nodes == b.input_nodes);
+      CHECK(a.blocks[0].etypes == b.blocks[0].etypes);
+      CHECK(a.features.shape == b.features.shape);
+      REQUIRE(a.input_neigh_mean.shape.size() == 2);
+      CHECK(a.input_neigh_mean.shape[1] == b.features.shape[1]);
+    }
   }
 
   SECTION("a per-type array is read within its rows; SAMPLE_BLOCK refuses it") {

@@ -189,6 +189,117 @@ std::string MlpSource(const ModelSpec& spec) {
 // cost 0.7 points of test accuracy, docs/models.md).
 bool UsesBases(const ModelSpec& s) { return s.arch == ModelArch::kRgcn && s.bases < s.num_relations; }
 
+// The relations whose source type has features: forward_agg takes their
+// means from the servers (empty: no forward_agg).
+std::vector<int> AggregatedRelations(const ModelSpec& spec) {
+  std::vector<int> out;
+  if (spec.input_dropout > 0 || static_cast<int>(spec.relation_src_types.size()) != spec.num_relations) return out;
+  for (int r = 0; r < spec.num_relations; ++r) {
+    const int t = spec.relation_src_types[r];
+    if (t >= 0 && t < static_cast<int>(spec.type_feature_dims.size()) && spec.type_feature_dims[t] > 0)
+      out.push_back(r);
+  }
+  return out;
+}
+
+// The aggregated relations' terms of _layer0_agg. Relation r's sources are
+// all of its source type t, whose input row is the affine x W_in_t + b_in_t
+// of the node's features: the mean over a destination's r-sources of the
+// input rows is the input layer of the mean of their features, exactly.
+// neigh_mean holds, relation by relation (ascending), one row per
+// destination with at least one r-edge (ascending), the mean of those
+// sources' feature rows (padded to F_max).
+std::string TypedAggregatedTerms(const ModelSpec& spec) {
+  std::ostringstream s;
+  s << "    at = 0\n";
+  for (int r : AggregatedRelations(spec)) {
+    const int t = spec.relation_src_types[r];
+    const std::string T = std::to_string(t);
+    s << "    deg = torch.bincount(dst.index_select(0, (etype == " << r << ").nonzero().squeeze(1)), minlength=num_dst)\n"
+      << "    has = (deg > 0).nonzero().squeeze(1)\n"
+      << "    k = has.numel()\n"
+      << "    if k > 0:\n"
+      << "        v = torch.matmul(neigh_mean[at:at + k, :" << spec.type_feature_dims[t] << "], self.w_in_" << T
+      << ".t()) + self.b_in_" << T << "\n"
+      << "        out = out.index_add(0, has, torch.matmul(v, w[" << r << "].t()))\n"
+      << "    at = at + k\n";
+  }
+  s << "    assert at == neigh_mean.size(0), \"neigh_mean has \" + str(neigh_mean.size(0)) + \" rows, the block's "
+       "aggregated relations \" + str(at)\n";
+  return s.str();
+}
+
+// Relational layer l: h_i' = W_self h_i + b + sum_r mean_{j in N_r(i)} W_r h_j.
+// With `agg` (layer 0 of forward_agg, _layer0_agg) the relations of
+// AggregatedRelations are left out of the block's means and added from
+// neigh_mean instead (TypedAggregatedTerms).
+std::string TypedLayer(const ModelSpec& spec, int l, int64_t out, bool agg) {
+  std::ostringstream s;
+  const std::string L = std::to_string(l);
+  const bool last = l + 1 == spec.layers;
+  const int64_t in = spec.hidden;
+  s << "def _layer" << l << (agg ? "_agg" : "") << "(self, h: Tensor, "
+    << (agg ? "neigh_mean: Tensor, " : "") << "indptr: Tensor, indices: Tensor, etype: Tensor, num_dst: int) -> Tensor:\n";
+  if (l > 0) s << "    h = self._drop(h, self.dropout)\n";
+  if (UsesBases(spec))
+    s << "    w = torch.matmul(self.coef_" << L << ", self.basis_" << L << ").view(" << spec.num_relations << ", "
+      << out << ", " << in << ")\n";
+  else
+    s << "    w = self.w_rel_" << L << "\n";
+  if (agg) {  // the block's edges of the other relations only
+    s << "    dst = self._edge_dst(indptr)\n"
+      << "    keep = etype >= 0\n";
+    for (int r : AggregatedRelations(spec)) s << "    keep = keep & (etype != " << r << ")\n";
+    s << "    kept = keep.nonzero().squeeze(1)\n";
+  }
+  // One mean over all relations: the edges ordered by (relation,
+  // destination) (stable, so each row keeps the block's order) make row
+  // r * num_dst + d of one CSR the in-edges of d by relation r. One op,
+  // and in the backward one gradient of h instead of one per relation.
+  // csr_mean wants at least as many source rows as rows: h gets zero rows
+  // when the block has fewer sources than relations x destinations.
+  const std::string R = std::to_string(spec.num_relations);
+  s << "    out = torch.ops.distgnn.linear(h[:num_dst], self.w_self_" << L << ") + self.b_" << L << "\n";
+  if (agg)
+    s << "    key = etype.index_select(0, kept).long() * num_dst + dst.index_select(0, kept)\n";
+  else
+    s << "    key = etype.long() * num_dst + self._edge_dst(indptr)\n";
+  s << "    order = torch.sort(key, stable=True)[1]\n"
+    << "    n = " << R << " * num_dst\n"
+    << "    ip = torch.cat([key.new_zeros([1]), torch.cumsum(torch.bincount(key, minlength=n), 0)])\n"
+    << "    src = h if h.size(0) >= n else torch.cat([h, h.new_zeros([n - h.size(0), h.size(1)])])\n"
+    << "    agg = torch.ops.distgnn.csr_mean(ip.to(indptr.dtype), "
+    << (agg ? "indices.index_select(0, kept)" : "indices") << ".index_select(0, order), src, n)\n"
+    << "    for r in range(" << R << "):\n"
+    << "        if int(ip[(r + 1) * num_dst]) > int(ip[r * num_dst]):\n"
+    << "            out = out + torch.matmul(agg[r * num_dst:(r + 1) * num_dst], w[r].t())\n";
+  if (agg) s << TypedAggregatedTerms(spec);
+  if (!last) s << "    out = torch.relu(out)\n";
+  s << "    return out\n\n";
+  return s.str();
+}
+
+// The typed forward_agg: forward with layer 0's aggregated relations taken
+// from neigh_mean (docs/models.md, "Pre-aggregated first layer"). x is
+// forward's x, but the feature rows of sources reached by aggregated
+// relations alone may be zero (they are not read).
+std::string TypedForwardAgg(const ModelSpec& spec, int64_t out0) {
+  std::ostringstream s;
+  s << TypedLayer(spec, 0, out0, true)
+    << "def forward_agg(self, x: Tensor, neigh_mean: Tensor, "
+       "blocks: List[Tuple[Tensor, Tensor, Tensor, Tensor, int]]) -> Tensor:\n"
+    << "    assert len(blocks) == self.num_layers, \"model has \" + str(self.num_layers) + \" layers but got \" + "
+       "str(len(blocks)) + \" blocks\"\n"
+    << "    assert x.size(1) == self.in_dim, \"input rows have \" + str(x.size(1)) + \" columns, the model expects \" + "
+       "str(self.in_dim)\n"
+    << "    indptr, indices, etype, ntype, num_dst = blocks[0]\n"
+    << "    h = self._layer0_agg(self._input(x, ntype), neigh_mean, indptr, indices, etype, num_dst)\n"
+    << "    for i in range(1, self.num_layers):\n"
+    << "        h = self.forward_layer(i, h, blocks[i])\n"
+    << "    return h\n";
+  return s.str();
+}
+
 // rgcn | hetero-sage (model_export.h): an input layer per node type, then
 // `layers` relational layers over typed blocks.
 std::string TypedSource(const ModelSpec& spec) {
@@ -231,38 +342,7 @@ std::string TypedSource(const ModelSpec& spec) {
   // input layer on its own, then forward_layer one layer at a time.
   s << "def forward_input(self, x: Tensor, ntype: Tensor) -> Tensor:\n"
     << "    return self._input(x, ntype)\n\n";
-  for (int l = 0; l < spec.layers; ++l) {
-    const std::string L = std::to_string(l);
-    const bool last = l + 1 == spec.layers;
-    const int64_t out = dims[l + 1], in = spec.hidden;
-    s << "def _layer" << l
-      << "(self, h: Tensor, indptr: Tensor, indices: Tensor, etype: Tensor, num_dst: int) -> Tensor:\n";
-    if (l > 0) s << "    h = self._drop(h, self.dropout)\n";
-    if (UsesBases(spec))
-      s << "    w = torch.matmul(self.coef_" << L << ", self.basis_" << L << ").view(" << spec.num_relations << ", "
-        << out << ", " << in << ")\n";
-    else
-      s << "    w = self.w_rel_" << L << "\n";
-    // One mean over all relations: the edges ordered by (relation,
-    // destination) (stable, so each row keeps the block's order) make row
-    // r * num_dst + d of one CSR the in-edges of d by relation r. One op,
-    // and in the backward one gradient of h instead of one per relation.
-    // csr_mean wants at least as many source rows as rows: h gets zero rows
-    // when the block has fewer sources than relations x destinations.
-    const std::string R = std::to_string(spec.num_relations);
-    s << "    out = torch.ops.distgnn.linear(h[:num_dst], self.w_self_" << L << ") + self.b_" << L << "\n"
-      << "    key = etype.long() * num_dst + self._edge_dst(indptr)\n"
-      << "    order = torch.sort(key, stable=True)[1]\n"
-      << "    n = " << R << " * num_dst\n"
-      << "    ip = torch.cat([key.new_zeros([1]), torch.cumsum(torch.bincount(key, minlength=n), 0)])\n"
-      << "    src = h if h.size(0) >= n else torch.cat([h, h.new_zeros([n - h.size(0), h.size(1)])])\n"
-      << "    agg = torch.ops.distgnn.csr_mean(ip.to(indptr.dtype), indices.index_select(0, order), src, n)\n"
-      << "    for r in range(" << R << "):\n"
-      << "        if int(ip[(r + 1) * num_dst]) > int(ip[r * num_dst]):\n"
-      << "            out = out + torch.matmul(agg[r * num_dst:(r + 1) * num_dst], w[r].t())\n";
-    if (!last) s << "    out = torch.relu(out)\n";
-    s << "    return out\n\n";
-  }
+  for (int l = 0; l < spec.layers; ++l) s << TypedLayer(spec, l, dims[l + 1], false);
   s << "def forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, Tensor, Tensor, int]) -> Tensor:\n"
     << "    indptr, indices, etype, ntype, num_dst = block\n";
   for (int l = 0; l < spec.layers; ++l)
@@ -277,6 +357,7 @@ std::string TypedSource(const ModelSpec& spec) {
     << "    for i in range(self.num_layers):\n"
     << "        h = self.forward_layer(i, h, blocks[i])\n"
     << "    return h\n";
+  if (!AggregatedRelations(spec).empty()) s << "\n" << TypedForwardAgg(spec, dims[1]);
   return s.str();
 }
 
@@ -451,6 +532,9 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
                            static_cast<int64_t>(spec.type_feature_dims.size()));
       m.register_attribute("num_relations", c10::IntType::get(), static_cast<int64_t>(spec.num_relations));
       m.register_attribute("embedding_dim", c10::IntType::get(), spec.embedding_dim);
+      c10::List<int64_t> agg;  // the relations forward_agg takes from neigh_mean
+      for (int r : AggregatedRelations(spec)) agg.push_back(r);
+      m.register_attribute("agg_relations", c10::ListType::ofInts(), agg);
       if (spec.embedding_dim > 0 && spec.embedding_init_scale >= 0 && spec.embedding_lr > 0) {
         m.register_attribute("embedding_init_scale", c10::FloatType::get(), spec.embedding_init_scale);
         m.register_attribute("embedding_lr", c10::FloatType::get(), spec.embedding_lr);

@@ -13,6 +13,10 @@
 // and, for sage without input_dropout, the pre-aggregated first layer
 // (common/client/block_input.h):
 //   forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor
+// (rgcn and hetero-sage with relation_src_types and no input_dropout: the
+// typed form forward_agg(self, x, neigh_mean, blocks) over typed blocks and
+// the attribute agg_relations: List[int], the relations out of types with
+// features, whose means come from neigh_mean; docs/models.md).
 // Dropout is applied while training to the input of every hidden layer
 // (`dropout`) and, only if input_dropout > 0, to the raw input features, as
 // DGL's examples do; no mask is drawn at p = 0 or in eval mode. Aggregations
@@ -80,6 +84,10 @@ struct ModelSpec {
   std::vector<int64_t> type_feature_dims;
   int64_t embedding_dim = 0;
   int num_relations = 0;
+  // The source node type of each relation (empty: unknown). With it, and no
+  // input_dropout, rgcn and hetero-sage offer forward_agg: the relations whose
+  // source type has features take the servers' mean of those rows.
+  std::vector<int> relation_src_types;
   int bases = 0;  // rgcn: number of bases; 0 (or >= relations) = one weight per relation
   // The learnt rows' start scale and learning rate, which the model records
   // (`embedding_init_scale`, `embedding_lr`) for the trainer to take unless the

@@ -11,6 +11,11 @@ Result<bool> ModelHasForwardAgg(const std::string& path) {
   return HasForwardAgg(module, path);
 }
 
+Result<std::vector<int64_t>> ModelAggRelations(const std::string& path) {
+  DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(path));
+  return AggRelations(module, path);
+}
+
 Result<bool> ModelIsTyped(const std::string& path) {
   DG_ASSIGN_OR_RETURN(torch::jit::Module module, LoadModel(path));
   return IsTypedModel(module);

@@ -15,6 +15,10 @@ namespace dg {
 // forward_agg with another signature is an error naming the file.
 Result<bool> ModelHasForwardAgg(const std::string& path);
 
+// A typed model's forward_agg: the relations whose block-0 means it takes from
+// the servers (its agg_relations); an error when the model has none.
+Result<std::vector<int64_t>> ModelAggRelations(const std::string& path);
+
 // Whether the model takes the typed form of the contract (rgcn, hetero-sage;
 // docs/models.md "Typed graphs").
 Result<bool> ModelIsTyped(const std::string& path);

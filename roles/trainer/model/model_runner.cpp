@@ -85,19 +85,34 @@ Result<bool> HasForwardAgg(const torch::jit::Module& module, const std::string& 
   if (!method) return false;
   const c10::FunctionSchema& schema = method->function().getSchema();
   const auto& args = schema.arguments();
-  auto blocks = c10::ListType::create(c10::TupleType::create(
-      {c10::TensorType::get(), c10::TensorType::get(), c10::IntType::get()}));
+  const bool typed = IsTypedModel(module);
   const bool fits = args.size() == 4 && args[1].type()->isSubtypeOf(*c10::TensorType::get()) &&
-                    args[2].type()->isSubtypeOf(*c10::TensorType::get()) && *args[3].type() == *blocks &&
+                    args[2].type()->isSubtypeOf(*c10::TensorType::get()) && *args[3].type() == *BlocksType(typed) &&
                     schema.returns().size() == 1 &&
                     schema.returns()[0].type()->isSubtypeOf(*c10::TensorType::get());
   if (fits) return true;
   std::ostringstream found;
   found << schema;
-  return Status::InvalidArgument("model file " + path + ": forward_agg does not fit the model contract (found " +
-                                 found.str() +
-                                 ", expected forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: "
-                                 "List[Tuple[Tensor, Tensor, int]]) -> Tensor)");
+  return Status::InvalidArgument(
+      "model file " + path + ": forward_agg does not fit the model contract (found " + found.str() + ", expected " +
+      (typed ? "forward_agg(self, x: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, Tensor, Tensor, "
+               "int]]) -> Tensor)"
+             : "forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> "
+               "Tensor)"));
+}
+
+Result<std::vector<int64_t>> AggRelations(const torch::jit::Module& module, const std::string& path) {
+  if (!module.hasattr("agg_relations"))
+    return Status::InvalidArgument("model file " + path +
+                                   ": a typed forward_agg needs the attribute agg_relations: List[int] (the relations "
+                                   "whose means it takes from neigh_mean)");
+  std::vector<int64_t> out;
+  try {
+    for (int64_t r : module.attr("agg_relations").toIntList()) out.push_back(r);
+  } catch (const std::exception&) {
+    return Status::InvalidArgument("model file " + path + ": agg_relations is not a List[int]");
+  }
+  return out;
 }
 
 torch::Tensor ArrayTensor(const Array& a) {

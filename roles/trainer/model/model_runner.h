@@ -23,8 +23,13 @@ bool HasForwardLayer(const torch::jit::Module& module);
 // src_ntype, num_dst) (docs/models.md "Typed graphs").
 bool IsTypedModel(const torch::jit::Module& module);
 // forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor,
-// Tensor, int]]) -> Tensor: false when absent, an error when its signature differs.
+// Tensor, int]]) -> Tensor (a typed model: forward_agg(self, x, neigh_mean,
+// blocks) with typed blocks): false when absent, an error when its signature
+// differs.
 Result<bool> HasForwardAgg(const torch::jit::Module& module, const std::string& path);
+// A typed model's agg_relations: the relations (edge type ids, ascending)
+// whose block-0 means its forward_agg takes from neigh_mean.
+Result<std::vector<int64_t>> AggRelations(const torch::jit::Module& module, const std::string& path);
 
 // A tensor sharing the Array's memory (keeps its holder alive).
 torch::Tensor ArrayTensor(const Array& array);

@@ -62,6 +62,8 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
     if (classes <= 0) return Status::InvalidArgument("--classes is required: " + classes_from);
     spec->classes = classes;
   }
+  spec->relation_src_types.clear();
+  for (const auto& [src, dst] : links) spec->relation_src_types.push_back(src);
   int64_t fmax = 0;
   bool featureless_type = false;
   for (int64_t f : spec->type_feature_dims) {

@@ -69,6 +69,10 @@ Status JobGraphSource::ChooseInput() {
   neighbors_ = std::make_unique<DistNeighborSource>(client_.get());
   DG_ASSIGN_OR_RETURN(bool has_agg, ModelHasForwardAgg(spec().model));
   DG_ASSIGN_OR_RETURN(BlockInputChoice block_input, ChooseBlockInput(job, *o_.partition, has_agg));
+  if (block_input.options.aggregate && o_.partition->typed()) {
+    DG_ASSIGN_OR_RETURN(std::vector<int64_t> relations, ModelAggRelations(spec().model));
+    DG_RETURN_IF_ERROR(CheckTypedAggRelations(job, *o_.partition, relations));
+  }
   if (rank_ == 0)
     spdlog::info("input rows: {} ({}), {} on the wire", block_input.options.aggregate ? "aggregated" : "pulled",
                  block_input.reason, WireDTypeName(spec().feature_wire_dtype));
