@@ -69,6 +69,9 @@ struct LinkOptions {
   // computes.
   NeighborSource* layerwise_source = nullptr;
   LayerTables* layer_tables = nullptr;
+
+  // InvalidArgument when the graph has no nodes or a negatives' range leaves it.
+  Status Check() const;
   std::string feature_name = "features";  // layer 0 input ("" = the embedding alone)
 };
 

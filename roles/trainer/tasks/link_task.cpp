@@ -37,29 +37,9 @@ LinkMetrics Unpack(const Evaluation& e, int half) {
 
 }  // namespace
 
-Status CheckLinkOptions(const LinkOptions& link, const TrainSpec& spec) {
-  if (spec.link.eval_negatives < 1) return Status::InvalidArgument("eval negatives must be >= 1");
-  if (link.num_nodes <= 0) return Status::InvalidArgument("link prediction needs a graph with nodes");
-  if (link.negative_first < 0 || link.negative_count < 0 || link.negative_first + link.negative_count > link.num_nodes)
-    return Status::InvalidArgument("link prediction: evaluation negatives [" + std::to_string(link.negative_first) +
-                                   ", +" + std::to_string(link.negative_count) + ") out of the graph's " +
-                                   std::to_string(link.num_nodes) + " nodes");
-  int64_t range_total = 0;
-  for (const auto& [first, count] : link.negative_ranges) {
-    if (first < 0 || count < 0 || first + count > link.num_nodes)
-      return Status::InvalidArgument("link prediction: evaluation negatives [" + std::to_string(first) + ", +" +
-                                     std::to_string(count) + ") out of the graph's " + std::to_string(link.num_nodes) +
-                                     " nodes");
-    range_total += count;
-  }
-  if (!link.negative_ranges.empty() && range_total == 0)
-    return Status::InvalidArgument("link prediction: no destination nodes to draw evaluation negatives from");
-  return Status::OK();
-}
-
 Result<std::unique_ptr<LinkTask>> LinkTask::Create(const TrainSpec& spec, const TrainHooks& hooks, LinkInput input) {
   if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
-  DG_RETURN_IF_ERROR(CheckLinkOptions(input.link, spec));
+  DG_RETURN_IF_ERROR(input.link.Check());
   std::unique_ptr<LinkTask> t(new LinkTask(spec, hooks, std::move(input)));
   DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, static_cast<int64_t>(spec.fanouts.size()), nullptr, &t->m_));
   t->has_score_ = t->m_.module.find_method("score").has_value();
