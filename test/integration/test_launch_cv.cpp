@@ -28,13 +28,11 @@ void WriteJob(const TempDir& dir, const std::string& file, const std::string& jo
     << "}\noutput_dir: runs\n";
 }
 
-}  // namespace
-
-TEST_CASE("launch: control-variate GCN on 2 partitions of Cora reaches >= 0.78, plain 2-neighbour beside it",
-          "[launch][cora][cv]") {
-  TempDir dir;
-  auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--method", "metis",
-                       "--name", "cora", "--out", dir / "parts"},
+// Bundled Cora in `parts` METIS partitions (dir/parts, or dir/parts1 for one,
+// as WriteJob names them) and a GCN export, dir/gcn.pt.
+void PrepareCoraGcn(const TempDir& dir, int parts) {
+  auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", std::to_string(parts),
+                       "--method", "metis", "--name", "cora", "--out", dir / (parts == 2 ? "parts" : "parts1")},
                       120);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -42,6 +40,15 @@ TEST_CASE("launch: control-variate GCN on 2 partitions of Cora reaches >= 0.78, 
                   "--dropout", "0.5", "-o", dir / "gcn.pt"},
                  120);
   REQUIRE(r.exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE("launch: control-variate GCN on 2 partitions of Cora reaches >= 0.78, plain 2-neighbour beside it",
+          "[launch][cora][cv]") {
+  TempDir dir;
+  PrepareCoraGcn(dir, 2);
+  RunResult r;
   const int base = FreePortRange(5);
   WriteJob(dir, "cv.yaml", "cora-cv", ", fanouts: [2], algorithm: control_variate, cv_input: feat_mean_1", base);
   WriteJob(dir, "plain.yaml", "cora-plain", ", fanouts: [2, 2]", base);
@@ -102,15 +109,8 @@ std::vector<double> EpochLosses(const std::string& metrics_path) {
 TEST_CASE("launch: control variate with 2 sampler processes equals the trainer's own threads, epoch for epoch",
           "[launch][cora][cv]") {
   TempDir dir;
-  auto r = RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", "1", "--name", "cora",
-                       "--out", dir / "parts1"},
-                      120);
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  r = RunDistgnn({"model", "export", "--arch", "gcn", "--in-dim", "1433", "--hidden", "64", "--classes", "7",
-                  "--dropout", "0.5", "-o", dir / "gcn.pt"},
-                 120);
-  REQUIRE(r.exit_code == 0);
+  PrepareCoraGcn(dir, 1);
+  RunResult r;
   const int base = FreePortRange(5);
   const std::string cv = ", fanouts: [2], algorithm: control_variate, cv_input: feat_mean_1";
   WriteJob(dir, "threads.yaml", "cv-threads", cv, base, 1, 0);
