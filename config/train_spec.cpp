@@ -307,13 +307,10 @@ Status CheckCombinations(const Rules& r, const TrainSpec& s) {
       return r.Fail("train.fanouts[" + std::to_string(k) + "]", "--fanouts",
                     "-1 (every neighbour) is not a fanout of " + cv +
                         ", which samples a few neighbours per layer and reads the others' history; give a number >= 1");
-  if (r.yaml() && s.cv_input.empty())
+  if (r.yaml() && s.cv_input.empty() && s.embedding.uses_features())
     return r.Fail("train.cv_input", "--cv-input",
                   "missing: " + cv + " needs the propagated input (the node array written by "
                   "`distgnn propagate --hops 1 --norm mean --output NAME`, e.g. cv_input: NAME_1)");
-  if (s.embedding.dim > 0)
-    return r.Fail(r.yaml() ? "train.embedding" : "train.embedding.dim", "--embedding-dim",
-                  "is not supported with " + cv);
   if (s.layerwise_inference)
     return r.Fail("train.layerwise_inference", "layer-wise inference",
                   "is not supported with " + cv + " (its evaluation is already exact over all in-neighbours)");

@@ -96,7 +96,8 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("link-etype", po::value(&s->link.etype)->default_value(""),
        "link on a typed dataset: the edge type to predict, src:relation:dst (or a relation naming one edge type)")
       ("algorithm", po::value(&e->algorithm)->default_value("sample"),
-       "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries)")
+       "sample (neighbour sampling) | control_variate (VR-GCN: --fanouts has layers-1 entries; layers with "
+       "learnt rows, the first their hop)")
       ("cv-input", po::value(&s->cv_input)->default_value(""),
        "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, "
        "computed here)");

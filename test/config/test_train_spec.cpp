@@ -187,12 +187,6 @@ TEST_CASE("ValidateTrainSpec: every rule, named as the YAML and as the flags spe
        [](TrainSpec* s) { s->algorithm = TrainAlgorithm::kControlVariate, s->task = TrainTask::kLink; },
        "key 'train.algorithm': control_variate trains node classification; train.task link samples",
        "--algorithm: control_variate trains node classification; --task link samples"},
-      {"control variate embedding",
-       [](TrainSpec* s) {
-         s->algorithm = TrainAlgorithm::kControlVariate, s->cv_input = "h_1", s->embedding.dim = 8;
-       },
-       "key 'train.embedding': is not supported with train.algorithm control_variate",
-       "--embedding-dim: is not supported with --algorithm control_variate"},
       {"control variate every neighbour",
        [](TrainSpec* s) { s->algorithm = TrainAlgorithm::kControlVariate, s->cv_input = "h_1", s->fanouts = {2, -1}; },
        "key 'train.fanouts[1]': -1 (every neighbour) is not a fanout of train.algorithm control_variate",
@@ -225,6 +219,17 @@ TEST_CASE("ValidateTrainSpec: control_variate needs cv_input in a job, not in tr
   CHECK(ValidateTrainSpec(f.spec, f.yaml).ok());
   CHECK(ValidateTrainSpec(f.spec, f.flags).ok());
   f.spec.resume = false;
+  // Learnt rows as the whole input: nothing to propagate, so no cv_input.
+  f.spec.cv_input.clear();
+  f.spec.embedding.dim = 8;
+  f.spec.embedding.features = false;
+  f.spec.fanouts = {2, 2};
+  CHECK(ValidateTrainSpec(f.spec, f.yaml).ok());
+  f.spec.embedding.features = true;  // features beside them still need their mean
+  CHECK(f.Yaml().find("key 'train.cv_input': missing") != std::string::npos);
+  f.spec.embedding = EmbeddingSpec();
+  f.spec.fanouts = {2};
+  f.spec.cv_input = "h_1";
   f.spec.algorithm = TrainAlgorithm::kSample;
   f.spec.task = TrainTask::kLink;
   f.spec.link.edge_split = "0.5,0.4";  // train-local's own split of the edges

@@ -108,6 +108,30 @@ Result<std::vector<int64_t>> LocalCvStore::InDegrees(const std::vector<int64_t>&
   return d;
 }
 
+// Every in-neighbour's row at once (the table applies the decay it owes),
+// summed per id.
+Result<Array> LocalCvStore::AggregateEmbedding(NodeEmbedding* embedding, const std::string& /*name*/,
+                                               const std::vector<int64_t>& ids, std::vector<int64_t>* degrees) {
+  const auto& ip = graph_->indptr();
+  const auto& ix = graph_->indices();
+  std::vector<int64_t> neighbours;
+  degrees->assign(ids.size(), 0);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    (*degrees)[i] = ip[ids[i] + 1] - ip[ids[i]];
+    neighbours.insert(neighbours.end(), ix.begin() + ip[ids[i]], ix.begin() + ip[ids[i] + 1]);
+  }
+  DG_ASSIGN_OR_RETURN(Array rows, embedding->Rows(neighbours));
+  const int64_t F = embedding->dim();
+  Array out = Array::Zeros(DType::kFloat32, {static_cast<int64_t>(ids.size()), F});
+  const float* r = rows.as<float>();
+  float* o = out.as<float>();
+  for (size_t i = 0; i < ids.size(); ++i)
+    for (int64_t k = 0; k < (*degrees)[i]; ++k, r += F)
+      for (int64_t j = 0; j < F; ++j) o[i * F + j] += r[j];
+  bytes_ += 16 * static_cast<int64_t>(ids.size()) + out.nbytes();  // as AggregateSum
+  return out;
+}
+
 Result<Array> MeanOverInNeighbours(const InMemoryGraph& graph, const Array& input) {
   if (input.dtype != DType::kFloat32 || input.shape.size() != 2 || input.rows() != graph.num_nodes())
     return Status::InvalidArgument("the propagated input needs float32 [N, F] node data, got " +
@@ -161,6 +185,12 @@ Result<Array> DistCvStore::AggregateSum(const std::string& name, const std::vect
 Result<std::vector<int64_t>> DistCvStore::InDegrees(const std::vector<int64_t>& ids) {
   bytes_ += 16 * static_cast<int64_t>(ids.size());
   return client_->InDegrees(ids);
+}
+
+// The servers hold the table: their aggregating pull applies the decay.
+Result<Array> DistCvStore::AggregateEmbedding(NodeEmbedding* /*embedding*/, const std::string& name,
+                                              const std::vector<int64_t>& ids, std::vector<int64_t>* degrees) {
+  return AggregateSum(name, ids, degrees);
 }
 
 }  // namespace dg

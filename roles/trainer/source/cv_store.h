@@ -10,6 +10,9 @@
 //                  in-neighbourhood and the in-degree (PULL_AGGREGATE on the
 //                  servers: partial sums where the rows live)
 //   InDegrees      full in-degrees
+//   AggregateEmbedding  AggregateSum of the learnt rows (node_embedding.h), with
+//                  the weight decay they owe: PULL_AGGREGATE of the servers'
+//                  table, or the rows of every in-neighbour read in process
 // bytes(): for DistCvStore the socket bytes of the client (frames sent and
 // received, as plain sampling's bytes_per_step); for LocalCvStore the payload
 // bytes the calls would move with one partition (ids sent + rows/edges/counts
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "common/client/dist_graph_client.h"
+#include "common/storage/node_embedding.h"
 #include "common/sampling/minibatch.h"
 #include "common/sampling/in_memory_graph.h"
 #include "common/base/status.h"
@@ -43,6 +47,9 @@ class CvStore {
   virtual Result<Array> AggregateSum(const std::string& name, const std::vector<int64_t>& ids,
                                      std::vector<int64_t>* degrees) = 0;
   virtual Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids) = 0;
+  // `name`: the table's name on the servers (train.embedding.name).
+  virtual Result<Array> AggregateEmbedding(NodeEmbedding* embedding, const std::string& name,
+                                           const std::vector<int64_t>& ids, std::vector<int64_t>* degrees) = 0;
   // Samples and gathers through source(), counting bytes.
   Result<MiniBatch> Sample(const std::vector<int64_t>& seeds, const MiniBatchOptions& o, uint64_t job_seed,
                            int64_t epoch, int64_t batch);
@@ -74,6 +81,8 @@ class LocalCvStore : public CvStore {
   Result<Array> AggregateSum(const std::string& name, const std::vector<int64_t>& ids,
                              std::vector<int64_t>* degrees) override;
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids) override;
+  Result<Array> AggregateEmbedding(NodeEmbedding* embedding, const std::string& name, const std::vector<int64_t>& ids,
+                                   std::vector<int64_t>* degrees) override;
   Status SaveHistory(const std::string& dir) override;
   Status LoadHistory(const std::string& dir) override;
 
@@ -95,6 +104,8 @@ class DistCvStore : public CvStore {
   Result<Array> AggregateSum(const std::string& name, const std::vector<int64_t>& ids,
                              std::vector<int64_t>* degrees) override;
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids) override;
+  Result<Array> AggregateEmbedding(NodeEmbedding* embedding, const std::string& name, const std::vector<int64_t>& ids,
+                                   std::vector<int64_t>* degrees) override;
   // The real socket bytes of the client (what plain sampling reports too).
   int64_t bytes() const override { return static_cast<int64_t>(client_->network_bytes()); }
 

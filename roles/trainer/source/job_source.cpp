@@ -190,7 +190,7 @@ Result<NodeInput> JobGraphSource::Nodes() {
 Result<CvInput> JobGraphSource::ControlVariate() {
   const PartitionConfig& pc = *o_.partition;
   const std::string& cv_input = spec().cv_input;
-  if (!pc.node_data.count(cv_input))
+  if (spec().embedding.uses_features() && !pc.node_data.count(cv_input))
     return Status::InvalidArgument("train.cv_input: '" + cv_input + "' is not a node array of " + pc.path +
                                    " (run `distgnn propagate --config JOB.yaml --input features --hops 1 --norm mean "
                                    "--output NAME` first and name NAME_1)");

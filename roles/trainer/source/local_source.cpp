@@ -78,7 +78,7 @@ Result<CvInput> LocalGraphSource::ControlVariate() {
   in.test = nodes_.test;
   in.predict = Predict(spec_.save_predictions || spec_.save_embeddings);
   in.input = spec_.cv_input;
-  if (in.input.empty()) {  // the propagated input, computed here
+  if (in.input.empty() && spec_.embedding.uses_features()) {  // the propagated input, computed here
     in.input = "cv_input";
     DG_ASSIGN_OR_RETURN(Array x, graph->NodeData(spec_.features));
     DG_ASSIGN_OR_RETURN(Array ax, MeanOverInNeighbours(*graph, x));

@@ -30,6 +30,18 @@ torch::Tensor BlockMean(const Block& b, const torch::Tensor& src) {
   return sum / counts.clamp_min(1).to(src.dtype()).unsqueeze(1);
 }
 
+template <class Fn>
+auto Async(Fn fn) {
+  return std::async(std::launch::async, std::move(fn));
+}
+
+// A value read already, as a read's future.
+std::future<Result<Array>> Ready(const Array& a) {
+  std::promise<Result<Array>> p;
+  p.set_value(a);
+  return p.get_future();
+}
+
 }  // namespace
 
 Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool training, int64_t epoch, int64_t batch,
@@ -42,52 +54,101 @@ Result<torch::Tensor> CvModel::Forward(const std::vector<int64_t>& seeds, bool t
   return ForwardBatch(mb, training, labels, hidden);
 }
 
+// Features and learnt rows as their batch gives them (training: the learnt
+// rows' hop below V_0 is blocks[0]), the propagated input and the rows' exact
+// mean read here; all reads at once, the stores being thread-safe.
+Result<CvModel::Layer0> CvModel::Input(const MiniBatch& mb, bool training, torch::Tensor* emb_leaf) {
+  const bool below = training && embedding;
+  const int64_t n0 = below ? mb.blocks[0].num_dst : static_cast<int64_t>(mb.input_nodes.size());
+  const std::vector<int64_t> v0(mb.input_nodes.begin(), mb.input_nodes.begin() + n0);
+  const bool features = spec.embedding.uses_features();
+  std::future<Result<Array>> x_f, ax_f, rows_f, sum_f;
+  std::vector<int64_t> full_deg;
+  if (features) {
+    x_f = mb.features.data ? Ready(mb.features) : Async([&] { return store->Gather(spec.features, v0); });
+    ax_f = Async([&] { return store->Gather(input, v0); });
+  }
+  if (embedding) {
+    rows_f = Async([&] { return embedding->Rows(below ? mb.input_nodes : v0); });
+    sum_f = Async([&] { return store->AggregateEmbedding(embedding, spec.embedding.name, v0, &full_deg); });
+  }
+  Result<std::vector<int64_t>> deg = store->InDegrees(v0);
+  Result<Array> x = features ? x_f.get() : Array(), ax = features ? ax_f.get() : Array();
+  Result<Array> rows = embedding ? rows_f.get() : Array(), sum = embedding ? sum_f.get() : Array();
+  for (const Status& st : {deg.status(), x.status(), ax.status(), rows.status(), sum.status()})
+    DG_RETURN_IF_ERROR(st);
+  if (features && ax->row_elems() != x->row_elems())
+    return Status::InvalidArgument("cv_input '" + input + "' has rows of " + std::to_string(ax->row_elems()) +
+                                   " values but '" + spec.features + "' has " + std::to_string(x->row_elems()));
+  Layer0 in;
+  in.deg = Int64Tensor(*deg).to(torch::kFloat32);
+  std::vector<torch::Tensor> xs, axs;
+  if (features) {
+    xs.push_back(ArrayTensor(*x).to(torch::kFloat32).slice(0, 0, n0));
+    axs.push_back(ArrayTensor(*ax).to(torch::kFloat32));
+  }
+  if (embedding) {
+    torch::Tensor e = ArrayTensor(*rows);
+    torch::Tensor mean = ArrayTensor(*sum) / Int64Tensor(full_deg).to(torch::kFloat32).clamp_min(1).unsqueeze(1);
+    if (below) {
+      if (emb_leaf) {
+        e = e.clone().set_requires_grad(true);
+        *emb_leaf = e;
+      }
+      // History = the current rows: the sampled term is 0 in value, its
+      // gradient reaches the sampled neighbours.
+      const torch::Tensor sampled = BlockMean(mb.blocks[0], e);
+      mean = mean + (sampled - sampled.detach());
+      e = e.slice(0, 0, n0);
+    }
+    xs.push_back(e);
+    axs.push_back(mean);
+  }
+  in.x = xs.size() == 1 ? xs[0] : torch::cat(xs, 1);
+  in.ax = axs.size() == 1 ? axs[0] : torch::cat(axs, 1);
+  return in;
+}
+
 Result<torch::Tensor> CvModel::ForwardBatch(const MiniBatch& mb, bool training, torch::Tensor* labels,
-                                            torch::Tensor* hidden) {
-  const std::vector<int64_t>& v0 = mb.input_nodes;
-  // Every read of the batch depends only on the sampled node sets: issue
-  // them at once (the stores are thread-safe), then wait. Features and labels
-  // a batch maker gathered already are taken as they are.
-  auto async = [](auto fn) { return std::async(std::launch::async, std::move(fn)); };
-  auto ready = [](const Array& a) {
-    std::promise<Result<Array>> p;
-    p.set_value(a);
-    return p.get_future();
-  };
-  auto x_f = mb.features.data ? ready(mb.features) : async([&] { return store->Gather(spec.features, v0); });
-  auto ax_f = async([&] { return store->Gather(input, v0); });
-  auto y_f = mb.labels.data ? ready(mb.labels) : async([&] { return store->Gather(spec.labels, mb.seeds); });
-  auto deg_f = async([&] { return store->InDegrees(v0); });
+                                            torch::Tensor* hidden, torch::Tensor* emb_leaf) {
+  const size_t blocks = training ? TrainingBlocks() : layers - 1;
+  if (mb.blocks.size() != blocks)
+    return Status::InvalidArgument("control variate: a batch has " + std::to_string(mb.blocks.size()) +
+                                   " blocks, expected " + std::to_string(blocks));
+  const size_t first = blocks - (layers - 1);  // layer 1's block
+  const std::vector<int64_t>& nodes = mb.input_nodes;
+  // The history reads depend only on the sampled node sets: issue them with
+  // the labels before layer 0's reads, then wait.
+  auto y_f = mb.labels.data ? Ready(mb.labels) : Async([&] { return store->Gather(spec.labels, mb.seeds); });
   std::vector<std::vector<int64_t>> prev(layers), cur(layers), full_deg(layers);
   std::vector<std::future<Result<Array>>> hist_f(layers), sums_f(layers);
   if (training) {
     for (int l = 1; l < layers; ++l) {
-      const Block& b = mb.blocks[l - 1];  // dst V_l, src V_{l-1}: prefixes of v0
-      prev[l].assign(v0.begin(), v0.begin() + b.num_src);
-      cur[l].assign(v0.begin(), v0.begin() + b.num_dst);
-      hist_f[l] = async([this, &prev, l] { return store->Pull(History(l), prev[l]); });
-      sums_f[l] = async([this, &cur, &full_deg, l] { return store->AggregateSum(History(l), cur[l], &full_deg[l]); });
+      const Block& b = mb.blocks[first + l - 1];  // dst V_l, src V_{l-1}: prefixes of the input nodes
+      prev[l].assign(nodes.begin(), nodes.begin() + b.num_src);
+      cur[l].assign(nodes.begin(), nodes.begin() + b.num_dst);
+      hist_f[l] = Async([this, &prev, l] { return store->Pull(History(l), prev[l]); });
+      sums_f[l] = Async([this, &cur, &full_deg, l] { return store->AggregateSum(History(l), cur[l], &full_deg[l]); });
     }
   }
-  Result<Array> x = x_f.get(), ax = ax_f.get(), y = y_f.get();
-  Result<std::vector<int64_t>> deg0 = deg_f.get();
+  Result<Layer0> in = Input(mb, training, emb_leaf);
+  Result<Array> y = y_f.get();
   std::vector<Result<Array>> hist, sums;
   for (int l = 1; l < layers && training; ++l) {
     hist.push_back(hist_f[l].get());
     sums.push_back(sums_f[l].get());
   }
-  for (const Status& st : {x.status(), ax.status(), y.status(), deg0.status()}) DG_RETURN_IF_ERROR(st);
+  DG_RETURN_IF_ERROR(in.status());
+  DG_RETURN_IF_ERROR(y.status());
   for (size_t i = 0; i < hist.size(); ++i) {
     DG_RETURN_IF_ERROR(hist[i].status());
     DG_RETURN_IF_ERROR(sums[i].status());
   }
-  torch::Tensor deg = Int64Tensor(*deg0).to(torch::kFloat32);
   *labels = ArrayTensor(*y).to(torch::kInt64);
-  torch::Tensor h =
-      module.get_method("cv_input")({ArrayTensor(*x).to(torch::kFloat32), ArrayTensor(*ax).to(torch::kFloat32), deg})
-          .toTensor();
+  const torch::Tensor& deg = in->deg;
+  torch::Tensor h = module.get_method("cv_input")({in->x, in->ax, deg}).toTensor();
   for (int l = 1; l < layers; ++l) {
-    const Block& b = mb.blocks[l - 1];
+    const Block& b = mb.blocks[first + l - 1];
     torch::Tensor neigh;
     if (training) {
       torch::Tensor hist_t = ArrayTensor(*hist[l - 1]);
@@ -107,13 +168,15 @@ Result<torch::Tensor> CvModel::ForwardBatch(const MiniBatch& mb, bool training, 
 
 Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const TrainHooks& hooks, CvInput input) {
   if (!input.batches) return Status::Internal("control variate: the source gave no training batches");
-  if (input.input.empty())
+  if (input.input.empty() && spec.embedding.uses_features())
     return Status::InvalidArgument(
         "algorithm control_variate needs the propagated input (train.cv_input / --cv-input: the node array "
         "written by `distgnn propagate --hops 1 --norm mean`)");
   std::unique_ptr<CvTask> t(new CvTask(spec, hooks, std::move(input)));
-  const int want = static_cast<int>(spec.fanouts.size()) + 1;
-  DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, -1, [&spec, want](const torch::jit::Module& module) {
+  // With learnt rows, fanouts[0] is their hop below layer 0.
+  const bool rows = hooks.embedding != nullptr;
+  const int want = static_cast<int>(spec.fanouts.size()) + (rows ? 0 : 1);
+  DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, -1, [&spec, want, rows](const torch::jit::Module& module) {
     if (!module.find_method("cv_input") || !module.find_method("cv_layer"))
       return Status::InvalidArgument("algorithm control_variate: model " + spec.model +
                                      " has no cv_input/cv_layer methods (README \"Writing your own model\"; "
@@ -122,17 +185,22 @@ Result<std::unique_ptr<CvTask>> CvTask::Create(const TrainSpec& spec, const Trai
     if (layers != want)
       return Status::InvalidArgument("algorithm control_variate: model " + spec.model + " has " +
                                      std::to_string(layers) + " layers, so fanouts needs " +
-                                     std::to_string(layers - 1) + " entries (layer 0 reads the propagated input), got " +
+                                     (rows ? std::to_string(layers) +
+                                                 " entries (one per layer, the first the learnt rows' hop), got "
+                                           : std::to_string(layers - 1) +
+                                                 " entries (layer 0 reads the propagated input), got ") +
                                      std::to_string(spec.fanouts.size()));
     return Status::OK();
   }, &t->m_));
   t->cv_.module = t->m_.module;
   t->cv_.layers = want;
+  t->cv_.embedding = hooks.embedding;
   DG_RETURN_IF_ERROR(t->InitHistory());
   return t;
 }
 
-// History widths: the output width of layers 0 .. L-2 (one cv_input on a single row).
+// History widths: the output width of layers 0 .. L-2 (one forward of a
+// single node with one neighbour per layer).
 Status CvTask::InitHistory() {
   const TrainSpec& spec = cv_.spec;
   torch::NoGradGuard ng;
@@ -140,18 +208,14 @@ Status CvTask::InitHistory() {
   std::vector<int64_t> one{seeds_.train.empty() ? 0 : seeds_.train[0]};
   MiniBatchOptions mo;
   mo.fanouts = std::vector<int>(cv_.layers - 1, 1);
-  mo.feature_name = spec.features;
+  mo.feature_name = "";
   mo.label_name = "";
   DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(cv_.store->source(), one, mo, spec.seed, 0, 0));
-  DG_ASSIGN_OR_RETURN(Array ax, cv_.store->Gather(cv_.input, {mb.input_nodes[0]}));
-  torch::Tensor x = ArrayTensor(mb.features).to(torch::kFloat32).slice(0, 0, 1);
-  if (ax.row_elems() != x.size(1))
-    return Status::InvalidArgument("cv_input '" + cv_.input + "' has rows of " + std::to_string(ax.row_elems()) +
-                                   " values but '" + spec.features + "' has " + std::to_string(x.size(1)));
-  torch::Tensor h = cv_.module.get_method("cv_input")({x, ArrayTensor(ax), torch::ones({1})}).toTensor();
+  DG_ASSIGN_OR_RETURN(CvModel::Layer0 in, cv_.Input(mb, false, nullptr));
+  torch::Tensor h = cv_.module.get_method("cv_input")({in.x, in.ax, in.deg}).toTensor();
   for (int l = 1; l < cv_.layers; ++l) {
     DG_RETURN_IF_ERROR(cv_.store->InitHistory(cv_.History(l), h.size(1)));
-    h = cv_.module.get_method("cv_layer")({torch::IValue(static_cast<int64_t>(l)), h, h, torch::ones({1})}).toTensor();
+    h = cv_.module.get_method("cv_layer")({torch::IValue(static_cast<int64_t>(l)), h, h, in.deg}).toTensor();
   }
   cv_.module.train(true);
   return Status::OK();
@@ -170,12 +234,13 @@ Result<bool> CvTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBa
 // reads the store as it goes), so they count as forward time.
 Result<BatchLoss> CvTask::Loss() {
   torch::Tensor labels;
-  DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.ForwardBatch(mb_, true, &labels));
   BatchLoss out;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.ForwardBatch(mb_, true, &labels, nullptr, &out.rows));
   out.loss = torch::nn::functional::cross_entropy(logits, labels);
   out.correct = logits.argmax(1).eq(labels).sum().item<int64_t>();
   out.count = static_cast<int64_t>(mb_.seeds.size());
   out.items = out.count;
+  out.row_ids = &mb_.input_nodes;
   return out;
 }
 

@@ -21,6 +21,16 @@
 // gradients flow through h^l of the sampled neighbours (the history is a
 // constant).
 //
+// With learnt rows (train.embedding), x is [features | E] or E alone, and E
+// changes every step, so its mean cannot be propagated ahead. Its history is
+// the table itself: a training batch samples one more hop below V_0
+// (fanouts has one entry per layer), and
+//   ax_E = mean_{u in S_v}(E_u - sg(E_u)) + (sum_{u in N(v)} E_u) / |N(v)|
+// whose value is the exact mean of the current rows (PULL_AGGREGATE of the
+// table) and whose gradient reaches the sampled neighbours' rows, 1/|S_v|
+// each (unbiased for 1/|N(v)|). The rows of V_{-1} go to the loop's
+// learnt-row update as any task's.
+//
 // Training batches are node batches of the fanouts (CvInput::batches: made in
 // this process or by sampler processes, which also gather the features and
 // labels), as the node task's: batch b of epoch e is the same whatever
@@ -55,12 +65,20 @@ struct CvModel {
   CvModel(const TrainSpec& s, CvStore* st, std::string in) : spec(s), store(st), input(std::move(in)) {}
   const TrainSpec& spec;
   CvStore* store;
-  std::string input;  // the store's node array of propagated input
+  std::string input;  // the store's node array of propagated input ("" without features)
+  NodeEmbedding* embedding = nullptr;  // the learnt rows, if any
   torch::jit::Module module;
   int layers = 0;
   std::string history_prefix = "cv_h";  // history tensors cv_h1 .. cv_h{L-1}
 
+  // Layer 0's input on V_0: x, its mean over the in-neighbours, the in-degrees.
+  struct Layer0 {
+    torch::Tensor x, ax, deg;
+  };
+
   std::string History(int l) const { return history_prefix + std::to_string(l); }
+  // Training batches have this many blocks; evaluation batches layers - 1.
+  int TrainingBlocks() const { return layers - 1 + (embedding ? 1 : 0); }
   // Logits of `seeds`; training: the CV estimator with the history (and the
   // history updated), else exact over all in-neighbours. `epoch` is the
   // sampling epoch (from 0), `batch` the batch's index in it.
@@ -68,10 +86,14 @@ struct CvModel {
   // last cv_layer.
   Result<torch::Tensor> Forward(const std::vector<int64_t>& seeds, bool training, int64_t epoch, int64_t batch,
                                 torch::Tensor* labels, torch::Tensor* hidden = nullptr);
-  // The same for a batch sampled already (blocks[l - 1]: dst V_l, src V_{l-1};
-  // features and labels taken when gathered, else read here).
+  // The same for a batch sampled already (layer l's block dst V_l, src
+  // V_{l-1}, after the learnt rows' block in training; features and labels
+  // taken when gathered, else read here). `emb_leaf` (training with learnt
+  // rows) gets the rows of mb.input_nodes, a leaf for the loop's update.
   Result<torch::Tensor> ForwardBatch(const MiniBatch& mb, bool training, torch::Tensor* labels,
-                                     torch::Tensor* hidden = nullptr);
+                                     torch::Tensor* hidden = nullptr, torch::Tensor* emb_leaf = nullptr);
+  // Layer 0's input of a batch (its reads run concurrently).
+  Result<Layer0> Input(const MiniBatch& mb, bool training, torch::Tensor* emb_leaf);
 };
 
 // One forward pass for `seeds` in eval mode (no dropout, no gradients), for
@@ -86,7 +108,7 @@ Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const 
 class CvTask : public EpochTask {
  public:
   // Loads the model (it must offer cv_input/cv_layer with num_layers ==
-  // fanouts + 1) and creates the history tensors (widths from one forward).
+  // fanouts + 1, or == fanouts with learnt rows) and creates the history tensors (widths from one forward).
   // `input`: the store and this trainer's seeds (GraphSource::ControlVariate).
   static Result<std::unique_ptr<CvTask>> Create(const TrainSpec& spec, const TrainHooks& hooks, CvInput input);
 
