@@ -67,6 +67,22 @@ TEST_CASE("train-local --algorithm control_variate with a cosine learning-rate s
         std::vector<std::string>{"control_variate", "control_variate", "control_variate"});
 }
 
+TEST_CASE("train-local --algorithm control_variate with learnt rows beside the features, SIGKILLed after a "
+          "mid-epoch step checkpoint and resumed, ends bit-identical",
+          "[checkpoint][cv][cora]") {
+  TempDir dir;
+  std::vector<std::string> model = kGcnModel;
+  model[3] = "1441";  // 1433 features + 8 learnt columns
+  Export(dir, model);
+  // One fanout per layer, the first the learnt rows' hop; 9 steps an epoch.
+  const std::vector<std::string> common{"--dataset", CoraDir(), "--undirected", "--algorithm", "control_variate",
+                                        "--model", dir / "m.pt", "--fanouts", "2,2", "--batch-size", "16",
+                                        "--epochs", "3", "--lr", "0.01", "--seed", "3", "--threads", "1",
+                                        "--embedding-dim", "8", "--embedding-weight-decay", "0.01",
+                                        "--checkpoint-every-steps", "4"};
+  CheckTrainLocalResumeExact(dir, common, 12, 27, "val_acc");
+}
+
 TEST_CASE("launch --max-restarts 1: link prediction on 2 partitions with a cosine learning-rate schedule and "
           "gradient clipping, a trainer SIGKILLed mid-epoch, restarts from its step checkpoint and ends bit-identical",
           "[checkpoint][launch][link][cora]") {
