@@ -172,7 +172,7 @@ class HomogeneousForm : public LayerwiseForm {
     SampleSpec every_edge;  // fanout -1: every in-edge
     every_edge.edge_ids = true;
     DG_ASSIGN_OR_RETURN(SampledEdges s, client_->SampleNeighbors(dst, every_edge));
-    SampledNeighbors nb{std::move(s.offsets), std::move(s.src)};
+    SampledNeighbors nb{std::move(s.offsets), std::move(s.src), {}};
     std::vector<int64_t> src_nodes;
     Block block = BuildBlock(dst, nb, &src_nodes, client_->num_nodes());
     std::vector<torch::Tensor> xs;

@@ -12,22 +12,23 @@
 
 namespace dg {
 
-Result<TrainableModel> LoadTrainableModel(const std::string& path, int64_t layers) {
-  TrainableModel m;
-  DG_ASSIGN_OR_RETURN(m.module, LoadModel(path));
-  if (layers >= 0 && m.module.hasattr("num_layers")) {
-    const int64_t has = m.module.attr("num_layers").toInt();
+Status LoadTrainableModel(const std::string& path, int64_t layers, ModelState* m) {
+  DG_ASSIGN_OR_RETURN(m->module, LoadModel(path));
+  if (layers >= 0 && m->module.hasattr("num_layers")) {
+    const int64_t has = m->module.attr("num_layers").toInt();
     if (has != layers)
       return Status::InvalidArgument("model file " + path + " has " + std::to_string(has) +
                                      " layers but --fanouts gives " + std::to_string(layers));
   }
-  for (const auto& p : m.module.named_parameters(/*recurse=*/true)) {
-    m.names.push_back(p.name);
-    m.params.push_back(p.value);
+  m->names.clear();
+  m->params.clear();
+  for (const auto& p : m->module.named_parameters(/*recurse=*/true)) {
+    m->names.push_back(p.name);
+    m->params.push_back(p.value);
     p.value.set_requires_grad(true);
   }
-  if (m.params.empty()) return Status::InvalidArgument("model file " + path + ": has no parameters to train");
-  return m;
+  if (m->params.empty()) return Status::InvalidArgument("model file " + path + ": has no parameters to train");
+  return Status::OK();
 }
 
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainSpec& s, const std::vector<torch::Tensor>& params) {
@@ -110,11 +111,8 @@ Status CreateRunDir(const std::string& dir) {
 Status SetUpModel(const TrainSpec& spec, const TrainHooks& hooks, int64_t layers, const ModelCheck& check,
                   ModelState* m) {
   SetTorchThreads(spec.intra_op_threads, spec.seed);
-  DG_ASSIGN_OR_RETURN(TrainableModel model, LoadTrainableModel(spec.model, layers));
-  if (check) DG_RETURN_IF_ERROR(check(model.module));
-  m->module = std::move(model.module);
-  m->names = std::move(model.names);
-  m->params = std::move(model.params);
+  DG_RETURN_IF_ERROR(LoadTrainableModel(spec.model, layers, m));
+  if (check) DG_RETURN_IF_ERROR(check(m->module));
   m->optimizer = MakeOptimizer(spec, m->params);
   DG_ASSIGN_OR_RETURN(m->sync, ConnectGradientSync(hooks.dp, m->params));
   if (hooks.progress) hooks.progress->joined = true;

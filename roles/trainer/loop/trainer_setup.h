@@ -44,13 +44,8 @@
 
 namespace dg {
 
-struct TrainableModel {
-  torch::jit::Module module;
-  std::vector<std::string> names;
-  std::vector<torch::Tensor> params;
-};
-
-Result<TrainableModel> LoadTrainableModel(const std::string& path, int64_t layers);
+// Sets m's module, names and params.
+Status LoadTrainableModel(const std::string& path, int64_t layers, ModelState* m);
 
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const TrainSpec& spec, const std::vector<torch::Tensor>& params);
 
