@@ -21,6 +21,7 @@
 #include "roles/trainer/tasks/cv_task.h"
 #include "roles/trainer/source/cv_store.h"
 #include "roles/trainer/model/model_export.h"
+#include "roles/trainer/model/model_runner.h"
 #include "test/support/test_support.h"
 
 namespace dg {
@@ -28,6 +29,22 @@ namespace {
 
 torch::Tensor T(const Array& a) {
   return torch::from_blob(a.data, a.shape, torch::kFloat32).clone();
+}
+
+// One forward pass of `seeds` in eval mode (no dropout, no gradients):
+// estimator = the control-variate estimator with spec.fanouts and the current
+// history (which it then updates, as a training step does), else exact over
+// all in-neighbours; the propagated input is the store's spec.cv_input.
+Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const std::vector<int64_t>& seeds,
+                                   bool estimator) {
+  CvModel m(spec, store, spec.cv_input);
+  m.module = torch::jit::load(spec.model);
+  m.layers = static_cast<int>(spec.fanouts.size()) + 1;
+  torch::NoGradGuard ng;
+  m.module.train(false);
+  torch::Tensor labels;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, m.Forward(seeds, estimator, 0, 0, &labels));
+  return TensorArray(logits);
 }
 
 }  // namespace

@@ -34,7 +34,10 @@ TrainSpec Spec(const std::string& model, const std::string& optimizer = "adam") 
 
 TrainHooks Peers(int rank, int port, double timeout) {
   TrainHooks h;
-  h.dp = {2, rank, "127.0.0.1", port, "127.0.0.1", timeout};
+  h.dp.world_size = 2;
+  h.dp.rank = rank;
+  h.dp.master_port = port;
+  h.dp.timeout_seconds = timeout;
   return h;
 }
 

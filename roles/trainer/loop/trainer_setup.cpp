@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
@@ -66,10 +67,25 @@ EpochRequest TrainRequest(const TrainSpec& s, const std::vector<int64_t>& seeds,
   return req;
 }
 
-double SummedCrossEntropy(const torch::Tensor& logits, const torch::Tensor& labels) {
+void ClassTally::Add(const torch::Tensor& logits, const torch::Tensor& labels) {
   namespace F = torch::nn::functional;
-  return F::cross_entropy(logits.to(torch::kFloat64), labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
-      .item<double>();
+  correct += logits.argmax(1).eq(labels).sum().item<double>();
+  count += static_cast<double>(labels.numel());
+  loss += F::cross_entropy(logits.to(torch::kFloat64), labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
+              .item<double>();
+}
+
+Result<std::pair<double, double>> ClassTally::AccuracyAndLoss(GradientSync* sync) {
+  if (sync) {
+    torch::Tensor t = torch::tensor({correct, count, loss}, torch::kFloat64);
+    DG_RETURN_IF_ERROR(sync->AllReduce({t}, false));
+    correct = t[0].item<double>();
+    count = t[1].item<double>();
+    loss = t[2].item<double>();
+  }
+  // No seeds to evaluate (e.g. every node is a training node): no accuracy.
+  if (count == 0) return std::make_pair(std::nan(""), std::nan(""));
+  return std::make_pair(correct / count, loss / count);
 }
 
 EpochRequest EvalRequest(const TrainSpec& s, const std::vector<int64_t>& seeds, uint64_t seed_tag, bool labels) {

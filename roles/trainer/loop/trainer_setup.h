@@ -12,8 +12,9 @@
 //    max(batch_size, 1024)).
 //  - TrainRequest: epoch `epoch`'s training batches of `seeds`, shuffled with
 //    the job seed, with the training fanouts and batch size.
-//  - SummedCrossEntropy: the cross-entropy of logits against labels, summed
-//    over the rows, in float64 (evaluation's loss sums).
+//  - ClassTally: evaluation of a classifier over batches: correct argmaxes,
+//    rows and the cross-entropy summed in float64, then summed over every
+//    trainer; accuracy and mean loss are NaN without any row.
 //  - EvalRequest: the epoch of evaluation or prediction batches of `seeds`,
 //    in order, with those fanouts and batch size, sampled with the job seed
 //    mixed with kEvalSeed or kPredictSeed (the same batches in every task).
@@ -57,7 +58,12 @@ int64_t EvalBatchSize(const TrainSpec& spec);
 constexpr uint64_t kEvalSeed = 0xe7a1, kPredictSeed = 0x9ed1;
 EpochRequest EvalRequest(const TrainSpec& spec, const std::vector<int64_t>& seeds, uint64_t seed_tag, bool labels);
 EpochRequest TrainRequest(const TrainSpec& spec, const std::vector<int64_t>& seeds, int64_t epoch);
-double SummedCrossEntropy(const torch::Tensor& logits, const torch::Tensor& labels);
+struct ClassTally {
+  double correct = 0, count = 0, loss = 0;
+  void Add(const torch::Tensor& logits, const torch::Tensor& labels);
+  // (accuracy, mean loss) over every trainer's rows (sync null: one trainer).
+  Result<std::pair<double, double>> AccuracyAndLoss(GradientSync* sync);
+};
 
 Result<std::unique_ptr<GradientSync>> ConnectGradientSync(const DataParallelOptions& dp,
                                                           const std::vector<torch::Tensor>& params);

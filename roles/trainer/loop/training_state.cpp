@@ -29,6 +29,22 @@ Result<torch::Tensor> ModelInput(NodeEmbedding* embedding, bool use_features, co
   return x.defined() ? torch::cat({x, e}, 1) : e;
 }
 
+Result<torch::Tensor> ModelForward(torch::jit::Module& module, const TrainSpec& spec, NodeEmbedding* embedding,
+                                   const MiniBatch& mb, torch::Tensor* emb_leaf) {
+  if (mb.blocks.size() != spec.fanouts.size())
+    return Status::InvalidArgument("batch has " + std::to_string(mb.blocks.size()) + " blocks, expected " +
+                                   std::to_string(spec.fanouts.size()));
+  DG_ASSIGN_OR_RETURN(torch::Tensor x, ModelInput(embedding, spec.embedding.features, mb, emb_leaf));
+  try {
+    if (!mb.input_neigh_mean.shape.empty())  // block 0 aggregated where the features live
+      return module.get_method("forward_agg")({x, ArrayTensor(mb.input_neigh_mean), BlocksValue(mb)}).toTensor();
+    return module.forward({x, BlocksValue(mb)}).toTensor();
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("model " + spec.model + ": forward failed on a batch with " +
+                                   std::to_string(x.size(1)) + "-dim input rows: " + FirstLine(e.what()));
+  }
+}
+
 Status UpdateEmbedding(NodeEmbedding* embedding, ModelState* model, const std::vector<int64_t>& ids,
                        const std::vector<torch::Tensor>& leaves) {
   std::vector<torch::Tensor> grads;

@@ -5,6 +5,10 @@
 //    embedding's rows of the batch's input nodes, concatenated on the right.
 //    With emb_leaf, the embedding rows are a leaf that requires grad, returned
 //    there so the caller can send its gradient.
+//  - ModelForward: the model's output for a batch of spec.fanouts' blocks:
+//    forward_agg when block 0 came aggregated where the rows live, else
+//    forward, on ModelInput; a model's failure names the model and the
+//    input width.
 //  - UpdateEmbedding: one step's embedding gradients (the leaves' grads, zeros
 //    for a leaf without one) to the embedding's sparse optimizer, as step
 //    model->embedding_steps (then counted up): every trainer, every step.
@@ -32,6 +36,7 @@
 
 #include "common/base/status.h"
 #include "common/sampling/minibatch.h"
+#include "config/train_spec.h"
 #include "roles/trainer/grad_sync.h"
 #include "roles/trainer/loop/train_hooks.h"
 
@@ -53,6 +58,9 @@ struct ModelState {
 
 Result<torch::Tensor> ModelInput(NodeEmbedding* embedding, bool use_features, const MiniBatch& mb,
                                  torch::Tensor* emb_leaf);
+
+Result<torch::Tensor> ModelForward(torch::jit::Module& module, const TrainSpec& spec, NodeEmbedding* embedding,
+                                   const MiniBatch& mb, torch::Tensor* emb_leaf);
 
 Status UpdateEmbedding(NodeEmbedding* embedding, ModelState* model, const std::vector<int64_t>& ids,
                        const std::vector<torch::Tensor>& leaves);

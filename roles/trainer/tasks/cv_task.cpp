@@ -248,25 +248,14 @@ Result<std::pair<double, double>> CvTask::AccuracyAndLoss(const std::vector<int6
   torch::NoGradGuard ng;
   cv_.module.train(false);
   const int64_t bs = EvalBatchSize(cv_.spec);
-  double correct = 0, count = 0, loss = 0;
+  ClassTally tally;
   for (int64_t b = 0; b < NumBatches(static_cast<int64_t>(seeds.size()), bs); ++b) {
-    std::vector<int64_t> s = BatchSeeds(seeds, bs, b);
     torch::Tensor labels;
-    DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(s, false, epoch, b, &labels));
-    correct += logits.argmax(1).eq(labels).sum().item<double>();
-    count += static_cast<double>(s.size());
-    loss += SummedCrossEntropy(logits, labels);
+    DG_ASSIGN_OR_RETURN(torch::Tensor logits, cv_.Forward(BatchSeeds(seeds, bs, b), false, epoch, b, &labels));
+    tally.Add(logits, labels);
   }
   cv_.module.train(true);
-  if (m_.sync) {
-    torch::Tensor t = torch::tensor({correct, count, loss}, torch::kFloat64);
-    DG_RETURN_IF_ERROR(m_.sync->AllReduce({t}, false));
-    correct = t[0].item<double>();
-    count = t[1].item<double>();
-    loss = t[2].item<double>();
-  }
-  if (count == 0) return std::make_pair(0.0, std::nan(""));
-  return std::make_pair(correct / count, loss / count);
+  return tally.AccuracyAndLoss(m_.sync.get());
 }
 
 Result<Evaluation> CvTask::Evaluate(int64_t epoch) {
@@ -312,18 +301,6 @@ Status CvTask::SaveOutputs() {
   cv_.module.train(true);
   if (spec.save_predictions) DG_RETURN_IF_ERROR(pred.Finish());
   return spec.save_embeddings ? emb.Finish() : Status::OK();
-}
-
-Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const std::vector<int64_t>& seeds,
-                                   bool estimator) {
-  CvModel m(spec, store, spec.cv_input);
-  DG_ASSIGN_OR_RETURN(m.module, LoadModel(spec.model));
-  m.layers = static_cast<int>(spec.fanouts.size()) + 1;
-  torch::NoGradGuard ng;
-  m.module.train(false);
-  torch::Tensor labels;
-  DG_ASSIGN_OR_RETURN(torch::Tensor logits, m.Forward(seeds, estimator, 0, 0, &labels));
-  return TensorArray(logits);
 }
 
 Status CvTask::SaveState(const std::string& dir) { return cv_.store->SaveHistory(dir); }

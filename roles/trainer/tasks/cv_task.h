@@ -96,15 +96,6 @@ struct CvModel {
   Result<Layer0> Input(const MiniBatch& mb, bool training, torch::Tensor* emb_leaf);
 };
 
-// One forward pass for `seeds` in eval mode (no dropout, no gradients), for
-// tests: estimator = the control-variate estimator with spec.fanouts and the
-// current history (which it then updates, as a training step does; the
-// history tensors must exist), else exact over all in-neighbours; the
-// propagated input is the store's array spec.cv_input. Logits float32
-// [seeds, classes].
-Result<Array> ControlVariateLogits(CvStore* store, const TrainSpec& spec, const std::vector<int64_t>& seeds,
-                                   bool estimator);
-
 class CvTask : public EpochTask {
  public:
   // Loads the model (it must offer cv_input/cv_layer with num_layers ==

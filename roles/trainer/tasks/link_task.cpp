@@ -80,16 +80,7 @@ Result<std::string> LinkTask::EmbedAll() {
 }
 
 Result<torch::Tensor> LinkTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
-  if (mb.blocks.size() != spec_.fanouts.size())
-    return Status::InvalidArgument("batch has " + std::to_string(mb.blocks.size()) + " blocks, expected " +
-                                   std::to_string(spec_.fanouts.size()));
-  DG_ASSIGN_OR_RETURN(torch::Tensor x, ModelInput(hooks_.embedding, spec_.embedding.features, mb, emb_leaf));
-  torch::Tensor out;
-  try {
-    out = m_.module.forward({x, BlocksValue(mb)}).toTensor();
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument("model " + spec_.model + ": forward failed: " + FirstLine(e.what()));
-  }
+  DG_ASSIGN_OR_RETURN(torch::Tensor out, ModelForward(m_.module, spec_, hooks_.embedding, mb, emb_leaf));
   if (out.dim() != 2 || out.size(0) != static_cast<int64_t>(mb.seeds.size()))
     return Status::InvalidArgument("model " + spec_.model + ": forward returned shape " + c10::str(out.sizes()) +
                                    ", expected one embedding row per seed [" + std::to_string(mb.seeds.size()) +

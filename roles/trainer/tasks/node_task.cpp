@@ -21,20 +21,7 @@ Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const 
 }
 
 Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
-  if (mb.blocks.size() != spec_.fanouts.size())
-    return Status::InvalidArgument("batch has " + std::to_string(mb.blocks.size()) + " blocks, expected " +
-                                   std::to_string(spec_.fanouts.size()));
-  DG_ASSIGN_OR_RETURN(torch::Tensor x, ModelInput(hooks_.embedding, spec_.embedding.features, mb, emb_leaf));
-  torch::Tensor out;
-  try {
-    if (!mb.input_neigh_mean.shape.empty())  // block 0 aggregated where the features live
-      out = m_.module.get_method("forward_agg")({x, ArrayTensor(mb.input_neigh_mean), BlocksValue(mb)}).toTensor();
-    else
-      out = m_.module.forward({x, BlocksValue(mb)}).toTensor();
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument("model " + spec_.model + ": forward failed on a batch with " +
-                                   std::to_string(x.size(1)) + "-dim input rows: " + FirstLine(e.what()));
-  }
+  DG_ASSIGN_OR_RETURN(torch::Tensor out, ModelForward(m_.module, spec_, hooks_.embedding, mb, emb_leaf));
   const int64_t rows = static_cast<int64_t>(mb.seeds.size());
   if (out.dim() != 2 || out.size(0) != rows)
     return Status::InvalidArgument("model " + spec_.model + ": forward returned shape " + c10::str(out.sizes()) +
@@ -77,36 +64,19 @@ Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
 
 Result<bool> NodeTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*in_.batches, &mb_, skip, split); }
 
-Result<double> NodeTask::Accuracy(const std::vector<int64_t>& seeds) {
-  DG_ASSIGN_OR_RETURN(auto acc_loss, AccuracyAndLoss(seeds));
-  return acc_loss.first;
-}
-
 Result<std::pair<double, double>> NodeTask::AccuracyAndLoss(const std::vector<int64_t>& seeds) {
   DG_RETURN_IF_ERROR(in_.batches->BeginEpoch(EvalRequest(spec_, seeds, kEvalSeed, /*labels=*/true)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
-  double correct = 0, count = 0, loss = 0;
+  ClassTally tally;
   MiniBatch mb;
   while (true) {
     DG_ASSIGN_OR_RETURN(bool more, in_.batches->Next(&mb));
     if (!more) break;
     DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb));
-    torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
-    correct += logits.argmax(1).eq(labels).sum().item<double>();
-    count += static_cast<double>(labels.numel());
-    loss += SummedCrossEntropy(logits, labels);
+    tally.Add(logits, ArrayTensor(mb.labels).reshape({-1}));
   }
-  if (m_.sync) {
-    torch::Tensor agg = torch::tensor({correct, count, loss}, torch::kFloat64);
-    DG_RETURN_IF_ERROR(m_.sync->AllReduce({agg}, false));
-    correct = agg[0].item<double>();
-    count = agg[1].item<double>();
-    loss = agg[2].item<double>();
-  }
-  // No seeds to evaluate (e.g. every node is a training node): no accuracy.
-  if (count == 0) return std::make_pair(std::nan(""), std::nan(""));
-  return std::make_pair(correct / count, loss / count);
+  return tally.AccuracyAndLoss(m_.sync.get());
 }
 
 Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
@@ -114,7 +84,8 @@ Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
   DG_ASSIGN_OR_RETURN(auto val, AccuracyAndLoss(in_.val));
   e.val = val.first;
   e.val_loss = val.second;
-  DG_ASSIGN_OR_RETURN(e.test, Accuracy(in_.test));
+  DG_ASSIGN_OR_RETURN(auto test, AccuracyAndLoss(in_.test));
+  e.test = test.first;
   return e;
 }
 

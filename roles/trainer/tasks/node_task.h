@@ -42,8 +42,6 @@ class NodeTask : public EpochTask {
   // The cross-entropy of `mb`'s seeds (mb outlives the step: its input nodes
   // are the learnt rows' ids).
   Result<BatchLoss> LossOf(const MiniBatch& mb);
-  // Accuracy on `seeds` (all-reduced across trainers; NaN without any).
-  Result<double> Accuracy(const std::vector<int64_t>& seeds);
   // Accuracy and mean cross-entropy loss on `seeds` (all-reduced; NaN without any).
   Result<std::pair<double, double>> AccuracyAndLoss(const std::vector<int64_t>& seeds);
 
