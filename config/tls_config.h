@@ -5,6 +5,7 @@
 //   tls:
 //     ca: certs/ca.crt        # the job's CA certificate (default DIR/ca.crt)
 //     dir: certs              # ROLE-HOST.crt/.key per process (distgnn certs issue)
+//     https_metrics: true     # the metrics endpoints (ports.metrics) over HTTPS too
 //   machines:
 //     - host: 10.0.0.1
 //       tls_dir: /etc/distgnn # this machine's certificates, when not in tls.dir
@@ -29,7 +30,9 @@ struct TlsConfig {
   // Neither ca nor dir in the YAML: `launch` makes a CA and every certificate
   // in dir (RUN_DIR/tls) for each local job, and deletes the CA's key.
   bool throwaway = false;
-  bool https_metrics = false;  // the metrics endpoints over HTTPS: not offered, always false
+  // The metrics endpoints over HTTPS with the process's certificate; a
+  // scraper presents one of the job's (e.g. the client's).
+  bool https_metrics = false;
   // The identity this process loaded at start (roles/job/job_tls.h); null when
   // TLS is off or before it is loaded.
   std::shared_ptr<const TlsContext> context;

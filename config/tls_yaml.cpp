@@ -5,7 +5,7 @@
 namespace dg {
 namespace {
 
-const std::vector<std::string> kTlsKeys = {"enabled", "ca", "dir"};
+const std::vector<std::string> kTlsKeys = {"enabled", "ca", "dir", "https_metrics"};
 
 }  // namespace
 
@@ -14,12 +14,18 @@ Status LoadTls(const Checker& c, const YAML::Node& n, JobConfig* cfg) {
   if (n.IsScalar()) {
     DG_RETURN_IF_ERROR(c.Bool(n, "tls", &t.enabled));
   } else {
-    if (!n.IsMap()) return c.Err(n, "tls", "expected true, false or a map {enabled, ca, dir}, got " + Describe(n));
+    if (!n.IsMap()) return c.Err(n, "tls", "expected true, false or a map {enabled, ca, dir, https_metrics}, got " + Describe(n));
     DG_RETURN_IF_ERROR(c.CheckKeys(n, "tls", kTlsKeys));
     t.enabled = true;
     if (n["enabled"]) DG_RETURN_IF_ERROR(c.Bool(n["enabled"], "tls.enabled", &t.enabled));
     if (n["ca"]) DG_RETURN_IF_ERROR(c.String(n["ca"], "tls.ca", true, &t.ca));
     if (n["dir"]) DG_RETURN_IF_ERROR(c.String(n["dir"], "tls.dir", true, &t.dir));
+    if (n["https_metrics"]) {
+      DG_RETURN_IF_ERROR(c.Bool(n["https_metrics"], "tls.https_metrics", &t.https_metrics));
+      if (t.https_metrics && !t.enabled)
+        return c.Err(n["https_metrics"], "tls.https_metrics",
+                     "needs TLS on (tls.enabled: false turns it off): the endpoints present the job's certificates");
+    }
   }
   t.throwaway = t.ca.empty() && t.dir.empty();
   t.dir = t.dir.empty() ? cfg->RunDir() + "/tls" : ResolvePath(cfg->base_dir, t.dir);

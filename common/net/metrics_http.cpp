@@ -3,8 +3,10 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <thread>
+#include <type_traits>
 
 namespace dg {
 
@@ -12,21 +14,39 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+template <class Stream>
+constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+// One request on a plain or TLS stream (a TLS session shakes hands first:
+// a peer without the job's certificate ends there).
+template <class Stream>
+class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(tcp::socket socket, const MetricsHttpServer::Render* render, const MetricsHttpServer::ReadyCheck* ready)
-      : stream_(std::move(socket)), render_(render), ready_(ready) {}
+  template <class... Args>
+  HttpSession(const MetricsHttpServer::Render* render, const MetricsHttpServer::ReadyCheck* ready, Args&&... args)
+      : stream_(std::forward<Args>(args)...), render_(render), ready_(ready) {}
 
   void Start() {
-    stream_.expires_after(std::chrono::seconds(5));
-    http::async_read(stream_, buffer_, req_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(5));
+    if constexpr (kTls<Stream>) {
+      stream_.async_handshake(asio::ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
+        if (!ec) self->Read();
+      });
+    } else {
+      Read();
+    }
   }
 
  private:
+  void Read() {
+    http::async_read(stream_, buffer_, req_,
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
   void OnRead(beast::error_code ec) {
     if (ec) return;
     res_.version(req_.version());
@@ -55,9 +75,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     res_.prepare_payload();
     if (req_.method() == http::verb::head) res_.body().clear();
-    http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code, size_t) {
+    http::async_write(stream_, res_, [self = this->shared_from_this()](beast::error_code, size_t) {
       beast::error_code ignored;
-      self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      beast::get_lowest_layer(self->stream_).socket().shutdown(tcp::socket::shutdown_send, ignored);
     });
   }
 
@@ -67,7 +87,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res_.body() = line + "\n";
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   http::request<http::string_body> req_;
   http::response<http::string_body> res_;
@@ -82,6 +102,7 @@ struct MetricsHttpServer::Impl {
   tcp::acceptor acceptor{io};
   Render render;
   ReadyCheck ready;
+  std::shared_ptr<const TlsContext> tls;
   std::string host;
   int port = 0;
   std::thread thread;
@@ -89,7 +110,10 @@ struct MetricsHttpServer::Impl {
   void Accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket s) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (!ec) std::make_shared<HttpSession>(std::move(s), &render, &ready)->Start();
+      if (!ec && tls)
+        std::make_shared<HttpSession<TlsStream>>(&render, &ready, std::move(s), tls->ssl())->Start();
+      else if (!ec)
+        std::make_shared<HttpSession<beast::tcp_stream>>(&render, &ready, std::move(s))->Start();
       Accept();
     });
   }
@@ -98,10 +122,12 @@ struct MetricsHttpServer::Impl {
 MetricsHttpServer::MetricsHttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Result<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(const std::string& host, int port,
-                                                                     Render render, ReadyCheck ready) {
+                                                                     Render render, ReadyCheck ready,
+                                                                     std::shared_ptr<const TlsContext> tls) {
   auto impl = std::make_unique<Impl>();
   impl->render = std::move(render);
   impl->ready = std::move(ready);
+  impl->tls = std::move(tls);
   impl->host = host;
   const std::string where = host + ":" + std::to_string(port);
   beast::error_code ec;
@@ -135,42 +161,77 @@ MetricsHttpServer::~MetricsHttpServer() {
 }
 
 int MetricsHttpServer::port() const { return impl_->port; }
+bool MetricsHttpServer::https() const { return impl_->tls != nullptr; }
 const std::string& MetricsHttpServer::host() const { return impl_->host; }
 
-Result<HttpReply> HttpFetch(const std::string& host, int port, const std::string& path, double timeout_seconds) {
-  const std::string where = "http://" + host + ":" + std::to_string(port) + path;
-  asio::io_context io;
+namespace {
+
+// GET `path` over `stream` (resolve, connect, the TLS handshake on a TLS
+// stream, write, read), run on `io`; the first error, if any, in *failure.
+template <class Stream>
+http::response<http::string_body> Fetch(asio::io_context& io, Stream& stream, const std::string& host, int port,
+                                        const std::string& path, std::chrono::milliseconds timeout,
+                                        beast::error_code* failure) {
   tcp::resolver resolver(io);
-  beast::tcp_stream stream(io);
   beast::flat_buffer buffer;
   http::request<http::empty_body> req{http::verb::get, path, 11};
   req.set(http::field::host, host);
   req.set(http::field::user_agent, "distgnn");
   http::response<http::string_body> res;
-  beast::error_code failure;
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
-  resolver.async_resolve(host, std::to_string(port), [&](beast::error_code ec, tcp::resolver::results_type r) {
-    if (ec) return void(failure = ec);
-    stream.expires_after(timeout);
-    stream.async_connect(r, [&](beast::error_code ec, const tcp::endpoint&) {
-      if (ec) return void(failure = ec);
-      http::async_write(stream, req, [&](beast::error_code ec, size_t) {
-        if (ec) return void(failure = ec);
-        http::async_read(stream, buffer, res, [&](beast::error_code ec, size_t) {
-          if (ec) failure = ec;
-        });
+  auto exchange = [&] {
+    http::async_write(stream, req, [&](beast::error_code ec, size_t) {
+      if (ec) return void(*failure = ec);
+      http::async_read(stream, buffer, res, [&](beast::error_code ec, size_t) {
+        if (ec) *failure = ec;
       });
+    });
+  };
+  resolver.async_resolve(host, std::to_string(port), [&](beast::error_code ec, tcp::resolver::results_type r) {
+    if (ec) return void(*failure = ec);
+    beast::get_lowest_layer(stream).expires_after(timeout);
+    beast::get_lowest_layer(stream).async_connect(r, [&](beast::error_code ec, const tcp::endpoint&) {
+      if (ec) return void(*failure = ec);
+      if constexpr (kTls<Stream>) {
+        stream.async_handshake(asio::ssl::stream_base::client, [&](beast::error_code ec) {
+          if (ec) return void(*failure = ec);
+          exchange();
+        });
+      } else {
+        exchange();
+      }
     });
   });
   io.run();
+  return res;
+}
+
+}  // namespace
+
+Result<HttpReply> HttpFetch(const std::string& host, int port, const std::string& path, double timeout_seconds,
+                            const std::shared_ptr<const TlsContext>& tls) {
+  const std::string where = (tls ? "https://" : "http://") + host + ":" + std::to_string(port) + path;
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
+  asio::io_context io;
+  beast::error_code failure;
+  http::response<http::string_body> res;
+  if (tls) {
+    TlsStream stream(io, tls->ssl());
+    if (!ExpectPeerHost(stream.native_handle(), host))
+      return Status::InvalidArgument(where + ": cannot check a certificate against host '" + host + "'");
+    res = Fetch(io, stream, host, port, path, timeout, &failure);
+  } else {
+    beast::tcp_stream stream(io);
+    res = Fetch(io, stream, host, port, path, timeout, &failure);
+  }
   if (failure) return Status::PeerLost(where + ": " + failure.message());
   return HttpReply{static_cast<int>(res.result_int()), res.body()};
 }
 
-Result<std::string> HttpGet(const std::string& host, int port, const std::string& path, double timeout_seconds) {
-  DG_ASSIGN_OR_RETURN(HttpReply reply, HttpFetch(host, port, path, timeout_seconds));
+Result<std::string> HttpGet(const std::string& host, int port, const std::string& path, double timeout_seconds,
+                            const std::shared_ptr<const TlsContext>& tls) {
+  DG_ASSIGN_OR_RETURN(HttpReply reply, HttpFetch(host, port, path, timeout_seconds, tls));
   if (reply.status != 200)
-    return Status::Protocol("http://" + host + ":" + std::to_string(port) + path + ": HTTP " +
+    return Status::Protocol(std::string(tls ? "https://" : "http://") + host + ":" + std::to_string(port) + path + ": HTTP " +
                             std::to_string(reply.status));
   return std::move(reply.body);
 }

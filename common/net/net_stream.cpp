@@ -14,14 +14,7 @@ NetStream::NetStream(tcp::socket socket, std::shared_ptr<const TlsContext> tls)
   }
 }
 
-bool NetStream::ExpectHost(const std::string& host) {
-  X509_VERIFY_PARAM* param = SSL_get0_param(tls_stream_->native_handle());
-  boost::system::error_code ec;
-  boost::asio::ip::make_address(host, ec);
-  if (!ec) return X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) == 1;
-  X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-  return X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size()) == 1;
-}
+bool NetStream::ExpectHost(const std::string& host) { return ExpectPeerHost(tls_stream_->native_handle(), host); }
 
 std::string NetStream::PeerRole() const {
   if (!tls_stream_) return "";

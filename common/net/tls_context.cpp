@@ -1,5 +1,6 @@
 #include "common/net/tls_context.h"
 
+#include <boost/asio/ip/address.hpp>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -169,6 +170,15 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::Load(const TlsFiles& files
   ASN1_TIME_diff(&days, &secs, nullptr, X509_get0_notAfter(chain[0].get()));
   t->seconds_left_ = int64_t(days) * 86400 + secs;
   return std::shared_ptr<const TlsContext>(std::move(t));
+}
+
+bool ExpectPeerHost(SSL* ssl, const std::string& host) {
+  X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+  boost::system::error_code ec;
+  boost::asio::ip::make_address(host, ec);
+  if (!ec) return X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) == 1;
+  X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  return X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size()) == 1;
 }
 
 }  // namespace dg

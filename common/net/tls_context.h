@@ -26,6 +26,7 @@
 #include "common/base/status.h"
 
 typedef struct x509_st X509;
+typedef struct ssl_st SSL;
 
 namespace dg {
 
@@ -57,5 +58,9 @@ class TlsContext {
 
 // The role a certificate names (its SAN URI distgnn:role:R), "" when none.
 std::string CertificateRole(X509* cert);
+
+// A dialer's check of the acceptor: its certificate must name `host` (a SAN
+// IP for an address, else a DNS name). False when OpenSSL refuses the name.
+bool ExpectPeerHost(SSL* ssl, const std::string& host);
 
 }  // namespace dg

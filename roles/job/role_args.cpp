@@ -59,8 +59,9 @@ Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args
   int port = args.metrics_port;
   if (port < 0) port = job ? job->MetricsPort(role, args.machine, args.index) : 0;
   if (port <= 0 && args.metrics_port != 0) return std::unique_ptr<MetricsHttpServer>();
-  DG_ASSIGN_OR_RETURN(auto server, MetricsHttpServer::Start(host, port, std::move(render), std::move(ready)));
-  spdlog::info("metrics on http://{}:{}/metrics", host, server->port());
+  std::shared_ptr<const TlsContext> tls = job && job->tls.https_metrics ? job->tls.context : nullptr;
+  DG_ASSIGN_OR_RETURN(auto server, MetricsHttpServer::Start(host, port, std::move(render), std::move(ready), tls));
+  spdlog::info("metrics on {}://{}:{}/metrics", server->https() ? "https" : "http", host, server->port());
   return server;
 }
 

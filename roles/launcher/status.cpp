@@ -24,6 +24,7 @@
 #include "config/job_config.h"
 #include "roles/launcher/launcher.h"
 #include "roles/launcher/status.h"
+#include "roles/job/job_tls.h"
 
 namespace dg {
 namespace {
@@ -157,12 +158,13 @@ std::string Table(const JobConfig& job, const std::vector<Endpoint>& eps, const 
   return out;
 }
 
-std::vector<Scrape> ScrapeAll(const std::vector<Endpoint>& eps, double timeout) {
+std::vector<Scrape> ScrapeAll(const std::vector<Endpoint>& eps, double timeout,
+                              const std::shared_ptr<const TlsContext>& tls) {
   std::vector<Scrape> out(eps.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < eps.size(); ++i)
     threads.emplace_back([&, i] {
-      auto body = HttpGet(eps[i].host, eps[i].port, "/metrics", timeout);
+      auto body = HttpGet(eps[i].host, eps[i].port, "/metrics", timeout, tls);
       out[i].when = Now();
       if (body.ok()) {
         out[i].ok = true;
@@ -189,6 +191,12 @@ int ShowJobStatus(const JobStatusOptions& options, const std::string& program) {
   if (job->metrics_port <= 0)
     return ToolExitCode(program, Status::InvalidArgument(file + ": ports.metrics is not set, so the job's processes "
                                                                  "serve no metrics (set it, or pass --metrics-port)"));
+  // HTTPS endpoints want a certificate of the job: the client's.
+  if (job->tls.https_metrics) {
+    const Status st = LoadJobTls(&*job, "client", -1);
+    if (!st.ok()) return ToolExitCode(program, st);
+  }
+  const std::shared_ptr<const TlsContext> tls = job->tls.https_metrics ? job->tls.context : nullptr;
   std::vector<Endpoint> eps;
   for (int m = 0; m < job->num_machines(); ++m) {
     const std::string& host = job->machines[m].host;
@@ -205,10 +213,10 @@ int ShowJobStatus(const JobStatusOptions& options, const std::string& program) {
   }
   const bool live = !options.once && IsTerminal(STDOUT_FILENO);
   const double timeout = std::max(0.5, std::min(3.0, interval));
-  std::vector<Scrape> before = ScrapeAll(eps, timeout);
+  std::vector<Scrape> before = ScrapeAll(eps, timeout, tls);
   while (true) {
     std::this_thread::sleep_for(std::chrono::duration<double>(interval));
-    std::vector<Scrape> now = ScrapeAll(eps, timeout);
+    std::vector<Scrape> now = ScrapeAll(eps, timeout, tls);
     const std::string table = Table(*job, eps, now, before);
     bool any = false;
     for (const auto& s : now) any = any || s.ok;

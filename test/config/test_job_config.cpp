@@ -515,5 +515,14 @@ TEST_CASE("tls: one line turns TLS on with a throw-away CA, a map names the file
   job.Write(std::string(kGood) + "tls: maybe\n");
   CHECK_THAT(job.Error(), Catch::Contains("job.yaml:19: key 'tls': expected true or false, got 'maybe'"));
   job.Write(std::string(kGood) + "tls: {ca: pki/ca.crt, cert: x.crt}\n");
-  CHECK_THAT(job.Error(), Catch::Contains("key 'tls.cert': unknown key; valid keys here: enabled, ca, dir"));
+  CHECK_THAT(job.Error(), Catch::Contains("key 'tls.cert': unknown key; valid keys here: enabled, ca, dir, https_metrics"));
+  job.Write(std::string(kGood) + "tls: {dir: pki, https_metrics: true}\n");
+  auto https = LoadJobConfig(job.path());
+  REQUIRE(https.ok());
+  CHECK(https->tls.https_metrics);
+  CHECK_FALSE(on->tls.https_metrics);
+  job.Write(std::string(kGood) + "tls: {enabled: false, https_metrics: true}\n");
+  CHECK_THAT(job.Error(), Catch::Contains("key 'tls.https_metrics': needs TLS on"));
+  job.Write(std::string(kGood) + "tls: {https_metrics: yes please}\n");
+  CHECK_THAT(job.Error(), Catch::Contains("key 'tls.https_metrics': expected true or false"));
 }

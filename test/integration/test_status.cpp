@@ -22,12 +22,9 @@ double Value(const std::string& body, const std::string& name) {
   return -1;
 }
 
-}  // namespace
-
-TEST_CASE("a launched job serves /metrics from every process and `distgnn status` tabulates them",
-          "[status][metrics][launch][cora]") {
-  TempDir dir;
-  const int base = FreePortRange(5), metrics = FreePortRange(8);
+// Cora in 2 parts, a SAGE export and dir/job.yaml: 2 machines of 127.0.0.1,
+// 1 server and 1 trainer each with `samplers` samplers, 1000 epochs.
+void WriteJob(const TempDir& dir, int base, int metrics, int samplers, const std::string& extra = "") {
   REQUIRE(RunDistgnn({"partition", "--dataset", CoraDir(), "--undirected", "--num-parts", "2", "--method", "metis",
                       "--name", "cora", "--out", dir / "parts"},
                      120)
@@ -36,14 +33,21 @@ TEST_CASE("a launched job serves /metrics from every process and `distgnn status
                       "--layers", "2", "-o", dir / "sage.pt"},
                      120)
               .exit_code == 0);
-  {
-    std::ofstream y(dir / "job.yaml");
-    y << "job: cora\npartition: parts/cora.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
-      << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4
-      << ", metrics: " << metrics << "}\nprocesses: {servers: 1, trainers: 1, samplers_per_trainer: 2}\n"
-      << "train: {model: sage.pt, fanouts: [5, 5], batch_size: 10, epochs: 1000, lr: 0.01, seed: 0}\n"
-      << "output_dir: runs\n";
-  }
+  std::ofstream y(dir / "job.yaml");
+  y << "job: cora\npartition: parts/cora.json\nmachines:\n  - host: 127.0.0.1\n  - host: 127.0.0.1\n"
+    << "ports: {server: " << base << ", trainer: " << base + 2 << ", rendezvous: " << base + 4
+    << ", metrics: " << metrics << "}\nprocesses: {servers: 1, trainers: 1, samplers_per_trainer: " << samplers
+    << "}\ntrain: {model: sage.pt, fanouts: [5, 5], batch_size: 10, epochs: 1000, lr: 0.01, seed: 0}\n"
+    << "output_dir: runs\n" << extra;
+}
+
+}  // namespace
+
+TEST_CASE("a launched job serves /metrics from every process and `distgnn status` tabulates them",
+          "[status][metrics][launch][cora]") {
+  TempDir dir;
+  const int base = FreePortRange(5), metrics = FreePortRange(8);
+  WriteJob(dir, base, metrics, 2);
   // The derived ports: P = 1 server + 1 trainer + 2 samplers per machine.
   auto plan = RunDistgnn({"config", "check", dir / "job.yaml"}, 60);
   REQUIRE(plan.exit_code == 0);
@@ -84,4 +88,29 @@ TEST_CASE("a launched job serves /metrics from every process and `distgnn status
   auto gone = RunDistgnn({"status", dir / "job.yaml", "--once", "--interval", "0.2"}, 60);
   CHECK(gone.exit_code == 1);
   CHECK(gone.output.find("0 of 8 endpoints answered") != std::string::npos);
+}
+
+// tls.https_metrics: every endpoint speaks HTTPS with its process's
+// certificate; `distgnn status` presents the job's client certificate.
+TEST_CASE("a TLS job with tls.https_metrics: status reads every endpoint over HTTPS, plain HTTP gets nothing",
+          "[status][metrics][launch][cora][tls]") {
+  TempDir dir;
+  const int base = FreePortRange(5), metrics = FreePortRange(4);
+  WriteJob(dir, base, metrics, 0, "tls: {https_metrics: true}\n");
+  Subprocess launch;
+  launch.Start({DistgnnBin(), "launch", dir / "job.yaml"}, dir / "launch.log");
+  // Until every endpoint answers `status` (its trainers are training).
+  std::string out;
+  const bool up = WaitFor(120, [&] {
+    auto st = RunDistgnn({"status", dir / "job.yaml", "--once", "--interval", "0.3"}, 60);
+    out = st.output;
+    return st.exit_code == 0 && out.find("4 of 4 endpoints answered") != std::string::npos &&
+           std::regex_search(out, std::regex("\\[1/trainer/0\\] .*epoch [0-9]+/1000"));
+  });
+  INFO(out);
+  CHECK(up);
+  CHECK(!dg::HttpGet("127.0.0.1", metrics + 1, "/metrics", 1).ok());  // plaintext: no reply
+  CHECK(ReadFile(dir / "runs/cora/logs/0-trainer-0.log").find("metrics on https://") != std::string::npos);
+  launch.Signal(SIGINT);
+  CHECK(launch.Wait(60) != -1);
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/net/metrics_http.h"
 #include "common/net/tls_certs.h"
 #include "common/net/tls_context.h"
 #include "test/server/server_fixture.h"
@@ -208,4 +209,46 @@ TEST_CASE("a server names an expired certificate, a wrong CA and an open key in 
   INFO(open_key.output);
   CHECK(open_key.exit_code != 0);
   CHECK(open_key.output.find("server.key has mode 644") != std::string::npos);
+}
+
+// tls.https_metrics: the metrics endpoint speaks HTTPS with the process's
+// certificate and wants one of the job's from its client.
+TEST_CASE("a metrics endpoint over HTTPS answers a client of the job, refuses plaintext, no certificate and another "
+          "CA, and serves on",
+          "[server][tls]") {
+  Pki pki;
+  auto server_tls = TlsContext::Load(pki.Files("server"), "server");
+  REQUIRE(server_tls.ok());
+  int scrapes = 0;
+  auto endpoint = MetricsHttpServer::Start("127.0.0.1", 0, [&] { return "distgnn_scrapes " + std::to_string(++scrapes) + "\n"; },
+                                           nullptr, *server_tls);
+  REQUIRE(endpoint.ok());
+  CHECK((*endpoint)->https());
+  const int port = (*endpoint)->port();
+  auto client_tls = TlsContext::Load(pki.Files("client"), "client");
+  REQUIRE(client_tls.ok());
+  auto got = HttpGet("127.0.0.1", port, "/metrics", 5, *client_tls);
+  INFO(got.status().ToString());
+  REQUIRE(got.ok());
+  CHECK(*got == "distgnn_scrapes 1\n");
+
+  // Plain HTTP: no reply (the bytes are not a ClientHello).
+  auto plain = HttpFetch("127.0.0.1", port, "/metrics", 2);
+  CHECK(!plain.ok());
+  // No certificate: refused after the handshake (TLS 1.3), no metrics.
+  const std::string s_client = "timeout 10 openssl s_client -connect 127.0.0.1:" + std::to_string(port) +
+                               " -CAfile " + (pki.dir / "ca.crt");
+  const std::string no_cert = Shell("(printf 'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'; sleep 1) | " + s_client);
+  INFO(no_cert);
+  CHECK(no_cert.find("certificate required") != std::string::npos);
+  CHECK(no_cert.find("distgnn_scrapes") == std::string::npos);
+  // Another job's certificate: refused.
+  auto foreign_tls = TlsContext::Load(pki.Files("foreign", "other-ca.crt"), "client");
+  REQUIRE(foreign_tls.ok());
+  CHECK(!HttpGet("127.0.0.1", port, "/metrics", 3, *foreign_tls).ok());
+  // And it serves on after those attempts.
+  auto health = HttpFetch("127.0.0.1", port, "/healthz", 5, *client_tls);
+  REQUIRE(health.ok());
+  CHECK(health->status == 200);
+  CHECK(scrapes == 1);  // only the job's client saw the metrics
 }
