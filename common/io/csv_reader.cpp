@@ -37,6 +37,12 @@ Status ParseLine(const std::string& path, int64_t line, const char* p, const cha
 }  // namespace
 
 Status ForEachCsvRow(const std::string& path, int skip_lines, const CsvRowFn& fn) {
+  int64_t seen = 0;
+  return ForEachCsvRowIn(path, skip_lines, CsvRowRange{}, fn, &seen);
+}
+
+Status ForEachCsvRowIn(const std::string& path, int skip_lines, CsvRowRange range, const CsvRowFn& fn,
+                       int64_t* seen) {
   GzipFile f;
   DG_RETURN_IF_ERROR(f.Open(path));
   constexpr size_t kBlock = 8 << 20;
@@ -44,7 +50,7 @@ Status ForEachCsvRow(const std::string& path, int skip_lines, const CsvRowFn& fn
   std::vector<double> values;
   int64_t line = 0, row = 0;
   bool eof = false;
-  while (!eof) {
+  while (!eof && row < range.end) {
     const size_t have = buf.size();
     buf.resize(have + kBlock);
     size_t got = 0;
@@ -53,19 +59,23 @@ Status ForEachCsvRow(const std::string& path, int skip_lines, const CsvRowFn& fn
     eof = got < kBlock;
     const char* p = buf.data();
     const char* end = buf.data() + buf.size();
-    while (p < end) {
+    while (p < end && row < range.end) {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
       if (!nl && !eof) break;  // an incomplete line: read more
       const char* le = nl ? nl : end;
       ++line;
       if (line > skip_lines) {
-        DG_RETURN_IF_ERROR(ParseLine(path, line, p, le, &values));
-        DG_RETURN_IF_ERROR(fn(row++, values.data(), static_cast<int64_t>(values.size())));
+        if (row >= range.first) {
+          DG_RETURN_IF_ERROR(ParseLine(path, line, p, le, &values));
+          DG_RETURN_IF_ERROR(fn(row, values.data(), static_cast<int64_t>(values.size())));
+        }
+        ++row;
       }
       p = nl ? nl + 1 : end;
     }
     buf.erase(buf.begin(), buf.begin() + (p - buf.data()));
   }
+  *seen = row;
   return Status::OK();
 }
 

@@ -17,6 +17,18 @@ namespace dg {
 using CsvRowFn = std::function<Status(int64_t row, const double* values, int64_t n)>;
 Status ForEachCsvRow(const std::string& path, int skip_lines, const CsvRowFn& fn);
 
+// Data rows [first, end) of a file: the rows before `first` are counted, not
+// parsed (the gzip stream is still inflated up to them), and the read stops
+// after row end - 1, so ranks of a distributed run each parse their own rows.
+// *seen = the data rows of the file up to where the read stopped (all of them
+// when it read to the end). Errors name the file's line, as ForEachCsvRow.
+struct CsvRowRange {
+  int64_t first = 0;
+  int64_t end = INT64_MAX;
+};
+Status ForEachCsvRowIn(const std::string& path, int skip_lines, CsvRowRange range, const CsvRowFn& fn,
+                       int64_t* seen);
+
 // The lines of a small text file (plain or gzip), without their '\n' / "\r\n".
 Result<std::vector<std::string>> ReadTextLines(const std::string& path);
 

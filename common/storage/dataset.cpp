@@ -154,9 +154,23 @@ Status ParseEdgeLines(const std::string& path, const char* p, const char* end, i
   return Status::OK();
 }
 
-}  // namespace
+// Skips up to *rows edge lines of [p, end) (complete lines) without parsing
+// them, counting every line in *line; returns where the rest starts.
+const char* SkipEdgeRows(const char* p, const char* end, int64_t* line, int64_t* rows) {
+  while (p < end && *rows > 0) {
+    ++*line;
+    const char* q = p;
+    while (q < end && IsBlank(*q)) ++q;
+    if (q < end && *q != '\n' && *q != '#') --*rows;
+    const char* nl = static_cast<const char*>(std::memchr(q, '\n', end - q));
+    p = nl ? nl + 1 : end;
+  }
+  return p;
+}
 
-Status ForEachEdgeText(const std::string& path, int64_t num_nodes, const EdgeChunkFn& fn, int64_t* max_id) {
+// ForEachEdgeText, with *skip_rows counted down as rows are skipped.
+Status ScanEdgeText(const std::string& path, int64_t num_nodes, const EdgeChunkFn& fn, int64_t* max_id,
+                    int64_t* skip_rows) {
   GzipFile f;
   DG_RETURN_IF_ERROR(f.Open(path));
   constexpr size_t kBlock = 8 << 20;
@@ -186,11 +200,27 @@ Status ForEachEdgeText(const std::string& path, int64_t num_nodes, const EdgeChu
     }
     src.clear();
     dst.clear();
-    DG_RETURN_IF_ERROR(ParseEdgeLines(path, buf.data(), buf.data() + upto, num_nodes, &line, max_id, &src, &dst));
+    const char* from = SkipEdgeRows(buf.data(), buf.data() + upto, &line, skip_rows);
+    DG_RETURN_IF_ERROR(ParseEdgeLines(path, from, buf.data() + upto, num_nodes, &line, max_id, &src, &dst));
     if (!src.empty()) DG_RETURN_IF_ERROR(fn(src.data(), dst.data(), static_cast<int64_t>(src.size())));
     buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(upto));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status ForEachEdgeText(const std::string& path, int64_t num_nodes, const EdgeChunkFn& fn, int64_t* max_id,
+                       int64_t* skip_rows) {
+  int64_t none = 0;
+  return ScanEdgeText(path, num_nodes, fn, max_id, skip_rows ? skip_rows : &none);
+}
+
+Result<int64_t> CountEdgeTextRows(const std::string& path) {
+  int64_t left = INT64_MAX, max_id = -1;
+  DG_RETURN_IF_ERROR(ScanEdgeText(path, -1, [](const int64_t*, const int64_t*, int64_t) { return Status::OK(); },
+                                  &max_id, &left));
+  return INT64_MAX - left;
 }
 
 Result<EdgeList> ReadEdgeListText(const std::string& path, int64_t num_nodes) {

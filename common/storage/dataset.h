@@ -41,7 +41,14 @@ Result<EdgeList> ReadEdgeListText(const std::string& path, int64_t num_nodes);
 // a time, plain or gzip), so a text edge list larger than memory can be read.
 // *max_id is the largest id seen. Errors as ReadEdgeListText's (file:line).
 using EdgeChunkFn = std::function<Status(const int64_t* src, const int64_t* dst, int64_t n)>;
-Status ForEachEdgeText(const std::string& path, int64_t num_nodes, const EdgeChunkFn& fn, int64_t* max_id);
+// skip_rows: the first *skip_rows edges are counted, not parsed (a line is an
+// edge unless blank or a comment), nor are their ids checked or in *max_id: a
+// rank of a distributed run parses only its own rows. *skip_rows is counted
+// down, so it is > 0 afterwards only when the file has fewer edges.
+Status ForEachEdgeText(const std::string& path, int64_t num_nodes, const EdgeChunkFn& fn, int64_t* max_id,
+                       int64_t* skip_rows = nullptr);
+// The number of edges of a text edge list, its lines counted, not parsed.
+Result<int64_t> CountEdgeTextRows(const std::string& path);
 Result<EdgeList> ReadEdgeListNpy(const std::string& src_path, const std::string& dst_path,
                                  int64_t num_nodes);
 // Apply undirected / self-loop / duplicate options in place. Sorting order of the

@@ -78,26 +78,35 @@ std::vector<std::string> OgbSubDirs(const std::string& dir) {
   return names;
 }
 
-Status ForEachOgbFeatureRow(const std::string& path, const OgbFeatureFn& fn, int64_t* rows) {
+Result<int64_t> OgbFeatureWidth(const std::string& path) {
+  int64_t width = 0, seen = 0;
+  DG_RETURN_IF_ERROR(ForEachCsvRowIn(path, 0, CsvRowRange{0, 1}, [&](int64_t, const double*, int64_t k) {
+    width = k;
+    return Status::OK();
+  }, &seen));
+  return width;
+}
+
+Status ForEachOgbFeatureRow(const std::string& path, const OgbFeatureFn& fn, int64_t* rows, CsvRowRange range) {
   int64_t cols = -1;
-  *rows = 0;
-  return ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
+  if (range.first > 0) {
+    DG_ASSIGN_OR_RETURN(cols, OgbFeatureWidth(path));
+  }
+  return ForEachCsvRowIn(path, 0, range, [&](int64_t r, const double* x, int64_t k) {
     if (cols < 0) cols = k;
     if (k != cols)
       return Status::InvalidArgument(path + ":" + std::to_string(r + 1) + ": " + std::to_string(k) + " values, line 1 has " +
                                      std::to_string(cols));
-    ++*rows;
     return fn(r, x, k);
-  });
+  }, rows);
 }
 
-Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64_t)>& fn, int64_t* rows) {
-  *rows = 0;
-  return ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
+Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64_t)>& fn, int64_t* rows,
+                       CsvRowRange range) {
+  return ForEachCsvRowIn(path, 0, range, [&](int64_t r, const double* x, int64_t k) {
     if (k != 1) return Status::InvalidArgument(path + ":" + std::to_string(r + 1) + ": expected one label per line");
-    ++*rows;
     return fn(std::isnan(x[0]) ? -1 : static_cast<int64_t>(x[0]));
-  });
+  }, rows);
 }
 
 Status FillOgbSplit(const std::string& dir, int64_t n, int8_t* split) {

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "common/base/status.h"
+#include "common/io/csv_reader.h"
 #include "common/storage/dataset.h"
 #include "common/storage/typed_dataset.h"
 
@@ -49,11 +50,17 @@ Result<std::string> OgbSplitDir(const std::string& dir);
 std::vector<std::string> OgbSubDirs(const std::string& dir);
 
 // fn(row, values, F) per line of a node-feat CSV; every line has line 1's F
-// values (else an error naming file:line). *rows = the lines read.
+// values (else an error naming file:line). *rows = the lines read. With a
+// range (common/io/csv_reader.h), only its rows are parsed (and line 1, for
+// F) and *rows counts the lines up to where the read stopped.
 using OgbFeatureFn = std::function<Status(int64_t row, const double* values, int64_t f)>;
-Status ForEachOgbFeatureRow(const std::string& path, const OgbFeatureFn& fn, int64_t* rows);
-// fn(label) per line of a node-label CSV (nan -> -1). *rows = the lines read.
-Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64_t)>& fn, int64_t* rows);
+Status ForEachOgbFeatureRow(const std::string& path, const OgbFeatureFn& fn, int64_t* rows, CsvRowRange range = {});
+// fn(label) per line of a node-label CSV (nan -> -1). *rows = the lines read
+// (with a range: as ForEachOgbFeatureRow).
+Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64_t)>& fn, int64_t* rows,
+                       CsvRowRange range = {});
+// The number of feature values per row of a node-feat CSV (line 1's), 0 when empty.
+Result<int64_t> OgbFeatureWidth(const std::string& path);
 // Fills split[0, n) from split_dir/{train,valid,test}.csv.gz (0, 1, 2; others
 // untouched); ids outside [0, n) are an error naming file:line.
 Status FillOgbSplit(const std::string& split_dir, int64_t n, int8_t* split);

@@ -87,10 +87,12 @@ Result<std::string> TypedEdgeFile(const std::string& dir, const EdgeTypeData& et
 }
 
 Status ForEachTypedEdge(const std::string& dir, const EdgeTypeData& et, int64_t num_src, int64_t num_dst,
-                        const TypedEdgeChunkFn& fn) {
+                        const TypedEdgeChunkFn& fn, int64_t* skip_rows) {
+  int64_t none = 0;
+  if (!skip_rows) skip_rows = &none;
   DG_ASSIGN_OR_RETURN(std::string path, TypedEdgeFile(dir, et));
   if (!EndsWith(path, ".npy") && !EndsWith(path, ".npy.gz")) {
-    int64_t line_edges = 0, max_id = 0;
+    int64_t line_edges = *skip_rows, max_id = 0;
     // Ids are checked against the larger count by the parser, then per side.
     return ForEachEdgeText(path, std::max(num_src, num_dst), [&](const int64_t* s, const int64_t* d, int64_t n) {
       for (int64_t i = 0; i < n; ++i)
@@ -98,7 +100,7 @@ Status ForEachTypedEdge(const std::string& dir, const EdgeTypeData& et, int64_t 
           return OutOfRange(path + ": edge " + std::to_string(line_edges + i + 1), et, s[i], d[i], num_src, num_dst);
       line_edges += n;
       return fn(s, d, n);
-    }, &max_id);
+    }, &max_id, skip_rows);
   }
   DG_ASSIGN_OR_RETURN(Array a, NpyLoad(path));
   if (a.shape.size() != 2 || a.shape[1] != 2)
@@ -109,7 +111,9 @@ Status ForEachTypedEdge(const std::string& dir, const EdgeTypeData& et, int64_t 
   const int64_t e = a.shape[0];
   constexpr int64_t kChunk = 1 << 20;
   std::vector<int64_t> src, dst;
-  for (int64_t b = 0; b < e; b += kChunk) {
+  const int64_t first = std::min(*skip_rows, e);
+  *skip_rows -= first;
+  for (int64_t b = first; b < e; b += kChunk) {
     const int64_t n = std::min(kChunk, e - b);
     src.resize(n);
     dst.resize(n);

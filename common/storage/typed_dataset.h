@@ -106,10 +106,12 @@ std::map<std::string, std::string> TypedNodeFiles(const std::string& dir, const 
 // The edge file of an edge type (edges/<src>__<rel>__<dst>.tsv|.tsv.gz|.csv|.npy...).
 Result<std::string> TypedEdgeFile(const std::string& dir, const EdgeTypeData& et);
 // Streams an edge type's edges in file order, in chunks, checking ids
-// against the two counts (errors name the file and the edge).
+// against the two counts (errors name the file and the edge). The first
+// *skip_rows edges are skipped (a text file's lines counted, not parsed) and
+// *skip_rows counted down, as ForEachEdgeText does.
 using TypedEdgeChunkFn = std::function<Status(const int64_t* src, const int64_t* dst, int64_t n)>;
 Status ForEachTypedEdge(const std::string& dir, const EdgeTypeData& et, int64_t num_src, int64_t num_dst,
-                        const TypedEdgeChunkFn& fn);
+                        const TypedEdgeChunkFn& fn, int64_t* skip_rows = nullptr);
 
 // Checks a TypedDataset built in memory (names, counts, ids in range, array
 // rows, label/split dtypes, target) and fills the type ids and num_classes if

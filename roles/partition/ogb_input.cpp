@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "common/io/csv_reader.h"
 #include "common/io/npy.h"
 #include "common/storage/dataset.h"
 #include "common/storage/ogb_dataset.h"
@@ -19,77 +20,57 @@ namespace {
 
 constexpr size_t kFlushValues = 1 << 18;  // 1-2 MB of values per write
 
-// node-feat CSV -> float32 [rows, F] .npy, rows appended as they are parsed.
-Status WriteFeatures(const std::string& csv, int64_t rows, const std::string& npy) {
+// What a share reads: its rows, and through the end of the file for the
+// share that ends at the node count (which checks the count).
+CsvRowRange ReadRange(CsvRowRange share, int64_t rows) {
+  return {share.first, share.end >= rows ? INT64_MAX : share.end};
+}
+
+// A file's rows as a share sees them: the last share checks the count, the
+// others that the file reaches their end (else the file's count is short).
+Status CheckShareRows(const std::string& csv, int64_t seen, int64_t rows, CsvRowRange share, const std::string& what) {
+  if (share.end >= rows || seen < share.end) return CheckOgbRows(csv, seen, rows, what);
+  return Status::OK();
+}
+
+// node-feat CSV rows [share.first, share.end) -> float32 [share rows, F] .npy,
+// rows appended as they are parsed.
+Status WriteFeatures(const std::string& csv, int64_t rows, CsvRowRange share, const std::string& npy) {
+  DG_ASSIGN_OR_RETURN(int64_t f, OgbFeatureWidth(csv));
   NpyWriter w;
-  bool open = false;
+  DG_RETURN_IF_ERROR(w.Open(npy, DType::kFloat32, {share.end - share.first, f}));
   std::vector<float> buf;
-  int64_t got = 0;
+  int64_t seen = 0;
   DG_RETURN_IF_ERROR(ForEachOgbFeatureRow(csv, [&](int64_t r, const double* x, int64_t k) {
-    if (!open) {
-      DG_RETURN_IF_ERROR(w.Open(npy, DType::kFloat32, {rows, k}));
-      open = true;
-    }
-    if (r >= rows) return Status::OK();  // counted, reported below as the in-memory reader does
+    if (r >= share.end) return Status::OK();  // counted, reported below as the in-memory reader does
     for (int64_t j = 0; j < k; ++j) buf.push_back(static_cast<float>(x[j]));
     if (buf.size() < kFlushValues) return Status::OK();
     DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(float)));
     buf.clear();
     return Status::OK();
-  }, &got));
-  DG_RETURN_IF_ERROR(CheckOgbRows(csv, got, rows, "rows"));
-  if (!open) DG_RETURN_IF_ERROR(w.Open(npy, DType::kFloat32, {rows, 0}));
+  }, &seen, ReadRange(share, rows)));
+  DG_RETURN_IF_ERROR(CheckShareRows(csv, seen, rows, share, "rows"));
   DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(float)));
   return w.Finish();
 }
 
-// node-label CSV -> int64 [rows] .npy (nan -> -1).
-Status WriteLabels(const std::string& csv, int64_t rows, const std::string& npy) {
+// node-label CSV rows [share.first, share.end) -> int64 [share rows] .npy (nan -> -1).
+Status WriteLabels(const std::string& csv, int64_t rows, CsvRowRange share, const std::string& npy) {
   NpyWriter w;
-  DG_RETURN_IF_ERROR(w.Open(npy, DType::kInt64, {rows}));
+  DG_RETURN_IF_ERROR(w.Open(npy, DType::kInt64, {share.end - share.first}));
   std::vector<int64_t> buf;
-  int64_t seen = 0, got = 0;
+  int64_t at = share.first, seen = 0;
   DG_RETURN_IF_ERROR(ForEachOgbLabel(csv, [&](int64_t label) {
-    if (seen++ >= rows) return Status::OK();  // counted, reported below
+    if (at++ >= share.end) return Status::OK();  // counted, reported below
     buf.push_back(label);
     if (buf.size() < kFlushValues) return Status::OK();
     DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(int64_t)));
     buf.clear();
     return Status::OK();
-  }, &got));
-  DG_RETURN_IF_ERROR(CheckOgbRows(csv, got, rows, "labels"));
+  }, &seen, ReadRange(share, rows)));
+  DG_RETURN_IF_ERROR(CheckShareRows(csv, seen, rows, share, "labels"));
   DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(int64_t)));
   return w.Finish();
-}
-
-// split_dir/{train,valid,test}.csv.gz -> int8 [rows] .npy (-1 = in none). The
-// ids come in any order, so the array is filled in memory (1 B per node).
-Status WriteSplit(const std::string& split_dir, int64_t rows, const std::string& npy) {
-  Array a = Array::Zeros(DType::kInt8, {rows});
-  std::fill(a.as<int8_t>(), a.as<int8_t>() + rows, int8_t{-1});
-  DG_RETURN_IF_ERROR(FillOgbSplit(split_dir, rows, a.as<int8_t>()));
-  return NpyWrite(npy, a);
-}
-
-// The node files of one node set (a homogeneous dataset or one type) into
-// out_dir/<prefix>{features,labels,split}.npy; returns name -> path.
-Result<std::map<std::string, std::string>> WriteNodeFiles(const std::string& feat, const std::string& label,
-                                                          const std::string& split_dir, int64_t rows,
-                                                          const std::string& out_prefix) {
-  std::map<std::string, std::string> files;
-  if (OgbFileExists(feat)) {
-    files["features"] = out_prefix + "features.npy";
-    DG_RETURN_IF_ERROR(WriteFeatures(feat, rows, files["features"]));
-  }
-  if (OgbFileExists(label)) {
-    files["labels"] = out_prefix + "labels.npy";
-    DG_RETURN_IF_ERROR(WriteLabels(label, rows, files["labels"]));
-  }
-  if (!split_dir.empty() && OgbFileExists(split_dir)) {
-    files["split"] = out_prefix + "split.npy";
-    DG_RETURN_IF_ERROR(WriteSplit(split_dir, rows, files["split"]));
-  }
-  return files;
 }
 
 // The node count as the in-memory reader finds it: num-node-list, else
@@ -99,8 +80,9 @@ Result<int64_t> HomogeneousNodeCount(const std::string& raw, bool needed) {
   if (OgbFileExists(list)) return ReadOgbCount(list);
   int64_t n = -1;
   if (OgbFileExists(feat)) {
-    DG_RETURN_IF_ERROR(ForEachOgbFeatureRow(feat, [](int64_t, const double*, int64_t) { return Status::OK(); }, &n));
-    return n;
+    DG_RETURN_IF_ERROR(ForEachCsvRowIn(feat, 0, CsvRowRange{INT64_MAX, INT64_MAX},
+                                       [](int64_t, const double*, int64_t) { return Status::OK(); }, &n));
+    return n;  // lines counted, none parsed: the writer checks them
   }
   if (!needed) return int64_t{-1};
   int64_t max_id = -1;
@@ -125,6 +107,37 @@ Status WriteText(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+Result<std::map<std::string, std::string>> WriteOgbNodeShare(const OgbNodeSet& set, CsvRowRange share,
+                                                             const std::string& out_prefix) {
+  std::map<std::string, std::string> files;
+  if (OgbFileExists(set.feat)) {
+    files["features"] = out_prefix + "features.npy";
+    DG_RETURN_IF_ERROR(WriteFeatures(set.feat, set.rows, share, files["features"]));
+  }
+  if (OgbFileExists(set.label)) {
+    files["labels"] = out_prefix + "labels.npy";
+    DG_RETURN_IF_ERROR(WriteLabels(set.label, set.rows, share, files["labels"]));
+  }
+  return files;
+}
+
+Result<std::string> WriteOgbSplit(const OgbNodeSet& set) {
+  if (set.split_dir.empty() || !OgbFileExists(set.split_dir)) return std::string();
+  Array a = Array::Zeros(DType::kInt8, {set.rows});
+  std::fill(a.as<int8_t>(), a.as<int8_t>() + set.rows, int8_t{-1});
+  DG_RETURN_IF_ERROR(FillOgbSplit(set.split_dir, set.rows, a.as<int8_t>()));
+  const std::string npy = set.out_prefix + "split.npy";
+  DG_RETURN_IF_ERROR(NpyWrite(npy, a));
+  return npy;
+}
+
+Result<std::map<std::string, std::string>> WriteOgbNodeSet(const OgbNodeSet& set) {
+  DG_ASSIGN_OR_RETURN(auto files, WriteOgbNodeShare(set, CsvRowRange{0, set.rows}, set.out_prefix));
+  DG_ASSIGN_OR_RETURN(std::string split, WriteOgbSplit(set));
+  if (!split.empty()) files["split"] = split;
+  return files;
+}
+
 Result<OgbCounts> ReadOgbCounts(const std::string& dir) {
   OgbCounts c;
   const std::string nodes = OgbCsvPath(dir + "/raw/num-node-list"), edges = OgbCsvPath(dir + "/raw/num-edge-list");
@@ -137,7 +150,8 @@ Result<OgbCounts> ReadOgbCounts(const std::string& dir) {
   return c;
 }
 
-Result<OutOfCoreSource> StageOgbDataset(const std::string& dir, const std::string& scratch_dir) {
+Result<OutOfCoreSource> StageOgbDataset(const std::string& dir, const std::string& scratch_dir,
+                                        const OgbNodeWriter& write) {
   const std::string raw = dir + "/raw";
   if (!OgbFileExists(raw)) return Status::NotFound(raw + ": not found (an OGB dataset directory has raw/ and split/)");
   DG_ASSIGN_OR_RETURN(std::string split, OgbSplitDir(dir));
@@ -146,11 +160,12 @@ Result<OutOfCoreSource> StageOgbDataset(const std::string& dir, const std::strin
   OutOfCoreSource src;
   src.edges_file = OgbCsvPath(raw + "/edge");
   src.num_nodes = n;
-  DG_ASSIGN_OR_RETURN(src.node_files, WriteNodeFiles(feat, label, split, n, scratch_dir + "/ogb-"));
+  DG_ASSIGN_OR_RETURN(src.node_files, write(OgbNodeSet{feat, label, split, n, scratch_dir + "/ogb-"}));
   return src;
 }
 
-Result<std::string> StageOgbTypedDataset(const std::string& dir, const std::string& scratch_dir) {
+Result<std::string> StageOgbTypedDataset(const std::string& dir, const std::string& scratch_dir,
+                                         const OgbNodeWriter& write) {
   DG_ASSIGN_OR_RETURN(TypedDataset meta, ReadOgbTypedMeta(dir));
   DG_ASSIGN_OR_RETURN(std::string split, OgbSplitDir(dir));
   DG_ASSIGN_OR_RETURN(std::string target, OgbTypedTarget(dir, meta, split));
@@ -160,8 +175,8 @@ Result<std::string> StageOgbTypedDataset(const std::string& dir, const std::stri
   for (const NodeTypeData& nt : meta.node_types) {
     const std::string tdir = staged + "/nodes/" + nt.name;
     if (!std::filesystem::create_directories(tdir, ec) && ec) return Status::FromErrno("create " + tdir, ec.value());
-    DG_RETURN_IF_ERROR(WriteNodeFiles(OgbTypeFile(dir, nt.name, "node-feat"), OgbTypeFile(dir, nt.name, "node-label"),
-                                      split.empty() ? "" : split + "/" + nt.name, nt.count, tdir + "/")
+    DG_RETURN_IF_ERROR(write(OgbNodeSet{OgbTypeFile(dir, nt.name, "node-feat"), OgbTypeFile(dir, nt.name, "node-label"),
+                                        split.empty() ? "" : split + "/" + nt.name, nt.count, tdir + "/"})
                            .status());
     types.emplace_back(nt.name, nt.count);
   }

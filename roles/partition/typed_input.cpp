@@ -118,7 +118,8 @@ Result<TypeLayout> OpenTypedLayout(const std::string& dir, bool undirected, cons
   const size_t forward = undirected ? ds.edge_types.size() / 2 : ds.edge_types.size();
   l.num_file_edge_types = static_cast<int>(forward);
   // Pass 1: edge counts per type (an .npy's header, so a rank of the MPI
-  // partitioner reads only its rows; text parsed). The ids are checked when read.
+  // partitioner reads only its rows; a text file's lines counted, not parsed).
+  // The ids are checked when read.
   std::vector<int64_t> count(forward, 0);
   for (size_t r = 0; r < forward; ++r) {
     const EdgeTypeData& et = ds.edge_types[r];
@@ -129,6 +130,10 @@ Result<TypeLayout> OpenTypedLayout(const std::string& dir, bool undirected, cons
         return Status::InvalidArgument(path + ": expected an [E, 2] array of (src, dst) pairs, got shape " +
                                        a.ShapeString());
       count[r] = a.shape[0];
+      continue;
+    }
+    if (path.size() < 7 || path.compare(path.size() - 7, 7, ".npy.gz") != 0) {
+      DG_ASSIGN_OR_RETURN(count[r], CountEdgeTextRows(path));
       continue;
     }
     DG_RETURN_IF_ERROR(ForEachTypedEdge(dir, et, ds.node_types[et.src_type_id].count, ds.node_types[et.dst_type_id].count,

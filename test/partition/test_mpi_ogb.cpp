@@ -2,9 +2,11 @@
 // OGB's files (written by `distgnn generate --format ogb`) partition into the
 // same bytes as the same graph written as a plain .npy dataset, for the same
 // P, K and seed, and a small graph in ogbn-mag's typed layout as the same
-// graph written as a typed dataset directory (.npy files); a malformed line
-// in an edge file ends every rank with a message naming OGB's file (never its
-// staged link), the line and the rank's host, and leaves nothing.
+// graph written as a typed dataset directory (.npy files). Each rank parses
+// only its share of the rows of each CSV (the node files' shares gathered
+// whole on every rank); a malformed line ends every rank with a message naming
+// OGB's file (never its staged link), the line and the rank's host, and leaves
+// nothing.
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
@@ -142,6 +144,61 @@ TEST_CASE("MPI partition --format ogb: the partition of the same graph as .npy, 
     RequireSameTree(tmp / ("npy-" + tag), tmp / ("ogb-" + tag), 9);
     CHECK(NoTraceOf(tmp.path(), "spill"));
   }
+}
+
+TEST_CASE("MPI partition --format ogb: each rank parses its share of every CSV, the node files gathered whole",
+          "[partition][mpi][ogb]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  TempDir tmp;
+  GenerateBoth(tmp.path());
+  auto part = [&](const std::string& dataset, std::vector<std::string> extra, const std::string& out,
+                  const std::vector<std::string>& env) {
+    std::vector<std::string> args = {"--dataset", tmp / dataset, "--num-parts", "2", "--method", "random",
+                                     "--undirected", "--seed", "7", "--name", "g", "--out", tmp / out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = RunMpi(3, args, tmp / ("log-" + out), 180, env);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return r.output;
+  };
+  part("npy", {}, "parts-npy", {});
+  // Shares sent in 1000-byte broadcasts: 600 rows of 4 floats in many chunks per rank.
+  const std::string log = part("ogb", {"--format", "ogb"}, "parts-ogb", {"DISTGNN_TEST_MPI_MAX_COUNT=1000"});
+  RequireSameTree(tmp / "parts-npy", tmp / "parts-ogb", 9);
+  const std::string feat = tmp / "ogb/raw/node-feat.csv.gz", edges = tmp / "ogb/raw/edge.csv.gz";
+  for (const std::string& line : {"rank 0 parsed rows [0, 200) of " + feat, "rank 2 parsed rows [400, 600) of " + feat,
+                                  "rank 1 parsed rows [2000, 4000) of " + edges})
+    CHECK(log.find("input: " + line) != std::string::npos);
+}
+
+TEST_CASE("MPI partition --format ogb: a bad node CSV line in one rank's share names OGB's file, line and rank",
+          "[partition][mpi][ogb]") {
+  if (!HaveMpi()) DG_SKIP_OR_FAIL("mpirun or " + MpiBin() + " missing");
+  TempDir tmp;
+  GenerateBoth(tmp.path());
+  const std::string feat = tmp / "ogb/raw/node-feat.csv.gz";
+  fs::create_directories(tmp / "outs");
+  auto run = [&](const std::string& text) {
+    WriteGz(feat, text);
+    auto r = RunMpi(2, {"--dataset", tmp / "ogb", "--format", "ogb", "--num-parts", "2", "--method", "random",
+                        "--name", "g", "--out", tmp / "outs/g"},
+                    tmp / "log", 60);
+    CHECK(fs::is_empty(tmp / "outs"));
+    return r;
+  };
+  std::string rows;
+  for (int i = 0; i < 600; ++i) rows += i == 449 ? "1,2,3\n" : "1,2,3,4\n";
+  auto r = run(rows);  // line 450 is rank 1's (rows [300, 600)), which alone parses it
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find(feat + ":450: 3 values, line 1 has 4") != std::string::npos);
+  CHECK(r.output.find(feat + ":450") == r.output.rfind(feat + ":450"));
+  CHECK(r.output.find("rank 1 on ") != std::string::npos);
+
+  r = run(rows.substr(0, rows.find("1,2,3\n")));  // 449 rows: rank 1's share ends early
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find(feat + ": 449 rows, expected 600 (one per node)") != std::string::npos);
 }
 
 TEST_CASE("MPI partition --format ogb: an edge file with fewer edges than num-edge-list is one error",

@@ -220,6 +220,7 @@ Status PartitionOverMpi(const Rank& r, const PartitionSpec& f) {
   Result<ShardInput> read = ReadInput(r, f, scratch->path());
   DG_RETURN_IF_ERROR(Agree(r, read.status()));
   ShardInput in = std::move(*read);
+  LogShareParses(r, in.parsed);
   in.num_nodes = MaxAll(r, in.num_nodes);
   if (f.num_parts > in.num_nodes)
     return Agree(r, Status::InvalidArgument("--num-parts " + std::to_string(f.num_parts) + " exceeds the " +

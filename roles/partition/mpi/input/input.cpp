@@ -1,6 +1,8 @@
 #include "roles/partition/mpi/input/input.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <limits>
 
 #include "common/io/npy.h"
@@ -13,35 +15,36 @@ namespace dg::mpi {
 namespace {
 
 // Rows [r * E / P, (r+1) * E / P) of a text edge list of E edges: E counted
-// in a first pass unless known (known >= 0); then one pass keeps the rows,
-// which every rank but the last ends after its own (the last reads to the end
-// and checks E).
-Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, int64_t num_nodes, int64_t known) {
+// in a first pass (lines counted, not parsed) unless known (known >= 0); then
+// one pass parses the rows, skipping the lines before them unparsed, which
+// every rank but the last ends after its own (the last reads to the end and
+// checks E). Every line is parsed by the one rank that keeps it.
+Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, int64_t num_nodes, int64_t known,
+                                        std::vector<ShareParse>* parsed) {
+  const auto t0 = std::chrono::steady_clock::now();
   int64_t total = known, max_id = -1;
   if (total < 0) {
-    total = 0;
-    DG_RETURN_IF_ERROR(ForEachEdgeText(path, num_nodes, [&](const int64_t*, const int64_t*, int64_t c) {
-      total += c;
-      return Status::OK();
-    }, &max_id));
+    DG_ASSIGN_OR_RETURN(total, CountEdgeTextRows(path));
   }
   const int64_t lo = static_cast<int64_t>((static_cast<__int128>(r.rank) * total) / r.size);
   const int64_t hi = static_cast<int64_t>((static_cast<__int128>(r.rank + 1) * total) / r.size);
   const bool last = r.rank == r.size - 1;
   std::vector<Edge> out;
-  int64_t at = 0;
+  int64_t at = lo, skip = lo;
   bool stopped = false;  // past this rank's rows: the pass ends early
   const Status st = ForEachEdgeText(path, num_nodes, [&](const int64_t* s, const int64_t* d, int64_t c) {
     for (int64_t i = 0; i < c; ++i, ++at)
-      if (at >= lo && at < hi) out.push_back({s[i], d[i], at});
+      if (at < hi) out.push_back({s[i], d[i], at});
     if (last || at < hi) return Status::OK();
     stopped = true;
     return Status::Internal("stop");
-  }, &max_id);
+  }, &max_id, &skip);
   if (!stopped) DG_RETURN_IF_ERROR(st);
-  if (last && at != total)
+  at -= skip;  // the file ended among the rows before this rank's
+  if (last ? at != total : at < hi)  // a short file, read to its end: `at` is its count
     return Status::InvalidArgument(path + ": has " + std::to_string(at) + " edges, expected " +
                                    std::to_string(total) + " (the dataset's edge count)");
+  parsed->push_back({path, lo, hi, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
   return out;
 }
 
@@ -71,7 +74,7 @@ Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& df, int64_t
   }
   const int64_t bound = num_nodes >= 0 ? num_nodes : std::numeric_limits<int64_t>::max();
   if (!df.edges_text.empty()) {
-    DG_ASSIGN_OR_RETURN(in.edges, ReadTextShard(r, df.edges_text, num_nodes, text_edges));
+    DG_ASSIGN_OR_RETURN(in.edges, ReadTextShard(r, df.edges_text, num_nodes, text_edges, &in.parsed));
   } else {
     DG_ASSIGN_OR_RETURN(Array src, NpyMap(df.src_npy));
     DG_ASSIGN_OR_RETURN(Array dst, NpyMap(df.dst_npy));
@@ -84,6 +87,18 @@ Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& df, int64_t
   }
   in.num_nodes = num_nodes;
   return in;
+}
+
+void LogShareParses(const Rank& r, const std::vector<ShareParse>& parsed) {
+  for (const ShareParse& p : parsed) {
+    const double mine[3] = {static_cast<double>(p.first), static_cast<double>(p.end), p.seconds};
+    std::vector<double> all(3 * static_cast<size_t>(r.size));
+    MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, r.comm);
+    for (int q = 0; r.rank == 0 && q < r.size; ++q)
+      std::printf("  input: rank %d parsed rows [%.0f, %.0f) of %s in %.2f s\n", q, all[3 * q], all[3 * q + 1],
+                  p.what.c_str(), all[3 * q + 2]);
+  }
+  std::fflush(stdout);
 }
 
 std::vector<uint8_t> BlockTrainFlags(const std::map<std::string, Array>& node_data, int64_t first, int64_t count) {

@@ -20,6 +20,13 @@
 
 namespace dg::mpi {
 
+// Rows [first, end) of a file one rank parsed, and how long it took.
+struct ShareParse {
+  std::string what;
+  int64_t first = 0, end = 0;
+  double seconds = 0;
+};
+
 struct ShardInput {
   int64_t num_nodes = 0;
   std::map<std::string, Array> node_data;  // every row, mapped
@@ -27,6 +34,8 @@ struct ShardInput {
   // A typed dataset (input/typed_input.h): the node arrays per type live here
   // and node_data is empty; null for a homogeneous one.
   std::shared_ptr<const TypeLayout> types;
+  // The files this rank parsed a share of (the same list on every rank).
+  std::vector<ShareParse> parsed;
 };
 
 // num_nodes < 0: from the node arrays, else the largest id + 1 (over all ranks).
@@ -41,6 +50,10 @@ Result<ShardInput> ReadShard(const Rank& r, const std::string& dataset_dir, int6
 // every rank parsing it twice (a count, then its rows).
 Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& files, int64_t num_nodes,
                                   const std::string& scratch_dir, int64_t text_edges = -1);
+
+// Rank 0 prints, for every rank, the rows of each file it parsed and how long
+// that took (collective: after the ranks agree the input was read).
+void LogShareParses(const Rank& r, const std::vector<ShareParse>& parsed);
 
 // Train flags (split == 0, else train_mask != 0) of one block of vertices; empty if neither array.
 std::vector<uint8_t> BlockTrainFlags(const std::map<std::string, Array>& node_data, int64_t first, int64_t count);

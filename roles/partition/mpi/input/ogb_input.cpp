@@ -1,25 +1,109 @@
 #include "roles/partition/mpi/input/ogb_input.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/io/npy.h"
 #include "common/storage/ogb_dataset.h"
 #include "roles/partition/mpi/input/typed_input.h"
 #include "roles/partition/ogb_input.h"
 
 namespace dg::mpi {
 
+namespace {
+
+// Rows [r n / P, (r+1) n / P): rank r's share of n rows.
+CsvRowRange Share(int rank, int size, int64_t n) {
+  return {static_cast<int64_t>((static_cast<__int128>(rank) * n) / size),
+          static_cast<int64_t>((static_cast<__int128>(rank + 1) * n) / size)};
+}
+
+// Every rank's share of one array (share_npy on each rank, rank order) into
+// `whole` ([rows, ...]) on every rank (collective): each share is broadcast
+// by its rank from its mapping in chunks of at most 8 MiB (and MaxCallCount()
+// bytes), so each host has the whole file on its own disk. A failed write is
+// reported after the last chunk, so every rank takes part in every broadcast.
+Status GatherShares(const Rank& r, const std::string& share_npy, int64_t rows, const std::string& whole) {
+  Result<Array> mapped = NpyMap(share_npy);
+  DG_RETURN_IF_ERROR(Agree(r, mapped.status()));
+  const Array& mine = *mapped;
+  std::vector<int64_t> shape = mine.shape;
+  shape[0] = rows;
+  NpyWriter w;
+  DG_RETURN_IF_ERROR(Agree(r, w.Open(whole, mine.dtype, shape)));
+  const int64_t row_bytes = static_cast<int64_t>(mine.row_bytes());
+  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(8 << 20, MaxCallCount()));
+  std::vector<char> buf(static_cast<size_t>(chunk));
+  Status st;
+  for (int q = 0; q < r.size; ++q) {
+    const CsvRowRange s = Share(q, r.size, rows);
+    const int64_t bytes = (s.end - s.first) * row_bytes;
+    for (int64_t at = 0; at < bytes; at += chunk) {
+      const int n = static_cast<int>(std::min(chunk, bytes - at));
+      char* data = q == r.rank ? const_cast<char*>(mine.as<char>()) + at : buf.data();
+      MPI_Bcast(data, n, MPI_BYTE, q, r.comm);
+      if (st.ok()) st = w.Append(data, static_cast<size_t>(n));
+    }
+  }
+  if (st.ok()) st = w.Finish();
+  ::unlink(share_npy.c_str());
+  return Agree(r, st);
+}
+
+// "node-feat.csv.gz + node-label.csv.gz" (those of them that exist), for the log.
+std::string NodeFilesNamed(const OgbNodeSet& set) {
+  std::string names;
+  for (const std::string& f : {set.feat, set.label})
+    if (OgbFileExists(f)) names += (names.empty() ? "" : " + ") + f;
+  return names;
+}
+
+// The node writer of a distributed run: this rank parses its share of the
+// node-feat and node-label rows, the shares are gathered into the whole files
+// on every rank, and the split (one id per labelled node, 1 B per node held)
+// is read by every rank.
+Result<std::map<std::string, std::string>> WriteNodeSetOverRanks(const Rank& r, const OgbNodeSet& set,
+                                                                 std::vector<ShareParse>* parsed) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CsvRowRange mine = Share(r.rank, r.size, std::max<int64_t>(set.rows, 0));
+  Result<std::map<std::string, std::string>> shares = WriteOgbNodeShare(set, mine, set.out_prefix + "share-");
+  DG_RETURN_IF_ERROR(Agree(r, shares.status()));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!shares->empty()) parsed->push_back({NodeFilesNamed(set), mine.first, mine.end, seconds});
+  std::map<std::string, std::string> files;
+  for (const auto& [name, share] : *shares) {
+    files[name] = set.out_prefix + name + ".npy";
+    DG_RETURN_IF_ERROR(GatherShares(r, share, set.rows, files[name]));
+  }
+  Result<std::string> split = WriteOgbSplit(set);
+  DG_RETURN_IF_ERROR(Agree(r, split.status()));
+  if (!split->empty()) files["split"] = *split;
+  return files;
+}
+
+}  // namespace
+
 Result<ShardInput> ReadOgbShard(const Rank& r, const std::string& dir, bool undirected, const std::string& scratch) {
+  std::vector<ShareParse> parsed;
+  const OgbNodeWriter write = [&](const OgbNodeSet& set) { return WriteNodeSetOverRanks(r, set, &parsed); };
   if (IsOgbHeterogeneous(dir)) {
-    DG_ASSIGN_OR_RETURN(std::string staged, StageOgbTypedDataset(dir, scratch));
+    DG_ASSIGN_OR_RETURN(std::string staged, StageOgbTypedDataset(dir, scratch, write));
     Result<ShardInput> in = ReadTypedShard(r, staged, undirected, scratch);
     if (!in.ok()) return NameOgbEdgeFiles(in.status(), dir, staged);
+    in->parsed.insert(in->parsed.begin(), parsed.begin(), parsed.end());
     return in;
   }
-  DG_ASSIGN_OR_RETURN(OutOfCoreSource src, StageOgbDataset(dir, scratch));
+  DG_ASSIGN_OR_RETURN(OutOfCoreSource src, StageOgbDataset(dir, scratch, write));
   DatasetFiles files;
   files.node_files = src.node_files;
   files.edges_text = src.edges_file;
   // num_nodes < 0 (no count file, node-feat, labels or split): max id + 1, as in memory.
   DG_ASSIGN_OR_RETURN(OgbCounts counts, ReadOgbCounts(dir));
-  return ReadShardFiles(r, files, src.num_nodes, scratch, counts.edges);
+  DG_ASSIGN_OR_RETURN(ShardInput in, ReadShardFiles(r, files, src.num_nodes, scratch, counts.edges));
+  in.parsed.insert(in.parsed.begin(), parsed.begin(), parsed.end());
+  return in;
 }
 
 }  // namespace dg::mpi

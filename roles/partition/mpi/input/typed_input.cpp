@@ -1,6 +1,7 @@
 #include "roles/partition/mpi/input/typed_input.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/io/npy.h"
 
@@ -23,6 +24,7 @@ template <typename AddFn>
 Status ReadTypeRows(const std::string& dir, const TypeLayout& l, int e, Rows rows, AddFn add) {
   const EdgeTypeData et = FileEdgeType(l, e);
   const int64_t ns = l.NumNodesOfType(et.src_type_id), nd = l.NumNodesOfType(et.dst_type_id);
+  if (rows.lo >= rows.hi) return Status::OK();
   DG_ASSIGN_OR_RETURN(std::string path, TypedEdgeFile(dir, et));
   if (path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
     DG_ASSIGN_OR_RETURN(Array a, NpyMap(path));
@@ -40,12 +42,22 @@ Status ReadTypeRows(const std::string& dir, const TypeLayout& l, int e, Rows row
     }
     return Status::OK();
   }
-  int64_t at = 0;  // ForEachTypedEdge checks the ids
-  return ForEachTypedEdge(dir, et, ns, nd, [&](const int64_t* s, const int64_t* d, int64_t n) {
-    for (int64_t i = 0; i < n; ++i, ++at)
-      if (at >= rows.lo && at < rows.hi) add(at, s[i], d[i]);
-    return Status::OK();
-  });
+  // ForEachTypedEdge checks the ids; the lines before this rank's rows are
+  // skipped unparsed and the read ends after them (the count is known).
+  int64_t at = rows.lo, skip = rows.lo;
+  bool stopped = false;
+  const Status st = ForEachTypedEdge(dir, et, ns, nd, [&](const int64_t* s, const int64_t* d, int64_t n) {
+    for (int64_t i = 0; i < n && at < rows.hi; ++i, ++at) add(at, s[i], d[i]);
+    if (at < rows.hi) return Status::OK();
+    stopped = true;
+    return Status::Internal("stop");
+  }, &skip);
+  if (!stopped) DG_RETURN_IF_ERROR(st);
+  at -= skip;
+  if (at < rows.hi)
+    return Status::InvalidArgument(path + ": has " + std::to_string(at) + " edges, counted " +
+                                   std::to_string(l.edge_offsets[e + 1] - l.edge_offsets[e]) + " before");
+  return Status::OK();
 }
 
 }  // namespace
@@ -59,10 +71,14 @@ Result<ShardInput> ReadTypedShard(const Rank& r, const std::string& dir, bool un
     const PartitionConfig::EdgeType& et = l.edge_types[e];
     const int64_t so = l.type_offsets[et.src_type], dof = l.type_offsets[et.dst_type];
     const int64_t fwd = l.edge_offsets[e], rev = undirected ? l.edge_offsets[F + e] : -1;
-    DG_RETURN_IF_ERROR(ReadTypeRows(dir, l, e, ShardRows(r, l.edge_offsets[e + 1] - fwd), [&](int64_t i, int64_t s, int64_t d) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Rows rows = ShardRows(r, l.edge_offsets[e + 1] - fwd);
+    DG_RETURN_IF_ERROR(ReadTypeRows(dir, l, e, rows, [&](int64_t i, int64_t s, int64_t d) {
       in.edges.push_back({so + s, dof + d, fwd + i});
       if (rev >= 0) in.edges.push_back({dof + d, so + s, rev + i});
     }));
+    in.parsed.push_back({et.src + "__" + et.relation + "__" + et.dst, rows.lo, rows.hi,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
   }
   in.types = std::make_shared<const TypeLayout>(std::move(l));
   return in;

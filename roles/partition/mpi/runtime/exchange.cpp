@@ -99,6 +99,13 @@ std::string LowestMessage(const Rank& r, int lowest, const Status& st) {
   return msg;
 }
 
+// The status this rank's last failed Agree returned: agreeing on it again (a
+// caller agreeing on what a callee already agreed on) prints nothing more.
+std::string& LastAgreed() {
+  static std::string last;
+  return last;
+}
+
 }  // namespace
 
 Status Agree(const Rank& r, const Status& st) {
@@ -109,14 +116,14 @@ Status Agree(const Rank& r, const Status& st) {
   // Ranks reading the same files fail alike: the lowest prints the message
   // once, the others only a message of their own.
   const std::string first = LowestMessage(r, lowest, st);
-  if (!st.ok()) {
-    if (r.rank == lowest || st.ToString() != first) {
-      std::fprintf(stderr, "distgnn-mpi-partition: %s: %s\n", r.Name().c_str(), st.ToString().c_str());
-      std::fflush(stderr);
-    }
-    return st;
+  Status out = st.ok() ? Status::PeerLost("rank " + std::to_string(lowest) + " failed (its message is above)") : st;
+  const bool printed = !st.ok() && st.ToString() == LastAgreed();
+  if (!st.ok() && !printed && (r.rank == lowest || st.ToString() != first)) {
+    std::fprintf(stderr, "distgnn-mpi-partition: %s: %s\n", r.Name().c_str(), st.ToString().c_str());
+    std::fflush(stderr);
   }
-  return Status::PeerLost("rank " + std::to_string(lowest) + " failed (its message is above)");
+  LastAgreed() = out.ToString();
+  return out;
 }
 
 void SumAll(const Rank& r, std::vector<int64_t>* v) {

@@ -39,7 +39,8 @@ Rank WorldRank();
 // All ranks learn whether every rank's status is OK. The lowest failed rank
 // prints its message (naming its rank and host) to stderr, and every other
 // failed rank whose message differs prints its own; every rank returns an
-// error: its own, or one naming the lowest failed rank.
+// error: its own, or one naming the lowest failed rank. Agreeing again on a
+// status an Agree returned (a caller on what its callee agreed) prints nothing.
 Status Agree(const Rank& r, const Status& st);
 
 // Sums / maxima over ranks, element-wise.
