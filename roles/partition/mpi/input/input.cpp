@@ -44,7 +44,8 @@ Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, 
   if (last ? at != total : at < hi)  // a short file, read to its end: `at` is its count
     return Status::InvalidArgument(path + ": has " + std::to_string(at) + " edges, expected " +
                                    std::to_string(total) + " (the dataset's edge count)");
-  parsed->push_back({path, lo, hi, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+  parsed->push_back({path, lo, hi, static_cast<int64_t>(out.size() * 2 * sizeof(int64_t)),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
   return out;
 }
 
@@ -91,12 +92,12 @@ Result<ShardInput> ReadShardFiles(const Rank& r, const DatasetFiles& df, int64_t
 
 void LogShareParses(const Rank& r, const std::vector<ShareParse>& parsed) {
   for (const ShareParse& p : parsed) {
-    const double mine[3] = {static_cast<double>(p.first), static_cast<double>(p.end), p.seconds};
-    std::vector<double> all(3 * static_cast<size_t>(r.size));
-    MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, r.comm);
+    const double mine[4] = {static_cast<double>(p.first), static_cast<double>(p.end), p.bytes / 1e6, p.seconds};
+    std::vector<double> all(4 * static_cast<size_t>(r.size));
+    MPI_Gather(mine, 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, 0, r.comm);
     for (int q = 0; r.rank == 0 && q < r.size; ++q)
-      std::printf("  input: rank %d parsed rows [%.0f, %.0f) of %s in %.2f s\n", q, all[3 * q], all[3 * q + 1],
-                  p.what.c_str(), all[3 * q + 2]);
+      std::printf("  input: rank %d parsed rows [%.0f, %.0f) of %s (%.1f MB of values) in %.2f s\n", q,
+                  all[4 * q], all[4 * q + 1], p.what.c_str(), all[4 * q + 2], all[4 * q + 3]);
   }
   std::fflush(stdout);
 }

@@ -20,10 +20,11 @@
 
 namespace dg::mpi {
 
-// Rows [first, end) of a file one rank parsed, and how long it took.
+// Rows [first, end) of a file one rank parsed, the bytes of values they gave
+// (node rows as staged, edges as two int64 ids) and how long it took.
 struct ShareParse {
   std::string what;
-  int64_t first = 0, end = 0;
+  int64_t first = 0, end = 0, bytes = 0;
   double seconds = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "common/io/npy.h"
 #include "common/storage/ogb_dataset.h"
@@ -52,6 +53,12 @@ Status GatherShares(const Rank& r, const std::string& share_npy, int64_t rows, c
   return Agree(r, st);
 }
 
+uintmax_t FileSize(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
 // "node-feat.csv.gz + node-label.csv.gz" (those of them that exist), for the log.
 std::string NodeFilesNamed(const OgbNodeSet& set) {
   std::string names;
@@ -71,7 +78,9 @@ Result<std::map<std::string, std::string>> WriteNodeSetOverRanks(const Rank& r, 
   Result<std::map<std::string, std::string>> shares = WriteOgbNodeShare(set, mine, set.out_prefix + "share-");
   DG_RETURN_IF_ERROR(Agree(r, shares.status()));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!shares->empty()) parsed->push_back({NodeFilesNamed(set), mine.first, mine.end, seconds});
+  int64_t bytes = 0;
+  for (const auto& [name, share] : *shares) bytes += static_cast<int64_t>(FileSize(share));
+  if (!shares->empty()) parsed->push_back({NodeFilesNamed(set), mine.first, mine.end, bytes, seconds});
   std::map<std::string, std::string> files;
   for (const auto& [name, share] : *shares) {
     files[name] = set.out_prefix + name + ".npy";

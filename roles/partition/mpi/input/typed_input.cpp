@@ -73,11 +73,12 @@ Result<ShardInput> ReadTypedShard(const Rank& r, const std::string& dir, bool un
     const int64_t fwd = l.edge_offsets[e], rev = undirected ? l.edge_offsets[F + e] : -1;
     const auto t0 = std::chrono::steady_clock::now();
     const Rows rows = ShardRows(r, l.edge_offsets[e + 1] - fwd);
+    const int64_t bytes = (rows.hi - rows.lo) * 2 * static_cast<int64_t>(sizeof(int64_t));
     DG_RETURN_IF_ERROR(ReadTypeRows(dir, l, e, rows, [&](int64_t i, int64_t s, int64_t d) {
       in.edges.push_back({so + s, dof + d, fwd + i});
       if (rev >= 0) in.edges.push_back({dof + d, so + s, rev + i});
     }));
-    in.parsed.push_back({et.src + "__" + et.relation + "__" + et.dst, rows.lo, rows.hi,
+    in.parsed.push_back({et.src + "__" + et.relation + "__" + et.dst, rows.lo, rows.hi, bytes,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
   }
   in.types = std::make_shared<const TypeLayout>(std::move(l));
