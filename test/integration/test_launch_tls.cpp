@@ -1,8 +1,10 @@
 // A TLS job end to end: bundled Cora on 2 machines of 127.0.0.1 with `tls: true`
 // (launch makes the throw-away job CA), 2 trainers whose gradients go over the
 // TLS ring, and a packet capture of every port of the job (tcpdump on lo) in
-// which neither the graph's name nor any feature row's bytes appear. The same
-// job without TLS is the capture's control: there both are found.
+// which neither the graph's name, any feature row's bytes nor the job lease's
+// greeting appear (the lease listens on an ephemeral port: the capture takes
+// the kernel's ephemeral range too). The same job without TLS is the capture's
+// control: there all three are found.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -45,6 +47,7 @@ std::unordered_set<std::string> FeatureWindows(const TempDir& dir) {
 
 struct CaptureFindings {
   bool graph_name = false;
+  bool lease_greeting = false;  // "DGLEASE1 ", the lease's first line (common/net/job_lease.h)
   int64_t feature_windows = 0;
 };
 
@@ -52,6 +55,7 @@ CaptureFindings Search(const std::string& pcap, const std::unordered_set<std::st
   const std::string bytes = ReadFile(pcap);
   CaptureFindings out;
   out.graph_name = bytes.find(kGraphName) != std::string::npos;
+  out.lease_greeting = bytes.find("DGLEASE1 ") != std::string::npos;
   const char one[4] = {0, 0, '\x80', '\x3f'};
   for (size_t at = bytes.find(std::string(one, 4)); at != std::string::npos && at + 256 <= bytes.size();
        at = bytes.find(std::string(one, 4), at + 1))
@@ -59,13 +63,23 @@ CaptureFindings Search(const std::string& pcap, const std::unordered_set<std::st
   return out;
 }
 
-// Runs the job under a capture of ports [base, base + 6); returns what the capture holds.
+// "tcp portrange A-B" for the kernel's ephemeral ports, where the lease listens
+// (another plaintext job on this machine at the same time would show up too).
+std::string EphemeralPorts() {
+  std::ifstream f("/proc/sys/net/ipv4/ip_local_port_range");
+  int lo = 32768, hi = 60999;
+  f >> lo >> hi;
+  return "tcp portrange " + std::to_string(lo) + "-" + std::to_string(hi);
+}
+
+// Runs the job under a capture of ports [base, base + 6) and the ephemeral
+// range; returns what the capture holds.
 CaptureFindings RunCaptured(const TempDir& dir, const std::string& name, bool tls, int base,
                             const std::unordered_set<std::string>& windows) {
   const std::string pcap = dir / (name + ".pcap");
   Subprocess capture;
   capture.Start({"/usr/bin/tcpdump", "-i", "lo", "-s", "0", "-U", "-w", pcap, "tcp portrange " + std::to_string(base) + "-" +
-                                                                        std::to_string(base + 5)},
+                                                                        std::to_string(base + 5) + " or " + EphemeralPorts()},
                 dir / (name + "-tcpdump.log"));
   REQUIRE(WaitFor(10, [&] { return capture.Output().find("listening on lo") != std::string::npos; }));
   const std::string ports = "ports={server: " + std::to_string(base) + ", trainer: " + std::to_string(base + 2) +
@@ -102,8 +116,10 @@ TEST_CASE("a TLS job's capture holds neither its graph's name nor a feature row,
   CaptureFindings plain = RunCaptured(dir, "plain", false, base, windows);
   CHECK(plain.graph_name);
   CHECK(plain.feature_windows > 0);
+  CHECK(plain.lease_greeting);
   CaptureFindings tls = RunCaptured(dir, "tls", true, base, windows);
   CHECK(!tls.graph_name);
   CHECK(tls.feature_windows == 0);
+  CHECK(!tls.lease_greeting);
   CHECK(FinalTestAcc(dir / "runs/tls/metrics.jsonl") > 0.5);
 }
