@@ -29,7 +29,15 @@ std::string SslErrorText() {
 }  // namespace
 
 LeaseChannel::~LeaseChannel() {
-  if (ssl_ != nullptr) SSL_free(ssl_);
+  if (ssl_ != nullptr) {
+    // close_notify (one try, never waits): the peer reads a closed lease, not a broken one.
+    if (handshaken_) {
+      ERR_clear_error();
+      SSL_shutdown(ssl_);
+      ERR_clear_error();
+    }
+    SSL_free(ssl_);
+  }
   if (fd_ >= 0) close(fd_);
 }
 

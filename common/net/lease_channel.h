@@ -7,7 +7,8 @@
 // lease from one poll() loop (Events() gives what to poll for) and the holder
 // from its thread with its own deadlines. Written bytes the socket cannot take
 // yet wait in the channel and go with the next Flush (TLS needs the same bytes
-// again after a would-block write).
+// again after a would-block write). OpenSSL writes with write(2): a thread
+// that uses a TLS channel blocks SIGPIPE (a peer that went would raise it).
 #pragma once
 
 #include <cstddef>
