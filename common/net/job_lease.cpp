@@ -466,9 +466,9 @@ std::string LeaseHolder::Authenticate(LeaseChannel* ch, double deadline, const s
     if (w.size() == 2 && w[0] == "OK" && SameMac(w[1], MacHex(o.token, "granter", o.job_id, o.holder_id, *hn, gn)))
       return "";
   }
-  return where + (ch->tls() ? " did not grant one (another job's launcher, a different token, or a certificate "
-                             "of another role than " + o.holder_id + ")"
-                           : " did not grant one (another job's launcher, or a different token)");
+  if (!ch->tls()) return where + " did not grant one (another job's launcher, or a different token)";
+  return where + " did not grant one (another job's launcher, a different token, or a certificate of another " +
+         "role than " + o.holder_id + ")" + (ch->error().empty() ? "" : ": " + ch->error());
 }
 
 // Heartbeats both ways until the lease ends (why) or the holder stops ("");
