@@ -72,6 +72,13 @@ LeaseChannel::Io LeaseChannel::SslResult(int rc) {
     if (error_.empty()) error_ = err != 0 ? std::strerror(err) : "the peer closed the connection";
     return Io::kError;
   }
+  // The peer's socket closed without a close_notify (its process died): the
+  // same as a plaintext EOF.
+  if (ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+    ERR_clear_error();
+    error_ = "the peer closed the connection";
+    return Io::kClosed;
+  }
   error_ = SslErrorText();
   if (error_.empty()) error_ = "TLS error " + std::to_string(e);
   return Io::kError;

@@ -10,9 +10,11 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <unordered_set>
 
 #include "common/io/npy.h"
@@ -122,4 +124,39 @@ TEST_CASE("a TLS job's capture holds neither its graph's name nor a feature row,
   CHECK(tls.feature_windows == 0);
   CHECK(!tls.lease_greeting);
   CHECK(FinalTestAcc(dir / "runs/tls/metrics.jsonl") > 0.5);
+}
+
+TEST_CASE("a TLS job's processes hold their lease over TLS: heartbeats keep it, a frozen launcher ends it",
+          "[launch][tls]") {
+  TempDir dir;
+  PrepareCoraLaunch(dir);
+  const double timeout = 3;
+  Subprocess launch;
+  launch.Start({DistgnnBin(), "launch", dir / "job.yaml", "--set", "tls=true", "--set", "train.epochs=500", "--set",
+                "network.peer_timeout_seconds=3"},
+               dir / "launch.log");
+  std::string id;
+  REQUIRE(WaitFor(60, [&] { return !(id = JobId(launch.Output())).empty(); }));
+  INFO(launch.Output());
+  REQUIRE(WaitFor(120, [&] { return EpochLines(dir / "runs/cora/metrics.jsonl") > 0; }));
+  // Two lease timeouts later every process still runs: the heartbeats go over TLS.
+  std::this_thread::sleep_for(std::chrono::duration<double>(2 * timeout));
+  REQUIRE(launch.running());
+  REQUIRE(FindProcesses("--job-id " + id).size() >= 8);  // per machine: server, trainer, 2 samplers
+  // A frozen launcher sends no heartbeat (its children die with it, so it is frozen, not killed).
+  launch.Signal(SIGSTOP);
+  const bool gone = WaitFor(timeout + 5, [&] { return FindProcesses("--job-id " + id).empty(); });
+  launch.Signal(SIGCONT);
+  launch.Wait(30);
+  launch.Signal(SIGKILL);
+  launch.Wait(10);
+  CHECK(gone);
+  // A server has no other way to learn its launcher is gone (a trainer may
+  // first see its ring peer go, which lost its own lease).
+  for (const char* log : {"0-server-0.log", "1-server-0.log"}) {
+    const std::string server = ReadFile(dir / ("runs/cora/logs/" + std::string(log)));
+    INFO(log << ":\n" << server);
+    CHECK(server.find("TLS 1.3 on: presenting") != std::string::npos);
+    CHECK(server.find("lease lost: no heartbeat from the launcher's lease at") != std::string::npos);
+  }
 }
