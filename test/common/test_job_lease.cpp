@@ -55,7 +55,9 @@ struct Held {
   std::shared_ptr<std::promise<std::string>> ended = std::make_shared<std::promise<std::string>>();
   std::future<std::string> why = ended->get_future();
   std::unique_ptr<LeaseHolder> holder;
-  bool Expired(double seconds) { return why.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::ready; }
+  bool Expired(double seconds) {
+    return why.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::ready;
+  }
 };
 
 std::unique_ptr<Held> Hold(int port, const std::string& id, std::shared_ptr<const TlsContext> tls) {

@@ -80,9 +80,9 @@ CaptureFindings RunCaptured(const TempDir& dir, const std::string& name, bool tl
                             const std::unordered_set<std::string>& windows) {
   const std::string pcap = dir / (name + ".pcap");
   Subprocess capture;
-  capture.Start({"/usr/bin/tcpdump", "-i", "lo", "-s", "0", "-U", "-w", pcap, "tcp portrange " + std::to_string(base) + "-" +
-                                                                        std::to_string(base + 5) + " or " + EphemeralPorts()},
-                dir / (name + "-tcpdump.log"));
+  const std::string filter =
+      "tcp portrange " + std::to_string(base) + "-" + std::to_string(base + 5) + " or " + EphemeralPorts();
+  capture.Start({"/usr/bin/tcpdump", "-i", "lo", "-s", "0", "-U", "-w", pcap, filter}, dir / (name + "-tcpdump.log"));
   REQUIRE(WaitFor(10, [&] { return capture.Output().find("listening on lo") != std::string::npos; }));
   const std::string ports = "ports={server: " + std::to_string(base) + ", trainer: " + std::to_string(base + 2) +
                             ", rendezvous: " + std::to_string(base + 4) + "}";
@@ -108,7 +108,8 @@ CaptureFindings RunCaptured(const TempDir& dir, const std::string& name, bool tl
 
 }  // namespace
 
-TEST_CASE("a TLS job's capture holds neither its graph's name nor a feature row, the plain job's holds both",
+TEST_CASE("a TLS job's capture holds neither its graph's name, a feature row nor the lease's greeting, the plain "
+          "job's all three",
           "[launch][tls]") {
   TempDir dir;
   PrepareCoraLaunch(dir, {"", ""}, "", kGraphName);
