@@ -6,6 +6,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,6 +17,8 @@
 #include <cstring>
 
 #include "common/net/handshake.h"
+#include "common/net/lease_channel.h"
+#include "common/net/tls_context.h"
 
 namespace dg {
 
@@ -49,15 +53,6 @@ bool SameMac(const std::string& a, const std::string& b) {
   unsigned char d = 0;
   for (size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ b[i]);
   return d == 0;
-}
-
-void SendAll(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n <= 0) return;  // a broken lease shows as silence or EOF on the other side
-    off += static_cast<size_t>(n);
-  }
 }
 
 std::string HostPort(const std::string& host, int port) {
@@ -104,24 +99,45 @@ int Dial(const std::string& host, int port, double timeout_s, int wake_fd, std::
   return fd;
 }
 
+// Waits until ch can go on after io (would-block on reading or writing) by the
+// deadline; false on timeout or when wake_fd becomes readable.
+bool WaitFor(const LeaseChannel& ch, LeaseChannel::Io io, double deadline, int wake_fd) {
+  pollfd p[2] = {{ch.fd(), static_cast<short>(io == LeaseChannel::Io::kWantWrite ? POLLOUT : POLLIN), 0},
+                 {wake_fd, POLLIN, 0}};
+  return poll(p, 2, PollMs(deadline - Now())) >= 1 && !p[1].revents && p[0].revents;
+}
+
 // Reads one '\n'-terminated line (without it) by the deadline; false on EOF,
 // error, timeout, or when wake_fd becomes readable.
-bool ReadLine(int fd, double deadline, int wake_fd, std::string* line) {
+bool ReadLine(LeaseChannel* ch, double deadline, int wake_fd, std::string* line) {
   line->clear();
   while (line->size() < kMaxLine) {
-    pollfd p[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-    if (poll(p, 2, PollMs(deadline - Now())) < 1 || p[1].revents || !p[0].revents) return false;
     char c;
-    ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
-    if (n == 0) return false;
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EINTR) continue;
+    size_t got = 0;
+    const LeaseChannel::Io io = ch->Read(&c, 1, &got);
+    if (io == LeaseChannel::Io::kDone) {
+      if (c == '\n') return true;
+      *line += c;
+    } else if (io != LeaseChannel::Io::kWantRead && io != LeaseChannel::Io::kWantWrite) {
+      return false;
+    } else if (!WaitFor(*ch, io, deadline, wake_fd)) {
       return false;
     }
-    if (c == '\n') return true;
-    *line += c;
   }
   return false;
+}
+
+// The lease threads never die of SIGPIPE: OpenSSL writes with write(2), which
+// raises it when the peer has gone (a blocked one stays pending on this thread).
+void BlockSigpipe() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+SSL_CTX* SslContext(const std::shared_ptr<const TlsContext>& tls) {
+  return tls ? tls->ssl().native_handle() : nullptr;
 }
 
 std::vector<std::string> Words(const std::string& s) {
@@ -192,8 +208,8 @@ Status ParseLeaseAddress(const std::string& text, std::string* host, int* port) 
 // ---------------------------------------------------------------- granter
 
 struct LeaseGranter::Peer {
-  int fd = -1;
-  int stage = 0;  // 0: awaiting the hello line, 1: awaiting the MAC line, 2: open
+  LeaseChannel ch;
+  int stage = 0;  // 0: awaiting the hello line (after the TLS handshake), 1: awaiting the MAC line, 2: open
   std::string in, id, holder_nonce, granter_nonce;
   double opened = 0, last_heard = 0, last_sent = 0;
 };
@@ -256,8 +272,7 @@ void LeaseGranter::DropPeer(std::vector<std::unique_ptr<Peer>>* peers, size_t i)
     std::lock_guard<std::mutex> lock(mu_);
     state_[p.id].first = false;
   }
-  close(p.fd);
-  peers->erase(peers->begin() + static_cast<long>(i));
+  peers->erase(peers->begin() + static_cast<long>(i));  // closes its socket
 }
 
 // Every connection waiting on `listener`; at kMaxPeers the oldest
@@ -277,10 +292,18 @@ void LeaseGranter::AcceptPeers(int listener, double now, std::vector<std::unique
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto p = std::make_unique<Peer>();
-    p->fd = fd;
+    if (!p->ch.Open(fd, SslContext(options_.tls), /*server=*/true)) continue;  // the channel closes fd
     p->opened = p->last_heard = p->last_sent = now;
     peers->push_back(std::move(p));
   }
+}
+
+// With TLS: whether the role the holder's id names (role/machine/index) is
+// the role of its certificate. Without TLS there is none to check.
+bool LeaseGranter::CertifiedHolder(const Peer& p) const {
+  if (!p.ch.tls()) return true;
+  const std::string role = p.id.substr(0, p.id.find('/'));
+  return !role.empty() && role == p.ch.PeerRole();
 }
 
 // One handshake line of an unauthenticated peer: stage 0 takes the holder's
@@ -294,15 +317,16 @@ bool LeaseGranter::HandshakeLine(Peer* p, const std::string& line, double now) {
     p->id = w[1];
     p->holder_nonce = w[2];
     p->granter_nonce = *gn;
-    SendAll(p->fd, p->granter_nonce + "\n");
+    if (!CertifiedHolder(*p)) return false;
+    p->ch.Write(p->granter_nonce + "\n");
     p->stage = 1;
     return true;
   }
   const std::string want =
       MacHex(options_.token, "holder", options_.job_id, p->id, p->holder_nonce, p->granter_nonce);
   if (w.size() != 1 || !SameMac(w[0], want)) return false;
-  SendAll(p->fd, "OK " + MacHex(options_.token, "granter", options_.job_id, p->id, p->holder_nonce, p->granter_nonce) +
-                     "\n");
+  p->ch.Write("OK " + MacHex(options_.token, "granter", options_.job_id, p->id, p->holder_nonce, p->granter_nonce) +
+              "\n");
   p->stage = 2;
   p->last_sent = now;
   std::lock_guard<std::mutex> lock(mu_);
@@ -310,52 +334,64 @@ bool LeaseGranter::HandshakeLine(Peer* p, const std::string& line, double now) {
   return true;
 }
 
-// Reads what a readable peer sent: an open lease's bytes are heartbeats, an
-// unauthenticated peer's are handshake lines. Returns whether the peer stays.
-bool LeaseGranter::ReadPeer(Peer* p, double now) {
+// A peer whose socket is ready: the TLS handshake's next step, then what it
+// sent (an open lease's bytes are heartbeats, an unauthenticated peer's are
+// handshake lines), then queued bytes. Returns whether the peer stays.
+bool LeaseGranter::ServePeer(Peer* p, double now) {
+  using Io = LeaseChannel::Io;
+  if (!p->ch.handshaken()) {
+    const Io io = p->ch.Handshake();
+    if (io == Io::kWantRead || io == Io::kWantWrite) return true;
+    if (io != Io::kDone) return false;  // plaintext, no certificate, another CA's, TLS 1.2...
+  }
   char buf[512];
-  ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
-  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return false;
-  if (n < 0) return true;
-  p->last_heard = now;
-  if (p->stage == 2) {
-    std::lock_guard<std::mutex> lock(mu_);
-    state_[p->id].second = now;
-    return true;
+  size_t n = 0;
+  Io io;
+  while ((io = p->ch.Read(buf, sizeof(buf), &n)) == Io::kDone) {
+    p->last_heard = now;
+    if (p->stage == 2) {
+      std::lock_guard<std::mutex> lock(mu_);
+      state_[p->id].second = now;
+      continue;
+    }
+    p->in.append(buf, n);
+    size_t nl;
+    while (p->stage < 2 && (nl = p->in.find('\n')) != std::string::npos) {
+      std::string line = p->in.substr(0, nl);
+      p->in.erase(0, nl + 1);
+      if (!HandshakeLine(p, line, now)) return false;
+    }
+    if (p->stage < 2 && p->in.size() > kMaxLine) return false;
   }
-  p->in.append(buf, static_cast<size_t>(n));
-  size_t nl;
-  while (p->stage < 2 && (nl = p->in.find('\n')) != std::string::npos) {
-    std::string line = p->in.substr(0, nl);
-    p->in.erase(0, nl + 1);
-    if (!HandshakeLine(p, line, now)) return false;
-  }
-  return p->stage == 2 || p->in.size() <= kMaxLine;
+  if (io != Io::kWantRead && io != Io::kWantWrite) return false;
+  return p->ch.Flush();
 }
 
 void LeaseGranter::Loop() {
+  BlockSigpipe();
   const double timeout = options_.timeout_seconds, interval = LeaseHeartbeatInterval(timeout);
   std::vector<std::unique_ptr<Peer>> peers;
   while (!stop_) {
     std::vector<pollfd> fds{{wake_[0], POLLIN, 0}};
     for (int l : listeners_) fds.push_back({l, POLLIN, 0});
-    for (auto& p : peers) fds.push_back({p->fd, POLLIN, 0});
+    for (auto& p : peers) fds.push_back({p->ch.fd(), p->ch.Events(), 0});
     poll(fds.data(), fds.size(), PollMs(interval / 2));
     if (stop_) break;
     const double now = Now();
     for (size_t l = 0; l < listeners_.size(); ++l)
       if (fds[1 + l].revents & POLLIN) AcceptPeers(listeners_[l], now, &peers);
-    // Peers: read what arrived (indices shift on drop, so walk by fd).
-    std::vector<int> readable;
+    // Peers: serve the ready ones (indices shift on drop, so walk by fd).
+    std::vector<int> ready;
     for (size_t i = 1 + listeners_.size(); i < fds.size(); ++i)
-      if (fds[i].revents) readable.push_back(fds[i].fd);
+      if (fds[i].revents) ready.push_back(fds[i].fd);
     for (size_t i = 0; i < peers.size();) {
       Peer& p = *peers[i];
-      bool keep = std::find(readable.begin(), readable.end(), p.fd) == readable.end() || ReadPeer(&p, now);
-      // An unauthenticated peer gets timeout_seconds to finish; an open one is kept (silence is reported).
+      bool keep = std::find(ready.begin(), ready.end(), p.ch.fd()) == ready.end() || ServePeer(&p, now);
+      // An unauthenticated peer (TLS handshake included) gets timeout_seconds
+      // to finish; an open one is kept (silence is reported).
       if (keep && p.stage < 2 && now - p.opened > timeout) keep = false;
       if (keep && p.stage == 2 && now - p.last_sent >= interval) {
-        SendAll(p.fd, ".");
+        p.ch.Write(".");  // a broken lease shows as silence or EOF on the other side
         p.last_sent = now;
       }
       if (keep) {
@@ -365,16 +401,16 @@ void LeaseGranter::Loop() {
       }
     }
   }
-  for (auto& p : peers) close(p->fd);
+  peers.clear();
 }
 
 // ---------------------------------------------------------------- holder
 
 std::unique_ptr<LeaseHolder> LeaseHolder::Start(const Options& options,
                                                 std::function<void(const std::string&)> on_expired) {
-  // OpenSSL (nonces, MACs) is initialised here, on the caller's thread, before
-  // the thread starts: its exit-time cleanup (atexit) then runs after a static
-  // holder's destructor has joined the thread, never while the thread uses it.
+  // OpenSSL (nonces, MACs, TLS) is initialised here, on the caller's thread,
+  // before the thread starts: its exit-time cleanup (atexit) then runs after a
+  // static holder's destructor has joined the thread, never while the thread uses it.
   (void)RandomNonce();
   (void)HmacSha256("", "");
   std::unique_ptr<LeaseHolder> h(new LeaseHolder());
@@ -396,16 +432,87 @@ LeaseHolder::~LeaseHolder() {
     if (fd >= 0) close(fd);
 }
 
-void LeaseHolder::Loop() {
+// The TLS handshake with the granter and the check of its certificate by the
+// deadline: "" when it is the launcher's, else why not.
+std::string LeaseHolder::Handshake(LeaseChannel* ch, double deadline) {
+  using Io = LeaseChannel::Io;
+  Io io;
+  while ((io = ch->Handshake()) == Io::kWantRead || io == Io::kWantWrite)
+    if (!WaitFor(*ch, io, deadline, wake_[0])) return "no TLS handshake within the timeout";
+  if (io != Io::kDone) return "the TLS handshake failed: " + ch->error() + " (a plaintext launcher, or another job's?)";
+  const std::string role = ch->PeerRole();
+  if (role != "launcher")
+    return "its TLS certificate is for the role '" + role + "', not the launcher's: refusing it";
+  // A launcher's certificate names no host (it only dials); one that does must name the address dialled.
+  if (ch->PeerNamesAnyHost() && !ch->PeerNamesHost(options_.host))
+    return "its TLS certificate does not name " + options_.host + ": refusing it";
+  return "";
+}
+
+// The MAC exchange (inside TLS when on) by the deadline: "" once granted.
+std::string LeaseHolder::Authenticate(LeaseChannel* ch, double deadline, const std::string& where) {
   const Options& o = options_;
-  const double timeout = o.timeout_seconds, interval = LeaseHeartbeatInterval(timeout);
+  if (ch->tls()) {
+    const std::string why = Handshake(ch, deadline);
+    if (!why.empty()) return where + ": " + why;
+  }
+  auto hn = NonceHex();
+  if (!hn.ok()) return hn.status().message();
+  std::string gn, ok;
+  ch->Write(std::string(kMagic) + " " + o.holder_id + " " + *hn + "\n");
+  if (ReadLine(ch, deadline, wake_[0], &gn) && gn.size() == 64) {
+    ch->Write(MacHex(o.token, "holder", o.job_id, o.holder_id, *hn, gn) + "\n");
+    auto w = Words(ReadLine(ch, deadline, wake_[0], &ok) ? ok : std::string());
+    if (w.size() == 2 && w[0] == "OK" && SameMac(w[1], MacHex(o.token, "granter", o.job_id, o.holder_id, *hn, gn)))
+      return "";
+  }
+  if (!ch->tls()) return where + " did not grant one (another job's launcher, or a different token)";
+  return where + " did not grant one (another job's launcher, a different token, or a certificate of another " +
+         "role than " + o.holder_id + ")" + (ch->error().empty() ? "" : ": " + ch->error());
+}
+
+// Heartbeats both ways until the lease ends (why) or the holder stops ("");
+// expiry is judged before reading.
+std::string LeaseHolder::Heartbeat(LeaseChannel* ch, const std::string& where) {
+  using Io = LeaseChannel::Io;
+  const double timeout = options_.timeout_seconds, interval = LeaseHeartbeatInterval(timeout);
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%g", timeout);
+  double expiry = Now() + timeout, next_send = Now();
+  while (!stop_) {
+    const double now = Now();
+    if (now >= next_send) {
+      ch->Write(".");
+      next_send = now + interval;
+    }
+    ch->Flush();
+    pollfd fds[2] = {{ch->fd(), ch->Events(), 0}, {wake_[0], POLLIN, 0}};
+    poll(fds, 2, PollMs(std::min(next_send, expiry) - now));
+    if (stop_) break;
+    if (Now() >= expiry)
+      return "no heartbeat from " + where + " for " + secs + " s (network.peer_timeout_seconds): the launcher is "
+             "gone, frozen or cut off";
+    if (!fds[0].revents) continue;
+    char buf[256];
+    size_t n = 0;
+    Io io;
+    while ((io = ch->Read(buf, sizeof(buf), &n)) == Io::kDone) expiry = Now() + timeout;
+    if (io == Io::kClosed) return where + " ended (it closed the connection): the launcher is gone";
+    if (io == Io::kError) return where + " ended (" + ch->error() + "): the launcher is gone";
+  }
+  return "";
+}
+
+void LeaseHolder::Loop() {
+  BlockSigpipe();
+  const Options& o = options_;
+  const double timeout = o.timeout_seconds;
   const std::string where = "the launcher's lease at " + HostPort(o.host, o.port);
   char secs[32];
   std::snprintf(secs, sizeof(secs), "%g", timeout);
   auto expire = [&](const std::string& why) {
     if (!stop_) on_expired_(why);
   };
-
   // 1. Dial (retrying) and authenticate, all within timeout_seconds.
   const double deadline = Now() + timeout;
   int fd = -1;
@@ -418,54 +525,13 @@ void LeaseHolder::Loop() {
     }
   }
   if (fd < 0) return expire("cannot reach " + where + " within " + secs + " s (" + why + ")");
-  auto hn = NonceHex();
-  std::string gn, ok;
-  if (!hn.ok()) {
-    close(fd);
-    return expire(hn.status().message());
-  }
-  SendAll(fd, std::string(kMagic) + " " + o.holder_id + " " + *hn + "\n");
-  bool authenticated = false;
-  if (ReadLine(fd, deadline, wake_[0], &gn) && gn.size() == 64) {
-    SendAll(fd, MacHex(o.token, "holder", o.job_id, o.holder_id, *hn, gn) + "\n");
-    auto w = Words(ReadLine(fd, deadline, wake_[0], &ok) ? ok : std::string());
-    authenticated = w.size() == 2 && w[0] == "OK" &&
-                    SameMac(w[1], MacHex(o.token, "granter", o.job_id, o.holder_id, *hn, gn));
-  }
-  if (!authenticated) {
-    close(fd);
-    return expire(where + " did not grant one (another job's launcher, or a different token)");
-  }
-
-  // 2. Heartbeats both ways; expiry is judged before reading.
-  double expiry = Now() + timeout, next_send = Now();
-  while (!stop_) {
-    const double now = Now();
-    if (now >= next_send) {
-      SendAll(fd, ".");
-      next_send = now + interval;
-    }
-    pollfd fds[2] = {{fd, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-    poll(fds, 2, PollMs(std::min(next_send, expiry) - now));
-    if (stop_) break;
-    if (Now() >= expiry) {
-      close(fd);
-      return expire("no heartbeat from " + where + " for " + secs + " s (network.peer_timeout_seconds): the launcher "
-                    "is gone, frozen or cut off");
-    }
-    if (fds[0].revents) {
-      char buf[256];
-      ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-      if (n > 0) {
-        expiry = Now() + timeout;
-      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        std::string e = n == 0 ? std::string("it closed the connection") : std::strerror(errno);
-        close(fd);
-        return expire(where + " ended (" + e + "): the launcher is gone");
-      }
-    }
-  }
-  close(fd);
+  LeaseChannel ch;
+  if (!ch.Open(fd, SslContext(o.tls), /*server=*/false)) return expire("TLS for " + where + ": " + ch.error());
+  why = Authenticate(&ch, deadline, where);
+  if (!why.empty()) return expire(why);
+  // 2. Heartbeats both ways.
+  why = Heartbeat(&ch, where);
+  if (!why.empty()) expire(why);
 }
 
 }  // namespace dg

@@ -20,6 +20,16 @@
 // while it was itself frozen (SIGSTOP) do not renew an expired lease. A holder
 // that cannot reach its granter within timeout_seconds of starting also expires.
 // A process started without --lease (by hand, by systemd) holds none.
+//
+// With the job's TLS on (Options::tls), the lease runs inside TLS 1.3 with
+// mutual authentication (common/net/lease_channel.h): the granter presents the
+// launcher's certificate, the holder its role's; the lines above then travel
+// encrypted. The granter refuses a holder whose id names another role than its
+// certificate, and one without a certificate of the job's CA; the holder
+// refuses a granter whose certificate is not the launcher's, or names hosts
+// but not the one it dialed. Each side refuses the other in plaintext: no
+// downgrade. The granter runs every TLS handshake in its poll() loop (no
+// thread per peer) within the timeout_seconds an unauthenticated peer has.
 #pragma once
 
 #include <atomic>
@@ -34,6 +44,9 @@
 #include "common/base/status.h"
 
 namespace dg {
+
+class LeaseChannel;
+class TlsContext;
 
 // Seconds between heartbeats for a lease timeout: a fifth of it, within 0.1..2 s.
 double LeaseHeartbeatInterval(double timeout_seconds);
@@ -51,6 +64,7 @@ class LeaseGranter {
     std::vector<std::string> addresses;  // where to listen (one port for all)
     std::string token, job_id;
     double timeout_seconds = 10;
+    std::shared_ptr<const TlsContext> tls;  // the launcher's identity; null: plaintext
   };
   static Result<std::unique_ptr<LeaseGranter>> Start(const Options& options);
   ~LeaseGranter();  // closes every lease: their holders see it at once
@@ -65,7 +79,8 @@ class LeaseGranter {
   LeaseGranter() = default;
   void Loop();
   void AcceptPeers(int listener, double now, std::vector<std::unique_ptr<Peer>>* peers);
-  bool ReadPeer(Peer* p, double now);
+  bool ServePeer(Peer* p, double now);
+  bool CertifiedHolder(const Peer& p) const;
   bool HandshakeLine(Peer* p, const std::string& line, double now);
   void DropPeer(std::vector<std::unique_ptr<Peer>>* peers, size_t i);
 
@@ -86,6 +101,7 @@ class LeaseHolder {
     int port = 0;
     std::string token, job_id, holder_id;
     double timeout_seconds = 10;
+    std::shared_ptr<const TlsContext> tls;  // this process's identity; null: plaintext
   };
   // Starts the thread; on_expired(reason) runs once, on that thread, when the lease ends.
   static std::unique_ptr<LeaseHolder> Start(const Options& options, std::function<void(const std::string&)> on_expired);
@@ -94,6 +110,9 @@ class LeaseHolder {
  private:
   LeaseHolder() = default;
   void Loop();
+  std::string Handshake(LeaseChannel* ch, double deadline);
+  std::string Authenticate(LeaseChannel* ch, double deadline, const std::string& where);
+  std::string Heartbeat(LeaseChannel* ch, const std::string& where);
 
   Options options_;
   std::function<void(const std::string&)> on_expired_;

@@ -21,6 +21,13 @@ void HoldLaunchLease(const RoleArgs& args, const JobConfig& job, const std::stri
     spdlog::default_logger()->flush();
     _exit(2);
   }
+  // With TLS on the lease is TLS too (this process's certificate): never a plaintext one.
+  if (job.tls.enabled && !job.tls.context) {
+    spdlog::error("--lease {}: tls is on but this process's TLS identity is not loaded; exiting", args.lease);
+    spdlog::default_logger()->flush();
+    _exit(2);
+  }
+  o.tls = job.tls.context;
   o.token = job.token;
   o.job_id = args.job_id;
   o.holder_id = role_name + "/" + std::to_string(args.machine) + "/" + std::to_string(args.index);

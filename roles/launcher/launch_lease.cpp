@@ -53,8 +53,12 @@ Result<LaunchLease> StartLaunchLease(const JobConfig& cfg, LaunchPlan* plan) {
     toward[m] = *a;
     if (std::find(listen.begin(), listen.end(), *a) == listen.end()) listen.push_back(*a);
   }
+  // With TLS on the lease is TLS too (the launcher's certificate): never a plaintext one.
+  if (cfg.tls.enabled && !cfg.tls.context)
+    return Status::Internal("tls is on but the launcher's TLS identity is not loaded (PrepareLauncherTls)");
   LeaseGranter::Options o;
   o.addresses = listen;
+  o.tls = cfg.tls.context;
   o.token = cfg.token;
   o.job_id = plan->job_id;
   o.timeout_seconds = cfg.peer_timeout_seconds;

@@ -4,7 +4,9 @@
 // `--lease ADDRESS:PORT` added to every process of the plan (to its argv, and
 // at the end of its ssh command, which ends with that argv). The launcher
 // names a machine unreachable when one of its processes' lease has been silent
-// for network.peer_timeout_seconds (LaunchLease::SilentFor).
+// for network.peer_timeout_seconds (LaunchLease::SilentFor). With tls on, the
+// granter presents the launcher's certificate (job.tls.context) and accepts
+// TLS holders only.
 #pragma once
 
 #include <memory>

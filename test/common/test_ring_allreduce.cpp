@@ -11,23 +11,12 @@
 #include "common/net/ring_allreduce.h"
 #include "common/net/tls_certs.h"
 #include "test/support/test_support.h"
+#include "test/support/test_tls.h"
 
 using namespace dg;
 using namespace dg::test;
 
 namespace {
-
-std::shared_ptr<const TlsContext> Identity(const TempDir& dir, const std::string& role) {
-  const std::string stem = dir / role;
-  REQUIRE(IssueRoleCertificate(dir / "ca.crt", dir / "ca.key", role, "127.0.0.1", CertValidity(), stem + ".crt",
-                               stem + ".key", true)
-              .ok());
-  TlsFiles f{dir / "ca.crt", stem + ".crt", stem + ".key"};
-  auto tls = TlsContext::Load(f, role);
-  INFO(tls.status().ToString());
-  REQUIRE(tls.ok());
-  return *tls;
-}
 
 RingOptions Options(int rank, int n, int port_base, std::shared_ptr<const TlsContext> tls) {
   RingOptions o;
@@ -49,7 +38,7 @@ RingOptions Options(int rank, int n, int port_base, std::shared_ptr<const TlsCon
 TEST_CASE("three trainers sum and broadcast over the TLS ring", "[net][tls]") {
   TempDir dir;
   REQUIRE(MakeJobCa("ring", CertValidity(), dir / "ca.crt", dir / "ca.key", false).ok());
-  auto tls = Identity(dir, "trainer");
+  auto tls = TestTlsIdentity(dir, "trainer");
   const int n = 3, base = FreePortRange(n);
   const size_t count = 100003;  // not a multiple of 3: uneven chunks
   std::vector<std::future<std::string>> ranks;
@@ -79,8 +68,8 @@ TEST_CASE("three trainers sum and broadcast over the TLS ring", "[net][tls]") {
 TEST_CASE("a sampler's certificate cannot join the trainers' TLS ring", "[net][tls]") {
   TempDir dir;
   REQUIRE(MakeJobCa("ring", CertValidity(), dir / "ca.crt", dir / "ca.key", false).ok());
-  auto trainer = Identity(dir, "trainer");
-  auto sampler = Identity(dir, "sampler");
+  auto trainer = TestTlsIdentity(dir, "trainer");
+  auto sampler = TestTlsIdentity(dir, "sampler");
   const int base = FreePortRange(2);
   auto real = std::async(std::launch::async, [&] {
     RingOptions o = Options(0, 2, base, trainer);
