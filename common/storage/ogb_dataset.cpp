@@ -109,11 +109,19 @@ Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64
   }, rows);
 }
 
-Status FillOgbSplit(const std::string& dir, int64_t n, int8_t* split) {
+Status FillOgbSplit(const std::string& dir, int64_t n, int8_t* split, int share, int shares) {
   const char* names[] = {"train", "valid", "test"};
   for (int s = 0; s < 3; ++s) {
     const std::string path = OgbCsvPath(dir + "/" + names[s]);
-    DG_RETURN_IF_ERROR(ForEachCsvRow(path, 0, [&](int64_t r, const double* x, int64_t k) {
+    CsvRowRange range;
+    int64_t seen = 0;
+    if (shares > 1) {
+      DG_RETURN_IF_ERROR(ForEachCsvRowIn(path, 0, CsvRowRange{INT64_MAX, INT64_MAX},
+                                         [](int64_t, const double*, int64_t) { return Status::OK(); }, &seen));
+      range = {static_cast<int64_t>((static_cast<__int128>(share) * seen) / shares),
+               static_cast<int64_t>((static_cast<__int128>(share + 1) * seen) / shares)};
+    }
+    DG_RETURN_IF_ERROR(ForEachCsvRowIn(path, 0, range, [&](int64_t r, const double* x, int64_t k) {
       if (k == 0) return Status::OK();
       const int64_t id = static_cast<int64_t>(x[0]);
       if (k != 1 || id < 0 || id >= n || static_cast<double>(id) != x[0])
@@ -121,7 +129,7 @@ Status FillOgbSplit(const std::string& dir, int64_t n, int8_t* split) {
                                        std::to_string(n) + ")");
       split[id] = static_cast<int8_t>(s);
       return Status::OK();
-    }));
+    }, &seen));
   }
   return Status::OK();
 }

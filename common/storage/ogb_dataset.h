@@ -62,8 +62,12 @@ Status ForEachOgbLabel(const std::string& path, const std::function<Status(int64
 // The number of feature values per row of a node-feat CSV (line 1's), 0 when empty.
 Result<int64_t> OgbFeatureWidth(const std::string& path);
 // Fills split[0, n) from split_dir/{train,valid,test}.csv.gz (0, 1, 2; others
-// untouched); ids outside [0, n) are an error naming file:line.
-Status FillOgbSplit(const std::string& split_dir, int64_t n, int8_t* split);
+// untouched); ids outside [0, n) are an error naming file:line. With shares > 1
+// each file's lines are counted (not parsed) and only share `share` of them,
+// lines [share L / shares, (share+1) L / shares), is parsed: a rank of a
+// distributed run fills the ids of its lines (a later file's value is the
+// larger, so the ranks' arrays combine by maximum into the whole one).
+Status FillOgbSplit(const std::string& split_dir, int64_t n, int8_t* split, int share = 0, int shares = 1);
 // The typed layout without its edges or arrays: node types with their counts
 // (num-node-dict order), edge types in relation directory name order.
 Result<TypedDataset> ReadOgbTypedMeta(const std::string& dir);

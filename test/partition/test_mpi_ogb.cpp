@@ -162,8 +162,8 @@ TEST_CASE("MPI partition --format ogb: each rank parses its share of every CSV, 
     return r.output;
   };
   part("npy", {}, "parts-npy", {});
-  // Shares sent in 1000-byte broadcasts: 600 rows of 4 floats in many chunks per rank.
-  const std::string log = part("ogb", {"--format", "ogb"}, "parts-ogb", {"DISTGNN_TEST_MPI_MAX_COUNT=1000"});
+  // Shares broadcast and the split combined 100 bytes at a time: many calls per rank.
+  const std::string log = part("ogb", {"--format", "ogb"}, "parts-ogb", {"DISTGNN_TEST_MPI_MAX_COUNT=100"});
   RequireSameTree(tmp / "parts-npy", tmp / "parts-ogb", 9);
   const std::string feat = tmp / "ogb/raw/node-feat.csv.gz", edges = tmp / "ogb/raw/edge.csv.gz";
   for (const std::string& line : {"rank 0 parsed rows [0, 200) of " + feat, "rank 2 parsed rows [400, 600) of " + feat,

@@ -67,10 +67,28 @@ std::string NodeFilesNamed(const OgbNodeSet& set) {
   return names;
 }
 
+// The split (int8 [rows], -1 = in none) on every rank: each rank parses its
+// share of the lines of each split file and the ranks' arrays combine by
+// maximum (a later file's value is the larger, as when one reader fills them
+// in order), in calls of at most MaxCallCount() bytes. "" when the set has none.
+Result<std::string> WriteSplitOverRanks(const Rank& r, const OgbNodeSet& set) {
+  if (set.split_dir.empty() || !OgbFileExists(set.split_dir)) return std::string();
+  Array a = Array::Zeros(DType::kInt8, {set.rows});
+  int8_t* split = a.as<int8_t>();
+  std::fill(split, split + set.rows, int8_t{-1});
+  DG_RETURN_IF_ERROR(Agree(r, FillOgbSplit(set.split_dir, set.rows, split, r.rank, r.size)));
+  const int64_t chunk = std::max<int64_t>(1, MaxCallCount());
+  for (int64_t at = 0; at < set.rows; at += chunk)
+    MPI_Allreduce(MPI_IN_PLACE, split + at, static_cast<int>(std::min(chunk, set.rows - at)), MPI_INT8_T, MPI_MAX,
+                  r.comm);
+  const std::string npy = set.out_prefix + "split.npy";
+  DG_RETURN_IF_ERROR(Agree(r, NpyWrite(npy, a)));
+  return npy;
+}
+
 // The node writer of a distributed run: this rank parses its share of the
-// node-feat and node-label rows, the shares are gathered into the whole files
-// on every rank, and the split (one id per labelled node, 1 B per node held)
-// is read by every rank.
+// node-feat and node-label rows and of the split's lines; the shares are
+// gathered into the whole files on every rank.
 Result<std::map<std::string, std::string>> WriteNodeSetOverRanks(const Rank& r, const OgbNodeSet& set,
                                                                  std::vector<ShareParse>* parsed) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -86,9 +104,8 @@ Result<std::map<std::string, std::string>> WriteNodeSetOverRanks(const Rank& r, 
     files[name] = set.out_prefix + name + ".npy";
     DG_RETURN_IF_ERROR(GatherShares(r, share, set.rows, files[name]));
   }
-  Result<std::string> split = WriteOgbSplit(set);
-  DG_RETURN_IF_ERROR(Agree(r, split.status()));
-  if (!split->empty()) files["split"] = *split;
+  DG_ASSIGN_OR_RETURN(std::string split, WriteSplitOverRanks(r, set));
+  if (!split.empty()) files["split"] = split;
   return files;
 }
 
