@@ -79,6 +79,18 @@ Status ForEachCsvRowIn(const std::string& path, int skip_lines, CsvRowRange rang
   return Status::OK();
 }
 
+CsvRowRange ShareOfRows(int share, int shares, int64_t n) {
+  return {static_cast<int64_t>((static_cast<__int128>(share) * n) / shares),
+          static_cast<int64_t>((static_cast<__int128>(share + 1) * n) / shares)};
+}
+
+Result<int64_t> CountCsvRows(const std::string& path, int skip_lines) {
+  int64_t seen = 0;
+  DG_RETURN_IF_ERROR(ForEachCsvRowIn(path, skip_lines, CsvRowRange{INT64_MAX, INT64_MAX},
+                                     [](int64_t, const double*, int64_t) { return Status::OK(); }, &seen));
+  return seen;
+}
+
 Result<std::vector<std::string>> ReadTextLines(const std::string& path) {
   DG_ASSIGN_OR_RETURN(std::vector<char> bytes, ReadWholeFile(path));
   std::vector<std::string> lines;

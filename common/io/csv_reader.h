@@ -28,6 +28,10 @@ struct CsvRowRange {
 };
 Status ForEachCsvRowIn(const std::string& path, int skip_lines, CsvRowRange range, const CsvRowFn& fn,
                        int64_t* seen);
+// Share `share` of `shares` of n rows: [share n / shares, (share+1) n / shares).
+CsvRowRange ShareOfRows(int share, int shares, int64_t n);
+// The data rows of a file (after skip_lines lines), counted, not parsed.
+Result<int64_t> CountCsvRows(const std::string& path, int skip_lines = 0);
 
 // The lines of a small text file (plain or gzip), without their '\n' / "\r\n".
 Result<std::vector<std::string>> ReadTextLines(const std::string& path);

@@ -46,13 +46,6 @@ Result<Array> ReadLabels(const std::string& path, int64_t rows) {
   return a;
 }
 
-// split int8 [n] from DIR/{train,valid,test}.csv.gz.
-Result<Array> ReadSplit(const std::string& dir, int64_t n) {
-  Array a = Array::Zeros(DType::kInt8, {n});
-  std::fill(a.as<int8_t>(), a.as<int8_t>() + n, int8_t{-1});
-  DG_RETURN_IF_ERROR(FillOgbSplit(dir, n, a.as<int8_t>()));
-  return a;
-}
 
 
 }  // namespace
@@ -114,13 +107,11 @@ Status FillOgbSplit(const std::string& dir, int64_t n, int8_t* split, int share,
   for (int s = 0; s < 3; ++s) {
     const std::string path = OgbCsvPath(dir + "/" + names[s]);
     CsvRowRange range;
-    int64_t seen = 0;
     if (shares > 1) {
-      DG_RETURN_IF_ERROR(ForEachCsvRowIn(path, 0, CsvRowRange{INT64_MAX, INT64_MAX},
-                                         [](int64_t, const double*, int64_t) { return Status::OK(); }, &seen));
-      range = {static_cast<int64_t>((static_cast<__int128>(share) * seen) / shares),
-               static_cast<int64_t>((static_cast<__int128>(share + 1) * seen) / shares)};
+      DG_ASSIGN_OR_RETURN(int64_t lines, CountCsvRows(path));
+      range = ShareOfRows(share, shares, lines);
     }
+    int64_t seen = 0;
     DG_RETURN_IF_ERROR(ForEachCsvRowIn(path, 0, range, [&](int64_t r, const double* x, int64_t k) {
       if (k == 0) return Status::OK();
       const int64_t id = static_cast<int64_t>(x[0]);
@@ -132,6 +123,13 @@ Status FillOgbSplit(const std::string& dir, int64_t n, int8_t* split, int share,
     }, &seen));
   }
   return Status::OK();
+}
+
+Result<Array> ReadOgbSplit(const std::string& dir, int64_t n, int share, int shares) {
+  Array a = Array::Zeros(DType::kInt8, {n});
+  std::fill(a.as<int8_t>(), a.as<int8_t>() + n, int8_t{-1});
+  DG_RETURN_IF_ERROR(FillOgbSplit(dir, n, a.as<int8_t>(), share, shares));
+  return a;
 }
 
 Status CheckOgbRows(const std::string& path, int64_t rows, int64_t expected, const std::string& what) {
@@ -186,7 +184,7 @@ Result<Dataset> LoadOgbDataset(const std::string& dir, const EdgeListOptions& op
   }
   DG_ASSIGN_OR_RETURN(std::string split, OgbSplitDir(dir));
   if (!split.empty()) {
-    DG_ASSIGN_OR_RETURN(ds.node_data["split"], ReadSplit(split, n));
+    DG_ASSIGN_OR_RETURN(ds.node_data["split"], ReadOgbSplit(split, n));
   }
   EdgeListOptions norm = opts;
   norm.num_nodes = n;
@@ -292,7 +290,7 @@ Result<TypedDataset> LoadOgbTypedDataset(const std::string& dir, const TypedLoad
       DG_ASSIGN_OR_RETURN(nt.data["labels"], ReadLabels(lab, nt.count));
     }
     if (!split.empty() && Exists(split + "/" + nt.name)) {
-      DG_ASSIGN_OR_RETURN(nt.data["split"], ReadSplit(split + "/" + nt.name, nt.count));
+      DG_ASSIGN_OR_RETURN(nt.data["split"], ReadOgbSplit(split + "/" + nt.name, nt.count));
     }
   }
   NormalizeTypedEdges(&ds, opts);

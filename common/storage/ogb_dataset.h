@@ -68,6 +68,8 @@ Result<int64_t> OgbFeatureWidth(const std::string& path);
 // distributed run fills the ids of its lines (a later file's value is the
 // larger, so the ranks' arrays combine by maximum into the whole one).
 Status FillOgbSplit(const std::string& split_dir, int64_t n, int8_t* split, int share = 0, int shares = 1);
+// The split as int8 [n] (-1 = in none), filled by FillOgbSplit.
+Result<Array> ReadOgbSplit(const std::string& split_dir, int64_t n, int share = 0, int shares = 1);
 // The typed layout without its edges or arrays: node types with their counts
 // (num-node-dict order), edge types in relation directory name order.
 Result<TypedDataset> ReadOgbTypedMeta(const std::string& dir);

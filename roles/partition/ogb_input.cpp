@@ -34,14 +34,17 @@ Status CheckShareRows(const std::string& csv, int64_t seen, int64_t rows, CsvRow
 }
 
 // node-feat CSV rows [share.first, share.end) -> float32 [share rows, F] .npy,
-// rows appended as they are parsed.
+// rows appended as they are parsed (F from the first; an empty share reads line 1).
 Status WriteFeatures(const std::string& csv, int64_t rows, CsvRowRange share, const std::string& npy) {
-  DG_ASSIGN_OR_RETURN(int64_t f, OgbFeatureWidth(csv));
   NpyWriter w;
-  DG_RETURN_IF_ERROR(w.Open(npy, DType::kFloat32, {share.end - share.first, f}));
+  bool open = false;
   std::vector<float> buf;
   int64_t seen = 0;
   DG_RETURN_IF_ERROR(ForEachOgbFeatureRow(csv, [&](int64_t r, const double* x, int64_t k) {
+    if (!open) {
+      DG_RETURN_IF_ERROR(w.Open(npy, DType::kFloat32, {share.end - share.first, k}));
+      open = true;
+    }
     if (r >= share.end) return Status::OK();  // counted, reported below as the in-memory reader does
     for (int64_t j = 0; j < k; ++j) buf.push_back(static_cast<float>(x[j]));
     if (buf.size() < kFlushValues) return Status::OK();
@@ -50,6 +53,10 @@ Status WriteFeatures(const std::string& csv, int64_t rows, CsvRowRange share, co
     return Status::OK();
   }, &seen, ReadRange(share, rows)));
   DG_RETURN_IF_ERROR(CheckShareRows(csv, seen, rows, share, "rows"));
+  if (!open) {
+    DG_ASSIGN_OR_RETURN(int64_t f, OgbFeatureWidth(csv));
+    DG_RETURN_IF_ERROR(w.Open(npy, DType::kFloat32, {share.end - share.first, f}));
+  }
   DG_RETURN_IF_ERROR(w.Append(buf.data(), buf.size() * sizeof(float)));
   return w.Finish();
 }
@@ -78,11 +85,8 @@ Status WriteLabels(const std::string& csv, int64_t rows, CsvRowRange share, cons
 Result<int64_t> HomogeneousNodeCount(const std::string& raw, bool needed) {
   const std::string list = OgbCsvPath(raw + "/num-node-list"), feat = OgbCsvPath(raw + "/node-feat");
   if (OgbFileExists(list)) return ReadOgbCount(list);
-  int64_t n = -1;
   if (OgbFileExists(feat)) {
-    DG_RETURN_IF_ERROR(ForEachCsvRowIn(feat, 0, CsvRowRange{INT64_MAX, INT64_MAX},
-                                       [](int64_t, const double*, int64_t) { return Status::OK(); }, &n));
-    return n;  // lines counted, none parsed: the writer checks them
+    return CountCsvRows(feat);  // lines counted, none parsed: the writer checks them
   }
   if (!needed) return int64_t{-1};
   int64_t max_id = -1;
@@ -123,9 +127,7 @@ Result<std::map<std::string, std::string>> WriteOgbNodeShare(const OgbNodeSet& s
 
 Result<std::string> WriteOgbSplit(const OgbNodeSet& set) {
   if (set.split_dir.empty() || !OgbFileExists(set.split_dir)) return std::string();
-  Array a = Array::Zeros(DType::kInt8, {set.rows});
-  std::fill(a.as<int8_t>(), a.as<int8_t>() + set.rows, int8_t{-1});
-  DG_RETURN_IF_ERROR(FillOgbSplit(set.split_dir, set.rows, a.as<int8_t>()));
+  DG_ASSIGN_OR_RETURN(Array a, ReadOgbSplit(set.split_dir, set.rows));
   const std::string npy = set.out_prefix + "split.npy";
   DG_RETURN_IF_ERROR(NpyWrite(npy, a));
   return npy;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/io/csv_reader.h"
 #include "common/io/npy.h"
 #include "common/storage/dataset.h"
 #include "roles/partition/out_of_core_input.h"
@@ -26,8 +27,8 @@ Result<std::vector<Edge>> ReadTextShard(const Rank& r, const std::string& path, 
   if (total < 0) {
     DG_ASSIGN_OR_RETURN(total, CountEdgeTextRows(path));
   }
-  const int64_t lo = static_cast<int64_t>((static_cast<__int128>(r.rank) * total) / r.size);
-  const int64_t hi = static_cast<int64_t>((static_cast<__int128>(r.rank + 1) * total) / r.size);
+  const CsvRowRange share = ShareOfRows(r.rank, r.size, total);
+  const int64_t lo = share.first, hi = share.end;
   const bool last = r.rank == r.size - 1;
   std::vector<Edge> out;
   int64_t at = lo, skip = lo;

@@ -15,12 +15,6 @@ namespace dg::mpi {
 
 namespace {
 
-// Rows [r n / P, (r+1) n / P): rank r's share of n rows.
-CsvRowRange Share(int rank, int size, int64_t n) {
-  return {static_cast<int64_t>((static_cast<__int128>(rank) * n) / size),
-          static_cast<int64_t>((static_cast<__int128>(rank + 1) * n) / size)};
-}
-
 // Every rank's share of one array (share_npy on each rank, rank order) into
 // `whole` ([rows, ...]) on every rank (collective): each share is broadcast
 // by its rank from its mapping in chunks of at most 8 MiB (and MaxCallCount()
@@ -39,7 +33,7 @@ Status GatherShares(const Rank& r, const std::string& share_npy, int64_t rows, c
   std::vector<char> buf(static_cast<size_t>(chunk));
   Status st;
   for (int q = 0; q < r.size; ++q) {
-    const CsvRowRange s = Share(q, r.size, rows);
+    const CsvRowRange s = ShareOfRows(q, r.size, rows);
     const int64_t bytes = (s.end - s.first) * row_bytes;
     for (int64_t at = 0; at < bytes; at += chunk) {
       const int n = static_cast<int>(std::min(chunk, bytes - at));
@@ -73,10 +67,10 @@ std::string NodeFilesNamed(const OgbNodeSet& set) {
 // in order), in calls of at most MaxCallCount() bytes. "" when the set has none.
 Result<std::string> WriteSplitOverRanks(const Rank& r, const OgbNodeSet& set) {
   if (set.split_dir.empty() || !OgbFileExists(set.split_dir)) return std::string();
-  Array a = Array::Zeros(DType::kInt8, {set.rows});
+  Result<Array> mine = ReadOgbSplit(set.split_dir, set.rows, r.rank, r.size);
+  DG_RETURN_IF_ERROR(Agree(r, mine.status()));
+  Array& a = *mine;
   int8_t* split = a.as<int8_t>();
-  std::fill(split, split + set.rows, int8_t{-1});
-  DG_RETURN_IF_ERROR(Agree(r, FillOgbSplit(set.split_dir, set.rows, split, r.rank, r.size)));
   const int64_t chunk = std::max<int64_t>(1, MaxCallCount());
   for (int64_t at = 0; at < set.rows; at += chunk)
     MPI_Allreduce(MPI_IN_PLACE, split + at, static_cast<int>(std::min(chunk, set.rows - at)), MPI_INT8_T, MPI_MAX,
@@ -92,7 +86,7 @@ Result<std::string> WriteSplitOverRanks(const Rank& r, const OgbNodeSet& set) {
 Result<std::map<std::string, std::string>> WriteNodeSetOverRanks(const Rank& r, const OgbNodeSet& set,
                                                                  std::vector<ShareParse>* parsed) {
   const auto t0 = std::chrono::steady_clock::now();
-  const CsvRowRange mine = Share(r.rank, r.size, std::max<int64_t>(set.rows, 0));
+  const CsvRowRange mine = ShareOfRows(r.rank, r.size, std::max<int64_t>(set.rows, 0));
   Result<std::map<std::string, std::string>> shares = WriteOgbNodeShare(set, mine, set.out_prefix + "share-");
   DG_RETURN_IF_ERROR(Agree(r, shares.status()));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/io/csv_reader.h"
 #include "common/io/npy.h"
 
 namespace dg::mpi {
@@ -14,8 +15,8 @@ struct Rows {
 };
 
 Rows ShardRows(const Rank& r, int64_t count) {
-  return {static_cast<int64_t>((static_cast<__int128>(r.rank) * count) / r.size),
-          static_cast<int64_t>((static_cast<__int128>(r.rank + 1) * count) / r.size)};
+  const CsvRowRange share = ShareOfRows(r.rank, r.size, count);
+  return {share.first, share.end};
 }
 
 // Calls add(i, src, dst) (type-local ids) for rows [rows.lo, rows.hi) of
