@@ -10,23 +10,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/net/openssl_handles.h"
 #include "common/net/tls_context.h"
 
 namespace dg {
-
-namespace {
-
-// The oldest error OpenSSL queued for this thread (and clears the queue).
-std::string SslErrorText() {
-  unsigned long e = ERR_get_error();
-  ERR_clear_error();
-  if (e == 0) return "";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof(buf));
-  return buf;
-}
-
-}  // namespace
 
 LeaseChannel::~LeaseChannel() {
   if (ssl_ != nullptr) {
@@ -50,7 +37,7 @@ bool LeaseChannel::Open(int fd, SSL_CTX* ctx, bool server) {
   ERR_clear_error();
   ssl_ = SSL_new(ctx);
   if (ssl_ == nullptr || SSL_set_fd(ssl_, fd) != 1) {
-    error_ = SslErrorText();
+    error_ = OpenSslErrorText();
     return false;
   }
   SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
@@ -68,7 +55,7 @@ LeaseChannel::Io LeaseChannel::SslResult(int rc) {
   if (e == SSL_ERROR_ZERO_RETURN) return Io::kClosed;
   if (e == SSL_ERROR_SYSCALL) {
     const int err = errno;
-    error_ = SslErrorText();
+    error_ = OpenSslErrorText();
     if (error_.empty()) error_ = err != 0 ? std::strerror(err) : "the peer closed the connection";
     return Io::kError;
   }
@@ -79,7 +66,7 @@ LeaseChannel::Io LeaseChannel::SslResult(int rc) {
     error_ = "the peer closed the connection";
     return Io::kClosed;
   }
-  error_ = SslErrorText();
+  error_ = OpenSslErrorText();
   if (error_.empty()) error_ = "TLS error " + std::to_string(e);
   return Io::kError;
 }

@@ -29,14 +29,7 @@ struct StoreCtxFree {
 std::string Where(const std::string& key, const std::string& file) { return key + " " + file; }
 
 // The oldest error OpenSSL queued (and clears the queue).
-std::string OpenSslError() {
-  unsigned long e = ERR_get_error();
-  ERR_clear_error();
-  if (e == 0) return "no PEM data";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof(buf));
-  return buf;
-}
+std::string OpenSslError() { return OpenSslErrorText("no PEM data"); }
 
 Result<std::vector<X509Ptr>> ReadCertificates(const std::string& key, const std::string& file) {
   FILE* f = std::fopen(file.c_str(), "r");
