@@ -60,7 +60,8 @@ Result<std::unique_ptr<MetricsHttpServer>> StartRoleMetrics(const RoleArgs& args
                                                              MetricsHttpServer::ReadyCheck ready = nullptr);
 
 // With --lease, holds a lease on the launcher (network.peer_timeout_seconds,
-// the job's token; with tls on, over TLS with job.tls.context, never plaintext): when it ends (launcher killed, cut off or frozen) the
+// the job's token; with tls on, over TLS with job.tls.context, never
+// plaintext): when it ends (launcher killed, cut off or frozen) the
 // process logs why and stops: SIGINT to itself (servers shut down cleanly and
 // release their ports), _exit a second later if it is still there. Without
 // --lease it does nothing. Call once, after SetupLogging. (roles/job/role_lease.cpp)
