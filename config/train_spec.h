@@ -77,6 +77,16 @@ struct LinkSpec {
   uint64_t split_seed = 0;
 };
 
+// train.historical: layer l's input rows of remote nodes read from a store on
+// the servers instead of computed from their sampled neighbourhood, when
+// written at most max_age_steps steps before (roles/trainer/tasks/historical_task.h).
+struct HistoricalSpec {
+  std::vector<int> layers;     // ascending, each in [1, layers - 1]; empty = off
+  int64_t max_age_steps = 0;  // 0: no row is ever young enough (every row computed)
+
+  bool enabled() const { return !layers.empty(); }
+};
+
 // train.lr_schedule: the learning rate of each optimizer step, from lr
 // (roles/trainer/loop/lr_schedule.h has the formulas). The optional values
 // are unset unless the user wrote them, so a value of another kind is refused.
@@ -156,6 +166,7 @@ struct TrainSpec {
   EmbeddingSpec embedding;
   LinkSpec link;
   std::string cv_input;  // control_variate: the propagated input array
+  HistoricalSpec historical;
 
   // train-local's dataset (unused by jobs).
   std::string dataset_dir;
