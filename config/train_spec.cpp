@@ -34,6 +34,8 @@ const std::vector<Spelling<OptimizerKind>> kOptimizers = {{OptimizerKind::kAdam,
                                                           {OptimizerKind::kSgd, "sgd"}};
 const std::vector<Spelling<SparseOptimizerKind>> kEmbeddingOptimizers = {
     {SparseOptimizerKind::kAdam, "sparse_adam"}, {SparseOptimizerKind::kAdagrad, "sparse_adagrad"}};
+const std::vector<Spelling<HistoricalNodes>> kHistoricalNodes = {{HistoricalNodes::kRemote, "remote"},
+                                                                  {HistoricalNodes::kAll, "all"}};
 const std::vector<Spelling<InputAggregation>> kAggregations = {
     {InputAggregation::kAuto, "auto"}, {InputAggregation::kOn, "on"}, {InputAggregation::kOff, "off"}};
 const std::vector<Spelling<NegativeDistribution>> kDistributions = {{NegativeDistribution::kUniform, "uniform"},
@@ -395,6 +397,7 @@ const char* Name(TrainAlgorithm v) { return NameIn(kAlgorithms, v); }
 const char* Name(OptimizerKind v) { return NameIn(kOptimizers, v); }
 const char* Name(SparseOptimizerKind v) { return NameIn(kEmbeddingOptimizers, v); }
 const char* Name(InputAggregation v) { return NameIn(kAggregations, v); }
+const char* Name(HistoricalNodes v) { return NameIn(kHistoricalNodes, v); }
 const char* Name(NegativeDistribution v) { return NameIn(kDistributions, v); }
 const char* Name(TrainMode v) { return NameIn(kModes, v); }
 const char* Name(ModelSelection v) { return NameIn(kSelections, v); }
@@ -404,6 +407,7 @@ bool Parse(const std::string& w, TrainAlgorithm* out) { return ParseIn(kAlgorith
 bool Parse(const std::string& w, OptimizerKind* out) { return ParseIn(kOptimizers, w, out); }
 bool Parse(const std::string& w, SparseOptimizerKind* out) { return ParseIn(kEmbeddingOptimizers, w, out); }
 bool Parse(const std::string& w, InputAggregation* out) { return ParseIn(kAggregations, w, out); }
+bool Parse(const std::string& w, HistoricalNodes* out) { return ParseIn(kHistoricalNodes, w, out); }
 bool Parse(const std::string& w, NegativeDistribution* out) { return ParseIn(kDistributions, w, out); }
 bool Parse(const std::string& w, TrainMode* out) { return ParseIn(kModes, w, out); }
 bool Parse(const std::string& w, ModelSelection* out) { return ParseIn(kSelections, w, out); }
@@ -414,6 +418,7 @@ template <> std::string Choices<TrainAlgorithm>() { return ChoicesIn(kAlgorithms
 template <> std::string Choices<OptimizerKind>() { return ChoicesIn(kOptimizers); }
 template <> std::string Choices<SparseOptimizerKind>() { return ChoicesIn(kEmbeddingOptimizers); }
 template <> std::string Choices<InputAggregation>() { return ChoicesIn(kAggregations); }
+template <> std::string Choices<HistoricalNodes>() { return ChoicesIn(kHistoricalNodes); }
 template <> std::string Choices<NegativeDistribution>() { return ChoicesIn(kDistributions); }
 template <> std::string Choices<TrainMode>() { return ChoicesIn(kModes); }
 template <> std::string Choices<ModelSelection>() { return ChoicesIn(kSelections); }

@@ -22,7 +22,7 @@ const std::vector<std::string> kTrainKeys = {
     "input_aggregation", "feature_wire_dtype", "feature_cache_mb",  // fewer bytes on the wire
     "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
 const std::vector<std::string> kLrScheduleKeys = {"kind", "warmup_steps", "min_lr", "step_size", "gamma"};
-const std::vector<std::string> kHistoricalKeys = {"layers", "max_age_steps"};
+const std::vector<std::string> kHistoricalKeys = {"layers", "max_age_steps", "nodes"};
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim",        "optimizer",  "lr",          "features",
                                                  "name",       "persistent", "init_scale", "weight_decay"};
@@ -188,6 +188,7 @@ Status ReadHistorical(const Reader& r, const YAML::Node& train, HistoricalSpec* 
   }
   if (!n["max_age_steps"])
     return c.Err(n, "train.historical.max_age_steps", "missing (how many steps old a stored row may be, e.g. 20)");
+  DG_RETURN_IF_ERROR(r.Enum(n, "nodes", "train.historical.nodes", &h->nodes));
   return r.Int(n, "max_age_steps", "train.historical.max_age_steps", &h->max_age_steps);
 }
 

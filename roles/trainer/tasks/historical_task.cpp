@@ -122,8 +122,9 @@ Result<bool> HistoricalTask::NextBatch(bool skip, StepSplit* split) {
 Status HistoricalTask::Lookup(int k, const std::vector<int64_t>& nodes, int64_t step, Level* level) {
   std::vector<int64_t> cand_pos, cand_ids;
   const int64_t max_age = spec_.historical.max_age_steps;
+  const bool all = spec_.historical.nodes == HistoricalNodes::kAll;
   for (size_t i = 0; i < nodes.size() && max_age > 0; ++i)
-    if (store_->Remote(nodes[i]) && !std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), nodes[i])) {
+    if ((all || store_->Remote(nodes[i])) && !std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), nodes[i])) {
       cand_pos.push_back(static_cast<int64_t>(i));
       cand_ids.push_back(nodes[i]);
     }
