@@ -102,18 +102,11 @@ TEST_CASE("launch --max-restarts 1: historical rows in the server's store, the t
   o.fanouts = "[5, 10]";
   o.extra_train_yaml =
       "historical: {layers: [1], max_age_steps: 6, nodes: all}, intra_op_threads: 1, checkpoint_every_steps: 4";
-  const std::vector<std::string> batch = {"--set", "train.batch_size=16"};  // 9 steps an epoch
-  DistJob full(o);
-  std::vector<std::string> args{"launch", full.dir() / "job.yaml"};
-  args.insert(args.end(), batch.begin(), batch.end());
-  auto r = RunDistgnn(args, 600);
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  CHECK(Sum(EpochValues(full.run_dir() + "/metrics.jsonl", "hits")) > 0);
-  DistJob job(o);
-  const std::string out = LaunchKillRestart(job, batch, 12, 0);
-  CHECK(out.find("resumed at step") != std::string::npos);
-  CheckSameRun(full.run_dir(), job.run_dir(), "val_acc");
+  // 140 training nodes in batches of 16: 9 steps an epoch.
+  CheckLaunchRestartExact(o, {"--set", "train.batch_size=16"}, 12, 0, "val_acc", nullptr,
+                          [](const std::string& run_dir) {
+                            CHECK(Sum(EpochValues(run_dir + "/metrics.jsonl", "hits")) > 0);
+                          });
 }
 
 TEST_CASE("launch: historical rows on 2 partitions read the other machine's rows and move fewer bytes than the "
