@@ -34,6 +34,8 @@ const std::vector<Spelling<OptimizerKind>> kOptimizers = {{OptimizerKind::kAdam,
                                                           {OptimizerKind::kSgd, "sgd"}};
 const std::vector<Spelling<SparseOptimizerKind>> kEmbeddingOptimizers = {
     {SparseOptimizerKind::kAdam, "sparse_adam"}, {SparseOptimizerKind::kAdagrad, "sparse_adagrad"}};
+const std::vector<Spelling<HistoricalNodes>> kHistoricalNodes = {{HistoricalNodes::kRemote, "remote"},
+                                                                  {HistoricalNodes::kAll, "all"}};
 const std::vector<Spelling<InputAggregation>> kAggregations = {
     {InputAggregation::kAuto, "auto"}, {InputAggregation::kOn, "on"}, {InputAggregation::kOff, "off"}};
 const std::vector<Spelling<NegativeDistribution>> kDistributions = {{NegativeDistribution::kUniform, "uniform"},
@@ -117,6 +119,8 @@ const std::vector<RangeRule> kRanges = {
     {"train.embedding.init_scale", "--embedding-init-scale", false, 0, false, 1e3, ""},
     {"train.embedding.weight_decay", "--embedding-weight-decay", false, 0, false, 1e3, ""},
     {"train.negative.k", "--negatives", true, 1, false, 100000, ""},
+    {"train.historical.layers", "--historical-layers", true, 1, false, 1000, ""},
+    {"train.historical.max_age_steps", "--historical-max-age", true, 0, false, kInt64Max, ""},
     {"train.eval_negatives", "--eval-negatives", true, 1, false, 1000000, ""},
 };
 
@@ -277,6 +281,39 @@ Status CheckLrSchedule(const Rules& r, const TrainSpec& s) {
 }
 
 // The settings that go with one task or algorithm only, and the pairs refused.
+// Historical rows replace the layers below a node with a stored row: node
+// classification by sampling, layers with one below them and one above.
+Status CheckHistorical(const Rules& r, const TrainSpec& s) {
+  const HistoricalSpec& h = s.historical;
+  if (!h.enabled()) return Status::OK();
+  const std::string what = r.Name("train.historical", "--historical-layers");
+  for (size_t i = 0; i < h.layers.size(); ++i) {
+    const std::string key = "train.historical.layers[" + std::to_string(i) + "]";
+    DG_RETURN_IF_ERROR(r.Range(key, h.layers[i]));
+    if (h.layers[i] >= static_cast<int>(s.fanouts.size()))
+      return r.Fail(key, "--historical-layers",
+                    "layer " + std::to_string(h.layers[i]) + " has no layer below it to skip: with " +
+                        std::to_string(s.fanouts.size()) + " fanouts the layers are 0.." +
+                        std::to_string(s.fanouts.size() - 1) + ", and a historical layer is one of 1.." +
+                        std::to_string(s.fanouts.size() - 1));
+    if (i > 0 && h.layers[i] <= h.layers[i - 1])
+      return r.Fail(key, "--historical-layers", "layers must be ascending and distinct");
+  }
+  DG_RETURN_IF_ERROR(r.Range("train.historical.max_age_steps", static_cast<double>(h.max_age_steps)));
+  if (s.task == TrainTask::kLink)
+    return r.Fail("train.historical", "--historical-layers",
+                  "trains node classification; " + r.Name("train.task", "--task") + " link has no historical rows");
+  if (s.algorithm == TrainAlgorithm::kControlVariate)
+    return r.Fail("train.historical", "--historical-layers",
+                  "goes with " + r.Name("train.algorithm", "--algorithm") +
+                      " sample (control_variate keeps its own history)");
+  if (s.embedding.dim > 0)
+    return r.Fail("train.historical", "--historical-layers",
+                  "does not support learnt rows (" + r.Name("train.embedding", "--embedding-dim") +
+                      "): " + what + " reads the layers' inputs from features");
+  return Status::OK();
+}
+
 Status CheckCombinations(const Rules& r, const TrainSpec& s) {
   if (s.momentum != 0 && s.optimizer != OptimizerKind::kSgd)
     return r.Fail("train.momentum", "--momentum",
@@ -295,6 +332,7 @@ Status CheckCombinations(const Rules& r, const TrainSpec& s) {
     auto fractions = ParseEdgeSplit(s.link.edge_split, "--edge-split");
     if (!fractions.ok()) return fractions.status();
   }
+  DG_RETURN_IF_ERROR(CheckHistorical(r, s));
   if (s.algorithm != TrainAlgorithm::kControlVariate) return Status::OK();
   const std::string cv = r.Name("train.algorithm", "--algorithm") + " control_variate";
   if (link)
@@ -359,6 +397,7 @@ const char* Name(TrainAlgorithm v) { return NameIn(kAlgorithms, v); }
 const char* Name(OptimizerKind v) { return NameIn(kOptimizers, v); }
 const char* Name(SparseOptimizerKind v) { return NameIn(kEmbeddingOptimizers, v); }
 const char* Name(InputAggregation v) { return NameIn(kAggregations, v); }
+const char* Name(HistoricalNodes v) { return NameIn(kHistoricalNodes, v); }
 const char* Name(NegativeDistribution v) { return NameIn(kDistributions, v); }
 const char* Name(TrainMode v) { return NameIn(kModes, v); }
 const char* Name(ModelSelection v) { return NameIn(kSelections, v); }
@@ -368,6 +407,7 @@ bool Parse(const std::string& w, TrainAlgorithm* out) { return ParseIn(kAlgorith
 bool Parse(const std::string& w, OptimizerKind* out) { return ParseIn(kOptimizers, w, out); }
 bool Parse(const std::string& w, SparseOptimizerKind* out) { return ParseIn(kEmbeddingOptimizers, w, out); }
 bool Parse(const std::string& w, InputAggregation* out) { return ParseIn(kAggregations, w, out); }
+bool Parse(const std::string& w, HistoricalNodes* out) { return ParseIn(kHistoricalNodes, w, out); }
 bool Parse(const std::string& w, NegativeDistribution* out) { return ParseIn(kDistributions, w, out); }
 bool Parse(const std::string& w, TrainMode* out) { return ParseIn(kModes, w, out); }
 bool Parse(const std::string& w, ModelSelection* out) { return ParseIn(kSelections, w, out); }
@@ -378,6 +418,7 @@ template <> std::string Choices<TrainAlgorithm>() { return ChoicesIn(kAlgorithms
 template <> std::string Choices<OptimizerKind>() { return ChoicesIn(kOptimizers); }
 template <> std::string Choices<SparseOptimizerKind>() { return ChoicesIn(kEmbeddingOptimizers); }
 template <> std::string Choices<InputAggregation>() { return ChoicesIn(kAggregations); }
+template <> std::string Choices<HistoricalNodes>() { return ChoicesIn(kHistoricalNodes); }
 template <> std::string Choices<NegativeDistribution>() { return ChoicesIn(kDistributions); }
 template <> std::string Choices<TrainMode>() { return ChoicesIn(kModes); }
 template <> std::string Choices<ModelSelection>() { return ChoicesIn(kSelections); }

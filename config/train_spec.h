@@ -77,6 +77,21 @@ struct LinkSpec {
   uint64_t split_seed = 0;
 };
 
+// train.historical.nodes: whose stored rows a batch may read -- nodes on
+// another machine only, or every node but the batch's seeds.
+enum class HistoricalNodes { kRemote, kAll };
+
+// train.historical: layer l's input rows of remote nodes read from a store on
+// the servers instead of computed from their sampled neighbourhood, when
+// written at most max_age_steps steps before (roles/trainer/tasks/historical_task.h).
+struct HistoricalSpec {
+  std::vector<int> layers;     // ascending, each in [1, layers - 1]; empty = off
+  int64_t max_age_steps = 0;  // 0: no row is ever young enough (every row computed)
+  HistoricalNodes nodes = HistoricalNodes::kRemote;
+
+  bool enabled() const { return !layers.empty(); }
+};
+
 // train.lr_schedule: the learning rate of each optimizer step, from lr
 // (roles/trainer/loop/lr_schedule.h has the formulas). The optional values
 // are unset unless the user wrote them, so a value of another kind is refused.
@@ -156,6 +171,7 @@ struct TrainSpec {
   EmbeddingSpec embedding;
   LinkSpec link;
   std::string cv_input;  // control_variate: the propagated input array
+  HistoricalSpec historical;
 
   // train-local's dataset (unused by jobs).
   std::string dataset_dir;
@@ -198,6 +214,7 @@ const char* Name(TrainAlgorithm v);
 const char* Name(OptimizerKind v);
 const char* Name(SparseOptimizerKind v);
 const char* Name(InputAggregation v);
+const char* Name(HistoricalNodes v);
 const char* Name(NegativeDistribution v);
 const char* Name(TrainMode v);
 const char* Name(ModelSelection v);
@@ -207,6 +224,7 @@ bool Parse(const std::string& word, TrainAlgorithm* out);
 bool Parse(const std::string& word, OptimizerKind* out);
 bool Parse(const std::string& word, SparseOptimizerKind* out);
 bool Parse(const std::string& word, InputAggregation* out);
+bool Parse(const std::string& word, HistoricalNodes* out);
 bool Parse(const std::string& word, NegativeDistribution* out);
 bool Parse(const std::string& word, TrainMode* out);
 bool Parse(const std::string& word, ModelSelection* out);
@@ -220,6 +238,7 @@ template <> std::string Choices<TrainAlgorithm>();
 template <> std::string Choices<OptimizerKind>();
 template <> std::string Choices<SparseOptimizerKind>();
 template <> std::string Choices<InputAggregation>();
+template <> std::string Choices<HistoricalNodes>();
 template <> std::string Choices<NegativeDistribution>();
 template <> std::string Choices<TrainMode>();
 template <> std::string Choices<ModelSelection>();

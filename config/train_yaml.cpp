@@ -18,9 +18,11 @@ const std::vector<std::string> kTrainKeys = {
     "layerwise_inference", "embedding",
     "task", "negative", "eval_negatives", "link_etype",  // link prediction
     "algorithm", "cv_input",               // control variate
+    "historical",                          // historical rows of remote nodes
     "input_aggregation", "feature_wire_dtype", "feature_cache_mb",  // fewer bytes on the wire
     "checkpoint_every_steps", "checkpoint_keep"};  // step checkpoints
 const std::vector<std::string> kLrScheduleKeys = {"kind", "warmup_steps", "min_lr", "step_size", "gamma"};
+const std::vector<std::string> kHistoricalKeys = {"layers", "max_age_steps", "nodes"};
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim",        "optimizer",  "lr",          "features",
                                                  "name",       "persistent", "init_scale", "weight_decay"};
@@ -166,6 +168,30 @@ Status ReadEmbedding(const Reader& r, const YAML::Node& train, EmbeddingSpec* e)
   return r.Double(n, "weight_decay", "train.embedding.weight_decay", &e->weight_decay);
 }
 
+// train.historical: {layers: [1], max_age_steps: K}.
+Status ReadHistorical(const Reader& r, const YAML::Node& train, HistoricalSpec* h) {
+  const YAML::Node n = r.At(train, "historical", "train.historical");
+  if (!n) return Status::OK();
+  const Checker& c = r.checker();
+  DG_RETURN_IF_ERROR(c.Map(n, "train.historical"));
+  DG_RETURN_IF_ERROR(c.CheckKeys(n, "train.historical", kHistoricalKeys));
+  const YAML::Node layers = r.At(n, "layers", "train.historical.layers");
+  if (!layers) return c.Err(n, "train.historical.layers", "missing (the layers whose input rows may be historical, e.g. [1])");
+  if (!layers.IsSequence() || layers.size() == 0)
+    return c.Err(layers, "train.historical.layers", "expected a non-empty list of layer numbers, e.g. [1]");
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string key = "train.historical.layers[" + std::to_string(i) + "]";
+    r.Mark(layers[i], key);
+    int v = 0;
+    DG_RETURN_IF_ERROR(r.IntValue(layers[i], key, &v));
+    h->layers.push_back(v);
+  }
+  if (!n["max_age_steps"])
+    return c.Err(n, "train.historical.max_age_steps", "missing (how many steps old a stored row may be, e.g. 20)");
+  DG_RETURN_IF_ERROR(r.Enum(n, "nodes", "train.historical.nodes", &h->nodes));
+  return r.Int(n, "max_age_steps", "train.historical.max_age_steps", &h->max_age_steps);
+}
+
 Status ReadLink(const Reader& r, const YAML::Node& train, TrainSpec* t) {
   DG_RETURN_IF_ERROR(r.Enum(train, "task", "train.task", &t->task));
   if (const YAML::Node g = r.At(train, "negative", "train.negative")) {
@@ -226,6 +252,7 @@ Status ParseTrainSection(const Checker& c, const YAML::Node& n, const std::strin
   DG_RETURN_IF_ERROR(ReadOptimization(r, n, t));
   DG_RETURN_IF_ERROR(ReadRunSettings(r, n, t));
   DG_RETURN_IF_ERROR(ReadEmbedding(r, n, &t->embedding));
+  DG_RETURN_IF_ERROR(ReadHistorical(r, n, &t->historical));
   return ReadLink(r, n, t);
 }
 

@@ -24,6 +24,10 @@
 # Interleaved A/B: every binary in --bin (default build/distgnn) runs once per
 # round, in order, so all see the same machine. The last stdout line is JSON.
 #
+# --nodes N --edges E: the uniform or R-MAT graph's size (default DGL's 100000 / 2000000).
+# Historical rows run as a --bin with their keys, e.g.
+#       --bin hist=build/distgnn,train.historical.layers=[1],train.historical.max_age_steps=50,train.historical.nodes=all
+#
 #   scripts/bench_hosts.sh --hosts 2 --rate 1gbit [--rounds 2] [--epochs 4] [--graph uniform|rmat|mag] [--papers N]
 #       [--bin NAME=PATH[,KEY=VALUE...]]...   e.g. --bin main=/tmp/base/distgnn
 #       --bin f16=build/distgnn,train.feature_wire_dtype=float16
@@ -31,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-HOSTS=2 RATE="" ROUNDS=2 EPOCHS=4 LOOPBACK=0 GRAPH=uniform PAPERS=100000 WORK=${TMPDIR:-/tmp}/distgnn-bench-hosts
+HOSTS=2 RATE="" ROUNDS=2 EPOCHS=4 LOOPBACK=0 GRAPH=uniform PAPERS=100000 NODES=100000 EDGES=2000000 WORK=${TMPDIR:-/tmp}/distgnn-bench-hosts
 PREFIX=${DISTGNN_BENCH_PREFIX:-wbench}
 BINS=()
 while [ $# -gt 0 ]; do
@@ -43,6 +47,8 @@ while [ $# -gt 0 ]; do
     --loopback) LOOPBACK=1 ;;
     --graph) GRAPH=$2; shift ;;
     --papers) PAPERS=$2; shift ;;
+    --nodes) NODES=$2; shift ;;
+    --edges) EDGES=$2; shift ;;
     --dgl-setting) ;;  # the only setting here
     --bin) BINS+=("$2"); shift ;;
     --work) WORK=$2; shift ;;
@@ -62,7 +68,7 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 
 # DGL's graph (or R-MAT's), partitioned once (shared with bench_train.sh --dgl-setting's layout).
-KEY="$GRAPH-n100000-e2000000-f100-c10-t1.0"
+KEY="$GRAPH-n$NODES-e$EDGES-f100-c10-t1.0"
 [ "$GRAPH" = mag ] && KEY="mag-p$PAPERS-f128-c64-t0.1"
 DATA=$WORK/data-$KEY PARTS=$WORK/parts-$KEY
 MODEL=$WORK/sage-f100-h16-c10.pt
@@ -87,7 +93,7 @@ if [ "$GRAPH" = mag ]; then
 fi
 if [ ! -f "$DATA/.done" ]; then
   rm -rf "$DATA"
-  "$BIN0" generate --model "$GRAPH" --all-train --nodes 100000 --edges 2000000 --feat-dim 100 --classes 10 \
+  "$BIN0" generate --model "$GRAPH" --all-train --nodes "$NODES" --edges "$EDGES" --feat-dim 100 --classes 10 \
       --seed 1 --out "$DATA" --force
   touch "$DATA/.done"
 fi
@@ -182,7 +188,7 @@ run_one() {  # name spec round
   bin=${spec%%,*}
   IFS=',' read -r -a extra <<< "${spec#"$bin"}"
   for kv in "${extra[@]}"; do [ -n "$kv" ] && sets+=(--set "$kv"); done
-  port=$((30000 + (RANDOM % 2000) * 10))
+  port=$((20000 + (RANDOM % 1200) * 10))  # below the kernel's ephemeral range (32768-60999)
   yaml=$WORK/job-$name.yaml
   job_yaml "bench-$name" "$bin" "$port" > "$yaml"
   rm -rf "$WORK/runs/bench-$name"

@@ -13,9 +13,10 @@ Status ParseFlag(const std::string& flag, const std::string& word, E* out) {
   return Status::InvalidArgument(flag + ": expected " + Choices<E>() + ", got '" + word + "'");
 }
 
-// The words of the enum flags, parsed once every flag is read.
+// The words of the enum and list flags, parsed once every flag is read.
 struct EnumFlags {
   std::string optimizer, embedding_optimizer, task, negative_distribution, algorithm, select_by, lr_schedule;
+  std::string historical_layers;  // a list, parsed with the fanouts
 };
 
 void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, LocalRun* run, bool* no_features,
@@ -100,7 +101,12 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
        "learnt rows, the first their hop)")
       ("cv-input", po::value(&s->cv_input)->default_value(""),
        "control_variate: dataset array with the propagated input (default: mean of features over in-neighbours, "
-       "computed here)");
+       "computed here)")
+      ("historical-layers", po::value(&e->historical_layers)->default_value(""),
+       "layers whose input rows of nodes outside the batch's seeds are read from a store when young enough "
+       "(train.historical.layers, e.g. 1)")
+      ("historical-max-age", po::value(&s->historical.max_age_steps)->default_value(0),
+       "steps a stored row may be old to be read (train.historical.max_age_steps)");
 }
 
 // The flags as a TrainSpec, validated (config/train_spec.h names the flags in errors).
@@ -127,6 +133,9 @@ Status Run(int argc, char** argv) {
   DG_RETURN_IF_ERROR(ParseFlag("--algorithm", words.algorithm, &spec.algorithm));
   DG_RETURN_IF_ERROR(ParseFlag("--select-by", words.select_by, &spec.select_by));
   DG_RETURN_IF_ERROR(ParseFlag("--lr-schedule", words.lr_schedule, &spec.lr_schedule.kind));
+  if (!words.historical_layers.empty()) {
+    DG_ASSIGN_OR_RETURN(spec.historical.layers, cli::ParseIntList("--historical-layers", words.historical_layers));
+  }
   spec.embedding.features = !no_features;
   spec.link.edge_split_given = !vm["edge-split"].defaulted();
   DG_RETURN_IF_ERROR(ValidateTrainSpec(spec, TrainSpecSource()));

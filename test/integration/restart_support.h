@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -154,6 +155,29 @@ inline std::string LaunchKillRestart(const DistJob& job, const std::vector<std::
   CHECK(out.find("launch: restart 1 of 1") != std::string::npos);
   CHECK(FindProcesses(std::string(job.dir() / "job.yaml")).empty());
   return out;
+}
+
+// The same job run uninterrupted and with its trainer of `machine` SIGKILLed
+// at step checkpoint `kill_at` and restarted by launch: both end with the
+// same run (CheckSameRun). `prepare` runs on each job before its launch,
+// `check` on the restarted job's run directory at the end.
+inline void CheckLaunchRestartExact(const DistJobOptions& o, const std::vector<std::string>& launch_args,
+                                    int64_t kill_at, int machine, const std::string& eval_key,
+                                    const std::function<void(const DistJob&)>& prepare = nullptr,
+                                    const std::function<void(const std::string&)>& check = nullptr) {
+  DistJob full(o);
+  if (prepare) prepare(full);
+  std::vector<std::string> args{"launch", full.dir() / "job.yaml"};
+  args.insert(args.end(), launch_args.begin(), launch_args.end());
+  auto r = RunDistgnn(args, 600);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  DistJob job(o);
+  if (prepare) prepare(job);
+  const std::string out = LaunchKillRestart(job, launch_args, kill_at, machine);
+  CHECK(out.find("resumed at step") != std::string::npos);
+  CheckSameRun(full.run_dir(), job.run_dir(), eval_key);
+  if (check) check(job.run_dir());
 }
 
 }  // namespace dg::test

@@ -97,17 +97,7 @@ TEST_CASE("launch --max-restarts 1: link prediction on 2 partitions with a cosin
       "task: link, negative: {k: 1, distribution: uniform}, eval_negatives: 20, intra_op_threads: 1, "
       "checkpoint_every_steps: 3, grad_clip: 0.5, lr_schedule: {kind: cosine, warmup_steps: 4, min_lr: 0.0001}";
   // 4486 training edges per trainer in batches of 500: 9 steps an epoch.
-  const std::vector<std::string> batch = {"--set", "train.batch_size=500"};
-  DistJob full(o);
-  std::vector<std::string> args{"launch", full.dir() / "job.yaml"};
-  args.insert(args.end(), batch.begin(), batch.end());
-  auto r = RunDistgnn(args, 600);
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  DistJob job(o);
-  const std::string out = LaunchKillRestart(job, batch, 12, 1);
-  CHECK(out.find("resumed at step") != std::string::npos);
-  CheckSameRun(full.run_dir(), job.run_dir(), "val_auc");
+  CheckLaunchRestartExact(o, {"--set", "train.batch_size=500"}, 12, 1, "val_auc");
 }
 
 TEST_CASE("launch --max-restarts 1: control variate, its trainer SIGKILLed mid-epoch, restarts from its step "
@@ -124,7 +114,6 @@ TEST_CASE("launch --max-restarts 1: control variate, its trainer SIGKILLed mid-e
   o.extra_train_yaml =
       "algorithm: control_variate, cv_input: feat_mean_1, intra_op_threads: 1, checkpoint_every_steps: 4";
   // 140 training nodes in batches of 16: 9 steps an epoch.
-  const std::vector<std::string> batch = {"--set", "train.batch_size=16"};
   auto propagate = [](const DistJob& job) {
     auto r = RunDistgnn({"propagate", "--config", job.dir() / "job.yaml", "--input", "features", "--hops", "1",
                          "--norm", "mean", "--output", "feat_mean"},
@@ -132,17 +121,9 @@ TEST_CASE("launch --max-restarts 1: control variate, its trainer SIGKILLed mid-e
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
   };
-  DistJob full(o);
-  propagate(full);
-  std::vector<std::string> args{"launch", full.dir() / "job.yaml"};
-  args.insert(args.end(), batch.begin(), batch.end());
-  auto r = RunDistgnn(args, 600);
-  INFO(r.output);
-  REQUIRE(r.exit_code == 0);
-  DistJob job(o);
-  propagate(job);
-  const std::string out = LaunchKillRestart(job, batch, 12, 0);
-  CHECK(out.find("resumed at step") != std::string::npos);
-  CheckSameRun(full.run_dir(), job.run_dir(), "val_acc");
-  CHECK(EpochValues(job.run_dir() + "/metrics.jsonl", "epoch") == std::vector<std::string>{"1", "2", "3"});
+  CheckLaunchRestartExact(o, {"--set", "train.batch_size=16"}, 12, 0, "val_acc", propagate,
+                          [](const std::string& run_dir) {
+                            CHECK(EpochValues(run_dir + "/metrics.jsonl", "epoch") ==
+                                  std::vector<std::string>{"1", "2", "3"});
+                          });
 }

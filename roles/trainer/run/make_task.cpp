@@ -2,6 +2,7 @@
 
 #include "roles/trainer/loop/epoch_loop.h"
 #include "roles/trainer/tasks/cv_task.h"
+#include "roles/trainer/tasks/historical_task.h"
 #include "roles/trainer/tasks/link_task.h"
 #include "roles/trainer/tasks/node_task.h"
 #include "roles/trainer/trainer_util.h"
@@ -38,6 +39,14 @@ Result<std::unique_ptr<EpochTask>> MakeTask(const TrainSpec& spec, const TrainHo
     return AsTask(LinkTask::Create(spec, hooks, std::move(input)));
   }
   if (cv) return MakeControlVariateTask(spec, hooks, source);
+  if (spec.historical.enabled()) {
+    DG_ASSIGN_OR_RETURN(HistoricalInput input, source->Historical());
+    try {
+      return AsTask(HistoricalTask::Create(spec, hooks, std::move(input)));
+    } catch (const std::exception& e) {  // torch reports model/shape errors by exception
+      return Status::Internal("train.historical with model " + spec.model + ": " + FirstLine(e.what()));
+    }
+  }
   DG_ASSIGN_OR_RETURN(NodeInput input, source->Nodes());
   return AsTask(NodeTask::Create(spec, hooks, std::move(input)));
 }

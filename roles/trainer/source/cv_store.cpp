@@ -1,16 +1,37 @@
 #include "roles/trainer/source/cv_store.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "common/io/npy.h"
 
 namespace dg {
 
+namespace {
+
+// Per layer: the destinations sent, 16 bytes (source, edge id) per sampled edge and a count each back.
+int64_t SampleBytes(const MiniBatch& mb) {
+  int64_t bytes = 0;
+  for (const Block& b : mb.blocks) bytes += 16 * b.num_dst + 16 * b.num_edges();
+  return bytes;
+}
+
+}  // namespace
+
+Result<MiniBatch> CvStore::SampleLayers(const std::vector<int64_t>& seeds, const MiniBatchOptions& o,
+                                        uint64_t job_seed, int64_t epoch, int64_t batch, int lowest_layer) {
+  MiniBatch mb;
+  const auto t0 = std::chrono::steady_clock::now();
+  DG_RETURN_IF_ERROR(SampleBlocksDownTo(source(), seeds, o, job_seed, epoch, batch, lowest_layer, &mb, &mb.input_nodes));
+  mb.sample_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bytes_ += SampleBytes(mb);
+  return mb;
+}
+
 Result<MiniBatch> CvStore::Sample(const std::vector<int64_t>& seeds, const MiniBatchOptions& o, uint64_t job_seed,
                                   int64_t epoch, int64_t batch) {
   DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(source(), seeds, o, job_seed, epoch, batch));
-  // Per layer: the destinations sent, 16 bytes (source, edge id) per sampled edge and a count each back.
-  for (const Block& b : mb.blocks) bytes_ += 16 * b.num_dst + 16 * b.num_edges();
+  bytes_ += SampleBytes(mb);
   if (mb.features.data) bytes_ += 8 * static_cast<int64_t>(mb.input_nodes.size()) + mb.features.nbytes();
   if (mb.labels.data) bytes_ += 8 * static_cast<int64_t>(mb.seeds.size()) + mb.labels.nbytes();
   return mb;

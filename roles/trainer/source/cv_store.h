@@ -1,8 +1,11 @@
-// CvStore: what control-variate training (roles/trainer/tasks/cv_task.h)
-// reads and writes, in-process (train-local) or on the graph servers.
+// CvStore: what the tasks that keep rows of past steps -- control variate
+// (roles/trainer/tasks/cv_task.h) and historical rows
+// (roles/trainer/tasks/historical_task.h) -- read and write, in-process
+// (train-local) or on the graph servers.
 //
 //   source()       sampling and node arrays (features, labels, the propagated
 //                  input), as for plain neighbour sampling
+//   Remote         whether a node's data lives on another machine
 //   InitHistory    a float32 [N, dim] zero tensor per layer (DistTensor
 //                  INIT_TENSOR on the servers; a heap array in-process)
 //   Pull / Push    rows of a history tensor (PUSH overwrite)
@@ -41,6 +44,9 @@ class CvStore {
   virtual ~CvStore() = default;
   virtual NeighborSource* source() = 0;
   virtual int64_t num_nodes() const = 0;
+  // Whether node `id` lives on another machine's partition (train-local: every
+  // node, so that historical rows are tried wherever a job could try them).
+  virtual bool Remote(int64_t id) const = 0;
   virtual Status InitHistory(const std::string& name, int64_t dim) = 0;
   virtual Result<Array> Pull(const std::string& name, const std::vector<int64_t>& ids) = 0;
   virtual Status Push(const std::string& name, const std::vector<int64_t>& ids, const Array& rows) = 0;
@@ -50,6 +56,11 @@ class CvStore {
   // `name`: the table's name on the servers (train.embedding.name).
   virtual Result<Array> AggregateEmbedding(NodeEmbedding* embedding, const std::string& name,
                                            const std::vector<int64_t>& ids, std::vector<int64_t>* degrees) = 0;
+  // Samples layers fanouts.size() - 1 down to `lowest_layer` through source()
+  // (SampleBlocksDownTo), counting bytes; input_nodes = the lowest block's
+  // sources; no gathers.
+  Result<MiniBatch> SampleLayers(const std::vector<int64_t>& seeds, const MiniBatchOptions& o, uint64_t job_seed,
+                                 int64_t epoch, int64_t batch, int lowest_layer);
   // Samples and gathers through source(), counting bytes.
   Result<MiniBatch> Sample(const std::vector<int64_t>& seeds, const MiniBatchOptions& o, uint64_t job_seed,
                            int64_t epoch, int64_t batch);
@@ -75,6 +86,7 @@ class LocalCvStore : public CvStore {
   explicit LocalCvStore(InMemoryGraph* graph) : graph_(graph) {}
   NeighborSource* source() override { return graph_; }
   int64_t num_nodes() const override { return graph_->num_nodes(); }
+  bool Remote(int64_t /*id*/) const override { return true; }
   Status InitHistory(const std::string& name, int64_t dim) override;
   Result<Array> Pull(const std::string& name, const std::vector<int64_t>& ids) override;
   Status Push(const std::string& name, const std::vector<int64_t>& ids, const Array& rows) override;
@@ -98,6 +110,7 @@ class DistCvStore : public CvStore {
   DistCvStore(DistGraphClient* client, NeighborSource* source) : client_(client), source_(source) {}
   NeighborSource* source() override { return source_; }
   int64_t num_nodes() const override { return client_->num_nodes(); }
+  bool Remote(int64_t id) const override { return !client_->is_local(client_->book().Owner(id)); }
   Status InitHistory(const std::string& name, int64_t dim) override;
   Result<Array> Pull(const std::string& name, const std::vector<int64_t>& ids) override;
   Status Push(const std::string& name, const std::vector<int64_t>& ids, const Array& rows) override;

@@ -97,12 +97,21 @@ struct CvInput {
   std::string input;  // the store's node array of propagated input (cv_input)
 };
 
+// Historical rows: node classification's input, and the store the trainer
+// samples through (sampling in this process) and keeps the rows in.
+struct HistoricalInput {
+  NodeInput nodes;  // evaluation and outputs, as the node task's
+  CvStore* store = nullptr;
+  int sampler_threads = 1;  // threads sampling the layers above the historical ones
+};
+
 class GraphSource {
  public:
   virtual ~GraphSource() = default;
   virtual Result<NodeInput> Nodes() = 0;
   virtual Result<LinkInput> Links() = 0;
   virtual Result<CvInput> ControlVariate() = 0;
+  virtual Result<HistoricalInput> Historical() = 0;
   // Bytes this trainer's input moved so far (each epoch line's
   // bytes_per_step); null when the bytes are not this process's to count.
   virtual std::function<uint64_t()> NetworkBytes() = 0;

@@ -210,6 +210,20 @@ Result<CvInput> JobGraphSource::ControlVariate() {
   return in;
 }
 
+Result<HistoricalInput> JobGraphSource::Historical() {
+  if (samplers_ > 0)
+    return Status::InvalidArgument(
+        "train.historical: the job has " + std::to_string(samplers_) +
+        " sampler process(es) per trainer, but historical rows decide at each step which neighbourhoods to "
+        "sample, so the trainers sample: give the machines no samplers");
+  HistoricalInput in;
+  DG_ASSIGN_OR_RETURN(in.nodes, Nodes());
+  cv_store_ = std::make_unique<DistCvStore>(client_.get(), neighbors_.get());
+  in.store = cv_store_.get();
+  in.sampler_threads = sampler_threads_;
+  return in;
+}
+
 // This trainer's training edges and how their batches are made.
 Status JobGraphSource::LinkEdges(LinkInput* in, LinkBatchOptions* lo) {
   const PartitionConfig& pc = *o_.partition;

@@ -22,6 +22,8 @@
 // TypedTrainEdgeShare, negatives of its destination type), val/test
 // HeldOutShare. Control variate keeps its history in DistTensors on the
 // servers (DistCvStore); train.cv_input must be a node array of the partition.
+// Historical rows live in DistTensors too and are sampled in this trainer's
+// threads (a job with sampler processes is refused).
 // Rank 0's predictions and embeddings are in original node order.
 #pragma once
 
@@ -67,6 +69,7 @@ class JobGraphSource : public GraphSource {
   Result<NodeInput> Nodes() override;
   Result<LinkInput> Links() override;
   Result<CvInput> ControlVariate() override;
+  Result<HistoricalInput> Historical() override;
   std::function<uint64_t()> NetworkBytes() override;
 
  private:

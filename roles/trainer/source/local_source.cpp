@@ -87,8 +87,19 @@ Result<CvInput> LocalGraphSource::ControlVariate() {
   return in;
 }
 
+Result<HistoricalInput> LocalGraphSource::Historical() {
+  InMemoryGraph* graph = reader_->homogeneous();
+  if (!graph) return Status::InvalidArgument("--historical-layers needs a homogeneous dataset");
+  HistoricalInput in;
+  DG_ASSIGN_OR_RETURN(in.nodes, Nodes());
+  cv_store_ = std::make_unique<LocalCvStore>(graph);
+  in.store = cv_store_.get();
+  in.sampler_threads = spec_.sampler_threads;
+  return in;
+}
+
 std::function<uint64_t()> LocalGraphSource::NetworkBytes() {
-  if (spec_.algorithm != TrainAlgorithm::kControlVariate) return nullptr;
+  if (spec_.algorithm != TrainAlgorithm::kControlVariate && !spec_.historical.enabled()) return nullptr;
   return [this] { return cv_store_ ? static_cast<uint64_t>(cv_store_->bytes()) : 0; };
 }
 

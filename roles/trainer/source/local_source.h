@@ -71,6 +71,7 @@ class LocalGraphSource : public GraphSource {
   Result<NodeInput> Nodes() override;
   Result<LinkInput> Links() override;
   Result<CvInput> ControlVariate() override;
+  Result<HistoricalInput> Historical() override;
   std::function<uint64_t()> NetworkBytes() override;
 
  private:

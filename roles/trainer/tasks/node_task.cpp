@@ -12,17 +12,23 @@
 namespace dg {
 
 Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const TrainHooks& hooks, NodeInput input) {
-  if (spec.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
   std::unique_ptr<NodeTask> t(new NodeTask(spec, hooks, std::move(input)));
-  DG_RETURN_IF_ERROR(SetUpModel(spec, hooks, static_cast<int64_t>(spec.fanouts.size()),
-                                [&spec](const torch::jit::Module& module) { return CheckNodeOutputs(spec, module); },
-                                &t->m_));
+  DG_RETURN_IF_ERROR(t->SetUp());
   return t;
 }
 
-Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
-  DG_ASSIGN_OR_RETURN(torch::Tensor out, ModelForward(m_.module, spec_, hooks_.embedding, mb, emb_leaf));
-  const int64_t rows = static_cast<int64_t>(mb.seeds.size());
+Status NodeTask::SetUp(const ModelCheck& also) {
+  if (spec_.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
+  const TrainSpec& spec = spec_;
+  return SetUpModel(spec, hooks_, static_cast<int64_t>(spec.fanouts.size()),
+                    [&spec, &also](const torch::jit::Module& module) {
+                      DG_RETURN_IF_ERROR(CheckNodeOutputs(spec, module));
+                      return also ? also(module) : Status::OK();
+                    },
+                    &m_);
+}
+
+Status NodeTask::CheckLogits(const torch::Tensor& out, int64_t rows) const {
   if (out.dim() != 2 || out.size(0) != rows)
     return Status::InvalidArgument("model " + spec_.model + ": forward returned shape " + c10::str(out.sizes()) +
                                    ", expected one row per seed [" + std::to_string(rows) + ", " +
@@ -30,15 +36,19 @@ Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_
   if (in_.num_classes > 0 && out.size(1) != in_.num_classes)
     return Status::InvalidArgument("model " + spec_.model + ": output width " + std::to_string(out.size(1)) +
                                    " != number of classes " + std::to_string(in_.num_classes));
+  return Status::OK();
+}
+
+Result<torch::Tensor> NodeTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {
+  DG_ASSIGN_OR_RETURN(torch::Tensor out, ModelForward(m_.module, spec_, hooks_.embedding, mb, emb_leaf));
+  DG_RETURN_IF_ERROR(CheckLogits(out, static_cast<int64_t>(mb.seeds.size())));
   return out;
 }
 
-Result<BatchLoss> NodeTask::LossOf(const MiniBatch& mb) {
-  BatchLoss out;
-  DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb, hooks_.embedding ? &out.rows : nullptr));
-  if (mb.labels.dtype != DType::kInt64 || mb.labels.rows() != logits.size(0))
+Result<BatchLoss> NodeTask::ClassLoss(const torch::Tensor& logits, const Array& label_rows) const {
+  if (label_rows.dtype != DType::kInt64 || label_rows.rows() != logits.size(0))
     return Status::InvalidArgument("labels must be int64 with one row per seed");
-  torch::Tensor labels = ArrayTensor(mb.labels).reshape({-1});
+  torch::Tensor labels = ArrayTensor(label_rows).reshape({-1});
   if (labels.numel() > 0) {
     int64_t lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
     if (lo < 0 || hi >= logits.size(1))
@@ -46,10 +56,19 @@ Result<BatchLoss> NodeTask::LossOf(const MiniBatch& mb) {
                                      " of a training node is out of range [0, " + std::to_string(logits.size(1)) +
                                      ")");
   }
+  BatchLoss out;
   out.loss = torch::nn::functional::cross_entropy(logits, labels);
   out.correct = logits.argmax(1).eq(labels).sum().item<int64_t>();
   out.count = labels.numel();
   out.items = out.count;
+  return out;
+}
+
+Result<BatchLoss> NodeTask::LossOf(const MiniBatch& mb) {
+  torch::Tensor rows;
+  DG_ASSIGN_OR_RETURN(torch::Tensor logits, Forward(mb, hooks_.embedding ? &rows : nullptr));
+  DG_ASSIGN_OR_RETURN(BatchLoss out, ClassLoss(logits, mb.labels));
+  out.rows = rows;
   out.row_ids = &mb.input_nodes;
   return out;
 }

@@ -19,6 +19,7 @@
 #include "common/sampling/batch_provider.h"
 #include "config/train_spec.h"
 #include "roles/trainer/loop/epoch_task.h"
+#include "roles/trainer/loop/trainer_setup.h"
 #include "roles/trainer/source/graph_source.h"
 
 namespace dg {
@@ -45,10 +46,16 @@ class NodeTask : public EpochTask {
   // Accuracy and mean cross-entropy loss on `seeds` (all-reduced; NaN without any).
   Result<std::pair<double, double>> AccuracyAndLoss(const std::vector<int64_t>& seeds);
 
- private:
+ protected:
   NodeTask(const TrainSpec& spec, const TrainHooks& hooks, NodeInput input)
       : spec_(spec), hooks_(hooks), in_(std::move(input)) {}
+  // Loads the model into m_ and checks it (CheckNodeOutputs, then `also`).
+  Status SetUp(const ModelCheck& also = nullptr);
   Result<torch::Tensor> Forward(const MiniBatch& mb, torch::Tensor* emb_leaf = nullptr);
+  // InvalidArgument unless `logits` has one row per seed and a column per class.
+  Status CheckLogits(const torch::Tensor& logits, int64_t rows) const;
+  // The cross-entropy of `logits` against `labels` (int64, one per row).
+  Result<BatchLoss> ClassLoss(const torch::Tensor& logits, const Array& labels) const;
 
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
