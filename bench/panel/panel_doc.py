@@ -27,8 +27,9 @@ defaults (the grid's export flags added) and `train-local --dataset D --undirect
 figure is the test metric of the best validation epoch (`--select-by`), as train-local's
 final metrics line gives it. The paper's protocol is export's `--hidden 16` and
 train-local's `--fanouts -1,-1 --batch-size 1000 --epochs 50 --lr 0.01` with the paper's
-L2 penalty for the graph (`--weight-decay 0` on AIFB, `0.0005` on MUTAG). Partitioning is 2 parts, `--undirected`, single machine and
-`mpirun -np 2 distgnn partition --mpi` on 127.0.0.1.
+L2 penalty for the graph (`--weight-decay 0` on AIFB, `0.0005` on MUTAG). Partitioning
+is 2 parts, `--undirected`, single machine and `mpirun -np 2 distgnn partition --mpi` on
+127.0.0.1.
 """
 
 
