@@ -4,7 +4,7 @@ to, beside a small grid of alternatives, over several seeds; writes docs/panel.m
 
 Usage (bench/panel.sh is the entry point):
   panel.py [--bin build/distgnn] [--work DIR] [--graphs a,b] [--tasks node,link,partition]
-           [--seeds 0,1,2] [--grid full|none] [--jobs 2] [--doc docs/panel.md]
+           [--seeds 0,1,2] [--small-test-seeds 0,...,9] [--grid full|none] [--jobs 2] [--doc docs/panel.md]
 
 Each run's result is kept in WORK/results.jsonl, keyed by what it ran (graph,
 model, flags, seed; a default run also by the binary's hash, since its flags are
@@ -14,6 +14,9 @@ measured again while the alternatives are not.
 The rule a default must meet (docs/panel.md): on every graph it applies to, the
 mean over the seeds is at most RULE_POINTS below the best grid setting's mean; a
 typed graph without features reaches its paper's figure within PAPER_POINTS.
+A graph whose node classification test set has fewer than SMALL_TEST_NODES nodes is
+measured over --small-test-seeds (10) instead of --seeds (3): there one test node is
+more than a point, and a 3-seed mean moves by more than the rule.
 """
 import argparse, concurrent.futures, datetime, gzip, hashlib, json, os, platform, shutil
 import re, statistics, subprocess, sys, tempfile
@@ -22,6 +25,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 RULE_POINTS = 1.0
 PAPER_POINTS = 3.0
 EPOCHS = 30  # every node and link run; the model kept is the best validation epoch's
+# A test set this small (AIFB 36 nodes, MUTAG 68: 2.8 and 1.5 points a node) gives seed-to-seed
+# standard deviations of 1.6 to 5.2 points (rgcn, seeds 0-9), so a 3-seed mean has a standard error of
+# 0.9 to 3.0 points, above the rule's point;
+# such a graph's node runs take --small-test-seeds (default SMALL_TEST_SEEDS) instead of --seeds.
+SMALL_TEST_NODES = 100
+SMALL_TEST_SEEDS = "0,1,2,3,4,5,6,7,8,9"
 
 # One-at-a-time alternatives to the defaults: name -> (export flags, train-local flags).
 HOMO_GRID = {
@@ -55,10 +64,20 @@ HEAVY_FEATURE_VALUES = 50_000_000  # nodes x feature width
 SECOND_MODEL_GRID = ("lr 0.003", "lr 0.01")
 # What train-local says of the learning rate it chose when --lr is not given (config/default_lr.h).
 DEFAULT_LR_LINE = re.compile(r"info: lr (\S+) \(the default")
-# The R-GCN paper's protocol for the featureless RDF graphs (full neighbourhoods,
-# hidden 16, 50 epochs, lr 0.01, L2 5e-4), with export's default learnt rows.
+# The R-GCN paper's protocol for the featureless RDF graphs (full neighbourhoods, hidden 16, 50 epochs,
+# lr 0.01), with export's default learnt rows, and the paper's L2 penalty per graph: 0 on AIFB, 5e-4 on
+# MUTAG (tkipf/relational-gcn's README: `train.py -d aifb --bases 0 --hidden 16 --l2norm 0.`,
+# `-d mutag --bases 30 --hidden 16 --l2norm 5e-4`).
 PAPER_PROTOCOL = (["--hidden", "16"], ["--fanouts", "-1,-1", "--batch-size", "1000", "--epochs", "50",
-                                        "--lr", "0.01", "--weight-decay", "0.0005"])
+                                        "--lr", "0.01"])
+PAPER_WEIGHT_DECAY = {"aifb": "0"}  # the others: 0.0005
+
+
+def paper_protocol(g):
+    """(export flags, train-local flags) of the paper's protocol on graph g."""
+    return PAPER_PROTOCOL[0], PAPER_PROTOCOL[1] + ["--weight-decay", PAPER_WEIGHT_DECAY.get(g.name, "0.0005")]
+
+
 # The generated graphs of graphs.tsv (path "generated"): BIN, ROOT and OUT are replaced.
 GENERATORS = {
     "rmat": ["BIN", "generate", "--model", "rmat", "--nodes", "20000", "--edges", "200000", "--feat-dim", "32",
@@ -99,6 +118,7 @@ class Graph:
         self.binary = binary
         self.generated = path == "generated"
         self._feature_shape = None
+        self._test_nodes = None
 
     def ensure(self):
         """Generates a generated graph (once per work directory)."""
@@ -126,6 +146,19 @@ class Graph:
 
     def typed(self):
         return self.layout == "typed"
+
+    def test_nodes(self):
+        """Nodes of the node classification test set (split 2; a typed graph's target type), None without a split
+        (a generated graph before ensure())."""
+        if self._test_nodes is None:
+            d, meta = self.path, os.path.join(self.path, "meta.json")
+            if self.typed() and os.path.exists(meta):
+                meta = json.load(open(meta))
+                d = os.path.join(d, "nodes", meta.get("target") or next(iter(meta["node_types"])))
+            f = os.path.join(d, "split.npy")
+            if os.path.exists(f) or os.path.exists(f + ".gz"):
+                self._test_nodes = int((load_npy(f) == 2).sum())
+        return self._test_nodes
 
     def shape(self):
         """(feature width or 0, classes) of a homogeneous graph."""
@@ -170,6 +203,7 @@ class Panel:
         os.makedirs(self.work, exist_ok=True)
         self.results = Results(os.path.join(self.work, "results.jsonl"))
         self.seeds = [int(s) for s in args.seeds.split(",")]
+        self.small_test_seeds = [int(s) for s in args.small_test_seeds.split(",")]
         self.grid = args.grid
         self.jobs = args.jobs
         self.bin_hash = binary_hash(self.bin)
@@ -185,6 +219,16 @@ class Panel:
         self.tasks = args.tasks.split(",")
         self._fingerprints = {}
         self._helps = []
+
+    def seeds_of(self, g, task="node"):
+        """The seeds of g's runs of task: --small-test-seeds for node classification on a test set of fewer than
+        SMALL_TEST_NODES nodes, else --seeds."""
+        if task == "node" and "node" in g.tasks and (g.test_nodes() or SMALL_TEST_NODES) < SMALL_TEST_NODES:
+            return self.small_test_seeds
+        return self.seeds
+
+    def small_test_graphs(self):
+        return [g for g in self.graphs if self.seeds_of(g) != self.seeds]
 
     # --- one run -------------------------------------------------------------
     def graph(self, name):
@@ -305,11 +349,11 @@ class Panel:
             settings = {"default": ([], [])}
             settings.update(self.alternatives(g, model, grid))
             for name, (ex, tr) in settings.items():
-                for seed in self.seeds:
+                for seed in self.seeds_of(g):
                     plan.append(("node", g, model, name, ex, tr, seed))
         if g.kind == "typed-featureless":
-            for seed in self.seeds:
-                plan.append(("node", g, "rgcn", "paper protocol", PAPER_PROTOCOL[0], PAPER_PROTOCOL[1], seed))
+            for seed in self.seeds_of(g):
+                plan.append(("node", g, "rgcn", "paper protocol", *paper_protocol(g), seed))
         return plan
 
     def link_plan(self, g):
@@ -317,7 +361,8 @@ class Panel:
             return []
         settings = {"default": ([], [])}
         settings.update(self.alternatives(g, "sage", LINK_GRID, "link"))
-        return [("link", g, "sage", name, ex, tr, seed) for name, (ex, tr) in settings.items() for seed in self.seeds]
+        return [("link", g, "sage", name, ex, tr, seed) for name, (ex, tr) in settings.items()
+                for seed in self.seeds_of(g, "link")]
 
     def alternatives(self, g, model, grid, task="node"):
         """The grid settings run beside the default of model on g (--grid)."""
@@ -331,7 +376,7 @@ class Panel:
     def default_seconds(self, g, task):
         """The longest run of the task's current defaults on g (sage or rgcn; link: sage), 0 before any."""
         model = "rgcn" if g.typed() else "sage"
-        keys = [self.node_key(g, model, [], [], seed, task) for seed in self.seeds]
+        keys = [self.node_key(g, model, [], [], seed, task) for seed in self.seeds_of(g, task)]
         return max([self.results.rows[k].get("seconds", 0) for k in keys if k in self.results.rows] + [0])
 
     def run(self):
@@ -413,7 +458,7 @@ def slice_value(panel, g, task, model):
     if task == "partition":
         return panel.partition_run(g, "default", True)["cut"] / max(1, panel.partition_run(g, "metis", False)["cut"])
     if task == "paper":
-        return panel.node_run(g, model, "paper protocol", PAPER_PROTOCOL[0], PAPER_PROTOCOL[1], 0)["test"]
+        return panel.node_run(g, model, "paper protocol", *paper_protocol(g), 0)["test"]
     return panel.node_run(g, model, "default", [], [], 0, task)["test"]
 
 
@@ -445,6 +490,9 @@ def main():
     ap.add_argument("--kinds", default="", help="only the graphs of these kinds (graphs.tsv's kind column)")
     ap.add_argument("--tasks", default="node,link,partition")
     ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--small-test-seeds", default=SMALL_TEST_SEEDS,
+                    help="the seeds of node classification on a graph whose test set has fewer than %d nodes" %
+                    SMALL_TEST_NODES)
     ap.add_argument("--grid", choices=["full", "small", "none"], default="full",
                     help="alternatives beside each default: all, the few most often moved, or none")
     ap.add_argument("--jobs", type=int, default=2)
@@ -456,7 +504,7 @@ def main():
     ap.add_argument("--floors", default=os.path.join(ROOT, "bench/panel/floors.tsv"))
     args = ap.parse_args()
     if args.slice:
-        args.seeds, args.grid = "0", "none"
+        args.seeds, args.small_test_seeds, args.grid = "0", "0", "none"
     panel = Panel(args)
     if args.slice:
         sys.exit(run_slice(panel, args.floors))
