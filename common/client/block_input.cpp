@@ -827,14 +827,20 @@ Status BlockInputProvider::BeginEpoch(const EpochRequest& request) {
   opts.owner_offsets = source_->owner_offsets();
   return batches_.Begin(request, [this, opts, job_seed = request.job_seed, epoch = request.epoch](
                                      int64_t b, const std::vector<int64_t>& seeds) -> Result<MiniBatch> {
-    if (options_.aggregate && options_.sample_at_owner && !client_->config().typed())
-      return SampleBlockInput(client_, source_, options_, seeds, opts, job_seed, epoch, b);
-    DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(source_, seeds, opts, job_seed, epoch, b));
-    const auto t0 = std::chrono::steady_clock::now();
-    DG_RETURN_IF_ERROR(FillBlockInput(client_, options_, &mb));
-    mb.gather_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return mb;
+    return SampleWithBlockInput(client_, source_, options_, seeds, opts, job_seed, epoch, b);
   });
+}
+
+Result<MiniBatch> SampleWithBlockInput(DistGraphClient* client, NeighborSource* source, const BlockInputOptions& o,
+                                       const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
+                                       uint64_t job_seed, int64_t epoch, int64_t batch_index) {
+  if (o.aggregate && o.sample_at_owner && !client->config().typed())
+    return SampleBlockInput(client, source, o, seeds, options, job_seed, epoch, batch_index);
+  DG_ASSIGN_OR_RETURN(MiniBatch mb, SampleMiniBatch(source, seeds, options, job_seed, epoch, batch_index));
+  const auto t0 = std::chrono::steady_clock::now();
+  DG_RETURN_IF_ERROR(FillBlockInput(client, o, &mb));
+  mb.gather_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return mb;
 }
 
 Result<bool> BlockInputProvider::Next(MiniBatch* out) { return batches_.Next(out); }

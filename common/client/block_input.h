@@ -72,6 +72,14 @@ Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* sour
                                    const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
                                    uint64_t job_seed, int64_t epoch, int64_t batch_index);
 
+// One batch of `seeds` with block input, as BlockInputProvider makes it:
+// SampleBlockInput when block 0 is aggregated where its destinations live
+// (homogeneous, o.sample_at_owner), else SampleMiniBatch then FillBlockInput.
+// options.feature_name must be empty (the block input fills features).
+Result<MiniBatch> SampleWithBlockInput(DistGraphClient* client, NeighborSource* source, const BlockInputOptions& o,
+                                       const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
+                                       uint64_t job_seed, int64_t epoch, int64_t batch_index);
+
 // Samples in-process (like LocalBatchProvider) and fills the input with
 // FillBlockInput. `client` and `source` must outlive it.
 class BlockInputProvider : public BatchProvider {

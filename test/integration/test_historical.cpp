@@ -5,11 +5,14 @@
 // checkpoint and resumed (train-local, and a launched job whose trainer is
 // restarted: the store on the server) ends bit-identical; a 2-partition job
 // reads rows of the other machine's nodes and moves fewer bytes than the
-// exact job; settings that cannot work are one error naming the key.
+// exact job, also with block 0 aggregated at the servers (where max age 0 is
+// the aggregated node job bit for bit); settings that cannot work are one
+// error naming the key.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -144,6 +147,44 @@ TEST_CASE("launch: historical rows on 2 partitions read the other machine's rows
       CHECK(FinalTestAcc(m) >= 0.6);
     }
   }
+}
+
+TEST_CASE("launch with input_aggregation on: historical rows aggregate the misses' block 0 at the servers: max "
+          "age 0 is the aggregated node job bit for bit, age 6 moves fewer bytes",
+          "[historical][launch][aggregate][cora]") {
+  DistJobOptions o;
+  o.parts = 2;
+  o.samplers = 0;
+  o.epochs = 3;
+  o.model = kSage;
+  o.fanouts = "[5, 10]";
+  const std::string common = "intra_op_threads: 1, input_aggregation: on";
+  auto run = [&](const std::string& extra) {
+    o.extra_train_yaml = common + extra;
+    auto job = std::make_unique<DistJob>(o);
+    auto r = RunDistgnn({"launch", job->dir() / "job.yaml", "--set", "train.batch_size=16"}, 600);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return job;
+  };
+  auto exact = run("");
+  auto none = run(", historical: {layers: [1], max_age_steps: 0}");
+  CheckSameRun(exact->run_dir(), none->run_dir(), "val_acc");
+  const std::string em = exact->run_dir() + "/metrics.jsonl";
+  CHECK(EpochValues(none->run_dir() + "/metrics.jsonl", "bytes_per_step") == EpochValues(em, "bytes_per_step"));
+
+  auto aged = run(", historical: {layers: [1], max_age_steps: 6}");
+  const std::string m = aged->run_dir() + "/metrics.jsonl";
+  const double hits = Sum(EpochValues(m, "hits")), lookups = Sum(EpochValues(m, "lookups"));
+  const double bytes = Sum(EpochValues(m, "bytes_per_step")), exact_bytes = Sum(EpochValues(em, "bytes_per_step"));
+  WARN("Cora, 2 partitions, block 0 aggregated, nodes remote, max age 6: " << hits << " of " << lookups
+                                                                          << " rows read; bytes per step " << bytes / 3
+                                                                          << " against " << exact_bytes / 3
+                                                                          << "; test accuracy " << FinalTestAcc(m)
+                                                                          << ", exact " << FinalTestAcc(em));
+  CHECK(hits > 0.3 * lookups);
+  CHECK(bytes < exact_bytes);
+  CHECK(FinalTestAcc(m) >= 0.6);
 }
 
 TEST_CASE("historical rows: settings that cannot work are one error naming the key", "[historical][config]") {

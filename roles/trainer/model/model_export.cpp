@@ -152,15 +152,20 @@ std::string CvMethods(const ModelSpec& spec) {
 // sampled sources, aggregated where the features live (docs/models.md,
 // common/client/block_input.h). Only without input dropout: a mask drawn per
 // source row does not commute with the servers' sums.
+// forward_layer_agg is its layer 0 alone (historical rows compute layer 0
+// for some nodes only).
 std::string SageForwardAgg(const ModelSpec& spec) {
   std::ostringstream s;
-  s << "def forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor:\n"
-    << "    assert len(blocks) == self.num_layers, \"model has \" + str(self.num_layers) + \" layers but got \" + "
-       "str(len(blocks)) + \" blocks\"\n"
+  s << "def forward_layer_agg(self, x_dst: Tensor, neigh_mean: Tensor, block: Tuple[Tensor, Tensor, int]) -> Tensor:\n"
     << "    h = torch.ops.distgnn.linear(x_dst, self.w_self_0) + torch.ops.distgnn.linear(neigh_mean, self.w_neigh_0)"
        " + self.b_0\n";
   if (spec.layers > 1) s << "    h = torch.relu(h)\n";
-  s << "    for i in range(1, self.num_layers):\n"
+  s << "    return h\n\n"
+    << "def forward_agg(self, x_dst: Tensor, neigh_mean: Tensor, blocks: List[Tuple[Tensor, Tensor, int]]) -> Tensor:\n"
+    << "    assert len(blocks) == self.num_layers, \"model has \" + str(self.num_layers) + \" layers but got \" + "
+       "str(len(blocks)) + \" blocks\"\n"
+    << "    h = self.forward_layer_agg(x_dst, neigh_mean, blocks[0])\n"
+    << "    for i in range(1, self.num_layers):\n"
     << "        h = self.forward_layer(i, h, blocks[i])\n"
     << "    return h\n";
   return s.str();

@@ -80,6 +80,10 @@ bool HasForwardLayer(const torch::jit::Module& module) {
   return module.find_method("forward_layer").has_value();
 }
 
+bool HasForwardLayerAgg(const torch::jit::Module& module) {
+  return module.find_method("forward_layer_agg").has_value();
+}
+
 Result<bool> HasForwardAgg(const torch::jit::Module& module, const std::string& path) {
   auto method = module.find_method("forward_agg");
   if (!method) return false;

@@ -18,6 +18,9 @@ namespace dg {
 Result<torch::jit::Module> LoadModel(const std::string& path);
 Status CheckModelContract(const torch::jit::Module& module, const std::string& path);
 bool HasForwardLayer(const torch::jit::Module& module);
+// forward_layer_agg(self, x_dst: Tensor, neigh_mean: Tensor, block) -> Tensor:
+// forward_agg's layer 0 alone (docs/models.md "Pre-aggregated first layer").
+bool HasForwardLayerAgg(const torch::jit::Module& module);
 // The typed contract: forward(self, x: Tensor, blocks: List[Tuple[Tensor,
 // Tensor, Tensor, Tensor, int]]) -> Tensor, blocks (indptr, indices, etype,
 // src_ntype, num_dst) (docs/models.md "Typed graphs").

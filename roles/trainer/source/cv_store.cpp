@@ -176,6 +176,12 @@ Result<Array> MeanOverInNeighbours(const InMemoryGraph& graph, const Array& inpu
 
 // ---- DistCvStore ----
 
+Result<MiniBatch> DistCvStore::SampleWithBlockInput(const std::vector<int64_t>& seeds, const MiniBatchOptions& o,
+                                                    uint64_t job_seed, int64_t epoch, int64_t batch) {
+  if (!aggregates_) return CvStore::SampleWithBlockInput(seeds, o, job_seed, epoch, batch);
+  return dg::SampleWithBlockInput(client_, source_, block_input_, seeds, o, job_seed, epoch, batch);
+}
+
 Status DistCvStore::InitHistory(const std::string& name, int64_t dim) {
   InitTensorSpec spec;
   spec.name = name;

@@ -13,6 +13,9 @@
 //                  in-neighbourhood and the in-degree (PULL_AGGREGATE on the
 //                  servers: partial sums where the rows live)
 //   InDegrees      full in-degrees
+//   SampleWithBlockInput  layers sampled with block 0 aggregated where the
+//                  features live (a job whose input path aggregates; the
+//                  others: aggregates() is false)
 //   AggregateEmbedding  AggregateSum of the learnt rows (node_embedding.h), with
 //                  the weight decay they owe: PULL_AGGREGATE of the servers'
 //                  table, or the rows of every in-neighbour read in process
@@ -31,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "common/client/block_input.h"
 #include "common/client/dist_graph_client.h"
 #include "common/storage/node_embedding.h"
 #include "common/sampling/minibatch.h"
@@ -65,6 +69,16 @@ class CvStore {
   Result<MiniBatch> Sample(const std::vector<int64_t>& seeds, const MiniBatchOptions& o, uint64_t job_seed,
                            int64_t epoch, int64_t batch);
   Result<Array> Gather(const std::string& name, const std::vector<int64_t>& ids);
+  // Whether SampleWithBlockInput serves: the job's input path aggregates block 0.
+  virtual bool aggregates() const { return false; }
+  // Layers 0 .. o.fanouts.size()-1 of `seeds`' neighbourhoods, block 0
+  // aggregated where the features live (common/client/block_input.h): the
+  // batch's features are block 0's destinations' rows, input_neigh_mean their
+  // sampled sources' means.
+  virtual Result<MiniBatch> SampleWithBlockInput(const std::vector<int64_t>& /*seeds*/, const MiniBatchOptions& /*o*/,
+                                                 uint64_t /*job_seed*/, int64_t /*epoch*/, int64_t /*batch*/) {
+    return Status::Internal("SampleWithBlockInput: this store does not aggregate block 0");
+  }
   virtual int64_t bytes() const { return bytes_; }
   // A step checkpoint of the history tensors held here (files in `dir`, one
   // .npy per tensor), and its load; none for the servers' (their CHECKPOINT
@@ -107,7 +121,10 @@ class LocalCvStore : public CvStore {
 // Distributed: DistTensors and PULL_AGGREGATE on the servers.
 class DistCvStore : public CvStore {
  public:
-  DistCvStore(DistGraphClient* client, NeighborSource* source) : client_(client), source_(source) {}
+  // block_input: the job's input path when it aggregates block 0 (null: rows are pulled).
+  DistCvStore(DistGraphClient* client, NeighborSource* source, const BlockInputOptions* block_input = nullptr)
+      : client_(client), source_(source), block_input_(block_input ? *block_input : BlockInputOptions()),
+        aggregates_(block_input != nullptr) {}
   NeighborSource* source() override { return source_; }
   int64_t num_nodes() const override { return client_->num_nodes(); }
   bool Remote(int64_t id) const override { return !client_->is_local(client_->book().Owner(id)); }
@@ -119,12 +136,17 @@ class DistCvStore : public CvStore {
   Result<std::vector<int64_t>> InDegrees(const std::vector<int64_t>& ids) override;
   Result<Array> AggregateEmbedding(NodeEmbedding* embedding, const std::string& name, const std::vector<int64_t>& ids,
                                    std::vector<int64_t>* degrees) override;
+  bool aggregates() const override { return aggregates_; }
+  Result<MiniBatch> SampleWithBlockInput(const std::vector<int64_t>& seeds, const MiniBatchOptions& o,
+                                         uint64_t job_seed, int64_t epoch, int64_t batch) override;
   // The real socket bytes of the client (what plain sampling reports too).
   int64_t bytes() const override { return static_cast<int64_t>(client_->network_bytes()); }
 
  private:
   DistGraphClient* client_;
   NeighborSource* source_;
+  BlockInputOptions block_input_;
+  bool aggregates_;
 };
 
 // Mean of node array `input` over each node's in-neighbours (0 without any):

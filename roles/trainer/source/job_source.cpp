@@ -82,6 +82,8 @@ Status JobGraphSource::ChooseInput() {
     nodes_ = remote_.get();
     return Status::OK();
   }
+  block_input_ = block_input.options;
+  aggregates_ = block_input.options.aggregate && !o_.partition->typed();
   const BatchInput input{block_input.options.aggregate, block_input.options.wire};
   local_ = MakeNodeBatchMaker(client_.get(), neighbors_.get(), input,
                               spec().embedding.uses_features() ? "features" : "", sampler_threads_, kPrefetch);
@@ -218,7 +220,7 @@ Result<HistoricalInput> JobGraphSource::Historical() {
         "sample, so the trainers sample: give the machines no samplers");
   HistoricalInput in;
   DG_ASSIGN_OR_RETURN(in.nodes, Nodes());
-  cv_store_ = std::make_unique<DistCvStore>(client_.get(), neighbors_.get());
+  cv_store_ = std::make_unique<DistCvStore>(client_.get(), neighbors_.get(), aggregates_ ? &block_input_ : nullptr);
   in.store = cv_store_.get();
   in.sampler_threads = sampler_threads_;
   return in;

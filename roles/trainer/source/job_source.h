@@ -23,7 +23,8 @@
 // HeldOutShare. Control variate keeps its history in DistTensors on the
 // servers (DistCvStore); train.cv_input must be a node array of the partition.
 // Historical rows live in DistTensors too and are sampled in this trainer's
-// threads (a job with sampler processes is refused).
+// threads (a job with sampler processes is refused); their lowest block 0 is
+// aggregated at the servers when the input path aggregates.
 // Rank 0's predictions and embeddings are in original node order.
 #pragma once
 
@@ -32,6 +33,7 @@
 #include <string>
 
 #include "common/base/status.h"
+#include "common/client/block_input.h"
 #include "common/client/dist_graph_client.h"
 #include "common/client/dist_neighbor_source.h"
 #include "common/client/feature_cache.h"
@@ -90,6 +92,8 @@ class JobGraphSource : public GraphSource {
   std::unique_ptr<DistNeighborSource> neighbors_;
   std::unique_ptr<BatchProvider> local_;  // in-process node batches
   BatchProvider* nodes_ = nullptr;        // remote_ or local_
+  BlockInputOptions block_input_;         // the input path ChooseInput took
+  bool aggregates_ = false;               // ... and whether it aggregates block 0
   EdgeTable table_;
   std::unique_ptr<BatchProvider> local_edges_;
   std::unique_ptr<CvStore> cv_store_;

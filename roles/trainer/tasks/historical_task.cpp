@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/source/cv_store.h"
 #include "roles/trainer/trainer_util.h"
@@ -53,6 +55,10 @@ Result<std::unique_ptr<HistoricalTask>> HistoricalTask::Create(const TrainSpec& 
     return Status::OK();
   }));
   DG_RETURN_IF_ERROR(t->InitHistory());
+  t->aggregate_ = t->store_->aggregates() && HasForwardLayerAgg(t->m_.module);
+  if (t->store_->aggregates() && !t->aggregate_ && hooks.dp.rank == 0)
+    spdlog::info("historical rows: model {} has no forward_layer_agg, so the rows below layer {} are pulled, not "
+                 "aggregated (docs/models.md)", spec.model, spec.historical.layers.front());
   return t;
 }
 
@@ -180,15 +186,20 @@ Result<BatchLoss> HistoricalTask::Loss() {
   for (int j = static_cast<int>(hl.size()) - 1; j >= 0; --j) {
     Level& lv = levels[j];
     DG_RETURN_IF_ERROR(Lookup(hl[j], *nodes, step, &lv));
-    DG_ASSIGN_OR_RETURN(lv.below, store_->SampleLayers(lv.miss_ids, Options(hl[j]), spec_.seed, epoch_,
-                                                       mb_.batch_index, j > 0 ? hl[j - 1] : 0));
+    lv.aggregated = j == 0 && aggregate_ && !lv.miss_ids.empty();
+    if (lv.aggregated) {
+      DG_ASSIGN_OR_RETURN(lv.below, store_->SampleWithBlockInput(lv.miss_ids, Options(hl[0]), spec_.seed, epoch_,
+                                                                 mb_.batch_index));
+    } else {
+      DG_ASSIGN_OR_RETURN(lv.below, store_->SampleLayers(lv.miss_ids, Options(hl[j]), spec_.seed, epoch_,
+                                                         mb_.batch_index, j > 0 ? hl[j - 1] : 0));
+    }
     nodes = &lv.below.input_nodes;
   }
-  DG_ASSIGN_OR_RETURN(Array x, store_->Gather(spec_.features, *nodes));
-  torch::Tensor h = ArrayTensor(x).to(torch::kFloat32);
+  DG_ASSIGN_OR_RETURN(torch::Tensor h, LowestRows(levels[0], *nodes));
   for (size_t j = 0; j < hl.size(); ++j) {
     Level& lv = levels[j];
-    h = ForwardLayers(m_.module, h, lv.below, j > 0 ? hl[j - 1] : 0, hl[j]);
+    h = ForwardLayers(m_.module, h, lv.below, j > 0 ? hl[j - 1] : (lv.aggregated ? 1 : 0), hl[j]);
     DG_RETURN_IF_ERROR(PushRows(hl[j], lv.miss_ids, h, step));
     if (lv.hit_pos.empty()) continue;  // every row computed, in V_k's order
     const int64_t n = static_cast<int64_t>(lv.hit_pos.size() + lv.miss_pos.size());
@@ -199,6 +210,19 @@ Result<BatchLoss> HistoricalTask::Loss() {
   h = ForwardLayers(m_.module, h, mb_, hl.back(), static_cast<int>(spec_.fanouts.size()));
   DG_RETURN_IF_ERROR(CheckLogits(h, static_cast<int64_t>(mb_.seeds.size())));
   return ClassLoss(h, mb_.labels);
+}
+
+// The input of the lowest segment's forward: the features of `nodes`, or,
+// with block 0 aggregated at the servers, layer 0's output already.
+Result<torch::Tensor> HistoricalTask::LowestRows(const Level& lowest, const std::vector<int64_t>& nodes) {
+  if (lowest.aggregated)
+    return m_.module
+        .get_method("forward_layer_agg")({ArrayTensor(lowest.below.features),
+                                          ArrayTensor(lowest.below.input_neigh_mean),
+                                          BlockValue(lowest.below.blocks[0])})
+        .toTensor();
+  DG_ASSIGN_OR_RETURN(Array x, store_->Gather(spec_.features, nodes));
+  return ArrayTensor(x).to(torch::kFloat32);
 }
 
 std::string HistoricalTask::EpochJson(const EpochStats& st) const {

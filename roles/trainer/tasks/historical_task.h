@@ -22,6 +22,10 @@
 // The forward runs bottom-up with the model's forward_layer: at layer k the
 // misses' computed rows and the hits' stored rows (constants) make V_k's rows;
 // the misses' rows, detached, are pushed with this step (PUSH overwrite).
+// In a job whose input path aggregates block 0 (train.input_aggregation) and
+// with a model offering forward_layer_agg, the lowest misses' block 0 is
+// aggregated at the servers as the node task's is (SampleWithBlockInput), and
+// layer 0 runs through forward_layer_agg.
 //
 // The store (history tensor hist_k: float32 [N, width + 2], the row, then the
 // int64 step + 1 that wrote it, 0 = never) is the servers' DistTensors in a
@@ -66,6 +70,7 @@ class HistoricalTask : public NodeTask {
     std::vector<int64_t> hit_pos, miss_pos, miss_ids;  // positions in V_k; the misses' ids
     Array hit_rows;                                    // float32 [hits, width]
     MiniBatch below;                                   // blocks of layers [lower level, k) for the misses
+    bool aggregated = false;  // the lowest level: block 0 aggregated at the servers (below.features = x_dst)
   };
 
  private:
@@ -76,6 +81,7 @@ class HistoricalTask : public NodeTask {
   // Reads V_k's candidates' rows and splits V_k (the batch's seeds never hit).
   Status Lookup(int k, const std::vector<int64_t>& nodes, int64_t step, Level* level);
   Status PushRows(int k, const std::vector<int64_t>& ids, const torch::Tensor& rows, int64_t step);
+  Result<torch::Tensor> LowestRows(const Level& lowest, const std::vector<int64_t>& nodes);
 
   CvStore* store_;
   BatchPrefetcher upper_;  // layers L-1 .. k_top of each batch, and its labels
@@ -85,6 +91,7 @@ class HistoricalTask : public NodeTask {
   std::vector<int64_t> sorted_seeds_;  // of mb_
   std::vector<int64_t> widths_;        // per historical layer
   int64_t lookups_ = 0, hits_ = 0;     // this epoch
+  bool aggregate_ = false;             // the store aggregates block 0 and the model has forward_layer_agg
 };
 
 }  // namespace dg
