@@ -188,9 +188,14 @@ struct SampledBlockFill {
   float* xp;
   float* np;
   std::vector<int64_t> deg;
+  // With stored rows (SampleBlock0WithHistory): the ask, and per destination
+  // whether a stored row answered it and that row (width floats).
+  const BlockHistoryRead* history = nullptr;
+  std::vector<char> hit;
+  std::vector<float> stored;
 };
 
-// The remote destinations go out at once (SAMPLE_BLOCK), max_dst_per_request
+// by_part's destinations go out at once (SAMPLE_BLOCK), max_dst_per_request
 // a request. Own rows the feature cache holds are not asked for (ids->skip);
 // they go into the batch as the wire would give them.
 void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::vector<std::vector<int64_t>>& by_part,
@@ -200,8 +205,10 @@ void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::ve
   const int64_t chunk = std::max<int64_t>(1, o.max_dst_per_request), F = b.F;
   const FeatureCache* cache = CacheFor(b.client, o);
   uint64_t cached_rows = 0, asked_rows = 0;
+  const BlockHistoryRead* h = b.history;
+  SampleBlockHistory ask;
+  if (h) ask = SampleBlockHistory{h->name, h->step, h->max_age};
   for (int p = 0; p < static_cast<int>(by_part.size()); ++p) {
-    if (b.client->is_local(p)) continue;
     const std::vector<int64_t>& rows = by_part[p];
     for (size_t a = 0; a < rows.size(); a += static_cast<size_t>(chunk)) {
       Piece pc;
@@ -219,9 +226,12 @@ void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::ve
       }
       cached_rows += pc.ids->skip.size();
       asked_rows += pc.row_pos.size() - pc.ids->skip.size();
+      for (size_t j = 0; h && j < pc.row_pos.size(); ++j)
+        if (h->candidate[pc.row_pos[j]]) pc.ids->cand.push_back(static_cast<int32_t>(j));
       Encoder enc;
-      EncodeSampleBlock(&enc, o.feature_name, o.wire, spec, pc.ids);
-      pc.call = b.client->StartRequest(p, MsgType::kSampleBlock, enc.Finish());
+      EncodeSampleBlock(&enc, o.feature_name, o.wire, spec, pc.ids, ask);
+      // Stored rows live with the partition's mutable tensors.
+      pc.call = b.client->StartRequest(p, MsgType::kSampleBlock, enc.Finish(), h != nullptr);
       samples->push_back(std::move(pc));
     }
   }
@@ -234,7 +244,7 @@ Status SampleLocalBlocks(SampledBlockFill& b, const SampleSpec& spec, const std:
                          SumSplitter* sums) {
   const std::vector<int64_t>& base = b.client->config().node_map;
   for (int p = 0; p < static_cast<int>(by_part.size()); ++p) {
-    if (!b.client->is_local(p) || by_part[p].empty()) continue;
+    if (by_part[p].empty()) continue;
     const PartitionStore& store = *b.client->local_store(p);
     const std::vector<int64_t>& rows = by_part[p];
     std::vector<int64_t> ids(rows.size());
@@ -260,17 +270,60 @@ Status SampleLocalBlocks(SampledBlockFill& b, const SampleSpec& spec, const std:
 // One SAMPLE_BLOCK reply, every field checked against the request
 // (pull_block.h has the wire).
 struct SampleBlockReply {
+  Array hit, stored;  // with a history
   WireRowsView own, part_sums;
   Array own_counts, remote_counts, remote_src;
 };
+
+// The hits of a reply: positions among the request's candidates, ascending,
+// and a float32 [h, width] row each.
+Status DecodeHits(const SampledBlockFill& b, const Piece& pc, const std::string& what, Decoder* d,
+                  SampleBlockReply* out) {
+  out->hit = d->ArrayView();
+  out->stored = d->ArrayView();
+  DG_RETURN_IF_ERROR(d->status());
+  const int64_t h = out->hit.numel();
+  DG_RETURN_IF_ERROR(CheckInt32(what, "hit", out->hit, h));
+  const std::vector<int32_t>& cand = pc.ids->cand;
+  const int32_t* hit = out->hit.as<int32_t>();
+  size_t c = 0;
+  for (int64_t i = 0; i < h; ++i) {
+    while (c < cand.size() && cand[c] < hit[i]) ++c;
+    if (c == cand.size() || cand[c] != hit[i])
+      return Status::InvalidArgument(what + ": hit[" + std::to_string(i) + "] = " + std::to_string(hit[i]) +
+                                     " is not a candidate above the one before");
+    ++c;
+  }
+  if (out->stored.dtype != DType::kFloat32 || out->stored.shape != std::vector<int64_t>{h, b.history->width})
+    return Status::InvalidArgument(what + ": stored rows are " + std::string(DTypeName(out->stored.dtype)) + " " +
+                                   out->stored.ShapeString() + ", expected float32 [" + std::to_string(h) + ", " +
+                                   std::to_string(b.history->width) + "]");
+  return Status::OK();
+}
+
+// Hits in a reply (an Array without a shape has one element).
+int64_t NumHits(const SampleBlockReply& r) { return r.hit.shape.empty() ? 0 : r.hit.numel(); }
+
+// Own rows a reply carries: the destinations neither skipped nor hits.
+int64_t OwnRowsSent(const Piece& pc, const SampleBlockReply& r) {
+  const std::vector<int32_t>& skip = pc.ids->skip;
+  const int64_t h = NumHits(r);
+  const int32_t* hit = h > 0 ? r.hit.as<int32_t>() : nullptr;
+  int64_t both = 0;
+  for (int64_t i = 0, j = 0; i < h; ++i) {
+    while (j < static_cast<int64_t>(skip.size()) && skip[j] < hit[i]) ++j;
+    both += j < static_cast<int64_t>(skip.size()) && skip[j] == hit[i];
+  }
+  return static_cast<int64_t>(pc.row_pos.size() - skip.size()) - (h - both);
+}
 
 Status DecodeSampleBlockReply(const SampledBlockFill& b, const Piece& pc, const Frame& f, SampleBlockReply* out) {
   const int64_t m = static_cast<int64_t>(pc.row_pos.size()), F = b.F;
   const std::string what = "SAMPLE_BLOCK reply of partition " + std::to_string(pc.part);
   const WireDType wire = b.o.wire;
   Decoder d = f.decoder(what);
-  DG_RETURN_IF_ERROR(
-      DecodeWireRows(&d, wire, m - static_cast<int64_t>(pc.ids->skip.size()), F, what + " (rows)", &out->own));
+  if (b.history) DG_RETURN_IF_ERROR(DecodeHits(b, pc, what, &d, out));
+  DG_RETURN_IF_ERROR(DecodeWireRows(&d, wire, OwnRowsSent(pc, *out), F, what + " (rows)", &out->own));
   out->own_counts = d.ArrayView();
   DG_RETURN_IF_ERROR(d.status());
   DG_RETURN_IF_ERROR(CheckInt32(what, "own_counts", out->own_counts, m));
@@ -308,11 +361,17 @@ Status ApplySampleBlockReply(SampledBlockFill& b, const Piece& pc, const SampleB
   const std::vector<int32_t>& skip = pc.ids->skip;
   const int32_t* own_counts = r.own_counts.as<int32_t>();
   const int32_t* remote_counts = r.remote_counts.as<int32_t>();
+  const int64_t h = NumHits(r), W = b.history ? b.history->width : 0;
+  for (int64_t t = 0; t < h; ++t) {
+    const int64_t row = pc.row_pos[r.hit.as<int32_t>()[t]];
+    b.hit[row] = 1;
+    std::memcpy(b.stored.data() + row * W, r.stored.as<float>() + t * W, static_cast<size_t>(W) * 4);
+  }
   int64_t at = 0;
   for (int64_t i = 0, sent = 0, sk = 0; i < m; ++i) {
     const int64_t row = pc.row_pos[i];
     if (sk < static_cast<int64_t>(skip.size()) && skip[sk] == i) ++sk;  // from the cache, above
-    else r.own.Row(sent++, b.xp + row * F);
+    else if (!(h > 0 && b.hit[row])) r.own.Row(sent++, b.xp + row * F);
     const int32_t c = remote_counts[i];
     b.deg[row] = own_counts[i] + c;
     DG_RETURN_IF_ERROR(r.remote_src.dtype == DType::kInt32 ? sums->Add(row, r.remote_src.as<int32_t>() + at, c)
@@ -386,11 +445,60 @@ Block SampledDegreesBlock(const std::vector<int64_t>& deg, int64_t F, float* np)
   return b0;
 }
 
+// Candidates on machine-local partitions: their stored rows are read from
+// the partition's server (while the other partitions' SAMPLE_BLOCKs are on
+// the wire); the misses join the destinations sampled from the mmap.
+Status ReadLocalStoredRows(SampledBlockFill& b, const std::vector<int64_t>& local_cand,
+                           std::vector<std::vector<int64_t>>* mapped) {
+  if (local_cand.empty()) return Status::OK();
+  const BlockHistoryRead& h = *b.history;
+  std::vector<int64_t> ids(local_cand.size());
+  for (size_t c = 0; c < local_cand.size(); ++c) ids[c] = b.dst[local_cand[c]];
+  DG_ASSIGN_OR_RETURN(Array rows, b.client->Pull(h.name, ids));
+  if (rows.dtype != DType::kFloat32 || rows.row_elems() != h.width + 2)
+    return Status::InvalidArgument("stored rows '" + h.name + "' are " + DTypeName(rows.dtype) + " " +
+                                   rows.ShapeString() + ", expected float32 [n, " + std::to_string(h.width + 2) + "]");
+  for (size_t c = 0; c < local_cand.size(); ++c) {
+    const int64_t i = local_cand[c];
+    const float* row = rows.as<float>() + c * (h.width + 2);
+    if (StoredRowFresh(StoredRowStep(row, rows.row_bytes()), h.step, h.max_age)) {
+      b.hit[i] = 1;
+      std::memcpy(b.stored.data() + i * h.width, row, static_cast<size_t>(h.width) * 4);
+    } else {
+      (*mapped)[b.client->book().Owner(ids[c])].push_back(i);
+    }
+  }
+  for (auto& rows_of_part : *mapped) std::sort(rows_of_part.begin(), rows_of_part.end());
+  return Status::OK();
+}
+
+// Keeps the batch rows the stored rows did not answer (SampleBlock0WithHistory).
+void KeepMisses(SampledBlockFill& b, Array* x, Array* neigh, BlockHistoryHits* hits) {
+  const int64_t n = static_cast<int64_t>(b.dst.size()), F = b.F, W = b.history->width;
+  for (int64_t i = 0; i < n; ++i) (b.hit[i] ? hits->hit_pos : hits->miss_pos).push_back(i);
+  const int64_t h = static_cast<int64_t>(hits->hit_pos.size()), k = n - h;
+  hits->rows = Array::Zeros(DType::kFloat32, {h, W});
+  for (int64_t t = 0; t < h; ++t)
+    std::memcpy(hits->rows.as<float>() + t * W, b.stored.data() + hits->hit_pos[t] * W, static_cast<size_t>(W) * 4);
+  Array xm = Array::Zeros(DType::kFloat32, {k, F}), nm = Array::Zeros(DType::kFloat32, {k, F});
+  std::vector<int64_t> deg(static_cast<size_t>(k));
+  for (int64_t t = 0; t < k; ++t) {
+    const int64_t i = hits->miss_pos[t];
+    std::memcpy(xm.as<float>() + t * F, b.xp + i * F, static_cast<size_t>(F) * 4);
+    std::memcpy(nm.as<float>() + t * F, b.np + i * F, static_cast<size_t>(F) * 4);
+    deg[t] = b.deg[i];
+  }
+  *x = std::move(xm);
+  *neigh = std::move(nm);
+  b.deg = std::move(deg);
+}
+
 // Block 0 sampled where its destinations live (SAMPLE_BLOCK): the input rows,
 // the mean of each destination's sampled sources and block 0 as sampled
-// degrees (see SampleBlockInput in the header).
+// degrees (see SampleBlockInput and SampleBlock0WithHistory in the header).
 Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, const SampleSpec& spec,
-                        const std::vector<int64_t>& dst, MiniBatch* mb) {
+                        const std::vector<int64_t>& dst, MiniBatch* mb, const BlockHistoryRead* history = nullptr,
+                        BlockHistoryHits* hits = nullptr) {
   const PartitionConfig& config = client->config();
   auto info = config.node_data.find(o.feature_name);
   if (info == config.node_data.end() || info->second.shape.size() != 2)
@@ -399,12 +507,26 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
   DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input rows"));
   DG_ASSIGN_OR_RETURN(Array neigh, Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
   SampledBlockFill b{client, o, dst, F, x.as<float>(), neigh.as<float>(), std::vector<int64_t>(static_cast<size_t>(n), 0)};
-  std::vector<std::vector<int64_t>> by_part(static_cast<size_t>(config.num_parts));  // destinations by owner
-  for (int64_t i = 0; i < n; ++i) by_part[client->book().Owner(dst[i])].push_back(i);
+  b.history = history;
+  if (history) {
+    b.hit.assign(static_cast<size_t>(n), 0);
+    b.stored.assign(static_cast<size_t>(n * history->width), 0.0f);
+  }
+  // Destinations by owner: asked of its servers, or read from the mmap of a
+  // machine-local partition (a candidate there once its stored row is read).
+  std::vector<std::vector<int64_t>> asked(static_cast<size_t>(config.num_parts)), mapped(asked.size());
+  std::vector<int64_t> local_cand;
+  for (int64_t i = 0; i < n; ++i) {
+    const int p = client->book().Owner(dst[i]);
+    if (!client->is_local(p)) asked[p].push_back(i);
+    else if (history && history->candidate[i]) local_cand.push_back(i);
+    else mapped[p].push_back(i);
+  }
   std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
-  SendSampleBlocks(b, spec, by_part, &samples);
+  SendSampleBlocks(b, spec, asked, &samples);
+  DG_RETURN_IF_ERROR(ReadLocalStoredRows(b, local_cand, &mapped));
   SumSplitter sums(client, o, b.np);
-  DG_RETURN_IF_ERROR(SampleLocalBlocks(b, spec, by_part, &sums));
+  DG_RETURN_IF_ERROR(SampleLocalBlocks(b, spec, mapped, &sums));
   DG_RETURN_IF_ERROR(sums.Flush());
   // The remote destinations' answers, in send order.
   const auto deadline = client->CallDeadline();
@@ -418,8 +540,16 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
     if (!st.ok()) first_error = st;
   }
   DG_RETURN_IF_ERROR(ReceiveSumPieces(sums.sent, o, F, b.np, deadline, first_error));
+  if (history) {
+    KeepMisses(b, &x, &neigh, hits);
+    b.np = neigh.as<float>();
+  }
   mb->blocks[0] = SampledDegreesBlock(b.deg, F, b.np);
   mb->input_nodes = dst;
+  if (history) {
+    mb->input_nodes.clear();
+    for (int64_t i : hits->miss_pos) mb->input_nodes.push_back(dst[i]);
+  }
   mb->features = std::move(x);
   mb->input_neigh_mean = std::move(neigh);
   return Status::OK();
@@ -807,6 +937,26 @@ Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* sour
   DG_RETURN_IF_ERROR(FillSampledBlock(client, o, block0, dst, &mb));
   mb.sample_seconds = std::chrono::duration<double>(t1 - t0).count();
   mb.gather_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+  return mb;
+}
+
+Result<MiniBatch> SampleBlock0WithHistory(DistGraphClient* client, const BlockInputOptions& o,
+                                          const std::vector<int64_t>& dst, const MiniBatchOptions& options,
+                                          uint64_t job_seed, int64_t epoch, int64_t batch_index,
+                                          const BlockHistoryRead& history, BlockHistoryHits* hits) {
+  if (options.fanouts.size() != 1 || history.candidate.size() != dst.size() || history.width < 1)
+    return Status::Internal("SampleBlock0WithHistory: one fanout, a candidate flag per destination and a width");
+  const auto t0 = std::chrono::steady_clock::now();
+  SampleSpec block0;  // SampleBlockInput's
+  block0.fanout = options.fanouts[0];
+  block0.replace = options.replace;
+  block0.seed = SamplingSeed(job_seed, epoch, batch_index, 0);
+  *hits = BlockHistoryHits();
+  MiniBatch mb;
+  mb.blocks.resize(1);
+  DG_RETURN_IF_ERROR(FillSampledBlock(client, o, block0, dst, &mb, &history, hits));
+  mb.seeds = mb.input_nodes;
+  mb.gather_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return mb;
 }
 

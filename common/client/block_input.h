@@ -72,6 +72,34 @@ Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* sour
                                    const std::vector<int64_t>& seeds, const MiniBatchOptions& options,
                                    uint64_t job_seed, int64_t epoch, int64_t batch_index);
 
+// Stored rows read in block 0's round trip (SAMPLE_BLOCK with a history,
+// common/net/pull_block.h; HistoricalTask): the destinations flagged in
+// `candidate` whose row in `name` (float32 [N, width + 2], on each
+// partition's mutable-tensor server) was written at most max_age steps
+// before `step` are answered with that row and not sampled.
+struct BlockHistoryRead {
+  std::string name;
+  int64_t step = 0, max_age = 0, width = 0;
+  std::vector<char> candidate;  // per destination
+};
+struct BlockHistoryHits {
+  std::vector<int64_t> hit_pos, miss_pos;  // positions in the destinations, ascending
+  Array rows;                              // float32 [hits, width], in hit_pos order
+};
+
+// Block 0 of `dst` (options.fanouts = {layer 0's}) sampled and summed where
+// the destinations live, as SampleBlockInput's, with stored rows in the same
+// round trips: the batch covers the misses only (input_nodes and seeds =
+// dst[miss_pos], features, input_neigh_mean and block 0 as SampleBlockInput's
+// for them). A miss's edges are the ones SampleBlockInput samples for it.
+// Candidates on a machine-local partition have their stored rows read from
+// its server (a PULL while the SAMPLE_BLOCKs are out); local misses are
+// sampled from the mmap.
+Result<MiniBatch> SampleBlock0WithHistory(DistGraphClient* client, const BlockInputOptions& o,
+                                          const std::vector<int64_t>& dst, const MiniBatchOptions& options,
+                                          uint64_t job_seed, int64_t epoch, int64_t batch_index,
+                                          const BlockHistoryRead& history, BlockHistoryHits* hits);
+
 // One batch of `seeds` with block input, as BlockInputProvider makes it:
 // SampleBlockInput when block 0 is aggregated where its destinations live
 // (homogeneous, o.sample_at_owner), else SampleMiniBatch then FillBlockInput.

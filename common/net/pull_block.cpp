@@ -1,5 +1,6 @@
 #include "common/net/pull_block.h"
 
+#include <cstring>
 #include <memory>
 
 #include "common/net/messages.h"
@@ -24,6 +25,12 @@ Status CheckInt32Vector(const char* field, const Array& a) {
 }
 
 }  // namespace
+
+int64_t StoredRowStep(const void* row, size_t row_bytes) {
+  int64_t written = 0;
+  std::memcpy(&written, static_cast<const uint8_t*>(row) + row_bytes - sizeof(int64_t), sizeof(int64_t));
+  return written - 1;
+}
 
 void EncodePullBlock(Encoder* e, const std::string& name, WireDType wire, std::shared_ptr<const PullBlockIds> ids) {
   e->String(name);
@@ -53,7 +60,7 @@ Result<PullBlockRequest> DecodePullBlock(const Frame& f) {
 }
 
 void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, const SampleSpec& spec,
-                       std::shared_ptr<const PullBlockIds> ids) {
+                       std::shared_ptr<const PullBlockIds> ids, const SampleBlockHistory& history) {
   e->String(name);
   e->U8(static_cast<uint8_t>(wire));
   e->I64(spec.fanout);
@@ -61,6 +68,10 @@ void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, cons
   e->U64(spec.seed);
   e->ArrayRef(Int32Ref(ids->rows, ids));
   e->ArrayRef(Int32Ref(ids->skip, ids));
+  e->String(history.name);
+  e->I64(history.step);
+  e->I64(history.max_age);
+  e->ArrayRef(Int32Ref(ids->cand, ids));
 }
 
 Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
@@ -73,8 +84,13 @@ Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
   r.spec.seed = d.U64();
   r.dst = d.ArrayView();
   r.skip = d.ArrayView();
+  r.history = d.String();
+  r.step = d.I64();
+  r.max_age = d.I64();
+  r.cand = d.ArrayView();
   DG_RETURN_IF_ERROR(d.Finish());
   DG_RETURN_IF_ERROR(CheckTensorName("SAMPLE_BLOCK", r.name));
+  if (!r.history.empty()) DG_RETURN_IF_ERROR(CheckTensorName("SAMPLE_BLOCK history", r.history));
   auto wire = WireDTypeFromCode(code);
   if (!wire.ok()) return Status::InvalidArgument("SAMPLE_BLOCK: " + wire.status().message());
   r.wire = *wire;
@@ -84,6 +100,12 @@ Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
   if (r.skip.dtype != DType::kInt32 || r.skip.shape.size() != 1)
     return Status::InvalidArgument(std::string("SAMPLE_BLOCK: skip must be an int32 [s] array, got ") +
                                    DTypeName(r.skip.dtype) + " " + r.skip.ShapeString());
+  if (r.cand.dtype != DType::kInt32 || r.cand.shape.size() != 1)
+    return Status::InvalidArgument(std::string("SAMPLE_BLOCK: cand must be an int32 [c] array, got ") +
+                                   DTypeName(r.cand.dtype) + " " + r.cand.ShapeString());
+  if (r.history.empty() && r.cand.numel() > 0)
+    return Status::InvalidArgument("SAMPLE_BLOCK: cand names destinations but no history tensor is named");
+  if (r.max_age < 0) return Status::InvalidArgument("SAMPLE_BLOCK: max_age " + std::to_string(r.max_age) + " < 0");
   return r;
 }
 

@@ -34,10 +34,20 @@
 // where they live. The source ids of block 0 then never travel. `skip`
 // (int32, strictly ascending positions in dst) names destinations whose own
 // rows the caller has (its feature cache): their rows are left out.
+//
+// With `history` (the name of a float32 [N, W + 2] mutable tensor of stored
+// rows: W floats, then the int64 step + 1 that wrote the row, 0 = never;
+// HistoricalTask), the destinations at positions `cand` (int32, strictly
+// ascending) whose row was written at most max_age steps before `step` are
+// hits: the reply starts with their positions (hit) and stored rows, and a
+// hit is neither sampled nor sent its own row (its counts are 0). So a
+// trainer reads stored rows in the round trip that samples the others.
 // Wire: request `string name, u8 wire_dtype, i64 fanout, bool replace,
-// u64 seed, array dst, array skip` -> reply `wire rows own [m - s, F], array own_counts int32
-// [m], wire rows sums [k, F], array remote_counts int32 [m], array remote_src
-// int32 [R] (int64 when the graph has 2^31 nodes or more)`.
+// u64 seed, array dst, array skip, string history, i64 step, i64 max_age,
+// array cand` -> reply `[array hit int32 [h], array stored float32 [h, W]]
+// (with history only), wire rows own [m - |skip or hit|, F], array own_counts
+// int32 [m], wire rows sums [k, F], array remote_counts int32 [m], array
+// remote_src int32 [R] (int64 when the graph has 2^31 nodes or more)`.
 // Torch-free.
 #pragma once
 
@@ -67,6 +77,7 @@ struct PullBlockRequest {
 struct PullBlockIds {
   std::vector<int32_t> rows, counts, src;
   std::vector<int32_t> skip;  // SAMPLE_BLOCK only
+  std::vector<int32_t> cand;  // SAMPLE_BLOCK with history only
 };
 void EncodePullBlock(Encoder* e, const std::string& name, WireDType wire, std::shared_ptr<const PullBlockIds> ids);
 // Checks the encoding (dtypes, ranks); the server checks the values
@@ -79,10 +90,26 @@ struct SampleBlockRequest {
   SampleSpec spec;  // fanout, replace and seed (uniform, no edge ids: the wire has no more)
   Array dst;   // int32 [m]
   Array skip;  // int32 [s], strictly ascending positions in dst: own rows not sent
+  std::string history;  // empty: no stored rows asked for
+  int64_t step = 0, max_age = 0;
+  Array cand;  // int32 [c], strictly ascending positions in dst that may be answered by a stored row
 };
-// ids->rows are the destinations, ids->skip the positions whose own rows are not wanted.
+// Stored rows asked for with a SAMPLE_BLOCK (empty name: none).
+struct SampleBlockHistory {
+  std::string name;
+  int64_t step = 0, max_age = 0;
+};
+// The step that wrote a stored row (float32 [W + 2]: its last 8 bytes hold
+// the int64 step + 1; -1 = never written), and whether it may answer at
+// `step`: written, and at most max_age steps before.
+int64_t StoredRowStep(const void* row, size_t row_bytes);
+inline bool StoredRowFresh(int64_t written, int64_t step, int64_t max_age) {
+  return written >= 0 && step - written <= max_age;
+}
+// ids->rows are the destinations, ids->skip the positions whose own rows are
+// not wanted, ids->cand (with a history) the ones a stored row may answer.
 void EncodeSampleBlock(Encoder* e, const std::string& name, WireDType wire, const SampleSpec& spec,
-                       std::shared_ptr<const PullBlockIds> ids);
+                       std::shared_ptr<const PullBlockIds> ids, const SampleBlockHistory& history = {});
 Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f);
 
 }  // namespace dg

@@ -3,6 +3,7 @@
 // common/storage/block_rows.h's.
 #include "roles/server/block_answers.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -53,10 +54,11 @@ Result<BufferList> ServePullBlock(const PartitionStore& store, const PullBlockRe
 
 namespace {
 
-Status CheckSkip(const std::string& what, const int32_t* skip, int64_t s, int64_t m) {
+// skip and cand: strictly ascending positions in dst.
+Status CheckPositions(const std::string& what, const char* field, const int32_t* skip, int64_t s, int64_t m) {
   for (int64_t i = 0; i < s; ++i)
     if (skip[i] < 0 || skip[i] >= m || (i > 0 && skip[i] <= skip[i - 1]))
-      return Status::InvalidArgument(what + ": skip[" + std::to_string(i) + "] = " + std::to_string(skip[i]) +
+      return Status::InvalidArgument(what + ": " + field + "[" + std::to_string(i) + "] = " + std::to_string(skip[i]) +
                                      " is not a position in dst (0.." + std::to_string(m - 1) +
                                      ") above the one before");
   return Status::OK();
@@ -71,7 +73,10 @@ struct SplitSources {
   int64_t k = 0;  // destinations with an owned source
 };
 
-SplitSources SplitByOwner(const SampleResult& sampled, int64_t m, int64_t base, int64_t owned) {
+// `sampled` holds the destinations that are not hits, in order; a hit's
+// counts are 0.
+SplitSources SplitByOwner(const SampleResult& sampled, int64_t m, int64_t base, int64_t owned,
+                          const std::vector<char>& hit) {
   SplitSources out;
   out.own_counts = Array::Zeros(DType::kInt32, {m});
   out.remote_counts = Array::Zeros(DType::kInt32, {m});
@@ -79,8 +84,9 @@ SplitSources SplitByOwner(const SampleResult& sampled, int64_t m, int64_t base, 
   int32_t* rc = out.remote_counts.as<int32_t>();
   out.local_src.reserve(sampled.src.size());
   int64_t at = 0;
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t t = 0; t < sampled.counts[i]; ++t) {
+  for (int64_t i = 0, row = 0; i < m; ++i) {
+    if (hit[i]) continue;
+    for (int64_t t = 0; t < sampled.counts[row]; ++t) {
       const int64_t s = sampled.src[at + t];
       if (s >= base && s < base + owned) {
         out.local_src.push_back(static_cast<int32_t>(s - base));
@@ -90,14 +96,15 @@ SplitSources SplitByOwner(const SampleResult& sampled, int64_t m, int64_t base, 
         ++rc[i];
       }
     }
-    at += sampled.counts[i];
+    at += sampled.counts[row++];
     out.k += oc[i] > 0;
   }
   return out;
 }
 
-// dst without the skipped positions.
-std::vector<int32_t> SentRows(const int32_t* dst, int64_t m, const int32_t* skip, int64_t s) {
+// dst without the skipped positions and the hits.
+std::vector<int32_t> SentRows(const int32_t* dst, int64_t m, const int32_t* skip, int64_t s,
+                              const std::vector<char>& hit) {
   std::vector<int32_t> rows;
   rows.reserve(static_cast<size_t>(m - s));
   for (int64_t i = 0, j = 0; i < m; ++i) {
@@ -105,9 +112,53 @@ std::vector<int32_t> SentRows(const int32_t* dst, int64_t m, const int32_t* skip
       ++j;
       continue;
     }
-    rows.push_back(dst[i]);
+    if (!hit[i]) rows.push_back(dst[i]);
   }
   return rows;
+}
+
+// The stored rows that answer for destinations (SAMPLE_BLOCK with a history):
+// per position of dst whether it hits, the hits' positions and their rows
+// (float32 [h, W], without the step slots).
+struct HistoryHits {
+  std::vector<char> hit;
+  std::vector<int32_t> pos;
+  Array rows;
+  int64_t bytes = 0;  // of pos and rows
+};
+
+Result<HistoryHits> ReadHistory(const PartitionStore& store, const SampleBlockRequest& req, const int64_t* ids,
+                                int64_t m, const std::string& what) {
+  HistoryHits h;
+  h.hit.assign(static_cast<size_t>(m), 0);
+  if (req.history.empty()) return h;
+  const int64_t c = req.cand.numel();
+  const int32_t* cand = req.cand.as<int32_t>();
+  DG_RETURN_IF_ERROR(CheckPositions(what, "cand", cand, c, m));
+  DG_ASSIGN_OR_RETURN(TensorMeta meta, store.Meta(TensorKind::kMutableNode, req.history));
+  if (meta.dtype != DType::kFloat32 || meta.shape.size() != 2 || meta.shape[1] < 3)
+    return Status::InvalidArgument(what + ": history '" + req.history +
+                                   "' must be a float32 [N, W + 2] mutable tensor (a row, then its step)");
+  const int64_t width = meta.shape[1] - 2;
+  std::vector<int64_t> cand_ids(static_cast<size_t>(c));
+  for (int64_t t = 0; t < c; ++t) cand_ids[t] = ids[cand[t]];
+  DG_ASSIGN_OR_RETURN(Array stored, store.Pull(TensorKind::kMutableNode, req.history, cand_ids.data(), cand_ids.size()));
+  std::vector<int64_t> rows;
+  for (int64_t t = 0; t < c; ++t) {
+    const int64_t written = StoredRowStep(static_cast<const uint8_t*>(stored.data) + t * stored.row_bytes(),
+                                          stored.row_bytes());
+    if (!StoredRowFresh(written, req.step, req.max_age)) continue;
+    h.hit[cand[t]] = 1;
+    h.pos.push_back(cand[t]);
+    rows.push_back(t);
+  }
+  const int64_t n = static_cast<int64_t>(rows.size());
+  DG_ASSIGN_OR_RETURN(h.rows, Array::TryUninitialized(DType::kFloat32, {n, width}, what + " stored rows"));
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(h.rows.as<float>() + i * width, static_cast<const uint8_t*>(stored.data) + rows[i] * stored.row_bytes(),
+                static_cast<size_t>(width) * sizeof(float));
+  h.bytes = n * (width * 4 + 4);
+  return h;
 }
 
 // int32 ids below 2^31 nodes, else int64.
@@ -125,10 +176,10 @@ Array RemoteSrcArray(const std::vector<int64_t>& remote, bool wide) {
 // The answer's size at worst: own rows and one sum per destination, plus the
 // ids of every edge.
 Status CheckSampleBlockAnswer(const std::string& what, int64_t m, int64_t elems, int64_t bound, WireDType wire,
-                              const SampleBlockLimits& limits) {
+                              const SampleBlockLimits& limits, int64_t stored_bytes) {
   const bool wide = limits.num_nodes > INT32_MAX;
   const unsigned __int128 answer = (unsigned __int128)(2 * m) * (unsigned __int128)elems * WireDTypeSize(wire) +
-                                   (unsigned __int128)bound * (wide ? 8 : 4) + 8 * m + 512;
+                                   (unsigned __int128)bound * (wide ? 8 : 4) + 12 * m + stored_bytes + 512;
   if (answer > (unsigned __int128)limits.max_answer_bytes)
     return Status::ResourceExhausted(what + ": " + std::to_string(m) + " destinations and up to " +
                                      std::to_string(bound) + " sampled edges would be over the frame limit of " +
@@ -150,25 +201,35 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
   DG_RETURN_IF_ERROR(CheckOffsets(what, "dst", dst, m, owned));
   const int64_t s = req.skip.numel();
   const int32_t* skip = req.skip.as<int32_t>();
-  DG_RETURN_IF_ERROR(CheckSkip(what, skip, s, m));
+  DG_RETURN_IF_ERROR(CheckPositions(what, "skip", skip, s, m));
   if (req.spec.replace && req.spec.fanout > limits.max_fanout)
     return Status::ResourceExhausted(what + ": fanout " + std::to_string(req.spec.fanout) +
                                      " with replacement is over this server's limit of " +
                                      std::to_string(limits.max_fanout) + " (limits.max_fanout)");
   std::vector<int64_t> ids(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i) ids[i] = base + dst[i];
-  DG_ASSIGN_OR_RETURN(int64_t bound, store.SampleBound(ids.data(), ids.size(), req.spec));
+  DG_ASSIGN_OR_RETURN(HistoryHits hits, ReadHistory(store, req, ids.data(), m, what));
+  std::vector<int64_t> sampled_ids;  // the destinations without a stored row
+  for (int64_t i = 0; i < m; ++i)
+    if (!hits.hit[i]) sampled_ids.push_back(ids[i]);
+  DG_ASSIGN_OR_RETURN(int64_t bound, store.SampleBound(sampled_ids.data(), sampled_ids.size(), req.spec));
   const int64_t elems = table->shape[1];
-  DG_RETURN_IF_ERROR(CheckSampleBlockAnswer(what, m, elems, bound, req.wire, limits));
+  DG_RETURN_IF_ERROR(CheckSampleBlockAnswer(what, m, elems, bound, req.wire, limits, hits.bytes));
   SampleResult sampled;
-  DG_RETURN_IF_ERROR(store.Sample(ids.data(), ids.size(), req.spec, &sampled));
-  SplitSources split = SplitByOwner(sampled, m, base, owned);
-  const std::vector<int32_t> sent_rows = SentRows(dst, m, skip, s);
-  const int64_t n_own = m - s;
+  DG_RETURN_IF_ERROR(store.Sample(sampled_ids.data(), sampled_ids.size(), req.spec, &sampled));
+  SplitSources split = SplitByOwner(sampled, m, base, owned, hits.hit);
+  const std::vector<int32_t> sent_rows = SentRows(dst, m, skip, s, hits.hit);
+  const int64_t n_own = static_cast<int64_t>(sent_rows.size());
   DG_ASSIGN_OR_RETURN(Array sums, Array::TryZeros(DType::kFloat32, {split.k, elems}, what));
   SumRows(table->as<float>(), elems, split.own_counts.as<int32_t>(), m, split.local_src.data(),
           static_cast<int64_t>(split.local_src.size()), nullptr, sums.as<float>());
   Encoder enc;
+  if (!req.history.empty()) {
+    Array pos = Array::Zeros(DType::kInt32, {static_cast<int64_t>(hits.pos.size())});
+    std::copy(hits.pos.begin(), hits.pos.end(), pos.as<int32_t>());
+    enc.ArrayRef(pos);
+    enc.ArrayRef(hits.rows);
+  }
   EncodeTableWireRows(&enc, req.wire, TableOf(*table), elems, sent_rows.data(), n_own);
   enc.ArrayRef(split.own_counts);
   EncodeWireRows(&enc, req.wire, sums.as<float>(), split.k, elems, sums.holder);

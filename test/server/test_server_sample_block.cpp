@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 
 #include "common/client/block_input.h"
 #include "common/client/dist_neighbor_source.h"
@@ -55,16 +56,18 @@ void RequireSameInput(const MiniBatch& fused, const MiniBatch& ref, bool exact) 
     else REQUIRE(std::abs(a - b) <= 1e-5f * (1 + std::abs(b)));
   }
   REQUIRE(fused.labels.shape == ref.labels.shape);
-  for (int64_t k = 0; k < ref.labels.numel(); ++k) REQUIRE(fused.labels.as<int64_t>()[k] == ref.labels.as<int64_t>()[k]);
+  for (int64_t k = 0; !ref.labels.shape.empty() && k < ref.labels.numel(); ++k) REQUIRE(fused.labels.as<int64_t>()[k] == ref.labels.as<int64_t>()[k]);
 }
 
 std::string SamplePayload(const std::string& name, int64_t fanout, bool replace, std::vector<int32_t> dst,
-                          std::vector<int32_t> skip = {}) {
+                          std::vector<int32_t> skip = {}, const SampleBlockHistory& history = {},
+                          std::vector<int32_t> cand = {}) {
   auto ids = std::make_shared<PullBlockIds>();
   ids->rows = std::move(dst);
   ids->skip = std::move(skip);
+  ids->cand = std::move(cand);
   Encoder e;
-  EncodeSampleBlock(&e, name, WireDType::kFloat32, Hop(fanout, replace, 9, "", false), ids);
+  EncodeSampleBlock(&e, name, WireDType::kFloat32, Hop(fanout, replace, 9, "", false), ids, history);
   return e.Finish().Flatten();
 }
 
@@ -116,6 +119,78 @@ TEST_CASE("SAMPLE_BLOCK gives the batch that sampling then PULL_BLOCK gives", "[
           }
         }
       }
+    }
+  }
+}
+
+TEST_CASE("SAMPLE_BLOCK with a history answers the candidates whose stored row is young enough and samples the "
+          "rest as SAMPLE_BLOCK does",
+          "[server][pull_block][historical]") {
+  constexpr int64_t N = 2000, W = 3, kStep = 10, kMaxAge = 4;
+  for (int parts : {2, 3}) {
+    auto tg = MakeTestGraph(N, 16000, 7, parts, 11);
+    ServerCluster cluster;
+    cluster.Start(tg->json, parts, 2);  // stored rows live on each partition's first server
+    for (bool local : {false, true}) {
+      INFO(parts << " parts, local partition 0: " << local);
+      ClientOptions co = FastClientOptions();
+      if (local) co.local_partitions = {0};
+      auto client = ConnectClient(*tg, cluster, co, "", "trainer");
+      DistNeighborSource source(client.get());
+      InitTensorSpec spec;
+      spec.name = local ? "hist_local" : "hist";
+      spec.shape = {N, W + 2};
+      REQUIRE(client->InitTensor(spec).ok());
+      // Node v (v % 3 != 0) was written at step v % 11: a row of (v, -v, v / 2), then step + 1.
+      std::vector<int64_t> written_ids;
+      for (int64_t v = 0; v < N; ++v)
+        if (v % 3 != 0) written_ids.push_back(v);
+      Array rows = Array::Zeros(DType::kFloat32, {static_cast<int64_t>(written_ids.size()), W + 2});
+      for (size_t i = 0; i < written_ids.size(); ++i) {
+        const int64_t v = written_ids[i], step1 = v % 11 + 1;
+        float* r = rows.as<float>() + i * (W + 2);
+        r[0] = static_cast<float>(v), r[1] = -static_cast<float>(v), r[2] = static_cast<float>(v) / 2;
+        std::memcpy(r + W, &step1, sizeof(step1));
+      }
+      REQUIRE(client->Push(spec.name, written_ids, rows).ok());
+      BlockHistoryRead read;
+      read.name = spec.name;
+      read.step = kStep;
+      read.max_age = kMaxAge;
+      read.width = W;
+      std::vector<int64_t> dst, want_hits, misses;
+      for (int64_t v = 1; v < N; v += 7) {
+        dst.push_back(v);
+        read.candidate.push_back(v % 2 == 0);
+        const bool hit = v % 2 == 0 && v % 3 != 0 && kStep - v % 11 <= kMaxAge;
+        (hit ? want_hits : misses).push_back(static_cast<int64_t>(dst.size() - 1));
+      }
+      REQUIRE(!want_hits.empty());
+      BlockInputOptions o;
+      o.max_dst_per_request = 61;
+      MiniBatchOptions mo;
+      mo.fanouts = {6};
+      mo.feature_name = "";
+      mo.label_name = "";
+      mo.owner_offsets = tg->config.node_map;
+      BlockHistoryHits hits;
+      auto fused = SampleBlock0WithHistory(client.get(), o, dst, mo, 5, 1, 2, read, &hits);
+      REQUIRE(fused.ok());
+      REQUIRE(hits.hit_pos == want_hits);
+      REQUIRE(hits.miss_pos == misses);
+      REQUIRE(hits.rows.shape == std::vector<int64_t>{static_cast<int64_t>(want_hits.size()), W});
+      for (size_t t = 0; t < want_hits.size(); ++t) {
+        const float v = static_cast<float>(dst[want_hits[t]]);
+        CHECK(hits.rows.as<float>()[t * W] == v);
+        CHECK(hits.rows.as<float>()[t * W + 1] == -v);
+        CHECK(hits.rows.as<float>()[t * W + 2] == v / 2);
+      }
+      std::vector<int64_t> miss_ids;
+      for (int64_t i : misses) miss_ids.push_back(dst[i]);
+      auto ref = SampleBlockInput(client.get(), &source, o, miss_ids, mo, 5, 1, 2);
+      INFO(ref.status().ToString());
+      REQUIRE(ref.ok());
+      RequireSameInput(*fused, *ref, parts == 2);
     }
   }
 }
@@ -181,6 +256,11 @@ TEST_CASE("SAMPLE_BLOCK refuses malformed requests and requests over the limits,
   ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {-1}), "skip[0] = -1");
   ExpectError(raw, id++, SamplePayload("features", 51, true, {1}), "limits.max_fanout");
   ExpectError(raw, id++, SamplePayload("features", 3, false, std::vector<int32_t>(40, 1)), "over the frame limit");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {}, {}, {0}), "no history tensor is named");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {}, {"nope", 3, 1}, {0}), "nope");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {}, {"nope", 3, 1}, {2}),
+              "cand[0] = 2 is not a position in dst");
+  ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {}, {"nope", 3, -1}, {0}), "max_age -1");
   const std::string valid = SamplePayload("features", 3, false, {0, 5, 5});
   ExpectError(raw, id++, valid.substr(0, valid.size() - 3), "SAMPLE_BLOCK");
   ExpectError(raw, id++, valid + "x", "SAMPLE_BLOCK");

@@ -182,6 +182,13 @@ Result<MiniBatch> DistCvStore::SampleWithBlockInput(const std::vector<int64_t>& 
   return dg::SampleWithBlockInput(client_, source_, block_input_, seeds, o, job_seed, epoch, batch);
 }
 
+Result<MiniBatch> DistCvStore::SampleBlock0WithHistory(const std::vector<int64_t>& dst, const MiniBatchOptions& o,
+                                                       uint64_t job_seed, int64_t epoch, int64_t batch,
+                                                       const BlockHistoryRead& read, BlockHistoryHits* hits) {
+  if (!aggregates_) return CvStore::SampleBlock0WithHistory(dst, o, job_seed, epoch, batch, read, hits);
+  return dg::SampleBlock0WithHistory(client_, block_input_, dst, o, job_seed, epoch, batch, read, hits);
+}
+
 Status DistCvStore::InitHistory(const std::string& name, int64_t dim) {
   InitTensorSpec spec;
   spec.name = name;

@@ -16,6 +16,8 @@
 //   SampleWithBlockInput  layers sampled with block 0 aggregated where the
 //                  features live (a job whose input path aggregates; the
 //                  others: aggregates() is false)
+//   SampleBlock0WithHistory  the same for block 0, with a history tensor's
+//                  rows read in its round trips (aggregates() only)
 //   AggregateEmbedding  AggregateSum of the learnt rows (node_embedding.h), with
 //                  the weight decay they owe: PULL_AGGREGATE of the servers'
 //                  table, or the rows of every in-neighbour read in process
@@ -79,6 +81,15 @@ class CvStore {
                                                  uint64_t /*job_seed*/, int64_t /*epoch*/, int64_t /*batch*/) {
     return Status::Internal("SampleWithBlockInput: this store does not aggregate block 0");
   }
+  // Block 0 of `dst` aggregated where the features live with stored rows of
+  // history tensor read.name in the same round trips (SampleBlock0WithHistory,
+  // common/client/block_input.h): the batch covers the misses.
+  virtual Result<MiniBatch> SampleBlock0WithHistory(const std::vector<int64_t>& /*dst*/,
+                                                    const MiniBatchOptions& /*o*/, uint64_t /*job_seed*/,
+                                                    int64_t /*epoch*/, int64_t /*batch*/,
+                                                    const BlockHistoryRead& /*read*/, BlockHistoryHits* /*hits*/) {
+    return Status::Internal("SampleBlock0WithHistory: this store does not aggregate block 0");
+  }
   virtual int64_t bytes() const { return bytes_; }
   // A step checkpoint of the history tensors held here (files in `dir`, one
   // .npy per tensor), and its load; none for the servers' (their CHECKPOINT
@@ -139,6 +150,9 @@ class DistCvStore : public CvStore {
   bool aggregates() const override { return aggregates_; }
   Result<MiniBatch> SampleWithBlockInput(const std::vector<int64_t>& seeds, const MiniBatchOptions& o,
                                          uint64_t job_seed, int64_t epoch, int64_t batch) override;
+  Result<MiniBatch> SampleBlock0WithHistory(const std::vector<int64_t>& dst, const MiniBatchOptions& o,
+                                            uint64_t job_seed, int64_t epoch, int64_t batch,
+                                            const BlockHistoryRead& read, BlockHistoryHits* hits) override;
   // The real socket bytes of the client (what plain sampling reports too).
   int64_t bytes() const override { return static_cast<int64_t>(client_->network_bytes()); }
 

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/net/pull_block.h"
 #include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/source/cv_store.h"
 #include "roles/trainer/trainer_util.h"
@@ -15,15 +16,9 @@ namespace {
 
 constexpr int kPrefetch = 4;  // upper batches made ahead of the step
 
-// A stored row's last two float32 slots hold the int64 step + 1 that wrote it.
+// A stored row's last two float32 slots hold the int64 step + 1 that wrote it
+// (StoredRowStep, common/net/pull_block.h).
 constexpr int64_t kStepSlots = 2;
-
-int64_t WrittenStep(const Array& rows, int64_t i) {
-  int64_t written = 0;
-  const uint8_t* row = static_cast<const uint8_t*>(rows.data) + i * rows.row_bytes();
-  std::memcpy(&written, row + rows.row_bytes() - sizeof(int64_t), sizeof(int64_t));
-  return written - 1;  // -1: never written
-}
 
 torch::Tensor Positions(const std::vector<int64_t>& v) {
   return torch::from_blob(const_cast<int64_t*>(v.data()), {static_cast<int64_t>(v.size())}, torch::kInt64).clone();
@@ -125,12 +120,41 @@ Result<bool> HistoricalTask::NextBatch(bool skip, StepSplit* split) {
   return more;
 }
 
+std::vector<char> HistoricalTask::Candidates(const std::vector<int64_t>& nodes) const {
+  std::vector<char> cand(nodes.size(), 0);
+  const bool all = spec_.historical.nodes == HistoricalNodes::kAll;
+  for (size_t i = 0; i < nodes.size() && spec_.historical.max_age_steps > 0; ++i)
+    cand[i] = (all || store_->Remote(nodes[i])) &&
+              !std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), nodes[i]);
+  return cand;
+}
+
+Status HistoricalTask::LookupWithBlock0(const std::vector<int64_t>& nodes, int64_t step, Level* level) {
+  BlockHistoryRead read;
+  read.name = History(1);
+  read.step = step;
+  read.max_age = spec_.historical.max_age_steps;
+  read.width = widths_.front();
+  read.candidate = Candidates(nodes);
+  BlockHistoryHits hits;
+  DG_ASSIGN_OR_RETURN(level->below, store_->SampleBlock0WithHistory(nodes, Options(1), spec_.seed, epoch_,
+                                                                    mb_.batch_index, read, &hits));
+  level->hit_pos = std::move(hits.hit_pos);
+  level->miss_pos = std::move(hits.miss_pos);
+  level->miss_ids = level->below.input_nodes;
+  if (!level->hit_pos.empty()) level->hit_rows = std::move(hits.rows);
+  level->aggregated = !level->miss_ids.empty();
+  lookups_ += std::count(read.candidate.begin(), read.candidate.end(), 1);
+  hits_ += static_cast<int64_t>(level->hit_pos.size());
+  return Status::OK();
+}
+
 Status HistoricalTask::Lookup(int k, const std::vector<int64_t>& nodes, int64_t step, Level* level) {
   std::vector<int64_t> cand_pos, cand_ids;
   const int64_t max_age = spec_.historical.max_age_steps;
-  const bool all = spec_.historical.nodes == HistoricalNodes::kAll;
-  for (size_t i = 0; i < nodes.size() && max_age > 0; ++i)
-    if ((all || store_->Remote(nodes[i])) && !std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), nodes[i])) {
+  const std::vector<char> cand = Candidates(nodes);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (cand[i]) {
       cand_pos.push_back(static_cast<int64_t>(i));
       cand_ids.push_back(nodes[i]);
     }
@@ -141,8 +165,8 @@ Status HistoricalTask::Lookup(int k, const std::vector<int64_t>& nodes, int64_t 
   std::vector<char> hit(nodes.size(), 0);
   std::vector<int64_t> hit_rows;  // rows of `rows`
   for (size_t c = 0; c < cand_ids.size(); ++c) {
-    const int64_t written = WrittenStep(rows, static_cast<int64_t>(c));
-    if (written < 0 || step - written > max_age) continue;
+    const int64_t written = StoredRowStep(static_cast<const uint8_t*>(rows.data) + c * rows.row_bytes(), rows.row_bytes());
+    if (!StoredRowFresh(written, step, max_age)) continue;
     hit[cand_pos[c]] = 1;
     level->hit_pos.push_back(cand_pos[c]);
     hit_rows.push_back(static_cast<int64_t>(c));
@@ -185,6 +209,11 @@ Result<BatchLoss> HistoricalTask::Loss() {
   const std::vector<int64_t>* nodes = &mb_.input_nodes;
   for (int j = static_cast<int>(hl.size()) - 1; j >= 0; --j) {
     Level& lv = levels[j];
+    if (j == 0 && aggregate_ && hl[0] == 1 && spec_.historical.max_age_steps > 0) {
+      DG_RETURN_IF_ERROR(LookupWithBlock0(*nodes, step, &lv));
+      nodes = &lv.below.input_nodes;
+      continue;
+    }
     DG_RETURN_IF_ERROR(Lookup(hl[j], *nodes, step, &lv));
     lv.aggregated = j == 0 && aggregate_ && !lv.miss_ids.empty();
     if (lv.aggregated) {

@@ -25,7 +25,11 @@
 // In a job whose input path aggregates block 0 (train.input_aggregation) and
 // with a model offering forward_layer_agg, the lowest misses' block 0 is
 // aggregated at the servers as the node task's is (SampleWithBlockInput), and
-// layer 0 runs through forward_layer_agg.
+// layer 0 runs through forward_layer_agg. When that lowest historical layer
+// is 1, V_1 is block 0's destinations: one SAMPLE_BLOCK per partition both
+// answers the hits with their stored rows (the servers check the ages) and
+// samples and sums the misses' block 0 (SampleBlock0WithHistory), so stored
+// rows cost no round trip of their own.
 //
 // The store (history tensor hist_k: float32 [N, width + 2], the row, then the
 // int64 step + 1 that wrote it, 0 = never) is the servers' DistTensors in a
@@ -80,6 +84,11 @@ class HistoricalTask : public NodeTask {
   std::string History(int k) const { return "hist_h" + std::to_string(k); }
   // Reads V_k's candidates' rows and splits V_k (the batch's seeds never hit).
   Status Lookup(int k, const std::vector<int64_t>& nodes, int64_t step, Level* level);
+  // Lookup and the misses' aggregated block 0 in one set of round trips (the
+  // servers check the ages): the lowest level when it is layer 1.
+  Status LookupWithBlock0(const std::vector<int64_t>& nodes, int64_t step, Level* level);
+  // Per node of V_k: may a stored row stand in (not a seed; remote unless nodes: all).
+  std::vector<char> Candidates(const std::vector<int64_t>& nodes) const;
   Status PushRows(int k, const std::vector<int64_t>& ids, const torch::Tensor& rows, int64_t step);
   Result<torch::Tensor> LowestRows(const Level& lowest, const std::vector<int64_t>& nodes);
 
