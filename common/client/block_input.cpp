@@ -192,8 +192,17 @@ struct SampledBlockFill {
   // whether a stored row answered it and that row (width floats).
   const BlockHistoryRead* history = nullptr;
   std::vector<char> hit;
-  std::vector<float> stored;
+  std::vector<float> stored;        // the hits' rows in arrival order
+  std::vector<int64_t> stored_at;   // per destination: its row's index in stored
 };
+
+// A hit of destination `row`: its stored row.
+void AddStoredRow(SampledBlockFill& b, int64_t row, const float* stored) {
+  const int64_t W = b.history->width;
+  b.hit[row] = 1;
+  b.stored_at[row] = static_cast<int64_t>(b.stored.size()) / W;
+  b.stored.insert(b.stored.end(), stored, stored + W);
+}
 
 // by_part's destinations go out at once (SAMPLE_BLOCK), max_dst_per_request
 // a request. Own rows the feature cache holds are not asked for (ids->skip);
@@ -362,11 +371,9 @@ Status ApplySampleBlockReply(SampledBlockFill& b, const Piece& pc, const SampleB
   const int32_t* own_counts = r.own_counts.as<int32_t>();
   const int32_t* remote_counts = r.remote_counts.as<int32_t>();
   const int64_t h = NumHits(r), W = b.history ? b.history->width : 0;
-  for (int64_t t = 0; t < h; ++t) {
-    const int64_t row = pc.row_pos[r.hit.as<int32_t>()[t]];
-    b.hit[row] = 1;
-    std::memcpy(b.stored.data() + row * W, r.stored.as<float>() + t * W, static_cast<size_t>(W) * 4);
-  }
+  for (int64_t t = 0; t < h; ++t) AddStoredRow(b, pc.row_pos[r.hit.as<int32_t>()[t]], r.stored.as<float>() + t * W);
+  for (int64_t i = 0; b.history && i < m; ++i)  // the sums of the misses start at 0 (see FillSampledBlock)
+    if (!b.hit[pc.row_pos[i]]) std::memset(b.np + pc.row_pos[i] * F, 0, static_cast<size_t>(F) * 4);
   int64_t at = 0;
   for (int64_t i = 0, sent = 0, sk = 0; i < m; ++i) {
     const int64_t row = pc.row_pos[i];
@@ -462,8 +469,7 @@ Status ReadLocalStoredRows(SampledBlockFill& b, const std::vector<int64_t>& loca
     const int64_t i = local_cand[c];
     const float* row = rows.as<float>() + c * (h.width + 2);
     if (StoredRowFresh(StoredRowStep(row, rows.row_bytes()), h.step, h.max_age)) {
-      b.hit[i] = 1;
-      std::memcpy(b.stored.data() + i * h.width, row, static_cast<size_t>(h.width) * 4);
+      AddStoredRow(b, i, row);
     } else {
       (*mapped)[b.client->book().Owner(ids[c])].push_back(i);
     }
@@ -479,7 +485,8 @@ void KeepMisses(SampledBlockFill& b, Array* x, Array* neigh, BlockHistoryHits* h
   const int64_t h = static_cast<int64_t>(hits->hit_pos.size()), k = n - h;
   hits->rows = Array::Zeros(DType::kFloat32, {h, W});
   for (int64_t t = 0; t < h; ++t)
-    std::memcpy(hits->rows.as<float>() + t * W, b.stored.data() + hits->hit_pos[t] * W, static_cast<size_t>(W) * 4);
+    std::memcpy(hits->rows.as<float>() + t * W, b.stored.data() + b.stored_at[hits->hit_pos[t]] * W,
+                static_cast<size_t>(W) * 4);
   Array xm = Array::Zeros(DType::kFloat32, {k, F}), nm = Array::Zeros(DType::kFloat32, {k, F});
   std::vector<int64_t> deg(static_cast<size_t>(k));
   for (int64_t t = 0; t < k; ++t) {
@@ -505,12 +512,15 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
     return Status::InvalidArgument("SampleBlockInput: no float32 [N, F] node array '" + o.feature_name + "'");
   const int64_t F = info->second.shape[1], n = static_cast<int64_t>(dst.size());
   DG_ASSIGN_OR_RETURN(Array x, Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input rows"));
-  DG_ASSIGN_OR_RETURN(Array neigh, Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
+  // With stored rows most destinations hit: only the misses' sum rows are
+  // zeroed (and so touched), the rest of the array is never written.
+  DG_ASSIGN_OR_RETURN(Array neigh, history ? Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input sums")
+                                           : Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
   SampledBlockFill b{client, o, dst, F, x.as<float>(), neigh.as<float>(), std::vector<int64_t>(static_cast<size_t>(n), 0)};
   b.history = history;
   if (history) {
     b.hit.assign(static_cast<size_t>(n), 0);
-    b.stored.assign(static_cast<size_t>(n * history->width), 0.0f);
+    b.stored_at.assign(static_cast<size_t>(n), -1);
   }
   // Destinations by owner: asked of its servers, or read from the mmap of a
   // machine-local partition (a candidate there once its stored row is read).
@@ -525,6 +535,8 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
   std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
   SendSampleBlocks(b, spec, asked, &samples);
   DG_RETURN_IF_ERROR(ReadLocalStoredRows(b, local_cand, &mapped));
+  for (size_t p = 0; history && p < mapped.size(); ++p)
+    for (int64_t i : mapped[p]) std::memset(b.np + i * F, 0, static_cast<size_t>(F) * 4);
   SumSplitter sums(client, o, b.np);
   DG_RETURN_IF_ERROR(SampleLocalBlocks(b, spec, mapped, &sums));
   DG_RETURN_IF_ERROR(sums.Flush());
