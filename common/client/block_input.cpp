@@ -190,11 +190,24 @@ struct SampledBlockFill {
   std::vector<int64_t> deg;
   // With stored rows (SampleBlock0WithHistory): the ask, and per destination
   // whether a stored row answered it and that row (width floats).
+  // Per destination: its batch row. Without stored rows the destination's
+  // position; with them, misses take rows 0, 1, ... as they become known
+  // (the hits take none), so only the misses' rows are ever written.
+  std::vector<int64_t> out = {};
+  int64_t next_out = 0;
   const BlockHistoryRead* history = nullptr;
-  std::vector<char> hit;
-  std::vector<float> stored;        // the hits' rows in arrival order
-  std::vector<int64_t> stored_at;   // per destination: its row's index in stored
+  std::vector<char> hit = {};
+  std::vector<float> stored = {};       // the hits' rows in arrival order
+  std::vector<int64_t> stored_at = {};  // per destination: its row's index in stored
 };
+
+// A miss's batch row, its sum row zeroed (with stored rows, see out).
+int64_t TakeRow(SampledBlockFill& b, int64_t i) {
+  if (!b.history) return b.out[i];
+  b.out[i] = b.next_out++;
+  std::memset(b.np + b.out[i] * b.F, 0, static_cast<size_t>(b.F) * 4);
+  return b.out[i];
+}
 
 // A hit of destination `row`: its stored row.
 void AddStoredRow(SampledBlockFill& b, int64_t row, const float* stored) {
@@ -206,7 +219,9 @@ void AddStoredRow(SampledBlockFill& b, int64_t row, const float* stored) {
 
 // by_part's destinations go out at once (SAMPLE_BLOCK), max_dst_per_request
 // a request. Own rows the feature cache holds are not asked for (ids->skip);
-// they go into the batch as the wire would give them.
+// they go into the batch as the wire would give them. With stored rows the
+// cache is not consulted (a destination's batch row is known only once its
+// answer says it misses).
 void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::vector<std::vector<int64_t>>& by_part,
                       std::vector<Piece>* samples) {
   const BlockInputOptions& o = b.o;
@@ -225,7 +240,7 @@ void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::ve
       const size_t e = std::min(rows.size(), a + static_cast<size_t>(chunk));
       pc.row_pos.assign(rows.begin() + a, rows.begin() + e);
       for (int64_t i : pc.row_pos) pc.ids->rows.push_back(static_cast<int32_t>(b.dst[i] - base[p]));
-      for (size_t j = 0; cache && j < pc.row_pos.size(); ++j) {
+      for (size_t j = 0; cache && !h && j < pc.row_pos.size(); ++j) {
         const int64_t i = pc.row_pos[j];
         const float* row = cache->Find(b.dst[i]);
         if (!row) continue;
@@ -255,12 +270,13 @@ Status SampleLocalBlocks(SampledBlockFill& b, const SampleSpec& spec, const std:
   for (int p = 0; p < static_cast<int>(by_part.size()); ++p) {
     if (by_part[p].empty()) continue;
     const PartitionStore& store = *b.client->local_store(p);
-    const std::vector<int64_t>& rows = by_part[p];
-    std::vector<int64_t> ids(rows.size());
-    std::vector<int32_t> offsets(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-      ids[i] = b.dst[rows[i]];
+    const std::vector<int64_t>& dst_pos = by_part[p];
+    std::vector<int64_t> ids(dst_pos.size()), rows(dst_pos.size());  // rows: batch rows
+    std::vector<int32_t> offsets(dst_pos.size());
+    for (size_t i = 0; i < dst_pos.size(); ++i) {
+      ids[i] = b.dst[dst_pos[i]];
       offsets[i] = static_cast<int32_t>(ids[i] - base[p]);
+      rows[i] = TakeRow(b, dst_pos[i]);
     }
     DG_RETURN_IF_ERROR(AddPullBlock(store, b.o.feature_name, offsets.data(), static_cast<int64_t>(rows.size()),
                                     rows.data(), nullptr, 0, nullptr, 0, b.xp, nullptr, nullptr));
@@ -372,13 +388,16 @@ Status ApplySampleBlockReply(SampledBlockFill& b, const Piece& pc, const SampleB
   const int32_t* remote_counts = r.remote_counts.as<int32_t>();
   const int64_t h = NumHits(r), W = b.history ? b.history->width : 0;
   for (int64_t t = 0; t < h; ++t) AddStoredRow(b, pc.row_pos[r.hit.as<int32_t>()[t]], r.stored.as<float>() + t * W);
-  for (int64_t i = 0; b.history && i < m; ++i)  // the sums of the misses start at 0 (see FillSampledBlock)
-    if (!b.hit[pc.row_pos[i]]) std::memset(b.np + pc.row_pos[i] * F, 0, static_cast<size_t>(F) * 4);
+  std::vector<int64_t> rows(static_cast<size_t>(m), -1);  // batch rows; -1: a hit
   int64_t at = 0;
   for (int64_t i = 0, sent = 0, sk = 0; i < m; ++i) {
-    const int64_t row = pc.row_pos[i];
+    if (h > 0 && b.hit[pc.row_pos[i]]) {  // no own row; counts 0 (if not, their sources are left out)
+      at += remote_counts[i];
+      continue;
+    }
+    const int64_t row = rows[i] = TakeRow(b, pc.row_pos[i]);
     if (sk < static_cast<int64_t>(skip.size()) && skip[sk] == i) ++sk;  // from the cache, above
-    else if (!(h > 0 && b.hit[row])) r.own.Row(sent++, b.xp + row * F);
+    else r.own.Row(sent++, b.xp + row * F);
     const int32_t c = remote_counts[i];
     b.deg[row] = own_counts[i] + c;
     DG_RETURN_IF_ERROR(r.remote_src.dtype == DType::kInt32 ? sums->Add(row, r.remote_src.as<int32_t>() + at, c)
@@ -387,8 +406,10 @@ Status ApplySampleBlockReply(SampledBlockFill& b, const Piece& pc, const SampleB
   }
   DG_RETURN_IF_ERROR(sums->Flush());
   int64_t s = 0;
-  for (int64_t i = 0; i < m; ++i)
-    if (own_counts[i] > 0) r.part_sums.AddRow(s++, b.np + pc.row_pos[i] * F);
+  for (int64_t i = 0; i < m; ++i) {
+    if (own_counts[i] > 0 && rows[i] >= 0) r.part_sums.AddRow(s, b.np + rows[i] * F);
+    s += own_counts[i] > 0;
+  }
   return Status::OK();
 }
 
@@ -478,26 +499,22 @@ Status ReadLocalStoredRows(SampledBlockFill& b, const std::vector<int64_t>& loca
   return Status::OK();
 }
 
-// Keeps the batch rows the stored rows did not answer (SampleBlock0WithHistory).
-void KeepMisses(SampledBlockFill& b, Array* x, Array* neigh, BlockHistoryHits* hits) {
-  const int64_t n = static_cast<int64_t>(b.dst.size()), F = b.F, W = b.history->width;
-  for (int64_t i = 0; i < n; ++i) (b.hit[i] ? hits->hit_pos : hits->miss_pos).push_back(i);
-  const int64_t h = static_cast<int64_t>(hits->hit_pos.size()), k = n - h;
+// The hits' positions and rows, the misses' positions in batch row order,
+// and the batch cut to the misses' rows (SampleBlock0WithHistory).
+void SplitHits(SampledBlockFill& b, Array* x, Array* neigh, BlockHistoryHits* hits) {
+  const int64_t n = static_cast<int64_t>(b.dst.size()), W = b.history->width, k = b.next_out;
+  hits->miss_pos.assign(static_cast<size_t>(k), -1);
+  for (int64_t i = 0; i < n; ++i) {
+    if (b.hit[i]) hits->hit_pos.push_back(i);
+    else hits->miss_pos[b.out[i]] = i;
+  }
+  const int64_t h = static_cast<int64_t>(hits->hit_pos.size());
   hits->rows = Array::Zeros(DType::kFloat32, {h, W});
   for (int64_t t = 0; t < h; ++t)
     std::memcpy(hits->rows.as<float>() + t * W, b.stored.data() + b.stored_at[hits->hit_pos[t]] * W,
                 static_cast<size_t>(W) * 4);
-  Array xm = Array::Zeros(DType::kFloat32, {k, F}), nm = Array::Zeros(DType::kFloat32, {k, F});
-  std::vector<int64_t> deg(static_cast<size_t>(k));
-  for (int64_t t = 0; t < k; ++t) {
-    const int64_t i = hits->miss_pos[t];
-    std::memcpy(xm.as<float>() + t * F, b.xp + i * F, static_cast<size_t>(F) * 4);
-    std::memcpy(nm.as<float>() + t * F, b.np + i * F, static_cast<size_t>(F) * 4);
-    deg[t] = b.deg[i];
-  }
-  *x = std::move(xm);
-  *neigh = std::move(nm);
-  b.deg = std::move(deg);
+  x->shape[0] = neigh->shape[0] = k;  // rows k.. were never written
+  b.deg.resize(static_cast<size_t>(k));
 }
 
 // Block 0 sampled where its destinations live (SAMPLE_BLOCK): the input rows,
@@ -517,6 +534,8 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
   DG_ASSIGN_OR_RETURN(Array neigh, history ? Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input sums")
                                            : Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
   SampledBlockFill b{client, o, dst, F, x.as<float>(), neigh.as<float>(), std::vector<int64_t>(static_cast<size_t>(n), 0)};
+  b.out.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) b.out[i] = i;
   b.history = history;
   if (history) {
     b.hit.assign(static_cast<size_t>(n), 0);
@@ -535,8 +554,6 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
   std::vector<Piece> samples;  // row_pos = batch rows of ids->rows
   SendSampleBlocks(b, spec, asked, &samples);
   DG_RETURN_IF_ERROR(ReadLocalStoredRows(b, local_cand, &mapped));
-  for (size_t p = 0; history && p < mapped.size(); ++p)
-    for (int64_t i : mapped[p]) std::memset(b.np + i * F, 0, static_cast<size_t>(F) * 4);
   SumSplitter sums(client, o, b.np);
   DG_RETURN_IF_ERROR(SampleLocalBlocks(b, spec, mapped, &sums));
   DG_RETURN_IF_ERROR(sums.Flush());
@@ -552,10 +569,7 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
     if (!st.ok()) first_error = st;
   }
   DG_RETURN_IF_ERROR(ReceiveSumPieces(sums.sent, o, F, b.np, deadline, first_error));
-  if (history) {
-    KeepMisses(b, &x, &neigh, hits);
-    b.np = neigh.as<float>();
-  }
+  if (history) SplitHits(b, &x, &neigh, hits);
   mb->blocks[0] = SampledDegreesBlock(b.deg, F, b.np);
   mb->input_nodes = dst;
   if (history) {

@@ -83,15 +83,18 @@ struct BlockHistoryRead {
   std::vector<char> candidate;  // per destination
 };
 struct BlockHistoryHits {
-  std::vector<int64_t> hit_pos, miss_pos;  // positions in the destinations, ascending
-  Array rows;                              // float32 [hits, width], in hit_pos order
+  std::vector<int64_t> hit_pos;   // positions in the destinations, ascending
+  std::vector<int64_t> miss_pos;  // positions in the destinations, in the batch's row order
+  Array rows;                     // float32 [hits, width], in hit_pos order
 };
 
 // Block 0 of `dst` (options.fanouts = {layer 0's}) sampled and summed where
 // the destinations live, as SampleBlockInput's, with stored rows in the same
 // round trips: the batch covers the misses only (input_nodes and seeds =
 // dst[miss_pos], features, input_neigh_mean and block 0 as SampleBlockInput's
-// for them). A miss's edges are the ones SampleBlockInput samples for it.
+// for them, in that order: machine-local ones first, then each partition's
+// as its answers come in send order). A miss's edges are the ones
+// SampleBlockInput samples for it. The feature cache is not used.
 // Candidates on a machine-local partition have their stored rows read from
 // its server (a PULL while the SAMPLE_BLOCKs are out); local misses are
 // sampled from the mmap.
