@@ -179,7 +179,7 @@ Status CheckSampleBlockAnswer(const std::string& what, int64_t m, int64_t elems,
                               const SampleBlockLimits& limits, int64_t stored_bytes) {
   const bool wide = limits.num_nodes > INT32_MAX;
   const unsigned __int128 answer = (unsigned __int128)(2 * m) * (unsigned __int128)elems * WireDTypeSize(wire) +
-                                   (unsigned __int128)bound * (wide ? 8 : 4) + 12 * m + stored_bytes + 512;
+                                   (unsigned __int128)bound * (wide ? 8 : 4) + 8 * m + stored_bytes + 512;
   if (answer > (unsigned __int128)limits.max_answer_bytes)
     return Status::ResourceExhausted(what + ": " + std::to_string(m) + " destinations and up to " +
                                      std::to_string(bound) + " sampled edges would be over the frame limit of " +
