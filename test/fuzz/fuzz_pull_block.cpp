@@ -2,8 +2,12 @@
 // the server's answers, roles/server/block_answers.h, compiled in).
 // The first byte picks the side: 0 mod 4 = the server decodes a PULL_BLOCK
 // request and serves it from a small partition in memory (every offset, count
-// and limit is checked there), 2 mod 4 = the same for SAMPLE_BLOCK, odd = the
+// and limit is checked there), 2 mod 4 = the same for SAMPLE_BLOCK (with
+// stored rows in the mutable tensor "hist"), odd = the
 // client decodes a PULL_BLOCK reply (two wire rows) in the dtype bits 1-2 name.
+#include <cstdlib>
+#include <cstring>
+
 #include "common/net/pull_block.h"
 #include "roles/server/block_answers.h"
 #include "test/fuzz/fuzz_input.h"
@@ -29,7 +33,22 @@ const PartitionStore& Store() {
     p.node_data["features"] = Array::Zeros(DType::kFloat32, {8, 4});
     for (int i = 0; i < 32; ++i) p.node_data["features"].as<float>()[i] = 0.25f * static_cast<float>(i) - 3.0f;
     p.node_data["labels"] = Array::Zeros(DType::kInt64, {8});
-    return new PartitionStore(c, std::move(p), false);
+    auto* s = new PartitionStore(c, std::move(p), true);
+    // Stored rows for SAMPLE_BLOCK's history: [8, 3 + 2], node i written at step i.
+    InitTensorSpec hist;
+    hist.name = "hist";
+    hist.shape = {8, 5};
+    bool created = false;
+    if (!s->InitTensor(hist, &created).ok()) abort();
+    Array rows = Array::Zeros(DType::kFloat32, {8, 5});
+    std::vector<int64_t> ids(8);
+    for (int64_t i = 0; i < 8; ++i) {
+      ids[i] = i;
+      const int64_t written = i + 1;
+      std::memcpy(rows.as<float>() + i * 5 + 3, &written, sizeof(written));
+    }
+    if (!s->Push("hist", ids.data(), ids.size(), rows, PushMode::kOverwrite).ok()) abort();
+    return s;
   }();
   return *store;
 }

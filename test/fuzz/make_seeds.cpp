@@ -169,6 +169,14 @@ int main(int argc, char** argv) {
     EncodeWireRows(&e, WireDType::kFloat16, rows.data(), 2, 4);
     EncodeWireRows(&e, WireDType::kFloat16, rows.data(), 1, 4);
     Put("pull_block", "reply_f16", Sel(3, e.Finish()));
+    auto sample = std::make_shared<PullBlockIds>();  // SAMPLE_BLOCK with stored rows (selector 2)
+    sample->rows = {1, 4, 6};
+    sample->cand = {0, 2};
+    SampleSpec spec;
+    spec.fanout = 3;
+    spec.seed = 9;
+    EncodeSampleBlock(&e, "features", WireDType::kFloat32, spec, sample, SampleBlockHistory{"hist", 7, 2});
+    Put("pull_block", "sample_history", Sel(2, e.Finish()));
   }
   // in_degrees, save_tensor, checkpoint, pull_aggregate: the payload alone (no
   // selector byte); the partition of fuzz_store.h owns nodes [0, 8) of 12
