@@ -188,22 +188,23 @@ struct SampledBlockFill {
   float* xp;
   float* np;
   std::vector<int64_t> deg;
-  // With stored rows (SampleBlock0WithHistory): the ask, and per destination
-  // whether a stored row answered it and that row (width floats).
-  // Per destination: its batch row. Without stored rows the destination's
-  // position; with them, misses take rows 0, 1, ... as they become known
-  // (the hits take none), so only the misses' rows are ever written.
-  std::vector<int64_t> out = {};
-  int64_t next_out = 0;
+  // With stored rows (SampleBlock0WithHistory): the ask; per destination
+  // whether a stored row answered it, and that row; and per destination its
+  // batch row: misses take rows 0, 1, ... as they become known (the hits
+  // take none), so only the misses' rows are ever written. Without stored
+  // rows a destination's batch row is its position.
   const BlockHistoryRead* history = nullptr;
   std::vector<char> hit = {};
   std::vector<float> stored = {};       // the hits' rows in arrival order
   std::vector<int64_t> stored_at = {};  // per destination: its row's index in stored
+  std::vector<int64_t> out = {};
+  int64_t next_out = 0;
 };
 
-// A miss's batch row, its sum row zeroed (with stored rows, see out).
+// Destination i's batch row; with stored rows a miss takes the next one,
+// its sum row zeroed.
 int64_t TakeRow(SampledBlockFill& b, int64_t i) {
-  if (!b.history) return b.out[i];
+  if (!b.history) return i;
   b.out[i] = b.next_out++;
   std::memset(b.np + b.out[i] * b.F, 0, static_cast<size_t>(b.F) * 4);
   return b.out[i];
@@ -230,8 +231,6 @@ void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::ve
   const FeatureCache* cache = CacheFor(b.client, o);
   uint64_t cached_rows = 0, asked_rows = 0;
   const BlockHistoryRead* h = b.history;
-  SampleBlockHistory ask;
-  if (h) ask = SampleBlockHistory{h->name, h->step, h->max_age};
   for (int p = 0; p < static_cast<int>(by_part.size()); ++p) {
     const std::vector<int64_t>& rows = by_part[p];
     for (size_t a = 0; a < rows.size(); a += static_cast<size_t>(chunk)) {
@@ -253,7 +252,7 @@ void SendSampleBlocks(SampledBlockFill& b, const SampleSpec& spec, const std::ve
       for (size_t j = 0; h && j < pc.row_pos.size(); ++j)
         if (h->candidate[pc.row_pos[j]]) pc.ids->cand.push_back(static_cast<int32_t>(j));
       Encoder enc;
-      EncodeSampleBlock(&enc, o.feature_name, o.wire, spec, pc.ids, ask);
+      EncodeSampleBlock(&enc, o.feature_name, o.wire, spec, pc.ids, h ? h->ask : SampleBlockHistory());
       // Stored rows live with the partition's mutable tensors.
       pc.call = b.client->StartRequest(p, MsgType::kSampleBlock, enc.Finish(), h != nullptr);
       samples->push_back(std::move(pc));
@@ -482,14 +481,14 @@ Status ReadLocalStoredRows(SampledBlockFill& b, const std::vector<int64_t>& loca
   const BlockHistoryRead& h = *b.history;
   std::vector<int64_t> ids(local_cand.size());
   for (size_t c = 0; c < local_cand.size(); ++c) ids[c] = b.dst[local_cand[c]];
-  DG_ASSIGN_OR_RETURN(Array rows, b.client->Pull(h.name, ids));
+  DG_ASSIGN_OR_RETURN(Array rows, b.client->Pull(h.ask.name, ids));
   if (rows.dtype != DType::kFloat32 || rows.row_elems() != h.width + 2)
-    return Status::InvalidArgument("stored rows '" + h.name + "' are " + DTypeName(rows.dtype) + " " +
+    return Status::InvalidArgument("stored rows '" + h.ask.name + "' are " + DTypeName(rows.dtype) + " " +
                                    rows.ShapeString() + ", expected float32 [n, " + std::to_string(h.width + 2) + "]");
   for (size_t c = 0; c < local_cand.size(); ++c) {
     const int64_t i = local_cand[c];
     const float* row = rows.as<float>() + c * (h.width + 2);
-    if (StoredRowFresh(StoredRowStep(row, rows.row_bytes()), h.step, h.max_age)) {
+    if (StoredRowFresh(StoredRowStep(row, rows.row_bytes()), h.ask.step, h.ask.max_age)) {
       AddStoredRow(b, i, row);
     } else {
       (*mapped)[b.client->book().Owner(ids[c])].push_back(i);
@@ -534,12 +533,11 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
   DG_ASSIGN_OR_RETURN(Array neigh, history ? Array::TryUninitialized(DType::kFloat32, {n, F}, "batch input sums")
                                            : Array::TryZeros(DType::kFloat32, {n, F}, "batch input sums"));
   SampledBlockFill b{client, o, dst, F, x.as<float>(), neigh.as<float>(), std::vector<int64_t>(static_cast<size_t>(n), 0)};
-  b.out.resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) b.out[i] = i;
   b.history = history;
   if (history) {
     b.hit.assign(static_cast<size_t>(n), 0);
     b.stored_at.assign(static_cast<size_t>(n), -1);
+    b.out.assign(static_cast<size_t>(n), -1);
   }
   // Destinations by owner: asked of its servers, or read from the mmap of a
   // machine-local partition (a candidate there once its stored row is read).
@@ -571,10 +569,11 @@ Status FillSampledBlock(DistGraphClient* client, const BlockInputOptions& o, con
   DG_RETURN_IF_ERROR(ReceiveSumPieces(sums.sent, o, F, b.np, deadline, first_error));
   if (history) SplitHits(b, &x, &neigh, hits);
   mb->blocks[0] = SampledDegreesBlock(b.deg, F, b.np);
-  mb->input_nodes = dst;
   if (history) {
     mb->input_nodes.clear();
     for (int64_t i : hits->miss_pos) mb->input_nodes.push_back(dst[i]);
+  } else {
+    mb->input_nodes = dst;
   }
   mb->features = std::move(x);
   mb->input_neigh_mean = std::move(neigh);

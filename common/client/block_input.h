@@ -35,6 +35,7 @@
 #include <string>
 
 #include "common/client/dist_graph_client.h"
+#include "common/net/pull_block.h"
 #include "common/net/wire_dtype.h"
 #include "common/sampling/batch_provider.h"
 #include "common/sampling/minibatch.h"
@@ -74,12 +75,12 @@ Result<MiniBatch> SampleBlockInput(DistGraphClient* client, NeighborSource* sour
 
 // Stored rows read in block 0's round trip (SAMPLE_BLOCK with a history,
 // common/net/pull_block.h; HistoricalTask): the destinations flagged in
-// `candidate` whose row in `name` (float32 [N, width + 2], on each
-// partition's mutable-tensor server) was written at most max_age steps
-// before `step` are answered with that row and not sampled.
+// `candidate` whose row in ask.name (float32 [N, width + 2], on each
+// partition's mutable-tensor server) was written at most ask.max_age steps
+// before ask.step are answered with that row and not sampled.
 struct BlockHistoryRead {
-  std::string name;
-  int64_t step = 0, max_age = 0, width = 0;
+  SampleBlockHistory ask;
+  int64_t width = 0;
   std::vector<char> candidate;  // per destination
 };
 struct BlockHistoryHits {

@@ -17,9 +17,10 @@ Array Int32Ref(const std::vector<int32_t>& v, const std::shared_ptr<const PullBl
   return a;
 }
 
-Status CheckInt32Vector(const char* field, const Array& a) {
+// `len` names the vector's length in the message (n, s, c).
+Status CheckInt32Vector(const char* what, const char* field, const char* len, const Array& a) {
   if (a.dtype != DType::kInt32 || a.shape.size() != 1)
-    return Status::InvalidArgument(std::string("PULL_BLOCK: ") + field + " must be an int32 [n] array, got " +
+    return Status::InvalidArgument(std::string(what) + ": " + field + " must be an int32 [" + len + "] array, got " +
                                    DTypeName(a.dtype) + " " + a.ShapeString());
   return Status::OK();
 }
@@ -53,9 +54,9 @@ Result<PullBlockRequest> DecodePullBlock(const Frame& f) {
   auto wire = WireDTypeFromCode(code);
   if (!wire.ok()) return Status::InvalidArgument("PULL_BLOCK: " + wire.status().message());
   r.wire = *wire;
-  DG_RETURN_IF_ERROR(CheckInt32Vector("rows", r.rows));
-  DG_RETURN_IF_ERROR(CheckInt32Vector("counts", r.counts));
-  DG_RETURN_IF_ERROR(CheckInt32Vector("src", r.src));
+  DG_RETURN_IF_ERROR(CheckInt32Vector("PULL_BLOCK", "rows", "n", r.rows));
+  DG_RETURN_IF_ERROR(CheckInt32Vector("PULL_BLOCK", "counts", "n", r.counts));
+  DG_RETURN_IF_ERROR(CheckInt32Vector("PULL_BLOCK", "src", "n", r.src));
   return r;
 }
 
@@ -84,28 +85,23 @@ Result<SampleBlockRequest> DecodeSampleBlock(const Frame& f) {
   r.spec.seed = d.U64();
   r.dst = d.ArrayView();
   r.skip = d.ArrayView();
-  r.history = d.String();
-  r.step = d.I64();
-  r.max_age = d.I64();
+  r.history.name = d.String();
+  r.history.step = d.I64();
+  r.history.max_age = d.I64();
   r.cand = d.ArrayView();
   DG_RETURN_IF_ERROR(d.Finish());
   DG_RETURN_IF_ERROR(CheckTensorName("SAMPLE_BLOCK", r.name));
-  if (!r.history.empty()) DG_RETURN_IF_ERROR(CheckTensorName("SAMPLE_BLOCK history", r.history));
+  if (!r.history.name.empty()) DG_RETURN_IF_ERROR(CheckTensorName("SAMPLE_BLOCK history", r.history.name));
   auto wire = WireDTypeFromCode(code);
   if (!wire.ok()) return Status::InvalidArgument("SAMPLE_BLOCK: " + wire.status().message());
   r.wire = *wire;
-  if (r.dst.dtype != DType::kInt32 || r.dst.shape.size() != 1)
-    return Status::InvalidArgument(std::string("SAMPLE_BLOCK: dst must be an int32 [n] array, got ") +
-                                   DTypeName(r.dst.dtype) + " " + r.dst.ShapeString());
-  if (r.skip.dtype != DType::kInt32 || r.skip.shape.size() != 1)
-    return Status::InvalidArgument(std::string("SAMPLE_BLOCK: skip must be an int32 [s] array, got ") +
-                                   DTypeName(r.skip.dtype) + " " + r.skip.ShapeString());
-  if (r.cand.dtype != DType::kInt32 || r.cand.shape.size() != 1)
-    return Status::InvalidArgument(std::string("SAMPLE_BLOCK: cand must be an int32 [c] array, got ") +
-                                   DTypeName(r.cand.dtype) + " " + r.cand.ShapeString());
-  if (r.history.empty() && r.cand.numel() > 0)
+  DG_RETURN_IF_ERROR(CheckInt32Vector("SAMPLE_BLOCK", "dst", "n", r.dst));
+  DG_RETURN_IF_ERROR(CheckInt32Vector("SAMPLE_BLOCK", "skip", "s", r.skip));
+  DG_RETURN_IF_ERROR(CheckInt32Vector("SAMPLE_BLOCK", "cand", "c", r.cand));
+  if (r.history.name.empty() && r.cand.numel() > 0)
     return Status::InvalidArgument("SAMPLE_BLOCK: cand names destinations but no history tensor is named");
-  if (r.max_age < 0) return Status::InvalidArgument("SAMPLE_BLOCK: max_age " + std::to_string(r.max_age) + " < 0");
+  if (r.history.max_age < 0)
+    return Status::InvalidArgument("SAMPLE_BLOCK: max_age " + std::to_string(r.history.max_age) + " < 0");
   return r;
 }
 

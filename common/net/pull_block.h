@@ -84,20 +84,20 @@ void EncodePullBlock(Encoder* e, const std::string& name, WireDType wire, std::s
 // (roles/server/block_answers.h).
 Result<PullBlockRequest> DecodePullBlock(const Frame& f);
 
+// Stored rows asked for with a SAMPLE_BLOCK (empty name: none).
+struct SampleBlockHistory {
+  std::string name;
+  int64_t step = 0, max_age = 0;
+};
+
 struct SampleBlockRequest {
   std::string name;
   WireDType wire = WireDType::kFloat32;
   SampleSpec spec;  // fanout, replace and seed (uniform, no edge ids: the wire has no more)
   Array dst;   // int32 [m]
   Array skip;  // int32 [s], strictly ascending positions in dst: own rows not sent
-  std::string history;  // empty: no stored rows asked for
-  int64_t step = 0, max_age = 0;
+  SampleBlockHistory history;  // empty name: no stored rows asked for
   Array cand;  // int32 [c], strictly ascending positions in dst that may be answered by a stored row
-};
-// Stored rows asked for with a SAMPLE_BLOCK (empty name: none).
-struct SampleBlockHistory {
-  std::string name;
-  int64_t step = 0, max_age = 0;
 };
 // The step that wrote a stored row (float32 [W + 2]: its last 8 bytes hold
 // the int64 step + 1; -1 = never written), and whether it may answer at

@@ -127,36 +127,36 @@ struct HistoryHits {
   int64_t bytes = 0;  // of pos and rows
 };
 
+// The candidates' stored rows are read once; the hits' rows are moved to the
+// front of that copy, without their step slots.
 Result<HistoryHits> ReadHistory(const PartitionStore& store, const SampleBlockRequest& req, const int64_t* ids,
                                 int64_t m, const std::string& what) {
   HistoryHits h;
   h.hit.assign(static_cast<size_t>(m), 0);
-  if (req.history.empty()) return h;
+  const SampleBlockHistory& ask = req.history;
+  if (ask.name.empty()) return h;
   const int64_t c = req.cand.numel();
   const int32_t* cand = req.cand.as<int32_t>();
   DG_RETURN_IF_ERROR(CheckPositions(what, "cand", cand, c, m));
-  DG_ASSIGN_OR_RETURN(TensorMeta meta, store.Meta(TensorKind::kMutableNode, req.history));
+  DG_ASSIGN_OR_RETURN(TensorMeta meta, store.Meta(TensorKind::kMutableNode, ask.name));
   if (meta.dtype != DType::kFloat32 || meta.shape.size() != 2 || meta.shape[1] < 3)
-    return Status::InvalidArgument(what + ": history '" + req.history +
+    return Status::InvalidArgument(what + ": history '" + ask.name +
                                    "' must be a float32 [N, W + 2] mutable tensor (a row, then its step)");
   const int64_t width = meta.shape[1] - 2;
   std::vector<int64_t> cand_ids(static_cast<size_t>(c));
   for (int64_t t = 0; t < c; ++t) cand_ids[t] = ids[cand[t]];
-  DG_ASSIGN_OR_RETURN(Array stored, store.Pull(TensorKind::kMutableNode, req.history, cand_ids.data(), cand_ids.size()));
-  std::vector<int64_t> rows;
+  DG_ASSIGN_OR_RETURN(Array stored, store.Pull(TensorKind::kMutableNode, ask.name, cand_ids.data(), cand_ids.size()));
+  uint8_t* bytes = static_cast<uint8_t*>(stored.data);
+  const size_t row_bytes = stored.row_bytes(), kept_bytes = static_cast<size_t>(width) * sizeof(float);
+  int64_t n = 0;
   for (int64_t t = 0; t < c; ++t) {
-    const int64_t written = StoredRowStep(static_cast<const uint8_t*>(stored.data) + t * stored.row_bytes(),
-                                          stored.row_bytes());
-    if (!StoredRowFresh(written, req.step, req.max_age)) continue;
+    if (!StoredRowFresh(StoredRowStep(bytes + t * row_bytes, row_bytes), ask.step, ask.max_age)) continue;
     h.hit[cand[t]] = 1;
     h.pos.push_back(cand[t]);
-    rows.push_back(t);
+    std::memmove(bytes + n++ * kept_bytes, bytes + t * row_bytes, kept_bytes);  // n <= t: never ahead of the reads
   }
-  const int64_t n = static_cast<int64_t>(rows.size());
-  DG_ASSIGN_OR_RETURN(h.rows, Array::TryUninitialized(DType::kFloat32, {n, width}, what + " stored rows"));
-  for (int64_t i = 0; i < n; ++i)
-    std::memcpy(h.rows.as<float>() + i * width, static_cast<const uint8_t*>(stored.data) + rows[i] * stored.row_bytes(),
-                static_cast<size_t>(width) * sizeof(float));
+  stored.shape = {n, width};
+  h.rows = std::move(stored);
   h.bytes = n * (width * 4 + 4);
   return h;
 }
@@ -209,14 +209,17 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
   std::vector<int64_t> ids(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i) ids[i] = base + dst[i];
   DG_ASSIGN_OR_RETURN(HistoryHits hits, ReadHistory(store, req, ids.data(), m, what));
-  std::vector<int64_t> sampled_ids;  // the destinations without a stored row
-  for (int64_t i = 0; i < m; ++i)
-    if (!hits.hit[i]) sampled_ids.push_back(ids[i]);
-  DG_ASSIGN_OR_RETURN(int64_t bound, store.SampleBound(sampled_ids.data(), sampled_ids.size(), req.spec));
+  if (!hits.pos.empty()) {  // only the destinations without a stored row are sampled
+    size_t kept = 0;
+    for (int64_t i = 0; i < m; ++i)
+      if (!hits.hit[i]) ids[kept++] = ids[i];
+    ids.resize(kept);
+  }
+  DG_ASSIGN_OR_RETURN(int64_t bound, store.SampleBound(ids.data(), ids.size(), req.spec));
   const int64_t elems = table->shape[1];
   DG_RETURN_IF_ERROR(CheckSampleBlockAnswer(what, m, elems, bound, req.wire, limits, hits.bytes));
   SampleResult sampled;
-  DG_RETURN_IF_ERROR(store.Sample(sampled_ids.data(), sampled_ids.size(), req.spec, &sampled));
+  DG_RETURN_IF_ERROR(store.Sample(ids.data(), ids.size(), req.spec, &sampled));
   SplitSources split = SplitByOwner(sampled, m, base, owned, hits.hit);
   const std::vector<int32_t> sent_rows = SentRows(dst, m, skip, s, hits.hit);
   const int64_t n_own = static_cast<int64_t>(sent_rows.size());
@@ -224,7 +227,7 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
   SumRows(table->as<float>(), elems, split.own_counts.as<int32_t>(), m, split.local_src.data(),
           static_cast<int64_t>(split.local_src.size()), nullptr, sums.as<float>());
   Encoder enc;
-  if (!req.history.empty()) {
+  if (!req.history.name.empty()) {
     Array pos = Array::Zeros(DType::kInt32, {static_cast<int64_t>(hits.pos.size())});
     std::copy(hits.pos.begin(), hits.pos.end(), pos.as<int32_t>());
     enc.ArrayRef(pos);

@@ -155,9 +155,7 @@ TEST_CASE("SAMPLE_BLOCK with a history answers the candidates whose stored row i
       }
       REQUIRE(client->Push(spec.name, written_ids, rows).ok());
       BlockHistoryRead read;
-      read.name = spec.name;
-      read.step = kStep;
-      read.max_age = kMaxAge;
+      read.ask = SampleBlockHistory{spec.name, kStep, kMaxAge};
       read.width = W;
       std::vector<int64_t> dst, want_hits, misses;
       for (int64_t v = 1; v < N; v += 7) {

@@ -82,7 +82,7 @@ class CvStore {
     return Status::Internal("SampleWithBlockInput: this store does not aggregate block 0");
   }
   // Block 0 of `dst` aggregated where the features live with stored rows of
-  // history tensor read.name in the same round trips (SampleBlock0WithHistory,
+  // history tensor read.ask.name in the same round trips (SampleBlock0WithHistory,
   // common/client/block_input.h): the batch covers the misses.
   virtual Result<MiniBatch> SampleBlock0WithHistory(const std::vector<int64_t>& /*dst*/,
                                                     const MiniBatchOptions& /*o*/, uint64_t /*job_seed*/,

@@ -131,9 +131,7 @@ std::vector<char> HistoricalTask::Candidates(const std::vector<int64_t>& nodes) 
 
 Status HistoricalTask::LookupWithBlock0(const std::vector<int64_t>& nodes, int64_t step, Level* level) {
   BlockHistoryRead read;
-  read.name = History(1);
-  read.step = step;
-  read.max_age = spec_.historical.max_age_steps;
+  read.ask = SampleBlockHistory{History(1), step, spec_.historical.max_age_steps};
   read.width = widths_.front();
   read.candidate = Candidates(nodes);
   BlockHistoryHits hits;
