@@ -128,9 +128,10 @@ struct HistoryHits {
 };
 
 // The candidates' stored rows are read once; the hits' rows are moved to the
-// front of that copy, without their step slots.
+// front of that copy, without their step slots. Every candidate hitting must
+// fit the answer, checked before the read.
 Result<HistoryHits> ReadHistory(const PartitionStore& store, const SampleBlockRequest& req, const int64_t* ids,
-                                int64_t m, const std::string& what) {
+                                int64_t m, int64_t max_answer_bytes, const std::string& what) {
   HistoryHits h;
   h.hit.assign(static_cast<size_t>(m), 0);
   const SampleBlockHistory& ask = req.history;
@@ -143,6 +144,10 @@ Result<HistoryHits> ReadHistory(const PartitionStore& store, const SampleBlockRe
     return Status::InvalidArgument(what + ": history '" + ask.name +
                                    "' must be a float32 [N, W + 2] mutable tensor (a row, then its step)");
   const int64_t width = meta.shape[1] - 2;
+  if ((unsigned __int128)c * (unsigned __int128)(width * 4 + 4) > (unsigned __int128)max_answer_bytes)
+    return Status::ResourceExhausted(what + ": the stored rows of " + std::to_string(c) +
+                                     " candidates would be over the frame limit of " +
+                                     std::to_string(max_answer_bytes) + " bytes; send fewer per request");
   std::vector<int64_t> cand_ids(static_cast<size_t>(c));
   for (int64_t t = 0; t < c; ++t) cand_ids[t] = ids[cand[t]];
   DG_ASSIGN_OR_RETURN(Array stored, store.Pull(TensorKind::kMutableNode, ask.name, cand_ids.data(), cand_ids.size()));
@@ -208,7 +213,7 @@ Result<BufferList> ServeSampleBlock(const PartitionStore& store, const SampleBlo
                                      std::to_string(limits.max_fanout) + " (limits.max_fanout)");
   std::vector<int64_t> ids(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i) ids[i] = base + dst[i];
-  DG_ASSIGN_OR_RETURN(HistoryHits hits, ReadHistory(store, req, ids.data(), m, what));
+  DG_ASSIGN_OR_RETURN(HistoryHits hits, ReadHistory(store, req, ids.data(), m, limits.max_answer_bytes, what));
   if (!hits.pos.empty()) {  // only the destinations without a stored row are sampled
     size_t kept = 0;
     for (int64_t i = 0; i < m; ++i)

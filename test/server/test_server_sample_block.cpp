@@ -262,6 +262,15 @@ TEST_CASE("SAMPLE_BLOCK refuses malformed requests and requests over the limits,
   ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {}, {"nope", 3, 1}, {2}),
               "cand[0] = 2 is not a position in dst");
   ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2}, {}, {"nope", 3, -1}, {0}), "max_age -1");
+  {  // stored rows of 1000 floats: 3 candidates could not fit 8192 bytes, refused before they are read
+    auto client = ConnectClient(*tg, cluster, FastClientOptions(), "", "trainer");
+    InitTensorSpec wide;
+    wide.name = "wide";
+    wide.shape = {600, 1002};
+    REQUIRE(client->InitTensor(wide).ok());
+    ExpectError(raw, id++, SamplePayload("features", 3, false, {1, 2, 3}, {}, {"wide", 3, 1}, {0, 1, 2}),
+                "the stored rows of 3 candidates would be over the frame limit of 8192 bytes");
+  }
   const std::string valid = SamplePayload("features", 3, false, {0, 5, 5});
   ExpectError(raw, id++, valid.substr(0, valid.size() - 3), "SAMPLE_BLOCK");
   ExpectError(raw, id++, valid + "x", "SAMPLE_BLOCK");
