@@ -118,6 +118,7 @@ const std::vector<RangeRule> kRanges = {
     {"train.embedding.lr", "--embedding-lr", false, 0, true, 1e3, ""},
     {"train.embedding.init_scale", "--embedding-init-scale", false, 0, false, 1e3, ""},
     {"train.embedding.weight_decay", "--embedding-weight-decay", false, 0, false, 1e3, ""},
+    {"train.embedding.l2", "--embedding-l2", false, 0, false, 1e3, ""},
     {"train.negative.k", "--negatives", true, 1, false, 100000, ""},
     {"train.historical.layers", "--historical-layers", true, 1, false, 1000, ""},
     {"train.historical.max_age_steps", "--historical-max-age", true, 0, false, kInt64Max, ""},
@@ -215,6 +216,7 @@ Status CheckNumbers(const Rules& r, const TrainSpec& s) {
       {"train.embedding.lr", s.embedding.lr_or_default()},
       {"train.embedding.init_scale", s.embedding.init_scale_or_default()},
       {"train.embedding.weight_decay", s.embedding.weight_decay},
+      {"train.embedding.l2", s.embedding.l2.value_or(0)},
       {"train.negative.k", s.link.negative_k},
       {"train.eval_negatives", s.link.eval_negatives},
   };

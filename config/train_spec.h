@@ -56,10 +56,17 @@ struct EmbeddingSpec {
   std::optional<double> lr;
   std::optional<double> init_scale;
   double weight_decay = 0;  // decoupled, every row every step (lazily; sparse_optimizer.h)
+  // An L2 penalty on the rows a step reads, coupled as train.weight_decay is on
+  // the dense weights: l2 x row joins the row's gradient before the sparse
+  // optimizer. Unset: 0, or, when the rows are a model's relation rows (its
+  // layer-0 weights, model_export.h), train.weight_decay.
+  std::optional<double> l2;
+  bool rows_are_weights = false;  // the model's relation rows (TakeTypedModelEmbedding)
 
   bool uses_features() const { return dim == 0 || features; }
   double lr_or_default() const { return lr.value_or(0.01); }
   double init_scale_or_default() const { return init_scale.value_or(0.1); }
+  double l2_or_default(double weight_decay) const { return l2.value_or(rows_are_weights ? weight_decay : 0); }
 };
 
 // task link: training edges, negatives, evaluation negatives.

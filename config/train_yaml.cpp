@@ -25,7 +25,8 @@ const std::vector<std::string> kLrScheduleKeys = {"kind", "warmup_steps", "min_l
 const std::vector<std::string> kHistoricalKeys = {"layers", "max_age_steps", "nodes"};
 const std::vector<std::string> kNegativeKeys = {"k", "distribution"};
 const std::vector<std::string> kEmbeddingKeys = {"dim",        "optimizer",  "lr",          "features",
-                                                 "name",       "persistent", "init_scale", "weight_decay"};
+                                                 "name",       "persistent", "init_scale", "weight_decay",
+                                                 "l2"};
 
 // Reads the keys of one map of the section, recording each key's line.
 class Reader {
@@ -165,6 +166,7 @@ Status ReadEmbedding(const Reader& r, const YAML::Node& train, EmbeddingSpec* e)
   DG_RETURN_IF_ERROR(r.String(n, "name", "train.embedding.name", &e->name));
   DG_RETURN_IF_ERROR(r.Bool(n, "persistent", "train.embedding.persistent", &e->persistent));
   DG_RETURN_IF_ERROR(OptionalDouble(r, n, "init_scale", "train.embedding.init_scale", &e->init_scale));
+  DG_RETURN_IF_ERROR(OptionalDouble(r, n, "l2", "train.embedding.l2", &e->l2));
   return r.Double(n, "weight_decay", "train.embedding.weight_decay", &e->weight_decay);
 }
 

@@ -48,7 +48,10 @@ TYPED_GRID = {
     "lr 0.003": ([], ["--lr", "0.003"]),
     "lr 0.01": ([], ["--lr", "0.01"]),
     "dropout 0": (["--dropout", "0"], []),
+    # a graph without features: the types' rows instead of the relation rows export chooses there
+    "type rows": (["--featureless-input", "type-rows"], []),
 }
+FEATURELESS_ONLY = ("type rows",)
 LINK_GRID = {
     "lr 0.003": ([], ["--lr", "0.003"]),
     "lr 0.01": ([], ["--lr", "0.01"]),
@@ -57,7 +60,7 @@ LINK_GRID = {
 # --grid small: the alternatives of the defaults most often moved for the first model of each kind
 # (sage, rgcn), the learning rate's for the others, and, on a graph whose default run took longer than
 # SLOW_SECONDS, none.
-SMALL_GRID = ("lr 0.003", "lr 0.01", "rows 0 / 0.001", "rows 0.1 / 0.01")
+SMALL_GRID = ("lr 0.003", "lr 0.01", "rows 0 / 0.001", "rows 0.1 / 0.01", "type rows")
 SLOW_SECONDS = 45
 HEAVY_FEATURE_VALUES = 50_000_000  # nodes x feature width
 # The second model of each kind runs the default and this alternative.
@@ -367,6 +370,7 @@ class Panel:
     def alternatives(self, g, model, grid, task="node"):
         """The grid settings run beside the default of model on g (--grid)."""
         first = model in ("sage", "rgcn")
+        grid = {k: v for k, v in grid.items() if k not in FEATURELESS_ONLY or g.kind == "typed-featureless"}
         if self.grid == "full":
             return {k: v for k, v in grid.items() if first or (k in SECOND_MODEL_GRID and not g.typed())}
         if self.grid == "small" and self.default_seconds(g, task) <= SLOW_SECONDS:

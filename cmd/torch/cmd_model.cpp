@@ -25,7 +25,7 @@ std::string RowStart(const ModelSpec& spec) {
 
 int RunModel(int argc, char** argv) {
   ModelSpec spec;
-  std::string arch_word, out, task;
+  std::string arch_word, out, task, featureless_input;
   TypedModelSource typed;
   int64_t out_dim = 0;
   cli::po::options_description desc("distgnn model export");
@@ -41,6 +41,11 @@ int RunModel(int argc, char** argv) {
        "rgcn | hetero-sage: width of the learnt row per node that featureless node types read (default: --hidden "
        "when a node type has no features; 0: one learnt vector shared by each featureless type's nodes). The model "
        "records it: train-local and launch take it without a flag")
+      ("featureless-input", cli::po::value(&featureless_input),
+       "rgcn | hetero-sage: type-rows (a learnt row per node through its type's input weight) | relation-rows "
+       "(R-GCN's one-hot input: a learnt block per node for each relation weight of layer 0 and its self weight; "
+       "graphs without any features). Default: relation-rows on a graph without features whose rows fit 1 GiB, "
+       "else type-rows")
       ("bases", cli::po::value(&spec.bases)->default_value(0), "rgcn: number of bases (0 = one per relation)")
       ("hidden", cli::po::value(&spec.hidden)->default_value(256),
        "hidden width (gat: all heads together; rgcn, hetero-sage: 64 unless given)")
@@ -81,7 +86,16 @@ int RunModel(int argc, char** argv) {
     if (vm.count("in-dim"))
       st = Status::InvalidArgument("--in-dim goes with homogeneous models; --arch " + arch_word +
                                    " reads the feature widths from --dataset or --partition-config");
+    if (st.ok() && vm.count("featureless-input")) {
+      FeaturelessInput input = FeaturelessInput::kTypeRows;
+      if (!Parse(featureless_input, &input))
+        st = Status::InvalidArgument("--featureless-input: expected type-rows or relation-rows, got '" +
+                                     featureless_input + "'");
+      typed.featureless_input = input;
+    }
     if (st.ok()) st = FillTypedModelSpec(typed, &spec);
+  } else if (st.ok() && vm.count("featureless-input")) {
+    st = Status::InvalidArgument("--featureless-input goes with --arch rgcn or hetero-sage");
   } else if (st.ok() && !vm.count("in-dim")) {
     st = Status::InvalidArgument("--in-dim is required (the input feature width)");
   }
@@ -91,6 +105,9 @@ int RunModel(int argc, char** argv) {
     const bool featureless = std::find(dims.begin(), dims.end(), 0) != dims.end();
     const std::string embedding =
         !featureless              ? ""
+        : spec.featureless_input == FeaturelessInput::kRelationRows
+            ? "; featureless types: relation rows, " + std::to_string(spec.embedding_dim) + " learnt columns per node (" +
+                  std::to_string(RelationRowBlocks(spec) + 1) + " blocks)" + RowStart(spec)
         : spec.embedding_dim > 0 ? "; featureless types: " + std::to_string(spec.embedding_dim) +
                                        " learnt columns per node" + RowStart(spec)
                                  : "; featureless types: one learnt vector per type";

@@ -80,6 +80,9 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
        "types of a typed model: each node starts as its type's learnt vector)")
       ("embedding-weight-decay", po::value(&s->embedding.weight_decay)->default_value(0),
        "decoupled weight decay of every embedding row each step (train.embedding.weight_decay)")
+      ("embedding-l2", po::value<double>()->notifier([s](double v) { s->embedding.l2 = v; }),
+       "L2 penalty on the embedding rows a step reads, added to their gradient as --weight-decay is to the dense "
+       "weights (train.embedding.l2; default 0, or --weight-decay for a model's relation rows)")
       ("no-features", po::bool_switch(no_features), "ignore features.npy: the embedding is the whole input")
       ("merge-types", po::bool_switch(&s->merge_types),
        "typed dataset: merge all node and edge types into one (for a homogeneous model)")

@@ -8,8 +8,10 @@
 // Blocks: hand-made ones with fewer sources than relations x destinations, a
 // relation absent from a block, a destination without in-edges of some
 // relation, duplicate edges and edge types unsorted within a row; and a
-// random larger one. Outputs, forward_layer and the gradients of a random
-// linear loss with respect to the input rows and every parameter must agree.
+// random larger one; with relation rows (every type featureless) layer 0 reads
+// each relation's block of the node's row, mixed by its coefficients with
+// bases. Outputs, forward_layer and the gradients of a random linear loss
+// with respect to the input rows and every parameter must agree.
 #include "test/support/torch_catch.h"
 
 #include <map>
@@ -58,6 +60,7 @@ torch::Tensor RelationMean(const Block& b, int64_t r) {
 }
 
 torch::Tensor InputRef(const Params& p, const ModelSpec& s, const torch::Tensor& x, const std::vector<int64_t>& ntype) {
+  if (s.featureless_input == FeaturelessInput::kRelationRows) return x;  // the rows are layer 0's input
   int64_t fmax = 0;
   for (int64_t f : s.type_feature_dims) fmax = std::max(fmax, f);
   std::vector<torch::Tensor> rows;
@@ -75,7 +78,24 @@ torch::Tensor InputRef(const Params& p, const ModelSpec& s, const torch::Tensor&
   return torch::stack(rows);
 }
 
+// Relation rows' layer 0: the self block, plus per relation the mean of the
+// sources' blocks mixed by the relation's coefficients (bases) or its own block.
+torch::Tensor RelationRowsLayer0Ref(const Params& p, const ModelSpec& s, const torch::Tensor& h, const Block& b) {
+  const int64_t k = RelationRowBlocks(s), w = h.size(1) / (k + 1);
+  torch::Tensor out = h.narrow(0, 0, b.num_dst).narrow(1, k * w, w) + p.at("b_0");
+  for (int64_t r = 0; r < s.num_relations; ++r) {
+    torch::Tensor rows = torch::zeros({h.size(0), w}, torch::kFloat64);
+    for (int64_t j = 0; j < k; ++j) {
+      torch::Tensor a = p.count("coef_0") ? p.at("coef_0")[r][j] : torch::tensor(r == j ? 1.0 : 0.0, torch::kFloat64);
+      rows = rows + a * h.narrow(1, j * w, w);
+    }
+    out = out + torch::matmul(RelationMean(b, r), rows);
+  }
+  return s.layers == 1 ? out : torch::relu(out);
+}
+
 torch::Tensor LayerRef(const Params& p, const ModelSpec& s, int l, const torch::Tensor& h, const Block& b) {
+  if (l == 0 && s.featureless_input == FeaturelessInput::kRelationRows) return RelationRowsLayer0Ref(p, s, h, b);
   const std::string L = std::to_string(l);
   torch::Tensor out = torch::matmul(h.narrow(0, 0, b.num_dst), p.at("w_self_" + L).t()) + p.at("b_" + L);
   const int64_t o = p.at("w_self_" + L).size(0), in = h.size(1);
@@ -177,6 +197,12 @@ std::vector<ModelSpec> Specs(int num_relations) {
         s.num_relations = num_relations;
         s.bases = bases;
         s.seed = 4;
+        specs.push_back(s);
+        if (emb == 0) continue;
+        // every type featureless, relation rows (R-GCN's one-hot input)
+        s.type_feature_dims = {0, 0, 0};
+        s.featureless_input = FeaturelessInput::kRelationRows;
+        s.embedding_dim = RelationRowsWidth(s);
         specs.push_back(s);
       }
   return specs;

@@ -145,12 +145,14 @@ TEST_CASE("the exported RGCN beats an MLP on the movie features of IMDB", "[type
   CHECK(rgcn_acc > mlp_acc + 0.04);     // 8-9 points apart on every seed of the search
 }
 
-// The learnt rows' start is the data's choice (docs/models.md "Featureless
-// node types"): on IMDB every featureless type touches the featured movies, so
-// the rows start at zero and learn slowly; on AIFB (an RDF graph, no features
-// at all) they start random and learn fast, and the default export leaves the
-// majority class (0.4167 of AIFB's 36 test people) far behind.
-TEST_CASE("export chooses the learnt rows' start from the types and RGCN learns AIFB by default", "[typed]") {
+// The learnt rows are the data's choice (docs/models.md "Featureless node
+// types"): on IMDB every featureless type touches the featured movies, so the
+// rows start at zero and learn slowly; on AIFB (an RDF graph, no features at
+// all) they are relation rows (R-GCN's one-hot input: a block per relation and
+// one for the self weight, 91 x 16 columns) that start small and learn fast,
+// and the default export leaves the majority class (0.4167 of AIFB's 36 test
+// people) far behind.
+TEST_CASE("export chooses the learnt rows from the types and RGCN learns AIFB by default", "[typed]") {
   test::TempDir dir;
   const std::string aifb = test::SourceDir() + "/bench/panel/aifb/data", m = dir.path() + "/m.pt";
   auto r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", Imdb(), "--undirected", "-o", m});
@@ -161,15 +163,16 @@ TEST_CASE("export chooses the learnt rows' start from the types and RGCN learns 
                         "-o", m});
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.output.find("16 learnt columns per node, starting uniform in +-0.1 and learning at 0.05") !=
-        std::string::npos);
+  // starting as R-GCN's one-hot weights do: Xavier-uniform over [8285 nodes, 16]
+  CHECK(r.output.find("relation rows, 1456 learnt columns per node (91 blocks), starting uniform in +-0.026885 "
+                      "and learning at 0.05") != std::string::npos);
   r = test::RunDistgnn({"train-local", "--dataset", aifb, "--undirected", "--model", m, "--fanouts", "-1,-1",
                         "--batch-size", "1000", "--epochs", "30", "--lr", "0.01", "--threads", "2", "--out",
                         dir.path() + "/run"},
                        600);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.output.find("node embedding: 16 learnt columns per node") != std::string::npos);
+  CHECK(r.output.find("node embedding: 1456 learnt columns per node") != std::string::npos);
   CHECK(FinalTestAcc(dir.path() + "/run") > 0.8);
   // The user's start and rate win over the model's: from zero at 0.001 the rows stay at the majority class.
   r = test::RunDistgnn({"train-local", "--dataset", aifb, "--undirected", "--model", m, "--fanouts", "-1,-1",
@@ -178,4 +181,85 @@ TEST_CASE("export chooses the learnt rows' start from the types and RGCN learns 
                        600);
   REQUIRE(r.exit_code == 0);
   CHECK(FinalTestAcc(dir.path() + "/still") < 0.5);
+}
+
+// --featureless-input overrides the choice: type-rows on a graph without
+// features gives the learnt row of --hidden columns; relation-rows is refused
+// where a type has features or with another width.
+TEST_CASE("model export --featureless-input: type-rows on AIFB, relation-rows refused with features", "[typed]") {
+  test::TempDir dir;
+  const std::string aifb = test::SourceDir() + "/bench/panel/aifb/data", m = dir.path() + "/m.pt";
+  auto r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", aifb, "--undirected", "--hidden", "16",
+                             "--featureless-input", "type-rows", "-o", m});
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("; featureless types: 16 learnt columns per node, starting uniform") != std::string::npos);
+  r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", aifb, "--undirected", "--hidden", "16",
+                        "--bases", "4", "-o", m});
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("relation rows, 80 learnt columns per node (5 blocks)") != std::string::npos);
+  r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", Imdb(), "--undirected",
+                        "--featureless-input", "relation-rows", "-o", m});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--featureless-input relation-rows: a node type has features") != std::string::npos);
+  r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", aifb, "--undirected", "--embedding-dim", "8",
+                        "--featureless-input", "relation-rows", "-o", m});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("the rows have 5824 columns") != std::string::npos);
+  r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", aifb, "--featureless-input", "one-hot",
+                        "-o", m});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--featureless-input: expected type-rows or relation-rows, got 'one-hot'") != std::string::npos);
+  r = test::RunDistgnn({"model", "export", "--arch", "sage", "--in-dim", "4", "--classes", "2", "--featureless-input",
+                        "type-rows", "-o", m});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("--featureless-input goes with --arch rgcn or hetero-sage") != std::string::npos);
+}
+
+namespace {
+
+// The epochs' training losses of a run, as its metrics.jsonl lists them.
+std::vector<std::string> EpochLosses(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/metrics.jsonl");
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find("\"loss\": ");
+    if (at != std::string::npos) out.push_back(line.substr(at, line.find(',', at) - at));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Relation rows are layer 0's weights: without --embedding-l2 they take
+// --weight-decay as their L2 penalty (the run equals the one that sets it
+// explicitly, bit for bit), and --embedding-l2 0 trains another model.
+TEST_CASE("relation rows take --weight-decay as their L2 penalty unless --embedding-l2 is given", "[typed]") {
+  test::TempDir dir;
+  const std::string aifb = test::SourceDir() + "/bench/panel/aifb/data", m = dir.path() + "/m.pt";
+  auto r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", aifb, "--undirected", "--hidden", "8",
+                             "--bases", "4", "-o", m});
+  REQUIRE(r.exit_code == 0);
+  auto run = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"train-local", "--dataset", aifb, "--undirected", "--model", m, "--fanouts",
+                                     "-1,-1", "--batch-size", "1000", "--epochs", "4", "--weight-decay", "0.5",
+                                     "--threads", "1", "--out", dir.path() + "/" + name};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto out = test::RunDistgnn(args, 600);
+    INFO(out.output);
+    REQUIRE(out.exit_code == 0);
+    return out.output;
+  };
+  const std::string followed = run("followed", {});
+  CHECK(followed.find("their L2 penalty is train.weight_decay's") != std::string::npos);
+  const std::string given = run("given", {"--embedding-l2", "0.5"});
+  CHECK(given.find("their L2 penalty is train.weight_decay's") == std::string::npos);
+  run("none", {"--embedding-l2", "0"});
+  const auto a = EpochLosses(dir.path() + "/followed"), b = EpochLosses(dir.path() + "/given"),
+             c = EpochLosses(dir.path() + "/none");
+  REQUIRE(a.size() == 4);
+  CHECK(a == b);
+  CHECK(a[0] == c[0]);  // the penalty acts through the first update
+  CHECK(a.back() != c.back());
 }

@@ -14,6 +14,17 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+// The L2 penalty (l2 / 2) |row|^2 of every row a batch read, scaled as its
+// loss is (1 / batches): l2 x row / batches joins each leaf's gradient.
+void TrainingStep::AddRowsL2(size_t batches) {
+  const double l2 = spec_.embedding.l2_or_default(spec_.weight_decay);
+  if (l2 <= 0) return;
+  torch::NoGradGuard no_grad;
+  const double scale = l2 / static_cast<double>(batches);
+  for (torch::Tensor& leaf : rows_)
+    if (leaf.defined() && leaf.grad().defined()) leaf.mutable_grad().add_(leaf.detach(), scale);
+}
+
 double TrainingStep::NextLr() const {
   return ScheduledLr(spec_.lr_schedule, spec_.lr_or_default(), m_->optimizer_steps, total_steps_);
 }
@@ -60,7 +71,10 @@ Status TrainingStep::Run(size_t batches, const BatchLossFn& loss_of, StepOutcome
     t.backward += Since(t0);
   }
   t0 = Clock::now();
-  if (hooks_.embedding && ids) DG_RETURN_IF_ERROR(UpdateEmbedding(hooks_.embedding, &m, *ids, rows_));
+  if (hooks_.embedding && ids) {
+    AddRowsL2(batches);
+    DG_RETURN_IF_ERROR(UpdateEmbedding(hooks_.embedding, &m, *ids, rows_));
+  }
   rows_.clear();  // the leaves and their gradients go now, not at the next step
   t.optimizer += Since(t0);
   t0 = Clock::now();

@@ -49,6 +49,8 @@ class TrainingStep {
   double last_lr() const { return last_lr_; }
 
  private:
+  void AddRowsL2(size_t batches);
+
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
   ModelState* m_;

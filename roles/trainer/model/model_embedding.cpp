@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "roles/trainer/model/model_export.h"
 #include "roles/trainer/model/model_runner.h"
 
 namespace dg {
@@ -19,6 +20,13 @@ double FloatAttribute(const torch::jit::Module& module, const char* name, double
   if (!module.hasattr(name)) return otherwise;
   const c10::IValue v = module.attr(name);
   return v.isDouble() ? v.toDouble() : otherwise;
+}
+
+// A string attribute of the module; "" when it has none.
+std::string StringAttribute(const torch::jit::Module& module, const char* name) {
+  if (!module.hasattr(name)) return "";
+  const c10::IValue v = module.attr(name);
+  return v.isString() ? v.toStringRef() : "";
 }
 
 Status Mismatch(const std::string& key, int64_t given, const std::string& model_path, const char* attribute,
@@ -45,6 +53,12 @@ Status TakeTypedModelEmbedding(const std::string& model_path, const std::string&
   if (!embedding->init_scale)
     embedding->init_scale = FloatAttribute(module, "embedding_init_scale", kFeaturelessTypeInitScale);
   if (!embedding->lr) embedding->lr = FloatAttribute(module, "embedding_lr", kFeaturelessTypeLr);
+  // Relation rows are layer 0's weights: they take the dense weights' L2 penalty.
+  embedding->rows_are_weights = StringAttribute(module, "featureless_input") == Name(FeaturelessInput::kRelationRows);
+  if (embedding->rows_are_weights && !embedding->l2)
+    spdlog::info("node embedding: {} records relation rows (layer 0's weights): their L2 penalty is "
+                 "train.weight_decay's (--weight-decay) unless train.embedding.l2 (--embedding-l2) is set",
+                 model_path);
   return Status::OK();
 }
 

@@ -1,5 +1,7 @@
 #include "roles/trainer/model/model_export.h"
 
+#include "config/enum_words.h"
+
 #include "roles/trainer/graph_ops/graph_ops.h"
 #include "roles/trainer/model/script_resolver.h"
 
@@ -194,6 +196,37 @@ std::string MlpSource(const ModelSpec& spec) {
 // cost 0.7 points of test accuracy, docs/models.md).
 bool UsesBases(const ModelSpec& s) { return s.arch == ModelArch::kRgcn && s.bases < s.num_relations; }
 
+bool RelationRows(const ModelSpec& s) {
+  return IsTypedArch(s.arch) && s.featureless_input == FeaturelessInput::kRelationRows;
+}
+
+// relation-rows: layer 0 without an input layer (model_export.h). Row j of h
+// is node j's learnt row, K + 1 blocks of layer 0's output width; an edge of
+// relation r brings sum_k a_rk h_j[k] (with bases) or h_j[r] (without), scaled
+// by 1 / (the destination's in-edges of r), as the other layers' mean.
+std::string RelationRowsLayer0(const ModelSpec& spec) {
+  const std::string K = std::to_string(RelationRowBlocks(spec)), H = std::to_string(LayerDims(spec)[1]);
+  const std::string R = std::to_string(spec.num_relations);
+  std::ostringstream s;
+  s << "def _layer0(self, h: Tensor, indptr: Tensor, indices: Tensor, etype: Tensor, num_dst: int) -> Tensor:\n"
+    << "    dst = self._edge_dst(indptr)\n"
+    << "    rel = etype.long()\n"
+    << "    key = rel * num_dst + dst\n"
+    << "    scale = torch.bincount(key, minlength=" << R << " * num_dst).index_select(0, key).to(h.dtype)"
+       ".reciprocal().unsqueeze(1)\n"
+    << "    src = indices.long()\n";
+  if (UsesBases(spec))
+    s << "    rows = h.index_select(0, src).view(-1, " << K << " + 1, " << H << ")[:, :" << K << "]\n"
+      << "    m = torch.bmm(self.coef_0.index_select(0, rel).unsqueeze(1), rows).squeeze(1)\n";
+  else
+    s << "    m = h.reshape(-1, " << H << ").index_select(0, src * (" << K << " + 1) + rel)\n";
+  s << "    out = h[:num_dst, " << K << " * " << H << ":] + self.b_0\n"
+    << "    out = out.index_add(0, dst, m * scale)\n";
+  if (spec.layers > 1) s << "    out = torch.relu(out)\n";
+  s << "    return out\n\n";
+  return s.str();
+}
+
 // The relations whose source type has features: forward_agg takes their
 // means from the servers (empty: no forward_agg).
 std::vector<int> AggregatedRelations(const ModelSpec& spec) {
@@ -305,25 +338,9 @@ std::string TypedForwardAgg(const ModelSpec& spec, int64_t out0) {
   return s.str();
 }
 
-// rgcn | hetero-sage (model_export.h): an input layer per node type, then
-// `layers` relational layers over typed blocks.
-std::string TypedSource(const ModelSpec& spec) {
-  const std::vector<int64_t> dims = LayerDims(spec);  // dims[0] is replaced by hidden below
-  std::ostringstream s;
-  int64_t fmax = 0;
-  for (int64_t f : spec.type_feature_dims) fmax = std::max(fmax, f);
-  s << "def _edge_dst(self, indptr: Tensor) -> Tensor:\n"
-    << "    return torch.repeat_interleave(indptr[1:] - indptr[:-1])\n\n"
-    << "def _drop(self, x: Tensor, p: float) -> Tensor:\n"
-    << "    return torch.ops.distgnn.dropout(x, p, self.training)\n\n";
-  // Input layer: one hidden row per source node of block 0, by its type.
-  // The rows of each type are computed apart, stacked type by type and put
-  // back in block order by one index_select (one copy of h each way instead
-  // of one per type).
-  s << "def _input(self, x: Tensor, ntype: Tensor) -> Tensor:\n"
-    << "    x = self._drop(x, self.input_dropout)\n"
-    << "    rows: List[Tensor] = []\n"
-    << "    ids: List[Tensor] = []\n";
+// The input layer's rows (type rows): each type's own features, or its
+// embedding columns, through its input weight, or its learnt vector.
+void TypedInputRows(const ModelSpec& spec, int64_t fmax, std::ostringstream& s) {
   for (size_t t = 0; t < spec.type_feature_dims.size(); ++t) {
     const int64_t f = spec.type_feature_dims[t];
     const std::string T = std::to_string(t);
@@ -343,11 +360,38 @@ std::string TypedSource(const ModelSpec& spec) {
     << ")\"\n"
     << "    at = torch.empty_like(order).index_copy_(0, order, torch.arange(order.numel(), dtype=order.dtype))\n"
     << "    return torch.cat(rows).index_select(0, at)\n\n";
+}
+
+// rgcn | hetero-sage (model_export.h): an input layer per node type (none
+// with relation rows), then `layers` relational layers over typed blocks.
+std::string TypedSource(const ModelSpec& spec) {
+  const std::vector<int64_t> dims = LayerDims(spec);  // dims[0] is replaced by hidden below
+  std::ostringstream s;
+  int64_t fmax = 0;
+  for (int64_t f : spec.type_feature_dims) fmax = std::max(fmax, f);
+  s << "def _edge_dst(self, indptr: Tensor) -> Tensor:\n"
+    << "    return torch.repeat_interleave(indptr[1:] - indptr[:-1])\n\n"
+    << "def _drop(self, x: Tensor, p: float) -> Tensor:\n"
+    << "    return torch.ops.distgnn.dropout(x, p, self.training)\n\n";
+  // Input layer: one hidden row per source node of block 0, by its type.
+  // The rows of each type are computed apart, stacked type by type and put
+  // back in block order by one index_select (one copy of h each way instead
+  // of one per type).
+  s << "def _input(self, x: Tensor, ntype: Tensor) -> Tensor:\n"
+    << "    x = self._drop(x, self.input_dropout)\n";
+  if (RelationRows(spec)) {
+    s << "    return x\n\n";  // the rows are layer 0's input as they are
+  } else {
+    s << "    rows: List[Tensor] = []\n"
+      << "    ids: List[Tensor] = []\n";
+    TypedInputRows(spec, fmax, s);
+  }
   // Layer-wise inference (roles/trainer/inference/typed_form.cpp) calls the
   // input layer on its own, then forward_layer one layer at a time.
   s << "def forward_input(self, x: Tensor, ntype: Tensor) -> Tensor:\n"
     << "    return self._input(x, ntype)\n\n";
-  for (int l = 0; l < spec.layers; ++l) s << TypedLayer(spec, l, dims[l + 1], false);
+  for (int l = 0; l < spec.layers; ++l)
+    s << (l == 0 && RelationRows(spec) ? RelationRowsLayer0(spec) : TypedLayer(spec, l, dims[l + 1], false));
   s << "def forward_layer(self, layer: int, x: Tensor, block: Tuple[Tensor, Tensor, Tensor, Tensor, int]) -> Tensor:\n"
     << "    indptr, indices, etype, ntype, num_dst = block\n";
   for (int l = 0; l < spec.layers; ++l)
@@ -402,6 +446,22 @@ std::string ModelArchChoices() { return "sage, gcn, gat, mlp, rgcn or hetero-sag
 
 bool IsTypedArch(ModelArch arch) { return arch == ModelArch::kRgcn || arch == ModelArch::kHeteroSage; }
 
+int RelationRowBlocks(const ModelSpec& s) {
+  return s.arch == ModelArch::kRgcn && s.bases > 0 && s.bases < s.num_relations ? s.bases : s.num_relations;
+}
+
+int64_t RelationRowsWidth(const ModelSpec& s) {
+  return (RelationRowBlocks(s) + 1) * (s.layers > 1 ? s.hidden : s.classes);
+}
+
+namespace {
+const std::pair<FeaturelessInput, const char*> kFeaturelessInputNames[] = {
+    {FeaturelessInput::kTypeRows, "type-rows"}, {FeaturelessInput::kRelationRows, "relation-rows"}};
+}  // namespace
+
+const char* Name(FeaturelessInput input) { return NameIn(kFeaturelessInputNames, input); }
+bool Parse(const std::string& word, FeaturelessInput* out) { return ParseIn(kFeaturelessInputNames, word, out); }
+
 Status ValidateModelSpec(const ModelSpec& s) {
   if (IsTypedArch(s.arch)) {
     const std::string arch = std::string("--arch ") + Name(s.arch);
@@ -409,8 +469,17 @@ Status ValidateModelSpec(const ModelSpec& s) {
     if (s.num_relations <= 0) return Status::InvalidArgument(arch + ": no edge types");
     if (s.bases < 0) return Status::InvalidArgument("--bases: must be >= 0");
     if (s.embedding_dim < 0) return Status::InvalidArgument("--embedding-dim: must be >= 0");
-    for (int64_t f : s.type_feature_dims)
+    for (int64_t f : s.type_feature_dims) {
       if (f < 0) return Status::InvalidArgument(arch + ": negative feature width");
+      if (f > 0 && RelationRows(s))
+        return Status::InvalidArgument("--featureless-input relation-rows: a node type has features (relation rows "
+                                       "are the input of graphs without any; type-rows reads featured types)");
+    }
+    if (RelationRows(s) && s.embedding_dim != RelationRowsWidth(s))
+      return Status::InvalidArgument("--featureless-input relation-rows: the rows have " +
+                                     std::to_string(RelationRowsWidth(s)) + " columns (one block per relation "
+                                     "weight and one for the self weight), not --embedding-dim " +
+                                     std::to_string(s.embedding_dim));
   } else if (s.in_dim <= 0) return Status::InvalidArgument("--in-dim: must be > 0");
   if (s.hidden <= 0) return Status::InvalidArgument("--hidden: must be > 0");
   if (s.classes <= 0) return Status::InvalidArgument("--classes: must be > 0");
@@ -486,7 +555,7 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
     auto relation_init = [&](int64_t k, int64_t out, int64_t in, double variance) {
       return torch::randn({k, out, in}) * std::sqrt(variance);
     };
-    if (IsTypedArch(spec.arch)) {
+    if (IsTypedArch(spec.arch) && !RelationRows(spec)) {
       for (size_t t = 0; t < spec.type_feature_dims.size(); ++t) {
         const std::string T = std::to_string(t);
         const int64_t in = spec.type_feature_dims[t] > 0 ? spec.type_feature_dims[t] : spec.embedding_dim;
@@ -501,7 +570,11 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
     for (int l = 0; l < spec.layers; ++l) {
       const std::string L = std::to_string(l);
       int64_t in = IsTypedArch(spec.arch) ? spec.hidden : dims[l], out = dims[l + 1];
-      if (IsTypedArch(spec.arch)) {
+      if (l == 0 && RelationRows(spec)) {  // the rows are the weights; with bases, their coefficients
+        if (UsesBases(spec))
+          m.register_parameter("coef_0", torch::randn({spec.num_relations, spec.bases}) / std::sqrt(spec.bases),
+                               false);
+      } else if (IsTypedArch(spec.arch)) {
         m.register_parameter("w_self_" + L, linear_init({out, in}), false);
         if (UsesBases(spec)) {
           m.register_parameter("basis_" + L,
@@ -537,6 +610,7 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
                            static_cast<int64_t>(spec.type_feature_dims.size()));
       m.register_attribute("num_relations", c10::IntType::get(), static_cast<int64_t>(spec.num_relations));
       m.register_attribute("embedding_dim", c10::IntType::get(), spec.embedding_dim);
+      m.register_attribute("featureless_input", c10::StringType::get(), std::string(Name(spec.featureless_input)));
       c10::List<int64_t> agg;  // the relations forward_agg takes from neigh_mean
       for (int r : AggregatedRelations(spec)) agg.push_back(r);
       m.register_attribute("agg_relations", c10::ListType::ofInts(), agg);

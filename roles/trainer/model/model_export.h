@@ -39,6 +39,12 @@
 //   rgcn: W_r = sum_b a_rb V_b (basis decomposition, Schlichtkrull et al.)
 //         when bases < relations, else one W_r per relation (DGL's RelGraphConv)
 //   hetero-sage: one W_r per relation.
+// With featureless_input relation-rows (every node type featureless) there is
+// no input layer: x is the node's row of K + 1 blocks of `hidden` columns
+// (K = the bases, or the relations), and layer 0 is
+//   h_i' = x_i[K] + b + sum_r mean_{j in N_r(i)} sum_k a_rk x_j[k]
+// with a_rk the coefficients (rgcn with bases) or a_rk = [r == k]: the
+// one-hot input's W_r rows, learnt as the node's own row.
 // Typed input and self weights start as torch.nn.Linear's, relation weights
 // N(0, 2/in) (docs/models.md, "Accuracy on IMDB").
 // Parameters are initialised deterministically from `seed`.
@@ -66,6 +72,21 @@ std::string ModelArchChoices();
 // ModelSpec::embedding_dim for "chosen from the types" (typed_model_spec.h).
 constexpr int64_t kEmbeddingDimAuto = -1;
 
+// How a featureless node type's nodes enter a typed model (docs/models.md,
+// "Featureless node types"):
+//   kTypeRows: a learnt row per node (embedding_dim columns) through the type's
+//     input weight, then every relational layer;
+//   kRelationRows: R-GCN's one-hot input (Schlichtkrull et al.): a learnt
+//     row per node holds a block of `hidden` columns per relation weight of
+//     layer 0 (one per basis with bases, else one per relation) and one for
+//     the self weight, and layer 0 reads the blocks directly, mixing them by
+//     the relation's coefficients. Only where no node type has features.
+enum class FeaturelessInput { kTypeRows, kRelationRows };
+// "type-rows", "relation-rows": the --featureless-input words, and the model
+// file's `featureless_input` attribute.
+const char* Name(FeaturelessInput input);
+bool Parse(const std::string& word, FeaturelessInput* out);
+
 struct ModelSpec {
   ModelArch arch = ModelArch::kSage;
   int64_t in_dim = 0;
@@ -89,6 +110,7 @@ struct ModelSpec {
   // source type has features take the servers' mean of those rows.
   std::vector<int> relation_src_types;
   int bases = 0;  // rgcn: number of bases; 0 (or >= relations) = one weight per relation
+  FeaturelessInput featureless_input = FeaturelessInput::kTypeRows;
   // The learnt rows' start scale and learning rate, which the model records
   // (`embedding_init_scale`, `embedding_lr`) for the trainer to take unless the
   // user sets them; chosen from the types (typed_model_spec.h). < 0: none.
@@ -96,6 +118,11 @@ struct ModelSpec {
 };
 
 bool IsTypedArch(ModelArch arch);
+// relation-rows: the blocks of layer 0's weights in a node's row (the bases,
+// or the relations), and the row's width: one block more (the self weight),
+// each of layer 0's output width.
+int RelationRowBlocks(const ModelSpec& spec);
+int64_t RelationRowsWidth(const ModelSpec& spec);
 
 Status ValidateModelSpec(const ModelSpec& spec);
 // The TorchScript source of the module's methods (for inspection and tests).

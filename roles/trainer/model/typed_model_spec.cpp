@@ -22,6 +22,17 @@ bool EveryFeaturelessTypeAnchored(const std::vector<int64_t>& dims, const std::v
   return true;
 }
 
+// Relation rows (R-GCN's one-hot input) where no type has features: there
+// each node's own rows are all the model has, and a row per relation weight
+// lets every relation read the node apart, as the one-hot input does
+// (docs/models.md "Featureless node types"). A width the user sets, or rows
+// past kRelationRowsMaxValues, keep the types' rows.
+FeaturelessInput ChooseFeaturelessInput(const ModelSpec& spec, bool no_features, int64_t nodes) {
+  if (!no_features || spec.embedding_dim != kEmbeddingDimAuto) return FeaturelessInput::kTypeRows;
+  return nodes * RelationRowsWidth(spec) <= kRelationRowsMaxValues ? FeaturelessInput::kRelationRows
+                                                                   : FeaturelessInput::kTypeRows;
+}
+
 }  // namespace
 
 Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
@@ -32,6 +43,7 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
   int64_t classes = 0;
   std::string classes_from;
   std::vector<std::pair<int, int>> links;
+  int64_t nodes = 0;
   spec->type_feature_dims.clear();
   if (!source.dataset.empty()) {
     DG_ASSIGN_OR_RETURN(TypedGraphInput input, LoadTypedGraphInput(source.dataset, source.undirected, &classes));
@@ -39,6 +51,7 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
       spec->type_feature_dims.push_back(t.features.shape.size() == 2 ? t.features.shape[1] : 0);
     for (const auto& e : input.edge_types) links.emplace_back(e.src_type, e.dst_type);
     spec->num_relations = static_cast<int>(input.edge_types.size());
+    for (const auto& t : input.node_types) nodes += t.count;
     classes_from = source.dataset + "/meta.json has no num_classes";
   } else {
     if (source.undirected)
@@ -55,6 +68,7 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
     }
     for (const auto& e : pc.edge_types) links.emplace_back(e.src_type, e.dst_type);
     spec->num_relations = static_cast<int>(pc.edge_types.size());
+    for (int64_t n : pc.num_nodes_per_type) nodes += n;
     classes = pc.num_classes;
     classes_from = source.partition_config + " records no num_classes";
   }
@@ -70,13 +84,20 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
     fmax = std::max(fmax, f);
     featureless_type = featureless_type || f == 0;
   }
+  spec->featureless_input = source.featureless_input.value_or(
+      ChooseFeaturelessInput(*spec, fmax == 0, nodes));
   // Learnt rows per node: a vector shared by a type's nodes cannot tell two
   // of them apart (docs/models.md "Featureless node types").
-  if (spec->embedding_dim == kEmbeddingDimAuto) spec->embedding_dim = featureless_type ? spec->hidden : 0;
+  if (spec->embedding_dim == kEmbeddingDimAuto)
+    spec->embedding_dim = spec->featureless_input == FeaturelessInput::kRelationRows ? RelationRowsWidth(*spec)
+                          : featureless_type                                     ? spec->hidden
+                                                                                 : 0;
   spec->in_dim = fmax + spec->embedding_dim;
   const bool anchored = EveryFeaturelessTypeAnchored(spec->type_feature_dims, links);
   spec->embedding_init_scale = anchored ? kFeaturelessTypeInitScale : kUnanchoredTypeInitScale;
   spec->embedding_lr = anchored ? kFeaturelessTypeLr : kUnanchoredTypeLr;
+  if (spec->featureless_input == FeaturelessInput::kRelationRows)
+    spec->embedding_init_scale = RelationRowsInitScale(nodes, spec->layers > 1 ? spec->hidden : spec->classes);
   return Status::OK();
 }
 
