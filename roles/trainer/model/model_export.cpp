@@ -527,6 +527,36 @@ Result<std::string> ModelSource(const ModelSpec& given) {
   return s.str();
 }
 
+namespace {
+
+// The attributes the contract and the trainer read (model_export.h).
+void RegisterAttributes(const ModelSpec& spec, torch::jit::Module* m) {
+  if (!m->hasattr("training")) m->register_attribute("training", c10::BoolType::get(), true);
+  m->register_attribute("num_layers", c10::IntType::get(), static_cast<int64_t>(spec.layers));
+  m->register_attribute("dropout", c10::FloatType::get(), spec.dropout);
+  m->register_attribute("input_dropout", c10::FloatType::get(), spec.input_dropout);
+  m->register_attribute("attn_dropout", c10::FloatType::get(), spec.attn_dropout);
+  m->register_attribute("arch", c10::StringType::get(), std::string(Name(spec.arch)));
+  m->register_attribute("in_dim", c10::IntType::get(), spec.in_dim);
+  m->register_attribute("num_classes", c10::IntType::get(), spec.classes);
+  if (IsTypedArch(spec.arch)) {
+    m->register_attribute("num_node_types", c10::IntType::get(),
+                          static_cast<int64_t>(spec.type_feature_dims.size()));
+    m->register_attribute("num_relations", c10::IntType::get(), static_cast<int64_t>(spec.num_relations));
+    m->register_attribute("embedding_dim", c10::IntType::get(), spec.embedding_dim);
+    m->register_attribute("featureless_input", c10::StringType::get(), std::string(Name(spec.featureless_input)));
+    c10::List<int64_t> agg;  // the relations forward_agg takes from neigh_mean
+    for (int r : AggregatedRelations(spec)) agg.push_back(r);
+    m->register_attribute("agg_relations", c10::ListType::ofInts(), agg);
+    if (spec.embedding_dim > 0 && spec.embedding_init_scale >= 0 && spec.embedding_lr > 0) {
+      m->register_attribute("embedding_init_scale", c10::FloatType::get(), spec.embedding_init_scale);
+      m->register_attribute("embedding_lr", c10::FloatType::get(), spec.embedding_lr);
+    }
+  }
+}
+
+}  // namespace
+
 Status ExportModel(const ModelSpec& given, const std::string& path) {
   static_cast<void>(GraphOpsRegistered());  // the source calls torch.ops.distgnn.*
   const ModelSpec spec = WithTypedInDim(given);
@@ -597,28 +627,7 @@ Status ExportModel(const ModelSpec& given, const std::string& path) {
       }
       m.register_parameter("b_" + L, torch::zeros({out}), false);
     }
-    if (!m.hasattr("training")) m.register_attribute("training", c10::BoolType::get(), true);
-    m.register_attribute("num_layers", c10::IntType::get(), static_cast<int64_t>(spec.layers));
-    m.register_attribute("dropout", c10::FloatType::get(), spec.dropout);
-    m.register_attribute("input_dropout", c10::FloatType::get(), spec.input_dropout);
-    m.register_attribute("attn_dropout", c10::FloatType::get(), spec.attn_dropout);
-    m.register_attribute("arch", c10::StringType::get(), std::string(Name(spec.arch)));
-    m.register_attribute("in_dim", c10::IntType::get(), spec.in_dim);
-    m.register_attribute("num_classes", c10::IntType::get(), spec.classes);
-    if (IsTypedArch(spec.arch)) {
-      m.register_attribute("num_node_types", c10::IntType::get(),
-                           static_cast<int64_t>(spec.type_feature_dims.size()));
-      m.register_attribute("num_relations", c10::IntType::get(), static_cast<int64_t>(spec.num_relations));
-      m.register_attribute("embedding_dim", c10::IntType::get(), spec.embedding_dim);
-      m.register_attribute("featureless_input", c10::StringType::get(), std::string(Name(spec.featureless_input)));
-      c10::List<int64_t> agg;  // the relations forward_agg takes from neigh_mean
-      for (int r : AggregatedRelations(spec)) agg.push_back(r);
-      m.register_attribute("agg_relations", c10::ListType::ofInts(), agg);
-      if (spec.embedding_dim > 0 && spec.embedding_init_scale >= 0 && spec.embedding_lr > 0) {
-        m.register_attribute("embedding_init_scale", c10::FloatType::get(), spec.embedding_init_scale);
-        m.register_attribute("embedding_lr", c10::FloatType::get(), spec.embedding_lr);
-      }
-    }
+    RegisterAttributes(spec, &m);
     m.define(source, ScriptResolver());
     m.save(path);
   } catch (const std::exception& e) {
