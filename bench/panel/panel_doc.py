@@ -208,6 +208,24 @@ def seed_list(seeds):
     return ", ".join(str(s) for s in seeds)
 
 
+def write_floors(panel, path):
+    """floors.tsv with this run's slice floors; a floor this run did not measure (a run of some graphs only) stays."""
+    measured = {line[:3]: line for line in slice_floors(panel)}
+    kept = []
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("#") or not line.strip() or line.startswith("graph\t"):
+                continue
+            cells = tuple(line.rstrip("\n").split("\t"))
+            kept.append(measured.pop(cells[:3], cells))
+    with open(path, "w") as f:
+        f.write("# The CI slice's floors (test/integration/test_panel_slice.cpp), written by bench/panel.sh from\n"
+                "# seed 0 of the defaults; a partition's value is the --mpi default's cut over METIS's (a ceiling).\n")
+        f.write("graph\ttask\tmodel\tfloor\tmeasured\n")
+        for line in kept + list(measured.values()):
+            f.write("\t".join(line) + "\n")
+
+
 def write(panel, path, floors_path=None):
     import panel as p
     losers = []
@@ -234,10 +252,5 @@ def write(panel, path, floors_path=None):
     with open(path, "w") as f:
         f.write(text)
     if floors_path:
-        with open(floors_path, "w") as f:
-            f.write("# The CI slice's floors (test/integration/test_panel_slice.cpp), written by bench/panel.sh from\n"
-                    "# seed 0 of the defaults; a partition's value is the --mpi default's cut over METIS's (a ceiling).\n")
-            f.write("graph\ttask\tmodel\tfloor\tmeasured\n")
-            for line in slice_floors(panel):
-                f.write("\t".join(line) + "\n")
+        write_floors(panel, floors_path)
     print("panel: wrote %s (%d losers)" % (path, len(losers)))
