@@ -167,13 +167,31 @@ TEST_CASE("export chooses the learnt rows from the types and RGCN learns AIFB by
   CHECK(r.output.find("relation rows, 1456 learnt columns per node (91 blocks), starting uniform in +-0.026885 "
                       "and learning at 0.05") != std::string::npos);
   r = test::RunDistgnn({"train-local", "--dataset", aifb, "--undirected", "--model", m, "--fanouts", "-1,-1",
-                        "--batch-size", "1000", "--epochs", "30", "--lr", "0.01", "--threads", "2", "--out",
-                        dir.path() + "/run"},
+                        "--batch-size", "1000", "--epochs", "30", "--lr", "0.01", "--threads", "2",
+                        "--save-predictions", "--out", dir.path() + "/run"},
                        600);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("node embedding: 1456 learnt columns per node") != std::string::npos);
   CHECK(FinalTestAcc(dir.path() + "/run") > 0.8);
+  {  // the predictions of every node (forward_input, then layer by layer): the best epoch's parameters with the
+     // last step's rows (docs/limits.md), so not always the best epoch's accuracy, but a model that learnt
+    auto pred = NpyLoad(dir.path() + "/run/predictions.npy");
+    auto labels = NpyLoad(aifb + "/nodes/entity/labels.npy");
+    auto split = NpyLoad(aifb + "/nodes/entity/split.npy");
+    REQUIRE(pred.ok());
+    REQUIRE(labels.ok());
+    REQUIRE(split.ok());
+    REQUIRE(pred->numel() == 8285);
+    int64_t correct = 0, tests = 0;
+    for (int64_t i = 0; i < pred->numel(); ++i) {
+      if (split->as<int8_t>()[i] != 2) continue;
+      ++tests;
+      correct += pred->as<int64_t>()[i] == labels->as<int64_t>()[i];
+    }
+    CHECK(tests == 36);
+    CHECK(static_cast<double>(correct) / tests > 0.8);
+  }
   // The user's start and rate win over the model's: from zero at 0.001 the rows stay at the majority class.
   r = test::RunDistgnn({"train-local", "--dataset", aifb, "--undirected", "--model", m, "--fanouts", "-1,-1",
                         "--batch-size", "1000", "--epochs", "10", "--lr", "0.01", "--threads", "2",
