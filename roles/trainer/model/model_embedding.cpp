@@ -54,7 +54,9 @@ Status TakeTypedModelEmbedding(const std::string& model_path, const std::string&
     embedding->init_scale = FloatAttribute(module, "embedding_init_scale", kFeaturelessTypeInitScale);
   if (!embedding->lr) embedding->lr = FloatAttribute(module, "embedding_lr", kFeaturelessTypeLr);
   // Relation rows are layer 0's weights: they take the dense weights' L2 penalty.
-  embedding->rows_are_weights = StringAttribute(module, "featureless_input") == Name(FeaturelessInput::kRelationRows);
+  FeaturelessInput input = FeaturelessInput::kTypeRows;
+  embedding->rows_are_weights =
+      Parse(StringAttribute(module, "featureless_input"), &input) && input == FeaturelessInput::kRelationRows;
   if (embedding->rows_are_weights && !embedding->l2)
     spdlog::info("node embedding: {} records relation rows (layer 0's weights): their L2 penalty is "
                  "train.weight_decay's (--weight-decay) unless train.embedding.l2 (--embedding-l2) is set",

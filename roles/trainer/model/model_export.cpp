@@ -205,7 +205,7 @@ bool RelationRows(const ModelSpec& s) {
 // relation r brings sum_k a_rk h_j[k] (with bases) or h_j[r] (without), scaled
 // by 1 / (the destination's in-edges of r), as the other layers' mean.
 std::string RelationRowsLayer0(const ModelSpec& spec) {
-  const std::string K = std::to_string(RelationRowBlocks(spec)), H = std::to_string(LayerDims(spec)[1]);
+  const std::string K = std::to_string(RelationRowBlocks(spec)), H = std::to_string(RelationRowBlockWidth(spec));
   const std::string R = std::to_string(spec.num_relations);
   std::ostringstream s;
   s << "def _layer0(self, h: Tensor, indptr: Tensor, indices: Tensor, etype: Tensor, num_dst: int) -> Tensor:\n"
@@ -450,9 +450,9 @@ int RelationRowBlocks(const ModelSpec& s) {
   return s.arch == ModelArch::kRgcn && s.bases > 0 && s.bases < s.num_relations ? s.bases : s.num_relations;
 }
 
-int64_t RelationRowsWidth(const ModelSpec& s) {
-  return (RelationRowBlocks(s) + 1) * (s.layers > 1 ? s.hidden : s.classes);
-}
+int64_t RelationRowBlockWidth(const ModelSpec& s) { return s.layers > 1 ? s.hidden : s.classes; }
+
+int64_t RelationRowsWidth(const ModelSpec& s) { return (RelationRowBlocks(s) + 1) * RelationRowBlockWidth(s); }
 
 namespace {
 const std::pair<FeaturelessInput, const char*> kFeaturelessInputNames[] = {

@@ -40,8 +40,8 @@
 //         when bases < relations, else one W_r per relation (DGL's RelGraphConv)
 //   hetero-sage: one W_r per relation.
 // With featureless_input relation-rows (every node type featureless) there is
-// no input layer: x is the node's row of K + 1 blocks of `hidden` columns
-// (K = the bases, or the relations), and layer 0 is
+// no input layer: x is the node's row of K + 1 blocks of layer 0's output
+// width (K = the bases, or the relations), and layer 0 is
 //   h_i' = x_i[K] + b + sum_r mean_{j in N_r(i)} sum_k a_rk x_j[k]
 // with a_rk the coefficients (rgcn with bases) or a_rk = [r == k]: the
 // one-hot input's W_r rows, learnt as the node's own row.
@@ -77,7 +77,7 @@ constexpr int64_t kEmbeddingDimAuto = -1;
 //   kTypeRows: a learnt row per node (embedding_dim columns) through the type's
 //     input weight, then every relational layer;
 //   kRelationRows: R-GCN's one-hot input (Schlichtkrull et al.): a learnt
-//     row per node holds a block of `hidden` columns per relation weight of
+//     row per node holds a block of layer 0's output width per relation weight of
 //     layer 0 (one per basis with bases, else one per relation) and one for
 //     the self weight, and layer 0 reads the blocks directly, mixing them by
 //     the relation's coefficients. Only where no node type has features.
@@ -119,9 +119,10 @@ struct ModelSpec {
 
 bool IsTypedArch(ModelArch arch);
 // relation-rows: the blocks of layer 0's weights in a node's row (the bases,
-// or the relations), and the row's width: one block more (the self weight),
-// each of layer 0's output width.
+// or the relations), a block's width (layer 0's output width), and the row's
+// width: one block more (the self weight).
 int RelationRowBlocks(const ModelSpec& spec);
+int64_t RelationRowBlockWidth(const ModelSpec& spec);
 int64_t RelationRowsWidth(const ModelSpec& spec);
 
 Status ValidateModelSpec(const ModelSpec& spec);

@@ -97,7 +97,7 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
   spec->embedding_init_scale = anchored ? kFeaturelessTypeInitScale : kUnanchoredTypeInitScale;
   spec->embedding_lr = anchored ? kFeaturelessTypeLr : kUnanchoredTypeLr;
   if (spec->featureless_input == FeaturelessInput::kRelationRows)
-    spec->embedding_init_scale = RelationRowsInitScale(nodes, spec->layers > 1 ? spec->hidden : spec->classes);
+    spec->embedding_init_scale = RelationRowsInitScale(nodes, RelationRowBlockWidth(*spec));
   return Status::OK();
 }
 
