@@ -5,7 +5,7 @@
 # nodes: AIFB, MUTAG), beside a small grid of alternatives; writes docs/panel.md.
 # A run's result is kept in the work directory, so an interrupted panel resumes.
 #   bench/panel.sh [--graphs a,b] [--tasks node,link,partition] [--seeds 0,1,2]
-#                  [--small-test-seeds 0,1,2,3,4,5,6,7,8,9] [--grid full|small|none]
+#                  [--small-test-seeds 0,1,2,3,4,5,6,7,8,9] [--grid full|small|extra|none]
 #                  [--jobs 2] [--work DIR] [--bin PATH] [--doc-only]
 #   bench/panel.sh --slice [--graphs a,b]   the CI slice: seed 0 of each default on one graph
 #                                           per kind, checked against bench/panel/floors.tsv

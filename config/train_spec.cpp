@@ -215,7 +215,7 @@ Status CheckNumbers(const Rules& r, const TrainSpec& s) {
       {"train.embedding.dim", double(s.embedding.dim)},
       {"train.embedding.lr", s.embedding.lr_or_default()},
       {"train.embedding.init_scale", s.embedding.init_scale_or_default()},
-      {"train.embedding.weight_decay", s.embedding.weight_decay},
+      {"train.embedding.weight_decay", s.embedding.weight_decay_or_default()},
       {"train.embedding.l2", s.embedding.l2.value_or(0)},
       {"train.negative.k", s.link.negative_k},
       {"train.eval_negatives", s.link.eval_negatives},
@@ -247,10 +247,10 @@ Status CheckEmbedding(const Rules& r, const TrainSpec& s) {
                       " > 0 (the model needs some input)");
   // Each step multiplies every row by 1 - lr * weight_decay (with the larger
   // default lr when none is set: the featureless types' default is smaller).
-  if (e.lr_or_default() * e.weight_decay >= 1)
+  if (e.lr_or_default() * e.weight_decay_or_default() >= 1)
     return r.Fail("train.embedding.weight_decay", "--embedding-weight-decay",
                   "times " + r.Name("train.embedding.lr", "--embedding-lr") + " must be < 1, got " +
-                      Num(e.lr_or_default() * e.weight_decay));
+                      Num(e.lr_or_default() * e.weight_decay_or_default()));
   if (e.name.empty()) return r.Fail("train.embedding.name", "", "expected a non-empty name");
   for (char ch : e.name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-')

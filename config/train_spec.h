@@ -55,7 +55,10 @@ struct EmbeddingSpec {
   // (roles/trainer/model/model_embedding.h).
   std::optional<double> lr;
   std::optional<double> init_scale;
-  double weight_decay = 0;  // decoupled, every row every step (lazily; sparse_optimizer.h)
+  // Decoupled decay of every row every step (lazily; sparse_optimizer.h).
+  // Unset: 0, or what the model records (a model's relation rows,
+  // model_embedding.h).
+  std::optional<double> weight_decay;
   // An L2 penalty on the rows a step reads, coupled as train.weight_decay is on
   // the dense weights: l2 x row joins the row's gradient before the sparse
   // optimizer. Unset: 0, or, when the rows are a model's relation rows (its
@@ -66,6 +69,7 @@ struct EmbeddingSpec {
   bool uses_features() const { return dim == 0 || features; }
   double lr_or_default() const { return lr.value_or(0.01); }
   double init_scale_or_default() const { return init_scale.value_or(0.1); }
+  double weight_decay_or_default() const { return weight_decay.value_or(0); }
   double l2_or_default(double weight_decay) const { return l2.value_or(rows_are_weights ? weight_decay : 0); }
 };
 

@@ -167,7 +167,7 @@ Status ReadEmbedding(const Reader& r, const YAML::Node& train, EmbeddingSpec* e)
   DG_RETURN_IF_ERROR(r.Bool(n, "persistent", "train.embedding.persistent", &e->persistent));
   DG_RETURN_IF_ERROR(OptionalDouble(r, n, "init_scale", "train.embedding.init_scale", &e->init_scale));
   DG_RETURN_IF_ERROR(OptionalDouble(r, n, "l2", "train.embedding.l2", &e->l2));
-  return r.Double(n, "weight_decay", "train.embedding.weight_decay", &e->weight_decay);
+  return OptionalDouble(r, n, "weight_decay", "train.embedding.weight_decay", &e->weight_decay);
 }
 
 // train.historical: {layers: [1], max_age_steps: K}.

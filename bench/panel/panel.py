@@ -48,10 +48,16 @@ TYPED_GRID = {
     "lr 0.003": ([], ["--lr", "0.003"]),
     "lr 0.01": ([], ["--lr", "0.01"]),
     "dropout 0": (["--dropout", "0"], []),
-    # a graph without features: the types' rows instead of the relation rows export chooses there
+    "fanouts 5,10": ([], ["--fanouts", "5,10"]),
+    "select val_loss": ([], ["--select-by", "val_loss"]),
+    # a graph without features: the types' rows instead of the relation rows export chooses there, and
+    # the relation rows' decoupled decay (the model's default 1) none, lower and higher
     "type rows": (["--featureless-input", "type-rows"], []),
+    "rows decay 0": ([], ["--embedding-weight-decay", "0"]),
+    "rows decay 0.3": ([], ["--embedding-weight-decay", "0.3"]),
+    "rows decay 3": ([], ["--embedding-weight-decay", "3"]),
 }
-FEATURELESS_ONLY = ("type rows",)
+FEATURELESS_ONLY = ("type rows", "rows decay 0", "rows decay 0.3", "rows decay 3")
 LINK_GRID = {
     "lr 0.003": ([], ["--lr", "0.003"]),
     "lr 0.01": ([], ["--lr", "0.01"]),
@@ -60,7 +66,9 @@ LINK_GRID = {
 # --grid small: the alternatives of the defaults most often moved for the first model of each kind
 # (sage, rgcn), the learning rate's for the others, and, on a graph whose default run took longer than
 # SLOW_SECONDS, none.
-SMALL_GRID = ("lr 0.003", "lr 0.01", "rows 0 / 0.001", "rows 0.1 / 0.01", "type rows")
+SMALL_GRID = ("lr 0.003", "lr 0.01", "rows 0 / 0.001", "rows 0.1 / 0.01") + FEATURELESS_ONLY
+# --grid extra: the first model of each kind beside the alternatives --grid small leaves out.
+EXTRA_GRID = ("dropout 0", "fanouts 5,10", "select val_loss")
 SLOW_SECONDS = 45
 HEAVY_FEATURE_VALUES = 50_000_000  # nodes x feature width
 # The second model of each kind runs the default and this alternative.
@@ -373,6 +381,8 @@ class Panel:
         grid = {k: v for k, v in grid.items() if k not in FEATURELESS_ONLY or g.kind == "typed-featureless"}
         if self.grid == "full":
             return {k: v for k, v in grid.items() if first or (k in SECOND_MODEL_GRID and not g.typed())}
+        if self.grid == "extra":
+            return {k: v for k, v in grid.items() if first and k in EXTRA_GRID}
         if self.grid == "small" and self.default_seconds(g, task) <= SLOW_SECONDS:
             return {k: v for k, v in grid.items() if k in (SMALL_GRID if first else SECOND_MODEL_GRID)}
         return {}
@@ -497,8 +507,8 @@ def main():
     ap.add_argument("--small-test-seeds", default=SMALL_TEST_SEEDS,
                     help="the seeds of node classification on a graph whose test set has fewer than %d nodes" %
                     SMALL_TEST_NODES)
-    ap.add_argument("--grid", choices=["full", "small", "none"], default="full",
-                    help="alternatives beside each default: all, the few most often moved, or none")
+    ap.add_argument("--grid", choices=["full", "small", "extra", "none"], default="full",
+                    help="alternatives beside each default: all, the few most often moved, the first model's others, or none")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs/panel.md"))
     ap.add_argument("--doc-only", action="store_true", help="write the doc from the results kept, run nothing")

@@ -199,6 +199,8 @@ def not_measured(panel):
             "takes at most 45 s here; node classification left out on graphs of more than 50M feature values (Coauthor CS, "
             "Facebook: one run evaluates every test node each epoch, ~25 minutes here); rgcn only on typed "
             "graphs (hetero-sage computes the same numbers with export's default bases)",
+            "extra": "`--grid extra`: beside the default of sage and rgcn, what `--grid small` leaves out: no dropout, "
+            "fanouts 5,10 and the model of the lowest validation loss; the graphs `--grid small` leaves out left out",
             "none": "no grid"}[panel.grid]
     return "Grid: %s.\n\n" % grid + ("Without default results: " + ", ".join(missing) + "." if missing else
                                        "Every graph and task has its default results.")

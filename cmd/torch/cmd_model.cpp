@@ -13,12 +13,18 @@ namespace dg {
 
 namespace {
 
-// ", starting uniform in +-S and learning at R": the learnt rows' defaults the model records.
+// ", starting uniform in +-S and learning at R[, decaying by W]": the learnt
+// rows' defaults the model records.
 std::string RowStart(const ModelSpec& spec) {
-  char buf[96];
+  char buf[160];
   std::snprintf(buf, sizeof(buf), ", starting %s%g and learning at %g",
                 spec.embedding_init_scale > 0 ? "uniform in +-" : "at ", spec.embedding_init_scale, spec.embedding_lr);
-  return buf;
+  std::string out = buf;
+  if (spec.embedding_weight_decay > 0) {
+    std::snprintf(buf, sizeof(buf), " with a decoupled weight decay of %g", spec.embedding_weight_decay);
+    out += buf;
+  }
+  return out;
 }
 
 }  // namespace

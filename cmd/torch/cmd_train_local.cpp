@@ -78,8 +78,9 @@ void AddFlags(cli::po::options_description* desc, TrainSpec* s, EnumFlags* e, Lo
       ("embedding-init-scale", po::value<double>()->notifier([s](double v) { s->embedding.init_scale = v; }),
        "embedding rows start uniform in [-S, S) (train.embedding.init_scale; default 0.1; 0 for the featureless "
        "types of a typed model: each node starts as its type's learnt vector)")
-      ("embedding-weight-decay", po::value(&s->embedding.weight_decay)->default_value(0),
-       "decoupled weight decay of every embedding row each step (train.embedding.weight_decay)")
+      ("embedding-weight-decay", po::value<double>()->notifier([s](double v) { s->embedding.weight_decay = v; }),
+       "decoupled weight decay of every embedding row each step (train.embedding.weight_decay; default 0, or what "
+       "the model records for its relation rows)")
       ("embedding-l2", po::value<double>()->notifier([s](double v) { s->embedding.l2 = v; }),
        "L2 penalty on the embedding rows a step reads, added to their gradient as --weight-decay is to the dense "
        "weights (train.embedding.l2; default 0, or --weight-decay for a model's relation rows)")

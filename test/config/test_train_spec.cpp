@@ -84,7 +84,7 @@ TEST_CASE("TrainSpec defaults are the job's and they validate", "[config][spec]"
   CHECK(s.link.eval_negatives == 100);
   CHECK(s.embedding.dim == 0);
   CHECK(s.embedding.uses_features());
-  CHECK(s.embedding.weight_decay == 0);
+  CHECK(!s.embedding.weight_decay);
   CHECK(s.checkpoint_keep == 2);
   CHECK(ValidateTrainSpec(s, f.yaml).ok());
   CHECK(ValidateTrainSpec(s, f.flags).ok());

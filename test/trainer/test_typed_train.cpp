@@ -244,14 +244,18 @@ std::vector<std::string> EpochLosses(const std::string& run_dir) {
 }  // namespace
 
 // Relation rows are layer 0's weights: without --embedding-l2 they take
-// --weight-decay as their L2 penalty (the run equals the one that sets it
-// explicitly, bit for bit), and --embedding-l2 0 trains another model.
-TEST_CASE("relation rows take --weight-decay as their L2 penalty unless --embedding-l2 is given", "[typed]") {
+// --weight-decay as their L2 penalty, and without --embedding-weight-decay
+// the decoupled decay the model records (each run equals the one that sets
+// the value explicitly, bit for bit); 0 instead trains another model. A rate
+// whose product with the model's decay reaches 1 is refused, naming both.
+TEST_CASE("relation rows take --weight-decay as their L2 penalty and the model's decay", "[typed]") {
   test::TempDir dir;
   const std::string aifb = test::SourceDir() + "/bench/panel/aifb/data", m = dir.path() + "/m.pt";
   auto r = test::RunDistgnn({"model", "export", "--arch", "rgcn", "--dataset", aifb, "--undirected", "--hidden", "8",
                              "--bases", "4", "-o", m});
+  INFO(r.output);
   REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("learning at 0.05 with a decoupled weight decay of 1") != std::string::npos);
   auto run = [&](const std::string& name, std::vector<std::string> extra) {
     std::vector<std::string> args = {"train-local", "--dataset", aifb, "--undirected", "--model", m, "--fanouts",
                                      "-1,-1", "--batch-size", "1000", "--epochs", "4", "--weight-decay", "0.5",
@@ -273,4 +277,14 @@ TEST_CASE("relation rows take --weight-decay as their L2 penalty unless --embedd
   CHECK(a == b);
   CHECK(a[0] == c[0]);  // the penalty acts through the first update
   CHECK(a.back() != c.back());
+  run("decay given", {"--embedding-weight-decay", "1"});
+  run("no decay", {"--embedding-weight-decay", "0"});
+  const auto d = EpochLosses(dir.path() + "/decay given"), e = EpochLosses(dir.path() + "/no decay");
+  CHECK(a == d);
+  CHECK(a[0] == e[0]);
+  CHECK(a.back() != e.back());
+  r = test::RunDistgnn({"train-local", "--dataset", aifb, "--undirected", "--model", m, "--epochs", "1",
+                        "--embedding-lr", "2", "--threads", "1", "--out", dir.path() + "/refused"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("records for its rows (embedding_weight_decay 1") != std::string::npos);
 }

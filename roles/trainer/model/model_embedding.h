@@ -37,6 +37,13 @@ constexpr double kFeaturelessTypeInitScale = 0;
 constexpr double kFeaturelessTypeLr = 0.001;
 constexpr double kUnanchoredTypeInitScale = 0.1;
 constexpr double kUnanchoredTypeLr = 0.05;
+// Relation rows decay as the one-hot input's weights do under R-GCN's L2
+// penalty, which reaches every node's weights each step, read or not: a
+// decoupled decay of every row (train.embedding.weight_decay), by 1 - lr * wd
+// per step, 0.95 at the rows' rate. Chosen on the panel's two graphs without
+// features (docs/panel.md): MUTAG needs the decay (68.1 without, 72.1 with)
+// and AIFB loses 0.9 to none.
+constexpr double kRelationRowsWeightDecay = 1.0;
 // Relation rows (model_export.h) start as the one-hot input's weights of
 // R-GCN's code do: Xavier-uniform over a [nodes, width] weight, in
 // +-sqrt(6 / (nodes + width)) (AIFB 0.027, MUTAG 0.016 at width 16); they

@@ -552,6 +552,8 @@ void RegisterAttributes(const ModelSpec& spec, torch::jit::Module* m) {
       m->register_attribute("embedding_init_scale", c10::FloatType::get(), spec.embedding_init_scale);
       m->register_attribute("embedding_lr", c10::FloatType::get(), spec.embedding_lr);
     }
+    if (spec.embedding_dim > 0 && spec.embedding_weight_decay >= 0)
+      m->register_attribute("embedding_weight_decay", c10::FloatType::get(), spec.embedding_weight_decay);
   }
 }
 

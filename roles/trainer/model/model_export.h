@@ -111,10 +111,11 @@ struct ModelSpec {
   std::vector<int> relation_src_types;
   int bases = 0;  // rgcn: number of bases; 0 (or >= relations) = one weight per relation
   FeaturelessInput featureless_input = FeaturelessInput::kTypeRows;
-  // The learnt rows' start scale and learning rate, which the model records
-  // (`embedding_init_scale`, `embedding_lr`) for the trainer to take unless the
-  // user sets them; chosen from the types (typed_model_spec.h). < 0: none.
-  double embedding_init_scale = -1, embedding_lr = -1;
+  // The learnt rows' start scale, learning rate and decoupled weight decay,
+  // which the model records (`embedding_init_scale`, `embedding_lr`,
+  // `embedding_weight_decay`) for the trainer to take unless the user sets
+  // them; chosen from the types (typed_model_spec.h). < 0: none.
+  double embedding_init_scale = -1, embedding_lr = -1, embedding_weight_decay = -1;
 };
 
 bool IsTypedArch(ModelArch arch);

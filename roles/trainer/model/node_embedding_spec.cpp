@@ -4,7 +4,7 @@ namespace dg {
 
 Result<NodeEmbeddingOptions> NodeEmbeddingOptionsFrom(const EmbeddingSpec& e, uint64_t seed) {
   DG_ASSIGN_OR_RETURN(NodeEmbeddingOptions eo,
-                      MakeNodeEmbeddingOptions(e.dim, e.optimizer, e.lr_or_default(), seed, e.weight_decay));
+                      MakeNodeEmbeddingOptions(e.dim, e.optimizer, e.lr_or_default(), seed, e.weight_decay_or_default()));
   eo.name = e.name;
   eo.init_scale = e.init_scale_or_default();
   eo.persistent = e.persistent;

@@ -96,8 +96,11 @@ Status FillTypedModelSpec(const TypedModelSource& source, ModelSpec* spec) {
   const bool anchored = EveryFeaturelessTypeAnchored(spec->type_feature_dims, links);
   spec->embedding_init_scale = anchored ? kFeaturelessTypeInitScale : kUnanchoredTypeInitScale;
   spec->embedding_lr = anchored ? kFeaturelessTypeLr : kUnanchoredTypeLr;
-  if (spec->featureless_input == FeaturelessInput::kRelationRows)
+  spec->embedding_weight_decay = -1;
+  if (spec->featureless_input == FeaturelessInput::kRelationRows) {
     spec->embedding_init_scale = RelationRowsInitScale(nodes, RelationRowBlockWidth(*spec));
+    spec->embedding_weight_decay = kRelationRowsWeightDecay;
+  }
   return Status::OK();
 }
 
