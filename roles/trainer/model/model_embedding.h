@@ -42,7 +42,7 @@ constexpr double kUnanchoredTypeLr = 0.05;
 // decoupled decay of every row (train.embedding.weight_decay), by 1 - lr * wd
 // per step, 0.95 at the rows' rate. Chosen on the panel's two graphs without
 // features (docs/panel.md): MUTAG needs the decay (68.1 without, 72.1 with)
-// and AIFB loses 0.9 to none.
+// and AIFB loses 0.8 to none (docs/models.md "The decay, and where it loses").
 constexpr double kRelationRowsWeightDecay = 1.0;
 // Relation rows (model_export.h) start as the one-hot input's weights of
 // R-GCN's code do: Xavier-uniform over a [nodes, width] weight, in
