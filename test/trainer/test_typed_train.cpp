@@ -287,4 +287,9 @@ TEST_CASE("relation rows take --weight-decay as their L2 penalty and the model's
                         "--embedding-lr", "2", "--threads", "1", "--out", dir.path() + "/refused"});
   CHECK(r.exit_code != 0);
   CHECK(r.output.find("records for its rows (embedding_weight_decay 1") != std::string::npos);
+  // The user's decay against the model's rate (0.05): 0.05 x 30 >= 1.
+  r = test::RunDistgnn({"train-local", "--dataset", aifb, "--undirected", "--model", m, "--epochs", "1",
+                        "--embedding-weight-decay", "30", "--threads", "1", "--out", dir.path() + "/refused too"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("is 0.05, but times the weight decay 30 (train.embedding.weight_decay") != std::string::npos);
 }

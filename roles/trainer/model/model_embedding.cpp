@@ -53,16 +53,20 @@ Status TakeTypedModelEmbedding(const std::string& model_path, const std::string&
   if (!embedding->init_scale)
     embedding->init_scale = FloatAttribute(module, "embedding_init_scale", kFeaturelessTypeInitScale);
   if (!embedding->lr) embedding->lr = FloatAttribute(module, "embedding_lr", kFeaturelessTypeLr);
-  if (!embedding->weight_decay && module.hasattr("embedding_weight_decay")) {
-    embedding->weight_decay = FloatAttribute(module, "embedding_weight_decay", 0);
-    // Checked here, not in config/: the product is complete only now.
-    if (*embedding->lr * *embedding->weight_decay >= 1)
-      return Status::InvalidArgument(fmt::format(
-          "the embedding's learning rate (train.embedding.lr, --embedding-lr) is {:g}, but times the weight decay {} "
-          "records for its rows (embedding_weight_decay {:g}) it must be < 1: lower the rate or set "
-          "train.embedding.weight_decay (--embedding-weight-decay)",
-          *embedding->lr, model_path, *embedding->weight_decay));
-  }
+  const bool decay_recorded = !embedding->weight_decay && module.hasattr("embedding_weight_decay");
+  if (decay_recorded) embedding->weight_decay = FloatAttribute(module, "embedding_weight_decay", 0);
+  // Each step multiplies every row by 1 - lr * weight_decay. config/ checks
+  // the product with the values the user gave; the model's rate or decay
+  // completes it only here.
+  if (*embedding->lr * embedding->weight_decay_or_default() >= 1)
+    return Status::InvalidArgument(fmt::format(
+        "the embedding's learning rate (train.embedding.lr, --embedding-lr) is {:g}, but times the weight decay {} "
+        "it must be < 1: lower the rate or the decay (train.embedding.weight_decay, --embedding-weight-decay)",
+        *embedding->lr,
+        decay_recorded ? fmt::format("{} records for its rows (embedding_weight_decay {:g})", model_path,
+                                     *embedding->weight_decay)
+                       : fmt::format("{:g} (train.embedding.weight_decay, --embedding-weight-decay)",
+                                     *embedding->weight_decay)));
   // Relation rows are layer 0's weights: they take the dense weights' L2 penalty.
   FeaturelessInput input = FeaturelessInput::kTypeRows;
   embedding->rows_are_weights =
