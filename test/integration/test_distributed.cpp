@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "test/integration/dist_job.h"
+#include "test/integration/restart_support.h"
 
 using namespace dg::test;
 
@@ -73,3 +74,32 @@ TEST_CASE("2 trainers stopped after 3 epochs and resumed to 6 end with the param
     CHECK(part.Proc(t).Output().find("resuming after epoch 3") != std::string::npos);
   CHECK(EpochLosses(part.run_dir() + "/metrics.jsonl") == EpochLosses(full.run_dir() + "/metrics.jsonl"));
 }
+
+TEST_CASE("2 trainers evaluate Cora layer by layer over 2 partitions with node batches' figures",
+          "[distributed][cora][layerwise]") {
+  // Training takes every neighbour too, so that evaluating with the training
+  // fanouts is full-neighbour evaluation by node batches.
+  DistJobOptions o = Opts(2, 0, 4);
+  o.fanouts = "[100000, 100000]";
+  o.extra_train_yaml = "intra_op_threads: 1";
+  DistJob layers(o);
+  auto r = RunDistgnn({"launch", layers.dir() / "job.yaml"}, 300);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  o.extra_train_yaml += ", eval_full_neighbors: false";
+  DistJob batches(o);
+  r = RunDistgnn({"launch", batches.dir() / "job.yaml"}, 300);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const std::string log = ReadFile(layers.run_dir() + "/logs/0-trainer-0.log");
+  CHECK(log.find("evaluation: every node layer by layer") != std::string::npos);
+  CHECK(ReadFile(batches.run_dir() + "/logs/0-trainer-0.log").find("layer by layer") == std::string::npos);
+  const std::string a = layers.run_dir() + "/metrics.jsonl", b = batches.run_dir() + "/metrics.jsonl";
+  CHECK(EpochLosses(a) == EpochLosses(b));  // the same training
+  for (const char* key : {"val_acc", "test_acc"}) CHECK(EpochValues(a, key) == EpochValues(b, key));
+  const auto la = EpochValues(a, "val_loss"), lb = EpochValues(b, "val_loss");
+  REQUIRE(la.size() == 4);
+  REQUIRE(lb.size() == la.size());
+  for (size_t e = 0; e < la.size(); ++e) CHECK(std::stod(la[e]) == Approx(std::stod(lb[e])).epsilon(1e-5));
+}
+

@@ -125,6 +125,80 @@ TEST_CASE("train-local on Cora: SAGE reaches >= 0.78 test accuracy, outputs are 
   CHECK(params.ok());
 }
 
+// Each epoch's value of `key` in metrics.jsonl, in order.
+std::vector<double> EpochField(const std::string& metrics, const std::string& key) {
+  std::vector<double> out;
+  for (const auto& l : ReadLines(metrics))
+    if (l.find("\"final\"") == std::string::npos) out.push_back(Field(l, key));
+  return out;
+}
+
+TEST_CASE("train-local evaluates every node layer by layer where that computes less, with node batches' figures") {
+  test::TempDir dir;
+  Export({"--arch", "sage", "--in-dim", "1433", "--classes", "7", "-o", dir / "sage.pt"});
+  Export({"--arch", "gat", "--in-dim", "16", "--classes", "7", "-o", dir / "gat.pt"});
+  struct Case {
+    const char* name;
+    std::vector<std::string> flags;
+  };
+  for (const Case& c : {Case{"sage", {"--model", dir / "sage.pt"}},
+                        Case{"gat", {"--model", dir / "gat.pt", "--no-features", "--embedding-dim", "16"}}}) {
+    INFO(c.name);
+    std::map<std::string, std::string> logs;
+    for (const std::string eval : {"full", "100000,100000"}) {  // layer by layer; node batches of every neighbour
+      std::vector<std::string> args{"train-local", "--dataset", test::CoraDir(), "--undirected", "--epochs", "4",
+                                    "--seed", "3", "--eval-fanouts", eval, "--out", dir / (c.name + eval)};
+      args.insert(args.end(), c.flags.begin(), c.flags.end());
+      auto r = test::RunDistgnn(args, 300);
+      INFO(r.output);
+      REQUIRE(r.exit_code == 0);
+      logs[eval] = r.output;
+    }
+    CHECK(logs["full"].find("evaluation: every node layer by layer over full neighbourhoods (1500 val and test "
+                            "seeds x mean in-degree 3.9 >= 2708 nodes)") != std::string::npos);
+    CHECK(logs["100000,100000"].find("layer by layer") == std::string::npos);
+    const std::string a = dir / (c.name + std::string("full")) + "/metrics.jsonl",
+                      b = dir / (c.name + std::string("100000,100000")) + "/metrics.jsonl";
+    CHECK(EpochField(a, "loss") == EpochField(b, "loss"));
+    CHECK(EpochField(a, "val_acc") == EpochField(b, "val_acc"));
+    CHECK(EpochField(a, "test_acc") == EpochField(b, "test_acc"));
+    const auto la = EpochField(a, "val_loss"), lb = EpochField(b, "val_loss");
+    REQUIRE(la.size() == 4);
+    REQUIRE(lb.size() == 4);
+    for (size_t e = 0; e < la.size(); ++e) CHECK(la[e] == Approx(lb[e]).epsilon(1e-5));
+  }
+  // gcn reads its sources' degrees in the block, which differ layer by layer: node batches.
+  Export({"--arch", "gcn", "--in-dim", "1433", "--classes", "7", "-o", dir / "gcn.pt"});
+  auto g = test::RunDistgnn({"train-local", "--dataset", test::CoraDir(), "--undirected", "--model", dir / "gcn.pt",
+                             "--epochs", "1", "--out", dir / "gcn-run"},
+                            120);
+  INFO(g.output);
+  REQUIRE(g.exit_code == 0);
+  CHECK(g.output.find("layer by layer") == std::string::npos);
+  // A ring of 100 nodes with 4 val and test seeds: 4 x mean degree 2 is far below 100 nodes, so batches.
+  const std::string ring = dir / "ring";
+  std::filesystem::create_directories(ring);
+  std::ofstream edges(ring + "/edges.tsv");
+  Array feat = Array::Zeros(DType::kFloat32, {100, 4}), labels = Array::Zeros(DType::kInt64, {100});
+  Array split = Array::Zeros(DType::kInt8, {100});
+  for (int64_t i = 0; i < 100; ++i) {
+    edges << i << "\t" << (i + 1) % 100 << "\n";
+    labels.as<int64_t>()[i] = i % 3;
+    feat.as<float>()[i * 4 + i % 3] = 1;
+    split.as<int8_t>()[i] = static_cast<int8_t>(i < 96 ? 0 : (i < 98 ? 1 : 2));
+  }
+  edges.close();
+  REQUIRE((NpyWrite(ring + "/features.npy", feat).ok() && NpyWrite(ring + "/labels.npy", labels).ok() &&
+           NpyWrite(ring + "/split.npy", split).ok()));
+  Export({"--arch", "sage", "--in-dim", "4", "--classes", "3", "-o", dir / "ring.pt"});
+  auto r = test::RunDistgnn({"train-local", "--dataset", ring, "--undirected", "--model", dir / "ring.pt",
+                             "--epochs", "1", "--out", dir / "ring-run"},
+                            120);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("layer by layer") == std::string::npos);
+}
+
 TEST_CASE("train-local without --lr: the rate the model and the rows decide, as its log says") {
   test::TempDir dir;
   WriteTinyDataset(dir / "data", true, -1, 0);  // one-hot rows: L1 size 1

@@ -66,4 +66,21 @@ std::unique_ptr<LayerwiseForm> MakeSourceForm(const SourceFormOptions& options, 
   return std::make_unique<SourceForm>(options, module, tables);
 }
 
+Result<std::string> ComputeEveryNode(const SourceFormOptions& options, torch::jit::Module* module,
+                                     LayerTables* tables, int rank, int world, int64_t batch_size,
+                                     const std::string& tag) {
+  SourceForm form(options, module, tables);
+  DG_RETURN_IF_ERROR(form.Check());
+  torch::NoGradGuard no_grad;
+  module->train(false);
+  LayerShare share;
+  share.trainers_per_machine = world;
+  share.index = rank;
+  share.batch_size = batch_size;
+  share.tag = tag;
+  share.log_layers = false;
+  DG_ASSIGN_OR_RETURN(LayerOutputs out, RunLayers(form, *tables, share, options.layers));
+  return out.last;
+}
+
 }  // namespace dg

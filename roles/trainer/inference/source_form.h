@@ -1,6 +1,7 @@
 // The layer-wise form (layerwise_form.h) of a graph behind a NeighborSource
-// with the model being trained: link prediction's full-neighbour evaluation
-// and embeddings, in a job and in train-local. Layer l's blocks hold every
+// with the model being trained: full-neighbour evaluation of link prediction
+// and node classification, and link prediction's embeddings, in a job and in
+// train-local. Layer l's blocks hold every
 // in-edge of its nodes; layer 0 reads ModelInput of the sources (features
 // and learnt rows), later layers the previous layer's table. Every node is
 // computed at every layer, the trainers taking even contiguous cuts of the
@@ -33,5 +34,14 @@ struct SourceFormOptions {
 // `module`, `tables` and the options' pointers outlive the form.
 std::unique_ptr<LayerwiseForm> MakeSourceForm(const SourceFormOptions& options, torch::jit::Module* module,
                                               LayerTables* tables);
+
+// Every node's rows through every layer of `module` (eval mode, no
+// gradients) into `tables` as TAG:h1, TAG:h2, ..., this trainer (`rank` of
+// `world`) computing its even cut of each layer in batches of `batch_size`
+// destinations; the name of the last layer's table. Collective: every
+// trainer calls it.
+Result<std::string> ComputeEveryNode(const SourceFormOptions& options, torch::jit::Module* module,
+                                     LayerTables* tables, int rank, int world, int64_t batch_size,
+                                     const std::string& tag);
 
 }  // namespace dg

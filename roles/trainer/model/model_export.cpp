@@ -539,6 +539,10 @@ void RegisterAttributes(const ModelSpec& spec, torch::jit::Module* m) {
   m->register_attribute("arch", c10::StringType::get(), std::string(Name(spec.arch)));
   m->register_attribute("in_dim", c10::IntType::get(), spec.in_dim);
   m->register_attribute("num_classes", c10::IntType::get(), spec.classes);
+  // gcn's D_out^-1/2 reads each source's degree within the block, so its
+  // outputs depend on which destinations share a block: node classification
+  // then evaluates by node batches of the seeds, not layer by layer.
+  if (spec.arch == ModelArch::kGcn) m->register_attribute("reads_source_degrees", c10::BoolType::get(), true);
   if (IsTypedArch(spec.arch)) {
     m->register_attribute("num_node_types", c10::IntType::get(),
                           static_cast<int64_t>(spec.type_feature_dims.size()));

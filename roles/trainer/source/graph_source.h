@@ -45,6 +45,15 @@ struct NodeInput {
   std::vector<int64_t> train, val, test;  // this trainer's shares
   NodeOutputRows outputs;
   int64_t num_classes = 0;  // 1 + the largest label of a labelled node, or the given count
+  // Layer-wise evaluation (NodeTask::ChooseLayerwise says when): the graph
+  // its full-neighbour blocks and the seeds' labels come from, the tables
+  // each layer's rows go to (source/layer_tables.h), the graph's node and
+  // edge counts and layer 0's node array ("" = the learnt rows alone). Null
+  // source: node batches only.
+  NeighborSource* layerwise_source = nullptr;
+  LayerTables* layer_tables = nullptr;
+  int64_t num_nodes = 0, num_edges = 0;
+  std::string feature_name = "features";
 };
 
 // What the link task knows of the graph besides its settings.

@@ -182,6 +182,15 @@ Result<NodeInput> JobGraphSource::Nodes() {
   DG_ASSIGN_OR_RETURN(NodeInput in, Seeds());
   DG_ASSIGN_OR_RETURN(in.outputs, OutputRows());
   in.batches = nodes_;
+  const PartitionConfig& pc = *o_.partition;
+  if (!pc.typed()) {  // full-neighbour evaluation of every node, layer by layer
+    in.layerwise_source = neighbors_.get();
+    layer_tables_ = MakeDistLayerTables(client_.get(), world_);
+    in.layer_tables = layer_tables_.get();
+    in.num_nodes = pc.num_nodes;
+    in.num_edges = pc.num_edges;
+    in.feature_name = spec().embedding.uses_features() ? "features" : "";
+  }
   spdlog::info("trainer {} of {} on {}: {} train / {} val / {} test seeds, {} classes, {} {}", rank_, world_,
                o_.job->machines[o_.machine].host, in.train.size(), in.val.size(), in.test.size(), in.num_classes,
                samplers_ > 0 ? samplers_ : sampler_threads_,

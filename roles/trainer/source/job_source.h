@@ -97,7 +97,7 @@ class JobGraphSource : public GraphSource {
   EdgeTable table_;
   std::unique_ptr<BatchProvider> local_edges_;
   std::unique_ptr<CvStore> cv_store_;
-  std::unique_ptr<LayerTables> layer_tables_;  // link's layer-wise evaluation
+  std::unique_ptr<LayerTables> layer_tables_;  // layer-wise evaluation
 };
 
 }  // namespace dg

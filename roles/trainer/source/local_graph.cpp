@@ -72,6 +72,9 @@ class HomogeneousReader : public DatasetReader {
                         CheckSeedLabels(labels->as<int64_t>(), *d, spec.num_classes, "labels.npy", 0));
     if (d->train.empty())
       return Status::InvalidArgument(spec.dataset_dir + "/split.npy: no training nodes (no entry equals 0)");
+    d->layerwise_source = graph_.get();  // full-neighbour evaluation of every node, layer by layer
+    d->num_nodes = graph_->num_nodes();
+    d->num_edges = graph_->num_edges();
     spdlog::info("{}: {} nodes, {} edges, {} classes; {} train / {} val / {} test nodes", spec.dataset_dir,
                  graph_->num_nodes(), graph_->num_edges(), d->num_classes, d->train.size(), d->val.size(),
                  d->test.size());

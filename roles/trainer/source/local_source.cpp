@@ -42,6 +42,11 @@ Result<NodeInput> LocalGraphSource::Nodes() {
       std::make_unique<LocalBatchProvider>(reader_->graph(), spec_.sampler_threads, kPrefetch, FeatureName());
   NodeInput in = nodes_;
   in.batches = node_batches_.get();
+  if (in.layerwise_source) {
+    layer_tables_ = MakeLocalLayerTables(num_nodes());
+    in.layer_tables = layer_tables_.get();
+    in.feature_name = FeatureName();
+  }
   if (!in.outputs.typed()) in.outputs.predict = Predict(spec_.save_predictions || spec_.save_embeddings);
   return in;
 }

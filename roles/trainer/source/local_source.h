@@ -87,7 +87,7 @@ class LocalGraphSource : public GraphSource {
   LinkBatchOptions batches_;
   std::unique_ptr<BatchProvider> node_batches_, edge_batches_;
   std::unique_ptr<LocalCvStore> cv_store_;
-  std::unique_ptr<LayerTables> layer_tables_;  // link's layer-wise evaluation
+  std::unique_ptr<LayerTables> layer_tables_;  // layer-wise evaluation
 };
 
 // Number of classes: `classes` if > 0, else 1 + the largest label of a

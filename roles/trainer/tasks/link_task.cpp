@@ -65,18 +65,8 @@ Result<std::string> LinkTask::EmbedAll() {
   o.rows = hooks_.embedding;
   o.use_features = spec_.embedding.features;
   o.model = spec_.model;
-  std::unique_ptr<LayerwiseForm> form = MakeSourceForm(o, &m_.module, link_.layer_tables);
-  DG_RETURN_IF_ERROR(form->Check());
-  torch::NoGradGuard no_grad;
-  m_.module.train(false);
-  LayerShare share;
-  share.trainers_per_machine = hooks_.dp.world_size;
-  share.index = hooks_.dp.rank;
-  share.batch_size = EvalBatchSize(spec_);
-  share.tag = "link-eval";
-  share.log_layers = false;
-  DG_ASSIGN_OR_RETURN(LayerOutputs out, RunLayers(*form, *link_.layer_tables, share, o.layers));
-  return out.last;
+  return ComputeEveryNode(o, &m_.module, link_.layer_tables, hooks_.dp.rank, hooks_.dp.world_size,
+                          EvalBatchSize(spec_), "link-eval");
 }
 
 Result<torch::Tensor> LinkTask::Forward(const MiniBatch& mb, torch::Tensor* emb_leaf) {

@@ -1,10 +1,14 @@
 #include "roles/trainer/tasks/node_task.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 #include <cstring>
 
 #include "common/storage/neighbor_sampling.h"
 #include "roles/trainer/inference/node_outputs.h"
+#include "roles/trainer/inference/source_form.h"
+#include "roles/trainer/source/layer_tables.h"
 #include "roles/trainer/model/model_runner.h"
 #include "roles/trainer/loop/trainer_setup.h"
 #include "roles/trainer/trainer_util.h"
@@ -20,12 +24,29 @@ Result<std::unique_ptr<NodeTask>> NodeTask::Create(const TrainSpec& spec, const 
 Status NodeTask::SetUp(const ModelCheck& also) {
   if (spec_.fanouts.empty()) return Status::InvalidArgument("--fanouts: empty (need one per layer)");
   const TrainSpec& spec = spec_;
-  return SetUpModel(spec, hooks_, static_cast<int64_t>(spec.fanouts.size()),
-                    [&spec, &also](const torch::jit::Module& module) {
-                      DG_RETURN_IF_ERROR(CheckNodeOutputs(spec, module));
-                      return also ? also(module) : Status::OK();
-                    },
-                    &m_);
+  DG_RETURN_IF_ERROR(SetUpModel(spec, hooks_, static_cast<int64_t>(spec.fanouts.size()),
+                                [&spec, &also](const torch::jit::Module& module) {
+                                  DG_RETURN_IF_ERROR(CheckNodeOutputs(spec, module));
+                                  return also ? also(module) : Status::OK();
+                                },
+                                &m_));
+  DG_ASSIGN_OR_RETURN(layerwise_, ChooseLayerwise());
+  if (layerwise_ && hooks_.dp.rank == 0)
+    spdlog::info("evaluation: every node layer by layer over full neighbourhoods ({} val and test seeds x mean "
+                 "in-degree {:.1f} >= {} nodes)",
+                 eval_seeds_, double(in_.num_edges) / double(in_.num_nodes), in_.num_nodes);
+  return Status::OK();
+}
+
+Result<bool> NodeTask::ChooseLayerwise() {
+  if (!in_.layerwise_source || !in_.layer_tables || in_.num_nodes <= 0 || !FullNeighborEval(spec_) ||
+      IsTypedModel(m_.module) || !m_.module.find_method("forward_layer").has_value() ||
+      (m_.module.hasattr("reads_source_degrees") && m_.module.attr("reads_source_degrees").toBool()))
+    return false;
+  torch::Tensor seeds = torch::tensor({static_cast<double>(in_.val.size() + in_.test.size())}, torch::kFloat64);
+  if (m_.sync) DG_RETURN_IF_ERROR(m_.sync->AllReduce({seeds}, /*average=*/false));
+  eval_seeds_ = static_cast<int64_t>(seeds.item<double>());
+  return double(eval_seeds_) * double(in_.num_edges) >= double(in_.num_nodes) * double(in_.num_nodes);
 }
 
 Status NodeTask::CheckLogits(const torch::Tensor& out, int64_t rows) const {
@@ -84,6 +105,7 @@ Result<int64_t> NodeTask::BeginEpoch(int64_t epoch) {
 Result<bool> NodeTask::NextBatch(bool skip, StepSplit* split) { return NextTimedBatch(*in_.batches, &mb_, skip, split); }
 
 Result<std::pair<double, double>> NodeTask::AccuracyAndLoss(const std::vector<int64_t>& seeds) {
+  if (!eval_table_.empty()) return TableAccuracyAndLoss(seeds);
   DG_RETURN_IF_ERROR(in_.batches->BeginEpoch(EvalRequest(spec_, seeds, kEvalSeed, /*labels=*/true)));
   torch::NoGradGuard no_grad;
   m_.module.train(false);
@@ -98,13 +120,40 @@ Result<std::pair<double, double>> NodeTask::AccuracyAndLoss(const std::vector<in
   return tally.AccuracyAndLoss(m_.sync.get());
 }
 
+// The seeds' logits from the last layer's table, their labels from the graph.
+Result<std::pair<double, double>> NodeTask::TableAccuracyAndLoss(const std::vector<int64_t>& seeds) {
+  ClassTally tally;
+  if (!seeds.empty()) {
+    DG_ASSIGN_OR_RETURN(Array logits, in_.layer_tables->Read(eval_table_, seeds));
+    DG_ASSIGN_OR_RETURN(Array labels, in_.layerwise_source->Gather("labels", seeds));
+    torch::Tensor out = ArrayTensor(logits);
+    DG_RETURN_IF_ERROR(CheckLogits(out, static_cast<int64_t>(seeds.size())));
+    tally.Add(out, ArrayTensor(labels).reshape({-1}));
+  }
+  return tally.AccuracyAndLoss(m_.sync.get());
+}
+
 Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
+  if (layerwise_) {
+    SourceFormOptions o;
+    o.source = in_.layerwise_source;
+    o.num_nodes = in_.num_nodes;
+    o.layers = static_cast<int>(spec_.fanouts.size());
+    o.feature_name = in_.feature_name;
+    o.rows = hooks_.embedding;
+    o.use_features = spec_.embedding.features;
+    o.model = spec_.model;
+    DG_ASSIGN_OR_RETURN(eval_table_, ComputeEveryNode(o, &m_.module, in_.layer_tables, hooks_.dp.rank,
+                                                      hooks_.dp.world_size, EvalBatchSize(spec_), "node-eval"));
+  }
   Evaluation e;
-  DG_ASSIGN_OR_RETURN(auto val, AccuracyAndLoss(in_.val));
-  e.val = val.first;
-  e.val_loss = val.second;
-  DG_ASSIGN_OR_RETURN(auto test, AccuracyAndLoss(in_.test));
-  e.test = test.first;
+  auto val = AccuracyAndLoss(in_.val);
+  auto test = val.ok() ? AccuracyAndLoss(in_.test) : val;
+  eval_table_.clear();
+  DG_RETURN_IF_ERROR(test.status());
+  e.val = val->first;
+  e.val_loss = val->second;
+  e.test = test->first;
   return e;
 }
 
