@@ -28,7 +28,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import panel  # noqa: E402
 
-HEAVY = ("coauthor-cs", "facebook")  # panel.py leaves their node runs out too (about 25 minutes a run here)
+HEAVY = ("coauthor-cs", "facebook")  # minutes per node classification run here: left out
 
 
 def job_run(p, g, model, seed, age, lr):

@@ -195,10 +195,9 @@ def not_measured(panel):
                not (t == "link" and g.typed()) and (g.name, t) not in have]
     grid = {"full": "the whole grid", "small": "`--grid small`: beside each default only the learning rate "
             "(lr 0.003 and 0.01, every model) and, for sage and rgcn, the learnt rows' start (and, on a typed graph without "
-            "features, the types' rows instead of the relation rows), on graphs whose default run "
-            "takes at most 45 s here; node classification left out on graphs of more than 50M feature values (Coauthor CS, "
-            "Facebook: one run evaluates every test node each epoch, ~25 minutes here); rgcn only on typed "
-            "graphs (hetero-sage computes the same numbers with export's default bases)",
+            "features, the types' rows instead of the relation rows, and the relation rows' decay), on graphs whose "
+            "default run takes at most 45 s here (Coauthor CS and Facebook take minutes: defaults only); rgcn only on "
+            "typed graphs (hetero-sage computes the same numbers with export's default bases)",
             "extra": "`--grid extra`: beside the default of sage and rgcn, what `--grid small` leaves out: no dropout, "
             "fanouts 5,10 and the model of the lowest validation loss; the graphs `--grid small` leaves out left out",
             "none": "no grid"}[panel.grid]

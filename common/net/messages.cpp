@@ -228,8 +228,9 @@ Result<CheckpointRequest> DecodeCheckpoint(const Frame& f) {
   r.step = d.U64();
   r.keep = d.U32();
   DG_RETURN_IF_ERROR(d.Finish());
-  if (action > uint8_t(CheckpointAction::kLoad))
-    return Status::InvalidArgument("CHECKPOINT: unknown action " + std::to_string(action) + " (0 = save, 1 = load)");
+  if (action > uint8_t(CheckpointAction::kRestoreBest))
+    return Status::InvalidArgument("CHECKPOINT: unknown action " + std::to_string(action) +
+                                   " (0 = save, 1 = load, 2 = keep best, 3 = restore best)");
   r.action = static_cast<CheckpointAction>(action);
   return r;
 }

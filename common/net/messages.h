@@ -51,10 +51,11 @@ struct SaveTensorRequest {
 };
 // SAVE_TENSOR response: empty.
 
-// CHECKPOINT request: u8 action (0 = save, 1 = load), u64 step, u32 keep
-// (save: older step directories kept besides this one). Response: empty
-// (save: once the directory is on disk).
-enum class CheckpointAction : uint8_t { kSave = 0, kLoad = 1 };
+// CHECKPOINT request: u8 action (0 = save, 1 = load, 2 = keep best, 3 =
+// restore best), u64 step, u32 keep (save: older step directories kept
+// besides this one). Response: empty (save, keep best: once the directory is
+// on disk).
+enum class CheckpointAction : uint8_t { kSave = 0, kLoad = 1, kKeepBest = 2, kRestoreBest = 3 };
 struct CheckpointRequest {
   CheckpointAction action = CheckpointAction::kSave;
   uint64_t step = 0;

@@ -17,7 +17,7 @@
 namespace dg {
 
 constexpr uint32_t kFrameMagic = 0x4E474744;  // bytes "DGGN" on the wire
-constexpr uint16_t kProtocolVersion = 10;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag; 4: PULL_BLOCK; 5: SAMPLE_BLOCK, CHECKPOINT, SAMPLE_NEIGHBORS fanouts per edge type; 6: MINIBATCH edge and node types; 7: SAMPLE_BLOCK skip; 8: EPOCH input path, MINIBATCH input_neigh_mean and 16-bit rows; 9: SPARSE_UPDATE weight_decay; 10: SAMPLE_BLOCK history
+constexpr uint16_t kProtocolVersion = 11;  // 2: HMAC challenge-response handshake; 3: SAMPLE_NEIGHBORS edge_ids flag; 4: PULL_BLOCK; 5: SAMPLE_BLOCK, CHECKPOINT, SAMPLE_NEIGHBORS fanouts per edge type; 6: MINIBATCH edge and node types; 7: SAMPLE_BLOCK skip; 8: EPOCH input path, MINIBATCH input_neigh_mean and 16-bit rows; 9: SPARSE_UPDATE weight_decay; 10: SAMPLE_BLOCK history; 11: CHECKPOINT keep best, restore best
 constexpr size_t kFrameHeaderSize = 32;
 constexpr int64_t kDefaultMaxFrameBytes = int64_t(1) << 30;  // payload limit, 1 GiB
 

@@ -1,5 +1,6 @@
 // CHECKPOINT: step checkpoints of a server's mutable tensors (DistEmbedding
-// tables and their sparse optimizer state), <partition dir>/checkpoints/step-N/.
+// tables and their sparse optimizer state), <partition dir>/checkpoints/step-N/,
+// and the best epoch's copy, <partition dir>/checkpoints/best/.
 //
 // Save writes step-N.tmp/ (PartitionStore::SaveCheckpoint), fsyncs every file
 // and the directory, renames it to step-N (replacing an earlier step-N: a
@@ -8,10 +9,15 @@
 // directory or none. Older step directories beyond `keep` below N are
 // removed; those above N (a crashed attempt's, never made complete by
 // trainer 0's manifest) are left to be replaced. Load puts step-N back.
+// Keep best writes best/ the same way, with the request's step in
+// best/step.txt; restore best puts best/ back when its step is the one asked
+// for (another is InvalidArgument: the copy is another run's).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 
 #include "common/io/durable_file.h"
 #include "common/net/messages.h"
@@ -50,28 +56,64 @@ Status LoadStep(PartitionStore& store, int part, const fs::path& dir, uint64_t s
   return Status::OK();
 }
 
-// step-N.tmp written, fsynced, renamed to step-N; then the rotation.
-Status SaveStep(const PartitionStore& store, const fs::path& root, uint64_t step, uint32_t keep) {
-  const fs::path dir = root / ("step-" + std::to_string(step));
+// root/NAME.tmp written (the mutable tensors and `extra` files), fsynced,
+// renamed to root/NAME.
+Status SaveDurableDir(const PartitionStore& store, const fs::path& root, const std::string& name,
+                      const std::function<Status(const fs::path&)>& extra = nullptr) {
+  const fs::path dir = root / name, tmp = root / (name + ".tmp");
   std::error_code ec;
-  const fs::path tmp = root / ("step-" + std::to_string(step) + ".tmp");
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   if (ec) return Status::IOError("create " + tmp.string() + ": " + ec.message());
   std::vector<std::string> saved;
   DG_RETURN_IF_ERROR(store.SaveCheckpoint(tmp.string(), &saved));
+  if (extra) DG_RETURN_IF_ERROR(extra(tmp));
   for (const auto& e : fs::directory_iterator(tmp, ec)) DG_RETURN_IF_ERROR(FsyncPath(e.path().string()));
   DG_RETURN_IF_ERROR(FsyncPath(tmp.string()));
   fs::remove_all(dir, ec);
   fs::rename(tmp, dir, ec);
   if (ec) return Status::IOError("rename " + tmp.string() + " to " + dir.string() + ": " + ec.message());
   DG_RETURN_IF_ERROR(FsyncPath(root.string()));
+  spdlog::debug("saved {} ({} mutable tensors) to {}", name, saved.size(), dir.string());
+  return Status::OK();
+}
+
+// step-N written durably; then the rotation.
+Status SaveStep(const PartitionStore& store, const fs::path& root, uint64_t step, uint32_t keep) {
+  DG_RETURN_IF_ERROR(SaveDurableDir(store, root, "step-" + std::to_string(step)));
   // Rotation: the newest `keep` directories below this step stay.
+  std::error_code ec;
   std::vector<std::pair<uint64_t, fs::path>> older;
   for (auto& sd : StepDirs(root))
     if (sd.first < step) older.push_back(sd);
   for (size_t i = 0; i + keep < older.size(); ++i) fs::remove_all(older[i].second, ec);
-  spdlog::debug("saved step checkpoint {} ({} mutable tensors) to {}", step, saved.size(), dir.string());
+  return Status::OK();
+}
+
+Status KeepBest(const PartitionStore& store, const fs::path& root, uint64_t step) {
+  return SaveDurableDir(store, root, "best", [step](const fs::path& tmp) {
+    std::ofstream out(tmp / "step.txt", std::ios::trunc);
+    out << step << "\n";
+    out.flush();
+    return out ? Status::OK() : Status::IOError("write " + (tmp / "step.txt").string() + " failed");
+  });
+}
+
+Status RestoreBest(PartitionStore& store, int part, const fs::path& root, uint64_t step) {
+  const fs::path dir = root / "best";
+  std::ifstream in(dir / "step.txt");
+  uint64_t kept = 0;
+  if (!(in >> kept))
+    return Status::NotFound("CHECKPOINT: partition " + std::to_string(part) + " has no best epoch's copy (" +
+                            dir.string() + ")");
+  if (kept != step)
+    return Status::InvalidArgument("CHECKPOINT: partition " + std::to_string(part) + "'s best copy " +
+                                      dir.string() + " is of step " + std::to_string(kept) + ", not " +
+                                      std::to_string(step));
+  std::vector<std::string> loaded;
+  DG_RETURN_IF_ERROR(store.LoadCheckpoint(dir.string(), &loaded));
+  spdlog::info("restored the best epoch's mutable tensors (step {}, {} tensors) from {}", step, loaded.size(),
+               dir.string());
   return Status::OK();
 }
 
@@ -83,10 +125,16 @@ Result<Answer> HandleCheckpoint(ServerContext& ctx, const Call& call) {
     return Status::InvalidArgument("CHECKPOINT: mutable tensors live on server index 0 of partition " +
                                    std::to_string(ctx.options.part));
   const fs::path root = fs::path(ctx.part_dir) / "checkpoints";
-  if (req.action == CheckpointAction::kLoad)
-    DG_RETURN_IF_ERROR(LoadStep(ctx.store, ctx.options.part, root / ("step-" + std::to_string(req.step)), req.step));
-  else
-    DG_RETURN_IF_ERROR(SaveStep(ctx.store, root, req.step, req.keep));
+  switch (req.action) {
+    case CheckpointAction::kSave: DG_RETURN_IF_ERROR(SaveStep(ctx.store, root, req.step, req.keep)); break;
+    case CheckpointAction::kLoad:
+      DG_RETURN_IF_ERROR(LoadStep(ctx.store, ctx.options.part, root / ("step-" + std::to_string(req.step)), req.step));
+      break;
+    case CheckpointAction::kKeepBest: DG_RETURN_IF_ERROR(KeepBest(ctx.store, root, req.step)); break;
+    case CheckpointAction::kRestoreBest:
+      DG_RETURN_IF_ERROR(RestoreBest(ctx.store, ctx.options.part, root, req.step));
+      break;
+  }
   return Answer(BufferList());
 }
 

@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Frame f = fuzz::MakeFrame(MsgType::kCheckpoint, data, size);
   auto req = DecodeCheckpoint(f);
   if (!req.ok()) return 0;
-  fuzz::Require(req->action == CheckpointAction::kSave || req->action == CheckpointAction::kLoad,
+  fuzz::Require(req->action == CheckpointAction::kSave || req->action == CheckpointAction::kLoad ||
+                    req->action == CheckpointAction::kKeepBest || req->action == CheckpointAction::kRestoreBest,
                 "CHECKPOINT accepted an unknown action");
 
   Encoder e;

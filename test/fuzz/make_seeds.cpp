@@ -203,6 +203,9 @@ int main(int argc, char** argv) {
     cp.keep = 0;
     EncodeCheckpoint(&e, cp);
     Put("checkpoint", "load", e.Finish().Flatten());
+    cp.action = CheckpointAction::kRestoreBest;
+    EncodeCheckpoint(&e, cp);
+    Put("checkpoint", "restore_best", e.Finish().Flatten());
     EncodePullAggregate(&e, "features", IdsArray({0, 3, 9, 11, 3, 5}));
     Put("pull_aggregate", "features", e.Finish().Flatten());
     EncodePullAggregate(&e, "emb", IdsArray({11, 9, 0}));

@@ -66,6 +66,19 @@ std::unique_ptr<LayerwiseForm> MakeSourceForm(const SourceFormOptions& options, 
   return std::make_unique<SourceForm>(options, module, tables);
 }
 
+SourceFormOptions TrainingFormOptions(const TrainSpec& spec, NodeEmbedding* rows, NeighborSource* source,
+                                      int64_t num_nodes, const std::string& feature_name) {
+  SourceFormOptions o;
+  o.source = source;
+  o.num_nodes = num_nodes;
+  o.layers = static_cast<int>(spec.fanouts.size());
+  o.feature_name = feature_name;
+  o.rows = rows;
+  o.use_features = spec.embedding.features;
+  o.model = spec.model;
+  return o;
+}
+
 Result<std::string> ComputeEveryNode(const SourceFormOptions& options, torch::jit::Module* module,
                                      LayerTables* tables, int rank, int world, int64_t batch_size,
                                      const std::string& tag) {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/storage/node_embedding.h"
+#include "config/train_spec.h"
 #include "roles/trainer/inference/layerwise_form.h"
 
 namespace dg {
@@ -30,6 +31,11 @@ struct SourceFormOptions {
   bool use_features = true;
   std::string model;                       // names the model in errors
 };
+
+// The options for the model being trained: spec's layers, model name and
+// whether features go in, the run's learnt rows (or null).
+SourceFormOptions TrainingFormOptions(const TrainSpec& spec, NodeEmbedding* rows, NeighborSource* source,
+                                      int64_t num_nodes, const std::string& feature_name);
 
 // `module`, `tables` and the options' pointers outlive the form.
 std::unique_ptr<LayerwiseForm> MakeSourceForm(const SourceFormOptions& options, torch::jit::Module* module,

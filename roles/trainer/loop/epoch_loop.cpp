@@ -178,20 +178,21 @@ Status EpochLoop::AllReduceSums(double sums[5], EpochStats* st) {
   return Status::OK();
 }
 
-void EpochLoop::KeepBest(int64_t epoch, const Evaluation& e) {
-  if (!BetterModel(e, best_epoch_ > 0 ? &best_ : nullptr, spec_.select_by)) return;
+Status EpochLoop::KeepBest(int64_t epoch, const Evaluation& e) {
+  if (!BetterModel(e, best_epoch_ > 0 ? &best_ : nullptr, spec_.select_by)) return Status::OK();
   best_epoch_ = epoch;
   best_ = e;
   ModelState& m = task_->model();
   m.best_params.clear();
   for (const auto& p : m.params) m.best_params.push_back(p.detach().clone());
+  return KeepBestRows();
 }
 
 Status EpochLoop::EndEpoch(EpochStats* st) {
   if (EvaluationDue(st->epoch)) {
     DG_ASSIGN_OR_RETURN(st->eval, task_->Evaluate(st->epoch));
     st->eval.done = true;
-    KeepBest(st->epoch, st->eval);
+    DG_RETURN_IF_ERROR(KeepBest(st->epoch, st->eval));
   }
   Summary(*st);
   if (TrainProgress* p = hooks_.progress) {
@@ -276,7 +277,8 @@ Status EpochLoop::Finish() {
     last.push_back(m.params[i].detach().clone());
     m.params[i].detach().copy_(m.best_params[i]);
   }
-  Status st = task_->SaveOutputs();
+  Status st = RestoreBestRows();
+  if (st.ok()) st = task_->SaveOutputs();
   for (size_t i = 0; i < last.size(); ++i) m.params[i].detach().copy_(last[i]);
   DG_RETURN_IF_ERROR(st);
   if (hooks_.out_dir.empty()) return Status::OK();

@@ -10,11 +10,13 @@
 //   sums            loss, steps, correct, count and the task's items,
 //                   all-reduced over the trainers
 //   evaluation      every eval_every epochs and the last; the best finite
-//                   validation number keeps its parameters
+//                   validation number keeps its parameters and the learnt
+//                   rows (the servers' copy, CHECKPOINT keep best; in
+//                   train-local RUN/checkpoints/best-rows/)
 //   outputs         a summary line, the epoch's metrics.jsonl line
 //                   (MetricsLog), checkpoint.pt with every trainer's RNG state
 // and at the end model.pt (best parameters), the final metrics line, the
-// task's outputs and every trainer's trainer-R.json (loop/trainer_summary.h;
+// task's outputs (best parameters and rows) and every trainer's trainer-R.json (loop/trainer_summary.h;
 // the last parameters' fingerprint).
 //
 // SIGTERM (common/base/stop_request.h) stops the run at the next step
@@ -77,7 +79,7 @@ class EpochLoop {
   Status StopBetweenEpochs(int64_t done_epoch);
   Status Stopped(const std::string& after, double write_seconds) const;
   Status Finish();
-  void KeepBest(int64_t epoch, const Evaluation& e);
+  Status KeepBest(int64_t epoch, const Evaluation& e);
   Status AllReduceSums(double sums[5], EpochStats* st);
   void Progress(int64_t epoch, int64_t step, double loss, double acc, double elapsed, double wait, bool done);
   void Summary(const EpochStats& st) const;
@@ -91,6 +93,10 @@ class EpochLoop {
   Result<int64_t> Resume();
   Result<std::string> SharedCheckpointPath(const std::string& rank0_path);
   Result<int64_t> LoadCheckpoint(const std::string& path);
+  // The learnt rows of the best epoch (loop_checkpoint.cpp): kept beside the
+  // best parameters at each new best, put back before the outputs.
+  Status KeepBestRows();
+  Status RestoreBestRows();
 
   const TrainSpec& spec_;
   const TrainHooks& hooks_;
@@ -99,6 +105,7 @@ class EpochLoop {
   MetricsLog metrics_;
   std::vector<EpochStats> history_;
   int64_t best_epoch_ = 0;  // 0 = none
+  int64_t best_rows_step_ = 0;  // the global step of the learnt rows kept with the best (0 = none kept)
   Evaluation best_;
   int64_t global_step_ = 0;  // training steps so far, every epoch (step checkpoint N)
   int64_t last_step_checkpoint_ = -1;  // the global step of the last step checkpoint written

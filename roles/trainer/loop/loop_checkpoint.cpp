@@ -49,6 +49,7 @@ void EpochLoop::WriteLoopState(torch::serialize::OutputArchive* ar) {
   ar->write("best_eval", EvaluationTensor(best_));
   ar->write("best_val_loss", torch::tensor(best_.val_loss, torch::kFloat64));
   ar->write("global_step", torch::tensor(global_step_));
+  ar->write("best_rows_step", torch::tensor(best_rows_step_));
   ar->write("embedding_steps", torch::tensor(static_cast<int64_t>(m.embedding_steps)));
   ar->write("optimizer_steps", torch::tensor(m.optimizer_steps));
   ar->write("lr", torch::tensor(step_.NextLr(), torch::kFloat64));
@@ -148,6 +149,8 @@ Result<int64_t> EpochLoop::LoadCheckpoint(const std::string& path) {
         }
         if (ar->try_read("best_val_loss", loss)) best_.val_loss = loss.item<double>();
         if (ar->try_read("global_step", g)) global_step_ = g.item<int64_t>();
+        torch::Tensor rows_step;
+        best_rows_step_ = ar->try_read("best_rows_step", rows_step) ? rows_step.item<int64_t>() : 0;
         if (ar->try_read("embedding_steps", e)) m.embedding_steps = static_cast<uint64_t>(e.item<int64_t>());
         // A checkpoint without the schedule's position took one optimizer step per training step.
         m.optimizer_steps = ar->try_read("optimizer_steps", o) ? o.item<int64_t>() : global_step_;
@@ -193,6 +196,68 @@ Result<int64_t> EpochLoop::Resume() {
   }
   spdlog::info("resuming after epoch {} from trainer 0's {}", epoch, path.empty() ? hooks_.OutPath("checkpoint.pt") : path);
   return epoch + 1;
+}
+
+// Train-local's copy of the best epoch's rows: RUN/checkpoints/best-rows/
+// (the table and its optimizer state, NodeEmbedding::SaveState, and step.txt),
+// written as best-rows.tmp/ and renamed.
+std::string BestRowsDir(const std::string& run_dir) { return run_dir + "/checkpoints/best-rows"; }
+
+Status EpochLoop::KeepBestRows() {
+  if (!hooks_.embedding) return Status::OK();
+  if (hooks_.server_best) {
+    if (hooks_.dp.rank == 0) DG_RETURN_IF_ERROR(hooks_.server_best(false, global_step_));
+    best_rows_step_ = global_step_;  // every rank: the same step
+    return Status::OK();
+  }
+  if (hooks_.out_dir.empty()) return Status::OK();
+  namespace fs = std::filesystem;
+  const std::string dir = BestRowsDir(hooks_.out_dir), tmp = dir + ".tmp";
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return Status::IOError("create " + tmp + ": " + ec.message());
+  DG_RETURN_IF_ERROR(hooks_.embedding->SaveState(tmp));
+  {
+    std::ofstream out(tmp + "/step.txt", std::ios::trunc);
+    out << global_step_ << "\n";
+    if (!out.flush()) return Status::IOError("write " + tmp + "/step.txt failed");
+  }
+  fs::remove_all(dir, ec);
+  fs::rename(tmp, dir, ec);
+  if (ec) return Status::IOError("rename " + tmp + " to " + dir + ": " + ec.message());
+  best_rows_step_ = global_step_;
+  return Status::OK();
+}
+
+// Every rank learns whether rank 0 put the servers' copy back (a failure
+// leaves the last step's rows and says so); train-local loads its own copy.
+Status EpochLoop::RestoreBestRows() {
+  ModelState& m = task_->model();
+  if (!hooks_.embedding || best_rows_step_ == 0 || m.best_params.empty()) return Status::OK();
+  Status restored;
+  if (hooks_.server_best) {
+    if (hooks_.dp.rank == 0) restored = hooks_.server_best(true, best_rows_step_);
+    torch::Tensor failed = torch::tensor({restored.ok() ? 0.0 : 1.0}, torch::kFloat64);
+    if (m.sync) DG_RETURN_IF_ERROR(m.sync->AllReduce({failed}, /*average=*/false));  // also a barrier
+    if (hooks_.dp.rank != 0 && failed.item<double>() > 0) restored = Status::Internal("see trainer 0's log");
+  } else {
+    const std::string dir = BestRowsDir(hooks_.out_dir);
+    std::ifstream in(dir + "/step.txt");
+    int64_t kept = 0;
+    if (!(in >> kept) || kept != best_rows_step_)
+      restored = Status::NotFound(dir + " holds no copy of step " + std::to_string(best_rows_step_));
+    else
+      restored = hooks_.embedding->LoadState(dir);
+  }
+  if (!restored.ok()) {
+    spdlog::warn("the outputs pair epoch {}'s parameters with the last step's learnt rows: {}", best_epoch_,
+                 restored.message());
+    return Status::OK();
+  }
+  if (hooks_.dp.rank == 0)
+    spdlog::info("outputs from epoch {}: its parameters and its learnt rows (step {})", best_epoch_, best_rows_step_);
+  return Status::OK();
 }
 
 }  // namespace dg

@@ -40,17 +40,12 @@ std::vector<StepDirEntry> ListStepDirs(const std::string& run_dir) {
   return out;
 }
 
-}  // namespace
-
-Status ServerCheckpoint(DistGraphClient* client, bool load, int64_t step, int keep) {
+// `req` to every partition's index-0 server; the first error, once all answered.
+Status SendCheckpoint(DistGraphClient* client, const CheckpointRequest& req) {
   const auto deadline = client->CallDeadline();
   std::vector<std::shared_ptr<PendingCall>> calls;
   for (int p = 0; p < client->num_parts(); ++p) {
     Encoder e;
-    CheckpointRequest req;
-    req.action = load ? CheckpointAction::kLoad : CheckpointAction::kSave;
-    req.step = static_cast<uint64_t>(step);
-    req.keep = static_cast<uint32_t>(std::max(0, keep));
     EncodeCheckpoint(&e, req);
     calls.push_back(client->StartRequest(p, MsgType::kCheckpoint, e.Finish(), /*mutable_holder=*/true));
   }
@@ -60,6 +55,23 @@ Status ServerCheckpoint(DistGraphClient* client, bool load, int64_t step, int ke
     if (!f.ok() && first.ok()) first = f.status();
   }
   return first;
+}
+
+}  // namespace
+
+Status ServerCheckpoint(DistGraphClient* client, bool load, int64_t step, int keep) {
+  CheckpointRequest req;
+  req.action = load ? CheckpointAction::kLoad : CheckpointAction::kSave;
+  req.step = static_cast<uint64_t>(step);
+  req.keep = static_cast<uint32_t>(std::max(0, keep));
+  return SendCheckpoint(client, req);
+}
+
+Status ServerBest(DistGraphClient* client, bool restore, int64_t step) {
+  CheckpointRequest req;
+  req.action = restore ? CheckpointAction::kRestoreBest : CheckpointAction::kKeepBest;
+  req.step = static_cast<uint64_t>(step);
+  return SendCheckpoint(client, req);
 }
 
 std::string StepDirTmp(const std::string& run_dir, int64_t step) {

@@ -6,7 +6,8 @@
 // and the servers' side, <partition dir>/checkpoints/step-N/ (CHECKPOINT).
 //  - ServerCheckpoint: CHECKPOINT save (or load) of step N to every
 //    partition's index-0 server; returns once every one has answered (a save:
-//    once its directory is durable).
+//    once its directory is durable). ServerBest: the same for the best
+//    epoch's copy, <partition dir>/checkpoints/best/.
 //  - StepDirTmp / PublishStepDir: trainer 0 writes into step-N.tmp/, then
 //    PublishStepDir fsyncs its files, renames it to step-N, writes
 //    manifest.json (temporary file, fsync, rename) and removes complete
@@ -25,6 +26,9 @@ namespace dg {
 class DistGraphClient;
 
 Status ServerCheckpoint(DistGraphClient* client, bool load, int64_t step, int keep);
+// CHECKPOINT keep best (restore = false) or restore best of global step
+// `step` to every partition's index-0 server.
+Status ServerBest(DistGraphClient* client, bool restore, int64_t step);
 
 std::string StepDirTmp(const std::string& run_dir, int64_t step);
 // manifest_json: the manifest's fields without braces ("\"step\": 12, ...").

@@ -36,6 +36,10 @@ struct TrainHooks {
   // DistEmbedding, control variate's history), keeping the newest `keep`;
   // null = none (train-local: the trainer holds that state itself).
   std::function<Status(bool load, int64_t step, int keep)> server_checkpoint;
+  // Keeps (restore = false) the servers' mutable tensors as the best epoch's,
+  // tagged with the global step, or puts that copy back (restore = true;
+  // an error when the copy is of another step); null = none (train-local).
+  std::function<Status(bool restore, int64_t step)> server_best;
   TrainProgress* progress = nullptr;   // not owned; live state for the metrics endpoint
   NodeEmbedding* embedding = nullptr;  // not owned; outlives the run
   // Bytes moved so far (DistGraphClient::network_bytes); then each epoch line

@@ -191,6 +191,7 @@ Result<TrainRun> BuildRun(TrainerProcess* p) {
   hooks.server_checkpoint = [c = p->client](bool load, int64_t step, int keep) {
     return ServerCheckpoint(c, load, step, keep);
   };
+  hooks.server_best = [c = p->client](bool restore, int64_t step) { return ServerBest(c, restore, step); };
   hooks.dp.world_size = p->world;
   hooks.dp.rank = p->rank;
   hooks.dp.master_host = p->job.RendezvousHost();

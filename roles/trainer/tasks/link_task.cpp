@@ -57,14 +57,8 @@ bool LinkTask::Layerwise() const {
 // Every node's output, one layer at a time over full-neighbor blocks, into
 // the layer tables (inference/source_form.h); the name of the last one.
 Result<std::string> LinkTask::EmbedAll() {
-  SourceFormOptions o;
-  o.source = link_.layerwise_source;
-  o.num_nodes = link_.num_nodes;
-  o.layers = static_cast<int>(spec_.fanouts.size());
-  o.feature_name = link_.feature_name;
-  o.rows = hooks_.embedding;
-  o.use_features = spec_.embedding.features;
-  o.model = spec_.model;
+  const SourceFormOptions o =
+      TrainingFormOptions(spec_, hooks_.embedding, link_.layerwise_source, link_.num_nodes, link_.feature_name);
   return ComputeEveryNode(o, &m_.module, link_.layer_tables, hooks_.dp.rank, hooks_.dp.world_size,
                           EvalBatchSize(spec_), "link-eval");
 }

@@ -135,14 +135,8 @@ Result<std::pair<double, double>> NodeTask::TableAccuracyAndLoss(const std::vect
 
 Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
   if (layerwise_) {
-    SourceFormOptions o;
-    o.source = in_.layerwise_source;
-    o.num_nodes = in_.num_nodes;
-    o.layers = static_cast<int>(spec_.fanouts.size());
-    o.feature_name = in_.feature_name;
-    o.rows = hooks_.embedding;
-    o.use_features = spec_.embedding.features;
-    o.model = spec_.model;
+    const SourceFormOptions o =
+        TrainingFormOptions(spec_, hooks_.embedding, in_.layerwise_source, in_.num_nodes, in_.feature_name);
     DG_ASSIGN_OR_RETURN(eval_table_, ComputeEveryNode(o, &m_.module, in_.layer_tables, hooks_.dp.rank,
                                                       hooks_.dp.world_size, EvalBatchSize(spec_), "node-eval"));
   }
