@@ -196,19 +196,21 @@ TEST_CASE("frame header round trip and validation", "[codec][protocol]") {
   CHECK(DecodeFrameHeader(b, 1 << 20).status().message().find("bad frame magic") == 0);
   EncodeFrameHeader(h, b);
   b[4] = 1;  // a version-1 peer (before the authenticated handshake)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 1 not supported (this build speaks 10)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 1 not supported (this build speaks 11)");
   b[4] = 2;  // a version-2 peer (SAMPLE_NEIGHBORS without the edge_ids flag)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 2 not supported (this build speaks 10)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 2 not supported (this build speaks 11)");
   b[4] = 3;  // a version-3 peer (no PULL_BLOCK)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 3 not supported (this build speaks 10)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 3 not supported (this build speaks 11)");
   b[4] = 6;  // a version-6 peer (SAMPLE_BLOCK without skip)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 6 not supported (this build speaks 10)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 6 not supported (this build speaks 11)");
   b[4] = 7;  // a version-7 peer (MINIBATCH rows in float32 only)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 7 not supported (this build speaks 10)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 7 not supported (this build speaks 11)");
   b[4] = 8;  // a version-8 peer (SPARSE_UPDATE without weight_decay)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 8 not supported (this build speaks 10)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 8 not supported (this build speaks 11)");
   b[4] = 9;  // a version-9 peer (SAMPLE_BLOCK without stored rows)
-  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 9 not supported (this build speaks 10)");
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 9 not supported (this build speaks 11)");
+  b[4] = 10;  // a version-10 peer (CHECKPOINT without keep best / restore best)
+  CHECK(DecodeFrameHeader(b, 1 << 20).status().message() == "protocol version 10 not supported (this build speaks 11)");
   CHECK(MsgTypeName(29) == "SAMPLE_BLOCK");
   CHECK(MsgTypeName(66) == "MINIBATCH");
   CHECK(MsgTypeName(1000) == "TYPE_1000");

@@ -2,6 +2,7 @@
 #include "roles/trainer/inference/source_form.h"
 
 #include "common/storage/neighbor_sampling.h"
+#include "roles/trainer/grad_sync.h"
 #include "roles/trainer/source/layer_tables.h"
 #include "roles/trainer/loop/training_state.h"
 #include "roles/trainer/model/model_runner.h"
@@ -80,8 +81,15 @@ SourceFormOptions TrainingFormOptions(const TrainSpec& spec, NodeEmbedding* rows
 }
 
 Result<std::string> ComputeEveryNode(const SourceFormOptions& options, torch::jit::Module* module,
-                                     LayerTables* tables, int rank, int world, int64_t batch_size,
-                                     const std::string& tag) {
+                                     LayerTables* tables, GradientSync* sync, int rank, int world,
+                                     int64_t batch_size, const std::string& tag) {
+  std::unique_ptr<LayerTables> met;
+  if (sync)
+    met = EndLayersAt(tables, [sync] {
+      torch::Tensor t = torch::zeros({1});
+      return sync->AllReduce({t}, /*average=*/false);
+    });
+  if (met) tables = met.get();
   SourceForm form(options, module, tables);
   DG_RETURN_IF_ERROR(form.Check());
   torch::NoGradGuard no_grad;

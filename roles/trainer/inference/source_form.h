@@ -20,6 +20,7 @@
 
 namespace dg {
 
+class GradientSync;
 class NeighborSource;
 
 struct SourceFormOptions {
@@ -45,9 +46,10 @@ std::unique_ptr<LayerwiseForm> MakeSourceForm(const SourceFormOptions& options, 
 // gradients) into `tables` as TAG:h1, TAG:h2, ..., this trainer (`rank` of
 // `world`) computing its even cut of each layer in batches of `batch_size`
 // destinations; the name of the last layer's table. Collective: every
-// trainer calls it.
+// trainer calls it; with `sync` (several trainers) each layer ends in its
+// collective, which names a lost or frozen trainer by its deadline.
 Result<std::string> ComputeEveryNode(const SourceFormOptions& options, torch::jit::Module* module,
-                                     LayerTables* tables, int rank, int world, int64_t batch_size,
-                                     const std::string& tag);
+                                     LayerTables* tables, GradientSync* sync, int rank, int world,
+                                     int64_t batch_size, const std::string& tag);
 
 }  // namespace dg

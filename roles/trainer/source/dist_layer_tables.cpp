@@ -40,10 +40,31 @@ class DistLayerTables : public LayerTables {
   std::set<std::string> made_;
 };
 
+class BarrierLayerTables : public LayerTables {
+ public:
+  BarrierLayerTables(LayerTables* tables, std::function<Status()> barrier)
+      : tables_(tables), barrier_(std::move(barrier)) {}
+  Status Write(const std::string& name, const std::vector<int64_t>& ids, const Array& rows) override {
+    return tables_->Write(name, ids, rows);
+  }
+  Result<Array> Read(const std::string& name, const std::vector<int64_t>& ids) override {
+    return tables_->Read(name, ids);
+  }
+  Status EndLayer(const std::string& /*name*/) override { return barrier_(); }
+
+ private:
+  LayerTables* tables_;
+  std::function<Status()> barrier_;
+};
+
 }  // namespace
 
 std::unique_ptr<LayerTables> MakeDistLayerTables(DistGraphClient* client, int world) {
   return std::make_unique<DistLayerTables>(client, world);
+}
+
+std::unique_ptr<LayerTables> EndLayersAt(LayerTables* tables, std::function<Status()> barrier) {
+  return std::make_unique<BarrierLayerTables>(tables, std::move(barrier));
 }
 
 }  // namespace dg

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ class LayerTables {
 
 // `world` trainers meet at each layer's barrier; `client` outlives the tables.
 std::unique_ptr<LayerTables> MakeDistLayerTables(DistGraphClient* client, int world);
+// `tables` (outliving the result) whose layers end at `barrier` instead: the
+// trainers' own collective, which names a lost or frozen trainer by its
+// deadline, where the servers' BARRIER would wait out its call deadline.
+std::unique_ptr<LayerTables> EndLayersAt(LayerTables* tables, std::function<Status()> barrier);
 std::unique_ptr<LayerTables> MakeLocalLayerTables(int64_t num_nodes);
 
 }  // namespace dg

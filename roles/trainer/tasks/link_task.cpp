@@ -59,7 +59,7 @@ bool LinkTask::Layerwise() const {
 Result<std::string> LinkTask::EmbedAll() {
   const SourceFormOptions o =
       TrainingFormOptions(spec_, hooks_.embedding, link_.layerwise_source, link_.num_nodes, link_.feature_name);
-  return ComputeEveryNode(o, &m_.module, link_.layer_tables, hooks_.dp.rank, hooks_.dp.world_size,
+  return ComputeEveryNode(o, &m_.module, link_.layer_tables, m_.sync.get(), hooks_.dp.rank, hooks_.dp.world_size,
                           EvalBatchSize(spec_), "link-eval");
 }
 

@@ -137,8 +137,9 @@ Result<Evaluation> NodeTask::Evaluate(int64_t /*epoch*/) {
   if (layerwise_) {
     const SourceFormOptions o =
         TrainingFormOptions(spec_, hooks_.embedding, in_.layerwise_source, in_.num_nodes, in_.feature_name);
-    DG_ASSIGN_OR_RETURN(eval_table_, ComputeEveryNode(o, &m_.module, in_.layer_tables, hooks_.dp.rank,
-                                                      hooks_.dp.world_size, EvalBatchSize(spec_), "node-eval"));
+    DG_ASSIGN_OR_RETURN(eval_table_, ComputeEveryNode(o, &m_.module, in_.layer_tables, m_.sync.get(),
+                                                      hooks_.dp.rank, hooks_.dp.world_size, EvalBatchSize(spec_),
+                                                      "node-eval"));
   }
   Evaluation e;
   auto val = AccuracyAndLoss(in_.val);
