@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 
 #include "common/io/durable_file.h"
@@ -68,12 +67,7 @@ Status SaveDurableDir(const PartitionStore& store, const fs::path& root, const s
   std::vector<std::string> saved;
   DG_RETURN_IF_ERROR(store.SaveCheckpoint(tmp.string(), &saved));
   if (extra) DG_RETURN_IF_ERROR(extra(tmp));
-  for (const auto& e : fs::directory_iterator(tmp, ec)) DG_RETURN_IF_ERROR(FsyncPath(e.path().string()));
-  DG_RETURN_IF_ERROR(FsyncPath(tmp.string()));
-  fs::remove_all(dir, ec);
-  fs::rename(tmp, dir, ec);
-  if (ec) return Status::IOError("rename " + tmp.string() + " to " + dir.string() + ": " + ec.message());
-  DG_RETURN_IF_ERROR(FsyncPath(root.string()));
+  DG_RETURN_IF_ERROR(ReplaceDirDurably(tmp.string(), dir.string()));
   spdlog::debug("saved {} ({} mutable tensors) to {}", name, saved.size(), dir.string());
   return Status::OK();
 }
@@ -91,21 +85,16 @@ Status SaveStep(const PartitionStore& store, const fs::path& root, uint64_t step
 }
 
 Status KeepBest(const PartitionStore& store, const fs::path& root, uint64_t step) {
-  return SaveDurableDir(store, root, "best", [step](const fs::path& tmp) {
-    std::ofstream out(tmp / "step.txt", std::ios::trunc);
-    out << step << "\n";
-    out.flush();
-    return out ? Status::OK() : Status::IOError("write " + (tmp / "step.txt").string() + " failed");
-  });
+  return SaveDurableDir(store, root, "best", [step](const fs::path& tmp) { return WriteStepTag(tmp.string(), step); });
 }
 
 Status RestoreBest(PartitionStore& store, int part, const fs::path& root, uint64_t step) {
   const fs::path dir = root / "best";
-  std::ifstream in(dir / "step.txt");
-  uint64_t kept = 0;
-  if (!(in >> kept))
+  const Result<uint64_t> kept_or = ReadStepTag(dir.string());
+  if (!kept_or.ok())
     return Status::NotFound("CHECKPOINT: partition " + std::to_string(part) + " has no best epoch's copy (" +
                             dir.string() + ")");
+  const uint64_t kept = *kept_or;
   if (kept != step)
     return Status::InvalidArgument("CHECKPOINT: partition " + std::to_string(part) + "'s best copy " +
                                       dir.string() + " is of step " + std::to_string(kept) + ", not " +

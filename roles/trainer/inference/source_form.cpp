@@ -84,12 +84,13 @@ Result<std::string> ComputeEveryNode(const SourceFormOptions& options, torch::ji
                                      LayerTables* tables, GradientSync* sync, int rank, int world,
                                      int64_t batch_size, const std::string& tag) {
   std::unique_ptr<LayerTables> met;
-  if (sync)
+  if (sync) {
     met = EndLayersAt(tables, [sync] {
       torch::Tensor t = torch::zeros({1});
       return sync->AllReduce({t}, /*average=*/false);
     });
-  if (met) tables = met.get();
+    tables = met.get();
+  }
   SourceForm form(options, module, tables);
   DG_RETURN_IF_ERROR(form.Check());
   torch::NoGradGuard no_grad;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/io/durable_file.h"
 #include "common/storage/node_embedding.h"
 #include "roles/trainer/loop/epoch_loop.h"
 #include "roles/trainer/loop/step_checkpoint.h"
@@ -200,7 +201,7 @@ Result<int64_t> EpochLoop::Resume() {
 
 // Train-local's copy of the best epoch's rows: RUN/checkpoints/best-rows/
 // (the table and its optimizer state, NodeEmbedding::SaveState, and step.txt),
-// written as best-rows.tmp/ and renamed.
+// written as best-rows.tmp/, made durable and renamed.
 std::string BestRowsDir(const std::string& run_dir) { return run_dir + "/checkpoints/best-rows"; }
 
 Status EpochLoop::KeepBestRows() {
@@ -218,14 +219,8 @@ Status EpochLoop::KeepBestRows() {
   fs::create_directories(tmp, ec);
   if (ec) return Status::IOError("create " + tmp + ": " + ec.message());
   DG_RETURN_IF_ERROR(hooks_.embedding->SaveState(tmp));
-  {
-    std::ofstream out(tmp + "/step.txt", std::ios::trunc);
-    out << global_step_ << "\n";
-    if (!out.flush()) return Status::IOError("write " + tmp + "/step.txt failed");
-  }
-  fs::remove_all(dir, ec);
-  fs::rename(tmp, dir, ec);
-  if (ec) return Status::IOError("rename " + tmp + " to " + dir + ": " + ec.message());
+  DG_RETURN_IF_ERROR(WriteStepTag(tmp, static_cast<uint64_t>(global_step_)));
+  DG_RETURN_IF_ERROR(ReplaceDirDurably(tmp, dir));
   best_rows_step_ = global_step_;
   return Status::OK();
 }
@@ -243,9 +238,8 @@ Status EpochLoop::RestoreBestRows() {
     if (hooks_.dp.rank != 0 && failed.item<double>() > 0) restored = Status::Internal("see trainer 0's log");
   } else {
     const std::string dir = BestRowsDir(hooks_.out_dir);
-    std::ifstream in(dir + "/step.txt");
-    int64_t kept = 0;
-    if (!(in >> kept) || kept != best_rows_step_)
+    const Result<uint64_t> kept = ReadStepTag(dir);
+    if (!kept.ok() || *kept != static_cast<uint64_t>(best_rows_step_))
       restored = Status::NotFound(dir + " holds no copy of step " + std::to_string(best_rows_step_));
     else
       restored = hooks_.embedding->LoadState(dir);

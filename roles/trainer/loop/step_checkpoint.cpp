@@ -86,12 +86,7 @@ Status PublishStepDir(const std::string& run_dir, int64_t step, int keep, const 
   const std::string root = run_dir + "/checkpoints", tmp = StepDir(run_dir, step) + ".tmp",
                     dir = StepDir(run_dir, step);
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(tmp, ec)) DG_RETURN_IF_ERROR(FsyncPath(e.path().string()));
-  if (ec) return Status::IOError("list " + tmp + ": " + ec.message());
-  DG_RETURN_IF_ERROR(FsyncPath(tmp));
-  fs::remove_all(dir, ec);
-  fs::rename(tmp, dir, ec);
-  if (ec) return Status::IOError("rename " + tmp + " to " + dir + ": " + ec.message());
+  DG_RETURN_IF_ERROR(ReplaceDirDurably(tmp, dir));
   const std::string manifest = dir + "/manifest.json";
   {
     std::ofstream out(manifest + ".tmp", std::ios::trunc);
