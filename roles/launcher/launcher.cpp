@@ -294,13 +294,22 @@ class Launcher {
   // The failure to name. A process that ended because it lost a peer is a
   // consequence; the peer's own end (killed, crashed, failed) is usually seen
   // within milliseconds, over ssh within a round trip. For up to
-  // kRootCauseWait, a failure that is not such a consequence wins.
+  // kRootCauseWait, a failure that is not such a consequence wins. A frozen or
+  // cut-off machine's processes cannot end at all: the peers that lost them
+  // may end before its lease runs out, so while any lease has been silent
+  // longer than a heartbeat the wait lasts until that lease expires (then
+  // Step names the machine, CheckLeases).
   Proc* RootCause(Proc* first) {
     constexpr auto kRootCauseWait = std::chrono::seconds(2);
-    const auto deadline = Clock::now() + kRootCauseWait;
+    auto deadline = Clock::now() + kRootCauseWait;
     while (LostAPeer(*first)) {
       for (auto& p : procs_)
         if (!p->running && !p->stop_requested && Unexpected(*p) && !LostAPeer(*p)) return p.get();
+      const double expires_in = SilentLeaseExpiresIn();
+      if (expires_in <= 0) break;
+      if (expires_in < kNoSilentLease)
+        deadline = std::max(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                         std::chrono::duration<double>(expires_in + 0.5)));
       if (Clock::now() >= deadline) break;
       Pump(50);
       Reap();
@@ -357,6 +366,20 @@ class Launcher {
     return Fail(&p, what);
   }
 
+  // Seconds until the first suspect lease (silent longer than 1.5 heartbeats)
+  // of a running process expires: <= 0 once one has, kNoSilentLease when none is suspect.
+  static constexpr double kNoSilentLease = 1e9;
+  double SilentLeaseExpiresIn() const {
+    double soonest = kNoSilentLease;
+    if (!lease_) return soonest;
+    for (const auto& p : procs_) {
+      if (!p->running) continue;
+      const double silent = lease_->SilentFor(*p->spec);
+      if (silent > 1.5 * cfg_.heartbeat_seconds) soonest = std::min(soonest, lease_->timeout_seconds - silent);
+    }
+    return soonest;
+  }
+
   // A process whose lease has been silent for peer_timeout_seconds: its machine
   // is unreachable (cable pulled, host frozen or down). Its processes end
   // themselves when their lease expires; nothing is sent to it over ssh.
@@ -380,7 +403,11 @@ class Launcher {
   // One round of pumping and reaping; an error when a process failed or we were signalled.
   Status Step(int timeout_ms) {
     Pump(timeout_ms);
-    if (Proc* f = Reap()) return Failed(*RootCause(f));
+    if (Proc* f = Reap()) {
+      Proc* cause = RootCause(f);
+      if (LostAPeer(*cause)) DG_RETURN_IF_ERROR(CheckLeases());  // the lost peer's machine went silent
+      return Failed(*cause);
+    }
     DG_RETURN_IF_ERROR(CheckLeases());
     // SIGTERM while trainers run asks them for a checkpoint; any other
     // signal, or SIGTERM before the trainers started, stops everything now.
