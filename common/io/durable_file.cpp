@@ -20,6 +20,15 @@ Status FsyncPath(const std::string& path) {
   return Status::OK();
 }
 
+Status MakeEmptyDir(const std::string& tmp) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return Status::IOError("create " + tmp + ": " + ec.message());
+  return Status::OK();
+}
+
 Status ReplaceDirDurably(const std::string& tmp, const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

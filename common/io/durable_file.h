@@ -2,6 +2,9 @@
 // an fd opened read-only; works for both). Step checkpoints fsync every file,
 // then the directory, before a rename makes them visible, then the parent.
 //
+// MakeEmptyDir: `tmp` removed with what it holds (a crashed attempt's) and
+// created empty, to be written and then given to ReplaceDirDurably.
+//
 // ReplaceDirDurably: that sequence for a directory written as `tmp`: every
 // file of `tmp` and `tmp` itself fsynced, `dir` (a sibling) removed, `tmp`
 // renamed to `dir`, the parent fsynced.
@@ -19,6 +22,7 @@
 namespace dg {
 
 Status FsyncPath(const std::string& path);
+Status MakeEmptyDir(const std::string& tmp);
 Status ReplaceDirDurably(const std::string& tmp, const std::string& dir);
 Status WriteStepTag(const std::string& dir, uint64_t step);
 Result<uint64_t> ReadStepTag(const std::string& dir);

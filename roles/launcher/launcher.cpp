@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -305,11 +306,11 @@ class Launcher {
     while (LostAPeer(*first)) {
       for (auto& p : procs_)
         if (!p->running && !p->stop_requested && Unexpected(*p) && !LostAPeer(*p)) return p.get();
-      const double expires_in = SilentLeaseExpiresIn();
-      if (expires_in <= 0) break;
-      if (expires_in < kNoSilentLease)
+      if (const std::optional<double> expires_in = SilentLeaseExpiresIn()) {
+        if (*expires_in <= 0) break;
         deadline = std::max(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                         std::chrono::duration<double>(expires_in + 0.5)));
+                                                         std::chrono::duration<double>(*expires_in + 0.5)));
+      }
       if (Clock::now() >= deadline) break;
       Pump(50);
       Reap();
@@ -367,15 +368,16 @@ class Launcher {
   }
 
   // Seconds until the first suspect lease (silent longer than 1.5 heartbeats)
-  // of a running process expires: <= 0 once one has, kNoSilentLease when none is suspect.
-  static constexpr double kNoSilentLease = 1e9;
-  double SilentLeaseExpiresIn() const {
-    double soonest = kNoSilentLease;
+  // of a running process expires, <= 0 once one has; none when no lease is suspect.
+  std::optional<double> SilentLeaseExpiresIn() const {
+    std::optional<double> soonest;
     if (!lease_) return soonest;
     for (const auto& p : procs_) {
       if (!p->running) continue;
       const double silent = lease_->SilentFor(*p->spec);
-      if (silent > 1.5 * cfg_.heartbeat_seconds) soonest = std::min(soonest, lease_->timeout_seconds - silent);
+      if (silent <= 1.5 * cfg_.heartbeat_seconds) continue;
+      const double left = lease_->timeout_seconds - silent;
+      soonest = soonest ? std::min(*soonest, left) : left;
     }
     return soonest;
   }

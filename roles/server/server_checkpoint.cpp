@@ -60,10 +60,7 @@ Status LoadStep(PartitionStore& store, int part, const fs::path& dir, uint64_t s
 Status SaveDurableDir(const PartitionStore& store, const fs::path& root, const std::string& name,
                       const std::function<Status(const fs::path&)>& extra = nullptr) {
   const fs::path dir = root / name, tmp = root / (name + ".tmp");
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) return Status::IOError("create " + tmp.string() + ": " + ec.message());
+  DG_RETURN_IF_ERROR(MakeEmptyDir(tmp.string()));
   std::vector<std::string> saved;
   DG_RETURN_IF_ERROR(store.SaveCheckpoint(tmp.string(), &saved));
   if (extra) DG_RETURN_IF_ERROR(extra(tmp));

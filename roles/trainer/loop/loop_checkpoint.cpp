@@ -212,12 +212,8 @@ Status EpochLoop::KeepBestRows() {
     return Status::OK();
   }
   if (hooks_.out_dir.empty()) return Status::OK();
-  namespace fs = std::filesystem;
   const std::string dir = BestRowsDir(hooks_.out_dir), tmp = dir + ".tmp";
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) return Status::IOError("create " + tmp + ": " + ec.message());
+  DG_RETURN_IF_ERROR(MakeEmptyDir(tmp));
   DG_RETURN_IF_ERROR(hooks_.embedding->SaveState(tmp));
   DG_RETURN_IF_ERROR(WriteStepTag(tmp, static_cast<uint64_t>(global_step_)));
   DG_RETURN_IF_ERROR(ReplaceDirDurably(tmp, dir));
