@@ -31,14 +31,13 @@ IFS=, read -r -a names <<< "$GRAPHS"
 for g in "${names[@]}"; do
   data=$(awk -F'\t' -v g="$g" '$1 == g { print $4 }' bench/panel/graphs.tsv)
   [ -n "$data" ] && [ -d "$data" ] || { echo "bench_node_eval.sh: no panel dataset named $g" >&2; exit 2; }
-  # The export's shape: the feature width and the number of classes of the dataset.
-  read -r width classes < <(/usr/bin/python3 - "$data" <<'PY'
-import gzip, os, sys, numpy
-d = sys.argv[1]
-p = os.path.join(d, "features.npy")
-f = open(p, "rb") if os.path.exists(p) else gzip.open(p + ".gz")
-shape = numpy.lib.format._read_array_header(f, numpy.lib.format.read_magic(f))[0]
-print(shape[1], int(numpy.load(os.path.join(d, "labels.npy")).max()) + 1)
+  # The export's shape: the dataset's feature width and number of classes, as the panel reads them.
+  read -r width classes < <(/usr/bin/python3 - "$g" <<'PY'
+import sys
+sys.path.insert(0, "bench/panel")
+import panel
+row = next(r for r in (l.rstrip("\n").split("\t") for l in open("bench/panel/graphs.tsv")) if r[0] == sys.argv[1])
+print(*panel.Graph(row, "", "").shape())
 PY
 )
   "$BIN" model export --arch sage --in-dim "$width" --classes "$classes" --seed 0 -o "$WORK/$g.pt" > /dev/null

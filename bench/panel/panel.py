@@ -124,6 +124,15 @@ def load_npy(path):
         return numpy.load(f)
 
 
+def npy_shape(path):
+    """The shape in the header of path (a .npy, else path + ".gz"), without reading the data."""
+    import numpy.lib.format as npy
+    with open(path, "rb") if os.path.exists(path) else gzip.open(path + ".gz") as f:
+        version = npy.read_magic(f)
+        read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        return tuple(read(f)[0])
+
+
 class Graph:
     def __init__(self, row, work, binary):
         self.name, self.kind, self.layout, path, tasks, paper = row
@@ -158,7 +167,7 @@ class Graph:
         if self._feature_shape is None:
             f = os.path.join(self.path, "features.npy")
             has = not self.typed() and (os.path.exists(f) or os.path.exists(f + ".gz"))
-            self._feature_shape = tuple(load_npy(f).shape) if has else (0, 0)
+            self._feature_shape = npy_shape(f) if has else (0, 0)
         return self._feature_shape
 
     def typed(self):
@@ -408,14 +417,15 @@ class Panel:
     def held_out_plan(self):
         """The default and the best grid setting, on the held-out seeds, of every (graph, model) whose best setting
         beats the default by more than RULE_POINTS on its seeds."""
+        import panel_doc
         plan = []
         for task in ("node", "link"):
             if task not in self.tasks:
                 continue
-            for (graph, model), (gap, best_rows) in selection_gaps(self, task).items():
-                if gap <= RULE_POINTS or graph not in {g.name for g in self.graphs}:
+            for (graph, model), sel in panel_doc.selections(self, task).items():
+                if sel.gap <= RULE_POINTS:
                     continue
-                g, best = self.graph(graph), best_rows[0]
+                g, best = self.graph(graph), sel.full[sel.best][0]
                 for seed in self.held_out_seeds:
                     plan += [(task, g, model, "default", [], [], seed),
                              (task, g, model, best["setting"], best["export"], best["train"], seed)]
@@ -470,21 +480,6 @@ class Panel:
     def cached(self, p):
         task, g, m, name, ex, tr, seed = p
         return self.node_key(g, m, ex, tr, seed, task) in self.results.rows
-
-
-def selection_gaps(panel, task):
-    """{(graph, model): (points the best setting's mean is above the default's, the best setting's rows)} over
-    the graph's seeds, for every (graph, model) with the default and a setting measured on all of them."""
-    import panel_doc
-    out = {}
-    for (graph, model), by in panel_doc.grouped(panel, task).items():
-        n = len(panel.seeds_of(panel.graph(graph), task))
-        full = {s: rows for s, rows in by.items() if len(rows) == n and s != "paper protocol"}
-        if "default" not in full:
-            continue
-        best = max(full, key=lambda s: panel_doc.mean_of(full[s]))
-        out[(graph, model)] = (100 * (panel_doc.mean_of(full[best]) - panel_doc.mean_of(full["default"])), full[best])
-    return out
 
 
 def held_out_rows(panel, task, graph, model, setting_row):

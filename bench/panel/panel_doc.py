@@ -1,5 +1,5 @@
 """Writes docs/panel.md from the panel's results (bench/panel/panel.py)."""
-import datetime, os, statistics, subprocess
+import collections, datetime, os, statistics, subprocess
 
 INTRO = """# The benchmark panel
 
@@ -76,10 +76,27 @@ def grouped(panel, task):
     return out
 
 
+# A (graph, model)'s settings measured on all of the graph's seeds (full: setting -> rows, "default" among
+# them), the best of them and how many points its mean is above the default's.
+Selection = collections.namedtuple("Selection", "full best gap")
+
+
+def selections(panel, task):
+    """{(graph, model): Selection} for every (graph, model) whose default is measured on all its seeds."""
+    out = {}
+    for (graph, model), by in grouped(panel, task).items():
+        n = len(panel.seeds_of(panel.graph(graph), task))
+        full = {s: rows for s, rows in by.items() if len(rows) == n and s != "paper protocol"}
+        if "default" not in full:
+            continue
+        best = max(full, key=lambda s: mean_of(full[s]))
+        out[(graph, model)] = Selection(full, best, 100 * (mean_of(full[best]) - mean_of(full["default"])))
+    return out
+
+
 def task_table(panel, task, metric_name, losers):
-    import panel as p
     groups = grouped(panel, task)
-    gaps = p.selection_gaps(panel, task)
+    chosen = selections(panel, task)
     graphs = [g.name for g in panel.graphs]
     settings = []
     for by_setting in groups.values():
@@ -88,14 +105,9 @@ def task_table(panel, task, metric_name, losers):
                 settings.append(s)
     lines = ["| graph | model | default lr | default: mean (seeds) | best grid setting | gap |" +
              "".join(" %s |" % x for x in settings), "| --- | --- | --- | --- | --- | --- |" + " --- |" * len(settings)]
-    for (graph, model), by in sorted(groups.items(), key=lambda kv: (graphs.index(kv[0][0]) if kv[0][0] in graphs
-                                                                      else 99, kv[0][1])):
-        if (graph, model) not in gaps:
-            continue
-        n = len(panel.seeds_of(panel.graph(graph), task))
-        full = {s: rows for s, rows in by.items() if len(rows) == n and s != "paper protocol"}
-        gap, best_rows = gaps[(graph, model)]
-        best_name = best_rows[0]["setting"]
+    for (graph, model), (full, best_name, gap) in sorted(chosen.items(), key=lambda kv: (
+            graphs.index(kv[0][0]) if kv[0][0] in graphs else 99, kv[0][1])):
+        best_rows = full[best_name]
         seeds = ", ".join(fmt(r["test"]) for r in sorted(full["default"], key=lambda r: r["seed"]))
         cells = [fmt(mean_of(full[s])) if s in full else "" for s in settings]
         lr = full["default"][0].get("lr")  # what the default took (config/default_lr.h)
